@@ -1,0 +1,42 @@
+import { Command, CommanderError } from "commander";
+import { isRpmlabError } from "../core/errors.ts";
+import { type CliIo, processIo } from "./io.ts";
+import { registerProfilesCommand } from "./profiles.ts";
+import { registerReadingsCommand } from "./readings.ts";
+
+/** Builds the commander program. Commands parse their options and call into src/; no logic here. */
+export function buildProgram(io: CliIo): Command {
+  const program = new Command("rpmlab")
+    .description(
+      "Emulation lab for remote patient monitoring hardware: device catalogue, readings, GATT codecs.",
+    )
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+  registerProfilesCommand(program, io);
+  registerReadingsCommand(program, io);
+  return program;
+}
+
+/**
+ * Runs the CLI and returns the exit code: 0 on success, 1 when a command fails (message on
+ * stderr, prefixed with its stable error code), 2 on a usage error.
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv]);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit through here with code 0; usage errors are already printed.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (isRpmlabError(error)) {
+      io.err(`rpmlab: ${error.code}: ${error.message}`);
+      return error.code === "E_USAGE" || error.code === "E_CONFIG_INVALID" ? 2 : 1;
+    }
+    io.err(`rpmlab: unexpected error: ${(error as Error).stack ?? String(error)}`);
+    return 1;
+  }
+}

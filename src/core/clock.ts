@@ -1,0 +1,58 @@
+/**
+ * Time for the whole lab. Nothing outside src/core reads the wall clock or arms raw timers:
+ * everything that waits or timestamps takes a Clock, so scenarios can run on virtual time.
+ */
+export interface TimerHandle {
+  readonly id: number;
+}
+
+export interface Clock {
+  /** Milliseconds since the Unix epoch, UTC. */
+  now(): number;
+  /** Runs `fn` once after `delayMs` of this clock's time. */
+  setTimeout(fn: () => void, delayMs: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+  /** Resolves after `delayMs` of this clock's time. */
+  sleep(delayMs: number): Promise<void>;
+}
+
+/** Wall-clock time and real timers: `rpmlab serve` and real hardware. */
+export class SystemClock implements Clock {
+  private nextId = 1;
+  private readonly timers = new Map<number, NodeJS.Timeout>();
+
+  now(): number {
+    return Date.now();
+  }
+
+  setTimeout(fn: () => void, delayMs: number): TimerHandle {
+    const id = this.nextId++;
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(id);
+        fn();
+      },
+      Math.max(0, delayMs),
+    );
+    this.timers.set(id, timer);
+    return { id };
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    const timer = this.timers.get(handle.id);
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      this.timers.delete(handle.id);
+    }
+  }
+
+  sleep(delayMs: number): Promise<void> {
+    return new Promise((resolve) => this.setTimeout(resolve, delayMs));
+  }
+
+  /** Cancels every pending timer, so a stopped lab never holds the process open. */
+  dispose(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * One catalogue of error codes for the whole lab. Codes are stable: users match on them in
+ * scripts and CI logs, so a code is never renamed or reused; the README lists them (a test keeps
+ * the two in sync).
+ */
+export const ERROR_CODES = {
+  E_CONFIG_INVALID: "A configuration value or command-line option is invalid.",
+  E_USAGE: "A command was called with missing or contradictory arguments.",
+  E_PROFILE_INVALID: "A device profile or patient model file does not match its schema.",
+  E_PROFILE_NOT_FOUND: "No device profile or patient model has that name.",
+  E_CODEC_TRUNCATED: "A characteristic value ended before a field it announces.",
+  E_CODEC_LENGTH: "A characteristic value has bytes left over or the wrong fixed length.",
+  E_CODEC_FLAGS: "A characteristic value sets reserved flag bits or an unsupported combination.",
+  E_CODEC_RESERVED: "A field holds a reserved or special value the metric cannot take.",
+  E_CODEC_RANGE: "A value is outside what the field or the metric allows.",
+  E_CODEC_UNKNOWN: "No codec is known for a characteristic or record type.",
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorDetails {
+  /** The field, path or byte offset at fault, as a user would name it. */
+  field?: string;
+  /** Byte offset in a binary value. */
+  offset?: number;
+  /** Source file, for errors about data files. */
+  file?: string;
+  [key: string]: unknown;
+}
+
+export class RpmlabError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "RpmlabError";
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function isRpmlabError(error: unknown, code?: ErrorCode): error is RpmlabError {
+  return error instanceof RpmlabError && (code === undefined || error.code === code);
+}

@@ -1,0 +1,101 @@
+import seedrandom from "seedrandom";
+import { RpmlabError } from "./errors.ts";
+
+/**
+ * A seeded random stream. Never global (seedrandom's `global: true` would replace Math.random for
+ * everyone). `fork(label)` derives an independent stream from the seed and the label alone, so
+ * an entity's values do not depend on how many values its parent or siblings drew before it.
+ */
+export class Rng {
+  readonly seed: string;
+  private readonly prng: seedrandom.PRNG;
+  private spareNormal: number | undefined;
+
+  constructor(seed: string | number) {
+    this.seed = String(seed);
+    this.prng = seedrandom.alea(this.seed);
+  }
+
+  /** An independent deterministic stream for one entity, e.g. `rng.fork("patient:P-001")`. */
+  fork(label: string): Rng {
+    return new Rng(`${this.seed}/${label}`);
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    return this.prng();
+  }
+
+  /** Uniform in [min, max). */
+  uniform(min: number, max: number): number {
+    return min + (max - min) * this.prng();
+  }
+
+  /** Uniform integer in [min, max], both inclusive. */
+  int(min: number, max: number): number {
+    if (!Number.isInteger(min) || !Number.isInteger(max) || max < min) {
+      throw new RpmlabError("E_USAGE", `Rng.int needs integers min <= max, got ${min}, ${max}`);
+    }
+    return min + Math.floor(this.prng() * (max - min + 1));
+  }
+
+  /** true with probability p. */
+  chance(p: number): boolean {
+    return this.prng() < p;
+  }
+
+  /** Normal deviate (Marsaglia polar method), mean 0 and standard deviation 1 unless given. */
+  normal(mean = 0, sd = 1): number {
+    if (this.spareNormal !== undefined) {
+      const spare = this.spareNormal;
+      this.spareNormal = undefined;
+      return mean + sd * spare;
+    }
+    let u: number;
+    let v: number;
+    let s: number;
+    do {
+      u = 2 * this.prng() - 1;
+      v = 2 * this.prng() - 1;
+      s = u * u + v * v;
+    } while (s >= 1 || s === 0);
+    const factor = Math.sqrt((-2 * Math.log(s)) / s);
+    this.spareNormal = v * factor;
+    return mean + sd * u * factor;
+  }
+
+  /** Number of events of a Poisson process with the given mean (Knuth; fine for small means). */
+  poisson(mean: number): number {
+    const limit = Math.exp(-mean);
+    let k = 0;
+    let p = this.prng();
+    while (p > limit) {
+      k++;
+      p *= this.prng();
+    }
+    return k;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new RpmlabError("E_USAGE", "Rng.pick on an empty list");
+    return items[Math.floor(this.prng() * items.length)]!;
+  }
+
+  /** Upper-case hexadecimal string of `length` characters (hardware ids, MAC addresses). */
+  hex(length: number): string {
+    let out = "";
+    for (let i = 0; i < length; i++) out += HEX[Math.floor(this.prng() * 16)];
+    return out;
+  }
+
+  /** A version 4 UUID drawn from this stream (RFC 9562 §5.4 layout). */
+  uuid(): string {
+    const h = this.hex(32).toLowerCase().split("");
+    h[12] = "4";
+    h[16] = "89ab"[Math.floor(this.prng() * 4)]!;
+    const s = h.join("");
+    return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
+  }
+}
+
+const HEX = "0123456789ABCDEF";

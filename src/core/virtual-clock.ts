@@ -1,0 +1,131 @@
+import type { Clock, TimerHandle } from "./clock.ts";
+import { RpmlabError } from "./errors.ts";
+import { EventQueue } from "./event-queue.ts";
+
+export interface VirtualClockOptions {
+  /** Virtual time at creation, ms since the Unix epoch. */
+  startMs: number;
+  /**
+   * Virtual milliseconds per real millisecond for `run()`. Infinity (the default) runs as fast
+   * as possible; 60 replays an hour of virtual time in a real minute.
+   */
+  speed?: number;
+}
+
+export interface RunOptions {
+  /** Stop once virtual time reaches this instant (events due exactly then still run). */
+  until?: number;
+}
+
+/**
+ * A discrete-event clock: time moves only when the next scheduled event runs. Events due at the
+ * same instant run in the order they were scheduled (see EventQueue), so a seeded scenario
+ * replays identically.
+ */
+export class VirtualClock implements Clock {
+  readonly speed: number;
+  private current: number;
+  private seq = 0;
+  private nextId = 1;
+  private readonly queue = new EventQueue();
+
+  constructor(options: VirtualClockOptions) {
+    if (!Number.isFinite(options.startMs)) {
+      throw new RpmlabError("E_CONFIG_INVALID", "clock.startMs must be a finite number", {
+        field: "startMs",
+      });
+    }
+    const speed = options.speed ?? Number.POSITIVE_INFINITY;
+    if (!(speed > 0)) {
+      throw new RpmlabError("E_CONFIG_INVALID", `clock speed must be > 0, got ${speed}`, {
+        field: "speed",
+      });
+    }
+    this.current = options.startMs;
+    this.speed = speed;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  /** Number of events still waiting. */
+  get pending(): number {
+    return this.queue.size;
+  }
+
+  /** Schedules `fn` at an absolute virtual instant; an instant in the past means "now". */
+  schedule(atMs: number, fn: () => void): TimerHandle {
+    const id = this.nextId++;
+    this.queue.push({ id, at: Math.max(atMs, this.current), seq: this.seq++, run: fn });
+    return { id };
+  }
+
+  setTimeout(fn: () => void, delayMs: number): TimerHandle {
+    return this.schedule(this.current + Math.max(0, delayMs), fn);
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    this.queue.cancel(handle.id);
+  }
+
+  sleep(delayMs: number): Promise<void> {
+    return new Promise((resolve) => this.setTimeout(resolve, delayMs));
+  }
+
+  /**
+   * Runs due events synchronously until none is left or the next is after `until`, then sets
+   * the time to `until` when given. Returns how many events ran. Promise continuations of those
+   * events are not awaited: use `run()` for code that awaits the clock.
+   */
+  runSync(options: RunOptions = {}): number {
+    let ran = 0;
+    for (;;) {
+      const next = this.queue.peek();
+      if (next === undefined || (options.until !== undefined && next.at > options.until)) break;
+      this.queue.pop();
+      this.current = next.at;
+      next.run();
+      ran++;
+    }
+    if (options.until !== undefined && options.until > this.current) this.current = options.until;
+    return ran;
+  }
+
+  /**
+   * Runs events in order, letting every promise continuation settle after each one (so code that
+   * awaits `sleep()` schedules its next step before time moves on). With a finite speed, waits
+   * real time between events in proportion to the virtual gap. Returns how many events ran.
+   */
+  async run(options: RunOptions = {}): Promise<number> {
+    let ran = 0;
+    await settle();
+    for (;;) {
+      const next = this.queue.peek();
+      if (next === undefined || (options.until !== undefined && next.at > options.until)) break;
+      if (Number.isFinite(this.speed) && next.at > this.current) {
+        await realDelay((next.at - this.current) / this.speed);
+        // Meanwhile an event may have been cancelled, or scheduled earlier than `next`.
+        const head = this.queue.peek();
+        this.current = Math.min(head?.at ?? next.at, next.at);
+        continue;
+      }
+      this.queue.pop();
+      this.current = next.at;
+      next.run();
+      ran++;
+      await settle();
+    }
+    if (options.until !== undefined && options.until > this.current) this.current = options.until;
+    return ran;
+  }
+}
+
+/** Lets pending microtasks and immediates run. */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function realDelay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,57 @@
+/**
+ * UUIDs of the GATT services and characteristics rpmlab speaks. SIG-assigned 16-bit UUIDs are
+ * written as 4 upper-case hex digits; the vendor service uses one 128-bit base of our own,
+ * 7e3aXXXX-8c4d-4f6b-9a21-5d2c1b0e4f60, with the 16-bit alias in place of XXXX.
+ */
+export const VENDOR_BASE_UUID = "7e3a0000-8c4d-4f6b-9a21-5d2c1b0e4f60";
+
+export function vendorUuid(alias: number): string {
+  return `7e3a${alias.toString(16).padStart(4, "0")}-8c4d-4f6b-9a21-5d2c1b0e4f60`;
+}
+
+export const VENDOR = {
+  /** Vendor Records Service: peak flow, fetal doppler, inhaler, med cap, proximity records. */
+  service: vendorUuid(0x0001),
+  /** One flags-first little-endian record per metric event, with sequence number and timestamp. */
+  record: vendorUuid(0x0002),
+  /**
+   * Context of a SIG measurement that its characteristic cannot carry: measurement_index
+   * (record sequence) and the device's UTC offset.
+   */
+  readingContext: vendorUuid(0x0003),
+  /** Record types this device supports (read). */
+  features: vendorUuid(0x0004),
+} as const;
+
+export const SIG = {
+  services: {
+    deviceInformation: "180A",
+    battery: "180F",
+    currentTime: "1805",
+    bloodPressure: "1810",
+    glucose: "1808",
+    weightScale: "181D",
+    pulseOximeter: "1822",
+  },
+  characteristics: {
+    bloodPressureMeasurement: "2A35",
+    bloodPressureFeature: "2A49",
+    weightMeasurement: "2A9D",
+    weightScaleFeature: "2A9E",
+    glucoseMeasurement: "2A18",
+    glucoseMeasurementContext: "2A34",
+    glucoseFeature: "2A51",
+    recordAccessControlPoint: "2A52",
+    plxSpotCheckMeasurement: "2A5E",
+    plxContinuousMeasurement: "2A5F",
+    plxFeatures: "2A60",
+    batteryLevel: "2A19",
+    currentTime: "2A2B",
+    manufacturerName: "2A29",
+    modelNumber: "2A24",
+    serialNumber: "2A25",
+    hardwareRevision: "2A27",
+    firmwareRevision: "2A26",
+    softwareRevision: "2A28",
+  },
+} as const;
