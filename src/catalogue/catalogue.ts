@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { RpmlabError } from "../core/errors.ts";
-import { loadYamlDirOrThrow } from "./loader.ts";
-import { type MetricSpec, type Profile, profileSchema } from "./schema.ts";
+import type { MetricSpec, Profile } from "./schema.ts";
+import { loadProfilesOrThrow } from "./validate.ts";
 
 /** The shipped device profiles, beside src/ in the package. */
 export const DEFAULT_PROFILES_DIR = fileURLToPath(
@@ -31,7 +31,11 @@ export class Catalogue {
   }
 
   static load(dir: string = DEFAULT_PROFILES_DIR): Catalogue {
-    return new Catalogue(loadYamlDirOrThrow(dir, profileSchema).map((item) => item.value));
+    // By name (code-point order, the same on every machine), not by file name.
+    const profiles = loadProfilesOrThrow(dir).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+    return new Catalogue(profiles);
   }
 
   /** The profile for a current or legacy device name, or undefined. */

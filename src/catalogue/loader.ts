@@ -13,7 +13,8 @@ export interface DataIssue {
 
 export type LoadResult<T> =
   | { ok: true; items: Array<{ file: string; value: T }> }
-  | { ok: false; issues: DataIssue[] };
+  /** items: the files that did pass, so checks across files can still run on them. */
+  | { ok: false; issues: DataIssue[]; items: Array<{ file: string; value: T }> };
 
 function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return path.length === 0
@@ -39,6 +40,7 @@ export function loadYamlDir<S extends z.ZodType>(dir: string, schema: S): LoadRe
       issues: [
         { file: dir, path: "(root)", message: `cannot read folder: ${(error as Error).message}` },
       ],
+      items: [],
     };
   }
   const issues: DataIssue[] = [];
@@ -49,7 +51,14 @@ export function loadYamlDir<S extends z.ZodType>(dir: string, schema: S): LoadRe
     try {
       raw = parseYaml(readFileSync(file, "utf8"));
     } catch (error) {
-      issues.push({ file, path: "(root)", message: `not valid YAML: ${(error as Error).message}` });
+      // The parser's message ends in a multi-line code frame; its first line already says where
+      // ("at line 2, column 1"), and keeping one issue per line keeps the listing readable.
+      const [firstLine = ""] = (error as Error).message.split("\n");
+      issues.push({
+        file,
+        path: "(root)",
+        message: `not valid YAML: ${firstLine.replace(/:$/, "")}`,
+      });
       continue;
     }
     const parsed = schema.safeParse(raw);
@@ -59,7 +68,7 @@ export function loadYamlDir<S extends z.ZodType>(dir: string, schema: S): LoadRe
         issues.push({ file, path: formatPath(issue.path), message: issue.message });
   }
   if (files.length === 0) issues.push({ file: dir, path: "(root)", message: "no .yaml files" });
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, items };
+  return issues.length > 0 ? { ok: false, issues, items } : { ok: true, items };
 }
 
 export function formatIssues(issues: readonly DataIssue[]): string {

@@ -1,8 +1,11 @@
 import { z } from "zod";
+import { profileRuleIssues } from "./profile-rules.ts";
+import { onStepGrid } from "./step-grid.ts";
 
 /**
  * Schema of a device profile (profiles/devices/*.yaml). Everything spec 2.8 says about a device
- * type is data in its profile; code reads it through this schema only.
+ * type is data in its profile; code reads it through this schema only. Rules that relate several
+ * fields live in profile-rules.ts.
  */
 
 const sensorCode = z.string().regex(/^\d{1,3}$/, 'sensor code is a decimal string, e.g. "10"');
@@ -13,16 +16,50 @@ const uuid16or128 = z
     'a 16-bit UUID as 4 upper-case hex digits ("2A35") or a lower-case 128-bit UUID',
   );
 
+function compiles(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A regular expression that must match a whole value, e.g. '^[0-9A-F]{12}$'. */
+const anchoredPattern = z
+  .string()
+  .refine(compiles, "not a valid regular expression")
+  .refine(
+    (p) => p.startsWith("^") && p.endsWith("$"),
+    "pattern must be anchored with ^ and $ so it matches the whole value",
+  );
+
 /** Meaning and units of value_1 or value_2 of a metric, with the device's measuring range. */
-export const valueSpecSchema = z.strictObject({
-  meaning: z.string().min(1),
-  units: z.string().min(1),
-  /** Smallest and largest value the device reports (its measuring range). */
-  min: z.number(),
-  max: z.number(),
-  /** Resolution: every reported value is a multiple of this. */
-  step: z.number().positive(),
-});
+export const valueSpecSchema = z
+  .strictObject({
+    meaning: z.string().min(1),
+    units: z.string().min(1),
+    /** Smallest and largest value the device reports (its measuring range). */
+    min: z.number(),
+    max: z.number(),
+    /** Resolution: every reported value is a multiple of this. */
+    step: z.number().positive(),
+  })
+  .superRefine((value, ctx) => {
+    // Generators clamp to [min, max] and round to the step; codecs reject values off the grid.
+    if (value.min > value.max) {
+      ctx.addIssue({ code: "custom", path: ["max"], message: `max is below min (${value.min})` });
+    }
+    for (const bound of ["min", "max"] as const) {
+      if (!onStepGrid(value[bound], value.step)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [bound],
+          message: `${value[bound]} is not a multiple of step ${value.step}`,
+        });
+      }
+    }
+  });
 export type ValueSpec = z.infer<typeof valueSpecSchema>;
 
 /**
@@ -47,6 +84,17 @@ export const metricSchema = z.strictObject({
   emitted: z.enum(["always", "when_detected", "event"]),
   /** Keys of `filter_params` (defined at profile level) this metric's records carry. */
   filter_params: z.array(z.string()).default([]),
+  /**
+   * What the device reports for a reading above its measuring range (spec 2.8, glucometer alert):
+   * the top value (the meter's "HI") with a filter param flagging it.
+   */
+  above_range: z
+    .strictObject({
+      reported_as: z.number(),
+      filter_param: z.string(),
+      value: z.string(),
+    })
+    .optional(),
 });
 export type MetricSpec = z.infer<typeof metricSchema>;
 
@@ -60,7 +108,7 @@ export const filterParamSchema = z.discriminatedUnion("kind", [
     /** always: on every record of the metric; when_applicable: only when the condition holds. */
     presence: z.enum(["always", "when_applicable"]).default("always"),
   }),
-  z.strictObject({ key: z.string(), kind: z.literal("pattern"), pattern: z.string() }),
+  z.strictObject({ key: z.string(), kind: z.literal("pattern"), pattern: anchoredPattern }),
   z.strictObject({
     key: z.string(),
     kind: z.literal("flags"),
@@ -70,6 +118,16 @@ export const filterParamSchema = z.discriminatedUnion("kind", [
 ]);
 export type FilterParamSpec = z.infer<typeof filterParamSchema>;
 
+/**
+ * A device property the type accepts (spec 2.4 `properties`). `webhook_id`: a webhook UUID, or an
+ * empty string to send to all webhooks again (spec 6.3.2).
+ */
+export const devicePropertySchema = z.strictObject({
+  key: z.string().regex(/^[a-z][a-z0-9_]*$/),
+  kind: z.enum(["webhook_id"]),
+});
+export type DevicePropertySpec = z.infer<typeof devicePropertySchema>;
+
 export const gattCharacteristicSchema = z.strictObject({
   uuid: uuid16or128,
   /** The service holding it, when not the profile's primary service (e.g. Battery 180F). */
@@ -77,6 +135,7 @@ export const gattCharacteristicSchema = z.strictObject({
   role: z.enum(["measurement", "context", "feature", "battery", "racp", "time", "record"]),
   properties: z.array(z.enum(["read", "write", "notify", "indicate"])).min(1),
 });
+export type GattCharacteristicSpec = z.infer<typeof gattCharacteristicSchema>;
 
 export const gattSchema = z.strictObject({
   /** Primary service: a SIG service (1810 BP, 181D weight, 1808 glucose, 1822 PLX) or ours. */
@@ -86,23 +145,25 @@ export const gattSchema = z.strictObject({
   characteristics: z.array(gattCharacteristicSchema).min(1),
 });
 
+export const profileFamily = z.enum([
+  "scale",
+  "pulse_oximeter",
+  "blood_pressure_monitor",
+  "glucometer",
+  "peak_flow_meter",
+  "fetal_doppler",
+  "inhaler_sensor",
+  "medication_cap_sensor",
+  "proximity_band",
+]);
+
 export const profileSchema = z
   .strictObject({
     /** Name as hwi-device-types returns it, e.g. "Vendor BPM - Wide Range". */
     name: z.string().min(1),
     legacy_names: z.array(z.string()).default([]),
     /** Device type of spec 2.8 this profile belongs to; cuff sizes share one. */
-    family: z.enum([
-      "scale",
-      "pulse_oximeter",
-      "blood_pressure_monitor",
-      "glucometer",
-      "peak_flow_meter",
-      "fetal_doppler",
-      "inhaler_sensor",
-      "medication_cap_sensor",
-      "proximity_band",
-    ]),
+    family: profileFamily,
     description: z.string().min(1),
     sku: z.string().min(1),
     /** Decimal string; null for direct-cellular devices (spec 2.8). */
@@ -116,7 +177,7 @@ export const profileSchema = z
       required: z.boolean(),
       /** What the sensor id is, e.g. "serial number of the sensor". */
       meaning: z.string().optional(),
-      pattern: z.string().optional(),
+      pattern: anchoredPattern.optional(),
     }),
     /**
      * How many of this type may share one gateway: one per sensor code (default rule of 2.8),
@@ -139,48 +200,20 @@ export const profileSchema = z
     ]),
     /** Cuff circumference range for blood pressure cuffs, in cm. */
     cuff_cm: z.tuple([z.number(), z.number()]).optional(),
+    /** Device properties the type accepts (spec 2.8: every type takes measurement_webhook_id). */
+    device_properties: z.array(devicePropertySchema).default([]),
     metrics: z.array(metricSchema).min(1),
     filter_params: z.array(filterParamSchema).default([]),
     gatt: gattSchema,
   })
-  .superRefine((profile, ctx) => {
-    const keys = new Set(profile.filter_params.map((f) => f.key));
-    profile.metrics.forEach((metric, i) => {
-      metric.filter_params.forEach((key, j) => {
-        if (!keys.has(key)) {
-          ctx.addIssue({
-            code: "custom",
-            path: ["metrics", i, "filter_params", j],
-            message: `filter param "${key}" is not defined in the profile's filter_params`,
-          });
-        }
-      });
-    });
-    if ((profile.connectivity === "cellular") !== (profile.sensor_code === null)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["sensor_code"],
-        message: "direct-cellular devices have no sensor code; gateway devices must have one",
-      });
-    }
-    if ((profile.connectivity === "cellular") !== (profile.identity === "imei")) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["identity"],
-        message: "cellular devices are identified by IMEI, gateway devices by their gateway",
-      });
-    }
-    const names = profile.metrics.map((m) => m.name);
-    names.forEach((name, i) => {
-      if (names.indexOf(name) !== i) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["metrics", i, "name"],
-          message: `duplicate ${name}`,
-        });
-      }
-    });
-  });
+  // Run the cross-field rules even when a field failed its own check, so one validation run
+  // reports every problem of a file; the rules read the partly parsed value defensively.
+  .superRefine(
+    (profile, ctx) => {
+      for (const issue of profileRuleIssues(profile)) ctx.addIssue({ code: "custom", ...issue });
+    },
+    { when: () => true },
+  );
 
 export type Profile = z.infer<typeof profileSchema>;
 export type ProfileFamily = Profile["family"];

@@ -15,15 +15,18 @@ function before(a: ScheduledEvent, b: ScheduledEvent): boolean {
 
 export class EventQueue {
   private readonly heap: ScheduledEvent[] = [];
+  /** Ids of events still in the heap and not cancelled. */
+  private readonly live = new Set<number>();
   private readonly cancelled = new Set<number>();
 
   get size(): number {
-    return this.heap.length - this.cancelled.size;
+    return this.live.size;
   }
 
   push(event: ScheduledEvent): void {
     const heap = this.heap;
     heap.push(event);
+    this.live.add(event.id);
     let i = heap.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
@@ -34,7 +37,8 @@ export class EventQueue {
   }
 
   cancel(id: number): void {
-    if (this.heap.some((e) => e.id === id)) this.cancelled.add(id);
+    // Lazy deletion: the event stays in the heap and is dropped when it reaches the head.
+    if (this.live.delete(id)) this.cancelled.add(id);
   }
 
   /** The next live event, without removing it. */
@@ -45,7 +49,9 @@ export class EventQueue {
 
   pop(): ScheduledEvent | undefined {
     this.dropCancelledHead();
-    return this.removeHead();
+    const head = this.removeHead();
+    if (head !== undefined) this.live.delete(head.id);
+    return head;
   }
 
   private dropCancelledHead(): void {

@@ -1,0 +1,20 @@
+/**
+ * Runs every benchmark in test/bench one after another, each in its own process so one
+ * benchmark's heap and JIT state never colour another's figures. Benchmarks print figures; they
+ * assert nothing (timed assertions flake on shared CI machines).
+ */
+import { execFileSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const dir = fileURLToPath(new URL(".", import.meta.url));
+const only = process.argv.slice(2);
+const benches = readdirSync(dir)
+  .filter((f) => f.endsWith(".ts") && f !== "run.ts" && !f.startsWith("_"))
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  .sort();
+
+for (const file of benches) {
+  process.stdout.write(`\n== ${file}\n`);
+  execFileSync(process.execPath, ["--import", "tsx", `${dir}${file}`], { stdio: "inherit" });
+}

@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import { isRpmlabError } from "../../src/core/errors.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+
+const START = Date.UTC(2026, 0, 1);
+
+describe("VirtualClock", () => {
+  it("runs events in time order, and equal times in scheduling order", () => {
+    const clock = new VirtualClock({ startMs: START });
+    const log: string[] = [];
+    clock.schedule(START + 30, () => log.push("c@30"));
+    clock.schedule(START + 10, () => log.push("a@10"));
+    clock.schedule(START + 10, () => log.push("b@10"));
+    clock.setTimeout(() => log.push("d@0"), 0);
+    expect(clock.runSync()).toBe(4);
+    expect(log).toEqual(["d@0", "a@10", "b@10", "c@30"]);
+    expect(clock.now()).toBe(START + 30);
+  });
+
+  it("gives now() the event's time while it runs, and schedules relative to it", () => {
+    const clock = new VirtualClock({ startMs: START });
+    const seen: number[] = [];
+    clock.setTimeout(() => {
+      seen.push(clock.now());
+      clock.setTimeout(() => seen.push(clock.now()), 500);
+    }, 1_000);
+    clock.runSync();
+    expect(seen).toEqual([START + 1_000, START + 1_500]);
+  });
+
+  it("stops at `until`, leaves later events pending and sets the time to `until`", () => {
+    const clock = new VirtualClock({ startMs: START });
+    const log: number[] = [];
+    for (const t of [100, 200, 300]) clock.schedule(START + t, () => log.push(t));
+    expect(clock.runSync({ until: START + 200 })).toBe(2);
+    expect(log).toEqual([100, 200]);
+    expect(clock.now()).toBe(START + 200);
+    expect(clock.pending).toBe(1);
+    clock.runSync({ until: START + 250 });
+    expect(clock.now()).toBe(START + 250);
+  });
+
+  it("never runs a cleared timer", () => {
+    const clock = new VirtualClock({ startMs: START });
+    const log: string[] = [];
+    const handle = clock.setTimeout(() => log.push("cleared"), 10);
+    clock.setTimeout(() => log.push("kept"), 20);
+    clock.clearTimeout(handle);
+    expect(clock.pending).toBe(1);
+    clock.runSync();
+    expect(log).toEqual(["kept"]);
+  });
+
+  it("schedules an instant in the past at the current time, never moving time backwards", () => {
+    const clock = new VirtualClock({ startMs: START + 1_000 });
+    let at = 0;
+    clock.schedule(START, () => {
+      at = clock.now();
+    });
+    clock.runSync();
+    expect(at).toBe(START + 1_000);
+  });
+
+  it("lets awaiting code continue before time moves on (run)", async () => {
+    const clock = new VirtualClock({ startMs: START });
+    const log: string[] = [];
+    const worker = async () => {
+      for (let i = 0; i < 3; i++) {
+        await clock.sleep(60_000);
+        log.push(`tick ${i} at +${(clock.now() - START) / 60_000}m`);
+      }
+    };
+    clock.schedule(START + 90_000, () => log.push("other at +1.5m"));
+    const done = worker();
+    await clock.run();
+    await done;
+    expect(log).toEqual(["tick 0 at +1m", "other at +1.5m", "tick 1 at +2m", "tick 2 at +3m"]);
+  });
+
+  it("replays a month of hourly events identically on two clocks", () => {
+    const trace = () => {
+      const clock = new VirtualClock({ startMs: START });
+      const out: number[] = [];
+      const hourly = (n: number) => {
+        out.push(clock.now());
+        if (n > 0) clock.setTimeout(() => hourly(n - 1), 3_600_000);
+      };
+      hourly(30 * 24);
+      clock.runSync();
+      return out;
+    };
+    const a = trace();
+    expect(a).toHaveLength(30 * 24 + 1);
+    expect(a).toEqual(trace());
+  });
+
+  it("paces events against real time with a finite speed factor", async () => {
+    const clock = new VirtualClock({ startMs: START, speed: 1_000_000 });
+    const log: number[] = [];
+    clock.schedule(START + 60_000, () => log.push(clock.now()));
+    await clock.run();
+    expect(log).toEqual([START + 60_000]);
+  });
+
+  it("rejects a non-positive speed with an error naming the field", () => {
+    expect.assertions(2);
+    try {
+      new VirtualClock({ startMs: START, speed: 0 });
+    } catch (error) {
+      expect(isRpmlabError(error, "E_CONFIG_INVALID")).toBe(true);
+      expect((error as { details: { field: string } }).details.field).toBe("speed");
+    }
+  });
+});
