@@ -1,0 +1,55 @@
+import { Catalogue } from "../catalogue/catalogue.ts";
+import type { Profile } from "../catalogue/schema.ts";
+import { Rng } from "../core/rng.ts";
+import { dropStored } from "./dedupe.ts";
+import { generateReadings } from "./generate.ts";
+import { PatientModels } from "./patients.ts";
+import { type ApiMeasurement, renderReadings } from "./render.ts";
+
+export interface ApiViewRequest {
+  /** Device name, current or legacy (spec 2.4). */
+  readonly device: string;
+  /** Patient model name. */
+  readonly patient: string;
+  readonly seed: number | string;
+  readonly days: number;
+  readonly start?: number;
+  readonly duplicateRate?: number;
+  /** Keep re-sent readings the API would store only once. */
+  readonly includeDuplicates?: boolean;
+  readonly catalogue?: Catalogue;
+  readonly patients?: PatientModels;
+}
+
+export interface ApiView {
+  readonly profile: Profile;
+  readonly records: ApiMeasurement[];
+  /** Re-sent readings left out (0 with includeDuplicates). */
+  readonly droppedReadings: number;
+}
+
+/**
+ * What `rpmlab readings` shows: one device of a patient model, generated from a seed and
+ * rendered as the API returns the records. The API stores nothing twice, so re-sent readings
+ * are dropped unless asked for.
+ */
+export function apiView(request: ApiViewRequest): ApiView {
+  const catalogue = request.catalogue ?? Catalogue.load();
+  const patients = request.patients ?? PatientModels.load();
+  const profile = catalogue.get(request.device);
+  const patient = patients.get(request.patient);
+  const rng = new Rng(request.seed);
+  const generated = generateReadings({
+    devices: [profile],
+    patient,
+    rng,
+    days: request.days,
+    start: request.start,
+    duplicateRate: request.duplicateRate,
+  });
+  const kept = request.includeDuplicates
+    ? { readings: generated, droppedReadings: 0 }
+    : dropStored(generated);
+  const records = renderReadings(kept.readings, { profiles: [profile], rng: rng.fork("api") });
+  return { profile, records, droppedReadings: kept.droppedReadings };
+}
