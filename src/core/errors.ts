@@ -14,6 +14,12 @@ export const ERROR_CODES = {
   E_CODEC_RESERVED: "A field holds a reserved or special value the metric cannot take.",
   E_CODEC_RANGE: "A value is outside what the field or the metric allows.",
   E_CODEC_UNKNOWN: "No codec is known for a characteristic or record type.",
+  E_CODEC_MAPPING:
+    "A reading and its characteristic values do not fit the device's GATT mapping: a metric, value or filter param is missing, unexpected, repeated or out of order.",
+  E_STORE_CONFLICT: "A record with the same unique key already exists in the store.",
+  E_STORE_NOT_FOUND: "The record an operation refers to does not exist in the store.",
+  E_STORE_INVALID: "A value given to the store breaks a rule of its schema (range, enum, shape).",
+  E_STORE_UNAVAILABLE: "The store's database cannot be opened or reached.",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

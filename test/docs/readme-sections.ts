@@ -1,0 +1,87 @@
+/**
+ * README sections generated from the code that defines them, so the docs cannot drift: the device
+ * catalogue, the patient models and the error codes. `npm run docs` rewrites them in place;
+ * readme.test.ts fails when README.md is not current.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { ERROR_CODES } from "../../src/core/errors.ts";
+import { PatientModels } from "../../src/readings/patients.ts";
+
+export const README_PATH = fileURLToPath(new URL("../../README.md", import.meta.url));
+
+const cell = (text: string) => text.replaceAll("|", "\\|");
+
+function table(header: string[], rows: string[][]): string {
+  return [
+    `| ${header.join(" | ")} |`,
+    `|${header.map(() => "---").join("|")}|`,
+    ...rows.map((row) => `| ${row.map(cell).join(" | ")} |`),
+  ].join("\n");
+}
+
+export function catalogueSection(catalogue = Catalogue.load()): string {
+  return table(
+    [
+      "device name",
+      "sensor code",
+      "connectivity",
+      "stores offline",
+      "metrics (value 1 / value 2)",
+      "GATT",
+    ],
+    catalogue.profiles.map((p) => [
+      p.name + (p.legacy_names.length > 0 ? ` (legacy: ${p.legacy_names.join(", ")})` : ""),
+      p.sensor_code ?? "— (IMEI)",
+      p.connectivity,
+      p.stores_offline ? "yes" : "no",
+      p.metrics
+        .map((m) => {
+          const v2 = m.value_2 === null ? "" : ` / ${m.value_2.units}`;
+          return `${m.name}${m.vital ? "*" : ""} (${m.value_1.units}${v2})`;
+        })
+        .join(", "),
+      `${p.gatt.mapping} (${p.gatt.service})`,
+    ]),
+  );
+}
+
+export function patientsSection(models = PatientModels.load()): string {
+  return table(
+    ["model", "what it models"],
+    models.models.map((m) => [`\`${m.name}\``, m.description]),
+  );
+}
+
+export function errorsSection(): string {
+  return table(
+    ["code", "meaning"],
+    Object.entries(ERROR_CODES).map(([code, meaning]) => [`\`${code}\``, meaning]),
+  );
+}
+
+export const SECTIONS: Record<string, () => string> = {
+  catalogue: catalogueSection,
+  patients: patientsSection,
+  errors: errorsSection,
+};
+
+/** README text with every generated section replaced by its current content. */
+export function renderReadme(text: string): string {
+  let out = text;
+  for (const [name, make] of Object.entries(SECTIONS)) {
+    const start = `<!-- generated:${name} -->`;
+    const end = `<!-- /generated:${name} -->`;
+    const from = out.indexOf(start);
+    const to = out.indexOf(end);
+    if (from < 0 || to < from) throw new Error(`README.md lacks the markers ${start} … ${end}`);
+    out = `${out.slice(0, from + start.length)}\n${make()}\n${out.slice(to)}`;
+  }
+  return out;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  writeFileSync(README_PATH, renderReadme(readFileSync(README_PATH, "utf8")));
+  process.stdout.write("README.md generated sections updated\n");
+}
