@@ -55,3 +55,23 @@ export const SIG = {
     softwareRevision: "2A28",
   },
 } as const;
+
+/**
+ * The spelling rpmlab uses for a UUID: 4 upper-case hex digits for a SIG 16-bit UUID (also when
+ * written on the Bluetooth base, 0000XXXX-0000-1000-8000-00805f9b34fb), lower-case dashed form
+ * for any other 128-bit UUID. Host stacks differ (noble reports "2a35" and undashed 128-bit
+ * UUIDs); anything else is returned unchanged.
+ */
+export function canonicalUuid(uuid: string): string {
+  const u = uuid.toLowerCase();
+  if (/^[0-9a-f]{4}$/.test(u)) return u.toUpperCase();
+  const dashed = /^[0-9a-f]{32}$/.test(u)
+    ? `${u.slice(0, 8)}-${u.slice(8, 12)}-${u.slice(12, 16)}-${u.slice(16, 20)}-${u.slice(20)}`
+    : u;
+  if (/^0000[0-9a-f]{4}-0000-1000-8000-00805f9b34fb$/.test(dashed)) {
+    return dashed.slice(4, 8).toUpperCase();
+  }
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(dashed)
+    ? dashed
+    : uuid;
+}

@@ -1,0 +1,179 @@
+import type { Profile } from "../../catalogue/schema.ts";
+import type { MetricRecord, PhysicalReading } from "../../readings/types.ts";
+import { decodeBatteryLevel, encodeBatteryLevel } from "../characteristics/battery-level.ts";
+import {
+  type BloodPressureMeasurement,
+  BPM_OFFSETS,
+  bpmPulseRateOffset,
+  decodeBloodPressureMeasurement,
+  encodeBloodPressureMeasurement,
+} from "../characteristics/blood-pressure.ts";
+import { type Grid, gridValue } from "../grid.ts";
+import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
+import { SIG, VENDOR } from "../uuids.ts";
+import { decodeReadingContext, encodeReadingContext } from "../vendor/reading-context.ts";
+import {
+  buildParams,
+  carried,
+  convertedValue,
+  localDateTime,
+  mappingError,
+  needNumber,
+  noValue2,
+  pickValues,
+  sharedParam,
+  slotRecords,
+  utcOf,
+  value1Of,
+  value2Of,
+} from "./shared.ts";
+
+/**
+ * `blood_pressure`: BPM cuffs and the cellular BPM (spec 2.8). One reading is one Blood Pressure
+ * Measurement (2A35) in mmHg with its time stamp (device local time), the pulse rate field for
+ * `pulse`, and Measurement Status bit 2 "irregular pulse detected" for `irregular_heartbeat`
+ * (value 1, present only when detected); Battery Level (2A19) for `battery_percentage`; the vendor
+ * Reading Context for measurement_index and the UTC offset. Decoding also takes kPa cuffs.
+ */
+const NAME = "blood_pressure mapping";
+const METRICS = new Set(["blood_pressure", "pulse", "irregular_heartbeat", "battery_percentage"]);
+const PARAMS = new Set(["measurement_index"]);
+const UUIDS = [
+  SIG.characteristics.bloodPressureMeasurement,
+  SIG.characteristics.batteryLevel,
+  VENDOR.readingContext,
+] as const;
+/** 1 kPa = 1000 Pa; 1 mmHg = 133.322387415 Pa. */
+const MMHG_PER_KPA = 1000 / 133.322387415;
+
+function encode(reading: PhysicalReading, profile: Profile): CharacteristicValue[] {
+  const c = carried(profile, NAME, METRICS, PARAMS);
+  const slots = slotRecords(reading, c, NAME);
+  let systolic: number | undefined;
+  let diastolic = 0;
+  let pulseRate: number | undefined;
+  let battery: number | undefined;
+  let irregular = false;
+  let detectsIrregular = false;
+  for (const m of c.metrics) {
+    const record = slots[m.index];
+    if (m.name === "irregular_heartbeat") detectsIrregular = true;
+    if (record === undefined) continue;
+    switch (m.name) {
+      case "blood_pressure":
+        systolic = value1Of(record, m, NAME);
+        diastolic = value2Of(record, m, NAME);
+        break;
+      case "pulse":
+        noValue2(record, NAME);
+        pulseRate = value1Of(record, m, NAME);
+        break;
+      case "irregular_heartbeat":
+        noValue2(record, NAME);
+        if (value1Of(record, m, NAME) !== 1) {
+          throw mappingError(
+            NAME,
+            "irregular_heartbeat.value_1",
+            "is 1 and sent only when detected (spec 2.8)",
+          );
+        }
+        irregular = true;
+        break;
+      default:
+        noValue2(record, NAME);
+        battery = value1Of(record, m, NAME);
+    }
+  }
+  if (systolic === undefined) {
+    throw mappingError(NAME, "records", "a blood pressure reading needs a blood_pressure record");
+  }
+  const measurement: BloodPressureMeasurement = {
+    unit: "mmHg",
+    systolic,
+    diastolic,
+    // Mean arterial pressure, the usual one-third pulse pressure estimate, in whole mmHg.
+    meanArterialPressure: Math.round((systolic + 2 * diastolic) / 3),
+    timeStamp: localDateTime(reading, NAME),
+    pulseRate,
+    status: detectsIrregular
+      ? {
+          bodyMovementDetected: false,
+          cuffTooLoose: false,
+          irregularPulseDetected: irregular,
+          improperMeasurementPosition: false,
+          pulseRateRange: "within_range",
+        }
+      : undefined,
+  };
+  const values: CharacteristicValue[] = [
+    { uuid: UUIDS[0], value: encodeBloodPressureMeasurement(measurement) },
+  ];
+  if (battery !== undefined) values.push({ uuid: UUIDS[1], value: encodeBatteryLevel(battery) });
+  const measurementIndex = sharedParam(slots, c, "measurement_index", NAME) as number | undefined;
+  values.push({
+    uuid: UUIDS[2],
+    value: encodeReadingContext({ timezoneOffset: reading.timezone_offset, measurementIndex }),
+  });
+  return values;
+}
+
+function pressure(
+  m: BloodPressureMeasurement,
+  field: "systolic" | "diastolic",
+  grid: Grid,
+): number {
+  const offset = BPM_OFFSETS[field];
+  const v = needNumber(m[field], NAME, field, offset);
+  return m.unit === "kPa"
+    ? convertedValue(v * MMHG_PER_KPA, grid, NAME, field, offset)
+    : gridValue(v, grid, NAME, field, offset);
+}
+
+function decode(values: readonly CharacteristicValue[], profile: Profile): PhysicalReading {
+  const c = carried(profile, NAME, METRICS, PARAMS);
+  const [bpm, battery, context] = pickValues(values, UUIDS, NAME);
+  if (bpm === undefined) throw mappingError(NAME, "uuid", "no Blood Pressure Measurement (2A35)");
+  const m = decodeBloodPressureMeasurement(bpm);
+  const ctx = context === undefined ? undefined : decodeReadingContext(context);
+  const timezone = ctx?.timezoneOffset ?? 0;
+  if (m.timeStamp === undefined) {
+    throw mappingError(NAME, "time_stamp", "the measurement has no time stamp (flags bit 1)");
+  }
+  const source = { measurement_index: ctx?.measurementIndex };
+  const records: MetricRecord[] = [];
+  for (const metric of c.metrics) {
+    let value_1: number;
+    let value_2: number | null = null;
+    switch (metric.name) {
+      case "blood_pressure":
+        if (metric.value2 === null)
+          throw mappingError(NAME, "blood_pressure.value_2", "not defined");
+        value_1 = pressure(m, "systolic", metric.value1);
+        value_2 = pressure(m, "diastolic", metric.value2);
+        break;
+      case "pulse": {
+        if (m.pulseRate === undefined) continue;
+        const offset = bpmPulseRateOffset(m);
+        const v = needNumber(m.pulseRate, NAME, "pulse_rate", offset);
+        value_1 = gridValue(v, metric.value1, NAME, "pulse_rate", offset);
+        break;
+      }
+      case "irregular_heartbeat":
+        if (m.status?.irregularPulseDetected !== true) continue;
+        value_1 = 1;
+        break;
+      default:
+        if (battery === undefined) continue;
+        value_1 = gridValue(decodeBatteryLevel(battery), metric.value1, NAME, "battery_level", 0);
+    }
+    const filter_params = buildParams(metric, source, NAME);
+    records.push({ metric: metric.name, value_1, value_2, filter_params });
+  }
+  return {
+    timestamp: utcOf(m.timeStamp, timezone, NAME, "time_stamp"),
+    timezone_offset: timezone,
+    records,
+  };
+}
+
+export const bloodPressureMapping: ReadingMapping = { name: "blood_pressure", encode, decode };

@@ -1,0 +1,272 @@
+import type { MetricSpec, Profile } from "../../catalogue/schema.ts";
+import type { FilterParamValue, MetricRecord, PhysicalReading } from "../../readings/types.ts";
+import { decodeBatteryLevel, encodeBatteryLevel } from "../characteristics/battery-level.ts";
+import {
+  decodeGlucoseMeasurementContext,
+  encodeGlucoseMeasurementContext,
+  type Meal,
+} from "../characteristics/glucose-context.ts";
+import {
+  decodeGlucoseMeasurement,
+  encodeGlucoseMeasurement,
+  type GlucoseSampleLocation,
+  glucoseConcentrationOffset,
+  SENSOR_STATUS,
+} from "../characteristics/glucose-measurement.ts";
+import { paramSpec } from "../filter-values.ts";
+import { gridValue } from "../grid.ts";
+import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
+import type { Medfloat } from "../medfloat.ts";
+import { SIG, VENDOR } from "../uuids.ts";
+import { decodeReadingContext, encodeReadingContext } from "../vendor/reading-context.ts";
+import type { CompiledMetric } from "./compiled.ts";
+import {
+  buildParams,
+  carried,
+  convertedValue,
+  localDateTime,
+  mappingError,
+  needNumber,
+  noValue2,
+  pickValues,
+  sharedParam,
+  slotRecords,
+  utcOf,
+  value1Of,
+} from "./shared.ts";
+
+/**
+ * `glucose`: glucometers (spec 2.8: glucose in mg/dL). One reading is a Glucose Measurement (2A18)
+ * with the concentration in kg/L (mg/dL = kg/L × 100 000, written at exponent -5), the sample
+ * location as measurement_location, Sensor Status Annunciation bit 5 "result higher than the
+ * device can process" as the above-range alert (present only on such a reading), and the
+ * sequence number; a Glucose Measurement Context (2A34, same sequence number) whose Meal is
+ * meal_context; Battery Level (2A19); the vendor Reading Context for the UTC offset.
+ */
+const NAME = "glucose mapping";
+const METRICS = new Set(["glucose", "battery_percentage"]);
+const PARAMS = new Set(["meal_context", "measurement_location", "alert", "measurement_index"]);
+const UUIDS = [
+  SIG.characteristics.glucoseMeasurement,
+  SIG.characteristics.glucoseMeasurementContext,
+  SIG.characteristics.batteryLevel,
+  VENDOR.readingContext,
+] as const;
+const MG_PER_DL_PER_KG_PER_L = 100_000;
+/** Glucose, 180.156 g/mol: 1 mol/L = 18 015.6 mg/dL. */
+const MG_PER_DL_PER_MOL_PER_L = 18_015.6;
+
+/** Spec 2.8 measurement_location values ↔ GSS Sample Location. */
+const LOCATIONS: Readonly<Record<string, GlucoseSampleLocation>> = {
+  finger: "finger",
+  "alternative site": "alternate_site_test",
+  earlobe: "earlobe",
+  "control solution": "control_solution",
+  "N/A": "not_available",
+};
+/** Spec 2.8 meal_context values ↔ GSS Meal (casual and bedtime have no spec value). */
+const MEALS: Readonly<Record<string, Meal>> = {
+  "pre-prandial": "preprandial",
+  "post-prandial": "postprandial",
+  fasting: "fasting",
+};
+
+function reverse<T extends string>(table: Readonly<Record<string, T>>): ReadonlyMap<T, string> {
+  return new Map(Object.entries(table).map(([spec, sig]) => [sig, spec]));
+}
+const LOCATION_NAMES = reverse(LOCATIONS);
+const MEAL_NAMES = reverse(MEALS);
+/** Sensor Status Annunciation of an above-range reading: bit 5 alone. */
+const ABOVE_RANGE = Object.freeze({
+  ...SENSOR_STATUS.none(),
+  resultHigherThanDeviceCanProcess: true,
+});
+
+/** The filter param and value flagging an above-range reading (profile `above_range`). */
+function alertOf(metric: MetricSpec): { key: string; value: string; reportedAs: number } {
+  const above = metric.above_range;
+  return above === undefined
+    ? { key: "alert", value: "sensor_result_above_range", reportedAs: metric.value_1.max }
+    : { key: above.filter_param, value: above.value, reportedAs: above.reported_as };
+}
+
+/** Fails when the profile's enum values are not the spec 2.8 spellings this mapping knows. */
+const checkedEnums = new WeakSet<Profile>();
+function checkEnums(profile: Profile): void {
+  if (checkedEnums.has(profile)) return;
+  for (const [key, table] of [
+    ["meal_context", MEALS],
+    ["measurement_location", LOCATIONS],
+  ] as const) {
+    const spec = paramSpec(profile, key);
+    if (spec === undefined) continue;
+    const values = spec.kind === "enum" ? spec.values : [];
+    const unknown = values.filter((v) => !Object.hasOwn(table, v));
+    if (spec.kind !== "enum" || unknown.length > 0) {
+      throw mappingError(
+        NAME,
+        `filter_params.${key}`,
+        `values ${unknown.join(", ")} have no GATT code; known: ${Object.keys(table).join(", ")}`,
+      );
+    }
+  }
+  checkedEnums.add(profile);
+}
+
+function encode(reading: PhysicalReading, profile: Profile, sequence = 0): CharacteristicValue[] {
+  const c = carried(profile, NAME, METRICS, PARAMS);
+  checkEnums(profile);
+  const slots = slotRecords(reading, c, NAME);
+  let glucose: MetricRecord | undefined;
+  let glucoseMetric: CompiledMetric | undefined;
+  let battery: number | undefined;
+  for (const m of c.metrics) {
+    const record = slots[m.index];
+    if (record === undefined) continue;
+    noValue2(record, NAME);
+    if (m.name === "glucose") {
+      glucose = record;
+      glucoseMetric = m;
+    } else battery = value1Of(record, m, NAME);
+  }
+  if (glucose === undefined || glucoseMetric === undefined) {
+    throw mappingError(NAME, "records", "a glucometer reading needs a glucose record");
+  }
+  const mgPerDl = value1Of(glucose, glucoseMetric, NAME);
+  const params = glucose.filter_params ?? {};
+  const location = LOCATIONS[params.measurement_location as string] ?? "not_available";
+  const meal = MEALS[params.meal_context as string];
+  const alert = alertOf(glucoseMetric.spec);
+  const baseTime = localDateTime(reading, NAME);
+  const values: CharacteristicValue[] = [
+    {
+      uuid: UUIDS[0],
+      value: encodeGlucoseMeasurement({
+        sequenceNumber: sequence,
+        baseTime,
+        concentration: {
+          unit: "kg/L",
+          value: mgPerDl / MG_PER_DL_PER_KG_PER_L,
+          type: location === "control_solution" ? "control_solution" : "capillary_whole_blood",
+          location,
+        },
+        sensorStatus: params[alert.key] === alert.value ? ABOVE_RANGE : undefined,
+        contextFollows: meal !== undefined,
+      }),
+    },
+  ];
+  if (meal !== undefined) {
+    const context = encodeGlucoseMeasurementContext({ sequenceNumber: sequence, meal });
+    values.push({ uuid: UUIDS[1], value: context });
+  }
+  if (battery !== undefined) values.push({ uuid: UUIDS[2], value: encodeBatteryLevel(battery) });
+  const measurementIndex = sharedParam(slots, c, "measurement_index", NAME) as number | undefined;
+  values.push({
+    uuid: UUIDS[3],
+    value: encodeReadingContext({ timezoneOffset: reading.timezone_offset, measurementIndex }),
+  });
+  return values;
+}
+
+function decode(values: readonly CharacteristicValue[], profile: Profile): PhysicalReading {
+  const c = carried(profile, NAME, METRICS, PARAMS);
+  checkEnums(profile);
+  const [measurement, context, battery, readingContext] = pickValues(values, UUIDS, NAME);
+  if (measurement === undefined) throw mappingError(NAME, "uuid", "no Glucose Measurement (2A18)");
+  const m = decodeGlucoseMeasurement(measurement);
+  const gc = context === undefined ? undefined : decodeGlucoseMeasurementContext(context);
+  if (m.contextFollows !== (gc !== undefined)) {
+    throw mappingError(
+      NAME,
+      "flags",
+      m.contextFollows
+        ? "context announced (bit 4) but no 2A34 value"
+        : "a 2A34 value the measurement does not announce (bit 4)",
+    );
+  }
+  if (gc !== undefined && gc.sequenceNumber !== m.sequenceNumber) {
+    throw mappingError(
+      NAME,
+      "sequence_number",
+      `context ${gc.sequenceNumber} does not match measurement ${m.sequenceNumber}`,
+    );
+  }
+  if (m.concentration === undefined) {
+    throw mappingError(
+      NAME,
+      "glucose_concentration",
+      "the measurement has no concentration (flags bit 1)",
+    );
+  }
+  const ctx = readingContext === undefined ? undefined : decodeReadingContext(readingContext);
+  const timezone = ctx?.timezoneOffset ?? 0;
+  const above = m.sensorStatus?.resultHigherThanDeviceCanProcess === true;
+  const records: MetricRecord[] = [];
+  for (const metric of c.metrics) {
+    const source: Record<string, FilterParamValue | undefined> = {
+      measurement_index: ctx?.measurementIndex,
+    };
+    let value_1: number;
+    if (metric.name === "glucose") {
+      const alert = alertOf(metric.spec);
+      const offset = glucoseConcentrationOffset(m);
+      value_1 = concentration(
+        m.concentration.value,
+        m.concentration.unit,
+        above,
+        alert.reportedAs,
+        metric,
+        offset,
+      );
+      const location = LOCATION_NAMES.get(m.concentration.location);
+      source.measurement_location =
+        location === "N/A" && !enumHas(profile, "measurement_location", "N/A")
+          ? undefined
+          : location;
+      source.meal_context = gc?.meal === undefined ? undefined : MEAL_NAMES.get(gc.meal);
+      if (above) source[alert.key] = alert.value;
+    } else if (battery !== undefined) {
+      value_1 = gridValue(decodeBatteryLevel(battery), metric.value1, NAME, "battery_level", 0);
+    } else continue;
+    records.push({
+      metric: metric.name,
+      value_1,
+      value_2: null,
+      filter_params: buildParams(metric, source, NAME),
+    });
+  }
+  const timestamp = utcOf(m.baseTime, timezone, NAME, "base_time", m.timeOffset ?? 0);
+  return { timestamp, timezone_offset: timezone, records };
+}
+
+function enumHas(profile: Profile, key: string, value: string): boolean {
+  const spec = paramSpec(profile, key);
+  return spec?.kind === "enum" && spec.values.includes(value);
+}
+
+/**
+ * mg/dL of a concentration. A meter that cannot measure a high reading may send +INF with the
+ * "higher than the device can process" bit; that reading is reported as the top of the range.
+ */
+function concentration(
+  v: Medfloat,
+  unit: "kg/L" | "mol/L",
+  above: boolean,
+  reportedAs: number,
+  metric: CompiledMetric,
+  offset: number,
+): number {
+  if (typeof v !== "number" && v.special === "+inf" && above) return reportedAs;
+  const n = needNumber(v, NAME, "glucose_concentration", offset);
+  return unit === "kg/L"
+    ? gridValue(n * MG_PER_DL_PER_KG_PER_L, metric.value1, NAME, "glucose_concentration", offset)
+    : convertedValue(
+        n * MG_PER_DL_PER_MOL_PER_L,
+        metric.value1,
+        NAME,
+        "glucose_concentration",
+        offset,
+      );
+}
+
+export const glucoseMapping: ReadingMapping = { name: "glucose", encode, decode };

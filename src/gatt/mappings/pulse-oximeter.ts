@@ -1,0 +1,137 @@
+import type { Profile } from "../../catalogue/schema.ts";
+import type { MetricRecord, PhysicalReading } from "../../readings/types.ts";
+import { decodeBatteryLevel, encodeBatteryLevel } from "../characteristics/battery-level.ts";
+import {
+  decodePlxSpotCheckMeasurement,
+  encodePlxSpotCheckMeasurement,
+  PLX_SPOT_CHECK_OFFSETS,
+  plxSpotCheckPaiOffset,
+} from "../characteristics/plx-measurement.ts";
+import { gridValue } from "../grid.ts";
+import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
+import { SIG, VENDOR } from "../uuids.ts";
+import { decodeReadingContext, encodeReadingContext } from "../vendor/reading-context.ts";
+import {
+  buildParams,
+  carried,
+  localDateTime,
+  mappingError,
+  needNumber,
+  noValue2,
+  pickValues,
+  sharedParam,
+  slotRecords,
+  utcOf,
+  value1Of,
+} from "./shared.ts";
+
+/**
+ * `pulse_oximeter`: the gateway pulse oximeter (spec 2.8). One reading is one PLX Spot-check
+ * Measurement (2A5E) with SpO2 (`spO2`), PR (`pulse`), its timestamp (device local time) and the
+ * Pulse Amplitude Index (`perfusion_index`, %); Battery Level (2A19); the vendor Reading Context
+ * for measurement_index and the UTC offset. SpO2 and PR are mandatory fields of 2A5E, so a
+ * reading always has both.
+ */
+const NAME = "pulse_oximeter mapping";
+const METRICS = new Set(["spO2", "pulse", "perfusion_index", "battery_percentage"]);
+const PARAMS = new Set(["measurement_index"]);
+const UUIDS = [
+  SIG.characteristics.plxSpotCheckMeasurement,
+  SIG.characteristics.batteryLevel,
+  VENDOR.readingContext,
+] as const;
+
+function encode(reading: PhysicalReading, profile: Profile): CharacteristicValue[] {
+  const c = carried(profile, NAME, METRICS, PARAMS);
+  const slots = slotRecords(reading, c, NAME);
+  let spo2: number | undefined;
+  let pulseRate: number | undefined;
+  let pai: number | undefined;
+  let battery: number | undefined;
+  for (const m of c.metrics) {
+    const record = slots[m.index];
+    if (record === undefined) continue;
+    noValue2(record, NAME);
+    const v = value1Of(record, m, NAME);
+    if (m.name === "spO2") spo2 = v;
+    else if (m.name === "pulse") pulseRate = v;
+    else if (m.name === "perfusion_index") pai = v;
+    else battery = v;
+  }
+  if (spo2 === undefined || pulseRate === undefined) {
+    throw mappingError(NAME, "records", "a pulse oximeter reading needs spO2 and pulse records");
+  }
+  const timestamp = localDateTime(reading, NAME);
+  const values: CharacteristicValue[] = [
+    {
+      uuid: UUIDS[0],
+      value: encodePlxSpotCheckMeasurement({
+        spo2,
+        pulseRate,
+        timestamp,
+        pulseAmplitudeIndex: pai,
+        deviceClockNotSet: false,
+      }),
+    },
+  ];
+  if (battery !== undefined) values.push({ uuid: UUIDS[1], value: encodeBatteryLevel(battery) });
+  const measurementIndex = sharedParam(slots, c, "measurement_index", NAME) as number | undefined;
+  values.push({
+    uuid: UUIDS[2],
+    value: encodeReadingContext({ timezoneOffset: reading.timezone_offset, measurementIndex }),
+  });
+  return values;
+}
+
+function decode(values: readonly CharacteristicValue[], profile: Profile): PhysicalReading {
+  const c = carried(profile, NAME, METRICS, PARAMS);
+  const [spot, battery, context] = pickValues(values, UUIDS, NAME);
+  if (spot === undefined) throw mappingError(NAME, "uuid", "no PLX Spot-check Measurement (2A5E)");
+  const m = decodePlxSpotCheckMeasurement(spot);
+  const ctx = context === undefined ? undefined : decodeReadingContext(context);
+  const timezone = ctx?.timezoneOffset ?? 0;
+  if (m.timestamp === undefined) {
+    throw mappingError(NAME, "timestamp", "the measurement has no timestamp (flags bit 0)");
+  }
+  const source = { measurement_index: ctx?.measurementIndex };
+  const records: MetricRecord[] = [];
+  for (const metric of c.metrics) {
+    let value_1: number;
+    switch (metric.name) {
+      case "spO2": {
+        const at = PLX_SPOT_CHECK_OFFSETS.spo2;
+        value_1 = gridValue(needNumber(m.spo2, NAME, "spo2", at), metric.value1, NAME, "spo2", at);
+        break;
+      }
+      case "pulse": {
+        const at = PLX_SPOT_CHECK_OFFSETS.pulse_rate;
+        const v = needNumber(m.pulseRate, NAME, "pulse_rate", at);
+        value_1 = gridValue(v, metric.value1, NAME, "pulse_rate", at);
+        break;
+      }
+      case "perfusion_index": {
+        if (m.pulseAmplitudeIndex === undefined) continue;
+        const at = plxSpotCheckPaiOffset(m);
+        const v = needNumber(m.pulseAmplitudeIndex, NAME, "pulse_amplitude_index", at);
+        value_1 = gridValue(v, metric.value1, NAME, "pulse_amplitude_index", at);
+        break;
+      }
+      default:
+        if (battery === undefined) continue;
+        value_1 = gridValue(decodeBatteryLevel(battery), metric.value1, NAME, "battery_level", 0);
+    }
+    records.push({
+      metric: metric.name,
+      value_1,
+      value_2: null,
+      filter_params: buildParams(metric, source, NAME),
+    });
+  }
+  return {
+    timestamp: utcOf(m.timestamp, timezone, NAME, "timestamp"),
+    timezone_offset: timezone,
+    records,
+  };
+}
+
+export const pulseOximeterMapping: ReadingMapping = { name: "pulse_oximeter", encode, decode };

@@ -1,0 +1,108 @@
+import type { Profile } from "../../catalogue/schema.ts";
+import type { MetricRecord, PhysicalReading } from "../../readings/types.ts";
+import { decodeBatteryLevel, encodeBatteryLevel } from "../characteristics/battery-level.ts";
+import { decodeWeightMeasurement, encodeWeightMeasurement } from "../characteristics/weight.ts";
+import { gridValue } from "../grid.ts";
+import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
+import { SIG, VENDOR } from "../uuids.ts";
+import { decodeReadingContext, encodeReadingContext } from "../vendor/reading-context.ts";
+import {
+  buildParams,
+  carried,
+  convertedValue,
+  localDateTime,
+  mappingError,
+  noValue2,
+  pickValues,
+  sharedParam,
+  slotRecords,
+  utcOf,
+  value1Of,
+} from "./shared.ts";
+
+/**
+ * `weight_scale`: scales (spec 2.8: weight in pounds). One reading is one Weight Measurement
+ * (2A9D) in imperial units (flags bit 0: 0.01 lb resolution, at most 655.34 lb) with its time
+ * stamp (device local time); Battery Level (2A19); the vendor Reading Context for the UTC offset
+ * (and measurement_index, should a scale profile carry it). Decoding also takes SI (kg) scales.
+ */
+const NAME = "weight_scale mapping";
+const METRICS = new Set(["weight", "battery_percentage"]);
+const PARAMS = new Set(["measurement_index"]);
+const UUIDS = [
+  SIG.characteristics.weightMeasurement,
+  SIG.characteristics.batteryLevel,
+  VENDOR.readingContext,
+] as const;
+/** The international pound: 0.45359237 kg exactly. */
+const KG_PER_LB = 0.45359237;
+/** Weight follows the 1-byte flags in 2A9D. */
+const WEIGHT_OFFSET = 1;
+
+function encode(reading: PhysicalReading, profile: Profile): CharacteristicValue[] {
+  const c = carried(profile, NAME, METRICS, PARAMS);
+  const slots = slotRecords(reading, c, NAME);
+  let weight: number | undefined;
+  let battery: number | undefined;
+  for (const m of c.metrics) {
+    const record = slots[m.index];
+    if (record === undefined) continue;
+    noValue2(record, NAME);
+    if (m.name === "weight") weight = value1Of(record, m, NAME);
+    else battery = value1Of(record, m, NAME);
+  }
+  if (weight === undefined)
+    throw mappingError(NAME, "records", "a scale reading needs a weight record");
+  const timeStamp = localDateTime(reading, NAME);
+  const values: CharacteristicValue[] = [
+    { uuid: UUIDS[0], value: encodeWeightMeasurement({ unit: "imperial", weight, timeStamp }) },
+  ];
+  if (battery !== undefined) values.push({ uuid: UUIDS[1], value: encodeBatteryLevel(battery) });
+  const measurementIndex = sharedParam(slots, c, "measurement_index", NAME) as number | undefined;
+  values.push({
+    uuid: UUIDS[2],
+    value: encodeReadingContext({ timezoneOffset: reading.timezone_offset, measurementIndex }),
+  });
+  return values;
+}
+
+function decode(values: readonly CharacteristicValue[], profile: Profile): PhysicalReading {
+  const c = carried(profile, NAME, METRICS, PARAMS);
+  const [measurement, battery, context] = pickValues(values, UUIDS, NAME);
+  if (measurement === undefined) throw mappingError(NAME, "uuid", "no Weight Measurement (2A9D)");
+  const m = decodeWeightMeasurement(measurement);
+  const ctx = context === undefined ? undefined : decodeReadingContext(context);
+  const timezone = ctx?.timezoneOffset ?? 0;
+  if (m.timeStamp === undefined) {
+    throw mappingError(NAME, "time_stamp", "the measurement has no time stamp (flags bit 1)");
+  }
+  const source = { measurement_index: ctx?.measurementIndex };
+  const records: MetricRecord[] = [];
+  for (const metric of c.metrics) {
+    let value_1: number;
+    if (metric.name === "weight") {
+      if (m.weight === null) {
+        throw mappingError(NAME, "weight", "the scale reports Measurement Unsuccessful (0xFFFF)");
+      }
+      value_1 =
+        m.unit === "SI"
+          ? convertedValue(m.weight / KG_PER_LB, metric.value1, NAME, "weight", WEIGHT_OFFSET)
+          : gridValue(m.weight, metric.value1, NAME, "weight", WEIGHT_OFFSET);
+    } else if (battery !== undefined) {
+      value_1 = gridValue(decodeBatteryLevel(battery), metric.value1, NAME, "battery_level", 0);
+    } else continue;
+    records.push({
+      metric: metric.name,
+      value_1,
+      value_2: null,
+      filter_params: buildParams(metric, source, NAME),
+    });
+  }
+  return {
+    timestamp: utcOf(m.timeStamp, timezone, NAME, "time_stamp"),
+    timezone_offset: timezone,
+    records,
+  };
+}
+
+export const weightScaleMapping: ReadingMapping = { name: "weight_scale", encode, decode };
