@@ -1,0 +1,74 @@
+import { RpmlabError } from "../core/errors.ts";
+
+/**
+ * The store boundary's spec strings (DESIGN.md, "Boundaries"): `memory`, `sqlite:PATH`,
+ * `postgres://…` / `postgresql://…` with an optional `?schema=NAME`.
+ */
+export type StoreSpec =
+  | { readonly kind: "sqlite"; readonly path: ":memory:"; readonly memory: true }
+  | { readonly kind: "sqlite"; readonly path: string; readonly memory: false }
+  | {
+      readonly kind: "postgres";
+      /** Connection string without the `schema` parameter (pg would not understand it). */
+      readonly url: string;
+      /** Schema to create and use instead of `public`: lets tests isolate themselves. */
+      readonly schema: string | undefined;
+    };
+
+/** DESIGN.md: the default store of `rpmlab serve`; tests use `memory`. */
+export const DEFAULT_SERVE_STORE = "sqlite:./.rpmlab/lab.db";
+export const DEFAULT_TEST_STORE = "memory";
+
+/** Plain unquoted identifiers only, so the name can go into `search_path` without quoting. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+const HELP = "expected memory, sqlite:PATH, or postgres://user@host:port/db[?schema=NAME]";
+
+export function parseStoreSpec(spec: string): StoreSpec {
+  const text = spec.trim();
+  if (text === "memory" || text === "sqlite::memory:") {
+    return { kind: "sqlite", path: ":memory:", memory: true };
+  }
+  if (text.startsWith("sqlite:")) {
+    const path = text.slice("sqlite:".length);
+    if (path === "") throw invalid(spec, "sqlite: needs a file path");
+    return { kind: "sqlite", path, memory: false };
+  }
+  if (text.startsWith("postgres://") || text.startsWith("postgresql://")) {
+    return parsePostgres(spec, text);
+  }
+  throw invalid(spec, HELP);
+}
+
+function parsePostgres(spec: string, text: string): StoreSpec {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch (cause) {
+    throw invalid(spec, "not a valid URL", cause);
+  }
+  if (url.hostname === "" && !url.searchParams.has("host")) {
+    throw invalid(spec, "the PostgreSQL URL names no host");
+  }
+  const schema = url.searchParams.get("schema") ?? undefined;
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    throw invalid(spec, `schema must match ${SCHEMA_NAME.source}, got "${schema}"`);
+  }
+  url.searchParams.delete("schema");
+  return { kind: "postgres", url: url.toString(), schema };
+}
+
+/** The spec string with any password replaced, for messages and logs. */
+export function redactStoreSpec(spec: string): string {
+  return spec.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/, "$1:***@");
+}
+
+function invalid(spec: string, why: string, cause?: unknown): RpmlabError {
+  const shown = redactStoreSpec(spec);
+  return new RpmlabError(
+    "E_CONFIG_INVALID",
+    `invalid store "${shown}": ${why}`,
+    { field: "store", value: shown },
+    cause,
+  );
+}

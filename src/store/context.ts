@@ -1,0 +1,103 @@
+import type { Kysely, SelectQueryBuilder } from "kysely";
+import type { Clock } from "../core/clock.ts";
+import { RpmlabError } from "../core/errors.ts";
+import type { Rng } from "../core/rng.ts";
+import type { Dialect } from "./dialect.ts";
+import { readNum } from "./dialect.ts";
+import type { Database } from "./schema.ts";
+import type { ListOptions } from "./types.ts";
+
+/**
+ * Public ids (accounts, keys, devices, webhooks, replacements) are UUIDs drawn from the lab's
+ * seeded Rng, so a scenario on a fresh store names its devices the same way every run. The
+ * stream is forked per store "epoch", a counter bumped in the database at each open: a
+ * persistent store reopened with the same seed draws a new stream instead of repeating ids.
+ */
+export class StoreIds {
+  private stream: Rng | undefined;
+
+  constructor(private readonly rng: Rng) {}
+
+  get ready(): boolean {
+    return this.stream !== undefined;
+  }
+
+  start(epoch: number): void {
+    this.stream = this.rng.fork(`store-ids/${epoch}`);
+  }
+
+  uuid(): string {
+    if (this.stream === undefined) {
+      throw new RpmlabError("E_STORE_UNAVAILABLE", "the store is not migrated: call migrate()");
+    }
+    return this.stream.uuid();
+  }
+}
+
+/** What every repository works with: a connection or the current transaction. */
+export interface Ctx {
+  readonly db: Kysely<Database>;
+  readonly d: Dialect;
+  readonly clock: Clock;
+  readonly ids: StoreIds;
+  readonly inTx: boolean;
+}
+
+/** Runs `fn` atomically: in the caller's transaction when there is one, else in a new one. */
+export function atomic<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>): Promise<T> {
+  if (ctx.inTx) return fn(ctx);
+  return ctx.db.transaction().execute((trx) => fn({ ...ctx, db: trx, inTx: true }));
+}
+
+/** Applies limit/offset; SQLite needs a LIMIT for an OFFSET, -1 meaning "no limit". */
+export function paged<DB, TB extends keyof DB, O>(
+  qb: SelectQueryBuilder<DB, TB, O>,
+  page: ListOptions | undefined,
+): SelectQueryBuilder<DB, TB, O> {
+  let out = qb;
+  const limit = page?.limit;
+  const offset = page?.offset ?? 0;
+  if (limit !== undefined) out = out.limit(checkedInt("limit", limit));
+  else if (offset > 0) out = out.limit(Number.MAX_SAFE_INTEGER);
+  if (offset > 0) out = out.offset(checkedInt("offset", offset));
+  return out;
+}
+
+/** count(*) of a filtered query (without its ordering or paging). */
+export async function countOf<DB, TB extends keyof DB, O>(
+  qb: SelectQueryBuilder<DB, TB, O>,
+): Promise<number> {
+  const row = await qb
+    .clearSelect()
+    .clearOrderBy()
+    .select((eb) => eb.fn.countAll().as("n"))
+    .executeTakeFirst();
+  return readNum((row as { n?: unknown } | undefined)?.n ?? 0);
+}
+
+export function checkedInt(field: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RpmlabError("E_STORE_INVALID", `${field} must be a non-negative integer`, {
+      field,
+      value,
+    });
+  }
+  return value;
+}
+
+/** `%text%` for LIKE, with the wildcard characters of `text` escaped (ESCAPE '\'). */
+export function likePattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export function notFound(what: string, details: Record<string, unknown>): RpmlabError {
+  return new RpmlabError("E_STORE_NOT_FOUND", `${what} not found`, details);
+}
+
+export function conflict(message: string, details: Record<string, unknown>): RpmlabError {
+  return new RpmlabError("E_STORE_CONFLICT", message, details);
+}
+
+export function invalid(message: string, details: Record<string, unknown>): RpmlabError {
+  return new RpmlabError("E_STORE_INVALID", message, details);
+}

@@ -1,0 +1,93 @@
+import { type Kysely, Migrator, sql } from "kysely";
+import type { Clock } from "../core/clock.ts";
+import { RpmlabError } from "../core/errors.ts";
+import type { Rng } from "../core/rng.ts";
+import { type Ctx, StoreIds } from "./context.ts";
+import { type Dialect, readNum, toStoreError } from "./dialect.ts";
+import { migrationProvider } from "./migrations/index.ts";
+import { buildRepositories } from "./repositories.ts";
+import type { Database } from "./schema.ts";
+import type { Store } from "./store.ts";
+
+export interface KyselyStoreOptions {
+  readonly db: Kysely<Database>;
+  readonly dialect: Dialect;
+  readonly clock: Clock;
+  readonly rng: Rng;
+  /** PostgreSQL schema to create and migrate into (search_path already points at it). */
+  readonly schema?: string | undefined;
+  /** How to name the database in messages (the spec string, password redacted). */
+  readonly describe: string;
+}
+
+/** The one Store implementation: same queries on SQLite and PostgreSQL through Kysely. */
+export function createKyselyStore(opts: KyselyStoreOptions): Store {
+  const { db, dialect: d, schema } = opts;
+  const ids = new StoreIds(opts.rng);
+  const ctx: Ctx = { db, d, clock: opts.clock, ids, inTx: false };
+  let closed = false;
+
+  const unavailable = (what: string, error: unknown) => {
+    const mapped = toStoreError(d, error, `${what} ${opts.describe}`);
+    if (mapped instanceof RpmlabError) return mapped;
+    const reason = error instanceof Error ? error.message : String(error);
+    return new RpmlabError(
+      "E_STORE_UNAVAILABLE",
+      `${what} ${opts.describe}: ${reason}`,
+      { store: opts.describe },
+      error,
+    );
+  };
+
+  return {
+    kind: d.kind,
+    ...buildRepositories(ctx),
+    async migrate() {
+      let applied: string[];
+      try {
+        if (schema !== undefined) {
+          await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+        }
+        const migrator = new Migrator({
+          db,
+          provider: migrationProvider(d),
+          ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+        });
+        const { error, results } = await migrator.migrateToLatest();
+        if (error !== undefined) throw error;
+        applied = (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+        if (!ids.ready) {
+          // A new id stream per open (see StoreIds).
+          const row = await db
+            .updateTable("store_meta")
+            .set((eb) => ({ value: eb("value", "+", 1) }))
+            .where("key", "=", "id_epoch")
+            .returning("value")
+            .executeTakeFirstOrThrow();
+          ids.start(readNum(row.value));
+        }
+      } catch (error) {
+        throw unavailable("cannot migrate", error);
+      }
+      return applied;
+    },
+    async transaction(fn) {
+      try {
+        return await db
+          .transaction()
+          .execute((trx) => fn(buildRepositories({ ...ctx, db: trx, inTx: true })));
+      } catch (error) {
+        throw toStoreError(d, error, "transaction");
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (d.kind === "sqlite") {
+        // SQLite's advice for long-lived connections: refresh planner statistics on close.
+        await sql`pragma optimize`.execute(db).catch(() => undefined);
+      }
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { Kysely, Migration, MigrationProvider } from "kysely";
+import type { Dialect } from "../dialect.ts";
+import { up as initial } from "./0001-initial.ts";
+
+/**
+ * Migrations are listed in code (no filesystem scanning: works from a bundle and from tsx alike)
+ * and shared by both dialects. Append new ones; never edit one that has shipped.
+ */
+export function migrationProvider(d: Dialect): MigrationProvider {
+  // biome-ignore lint/suspicious/noExplicitAny: migrations see the schema as it was, untyped.
+  const step = (up: (db: Kysely<any>, d: Dialect) => Promise<void>): Migration => ({
+    up: (db) => up(db, d),
+  });
+  return {
+    getMigrations: async () => ({
+      "0001_initial": step(initial),
+    }),
+  };
+}

@@ -1,0 +1,118 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { parseStoreSpec, redactStoreSpec, type StoreSpec } from "../config/store-spec.ts";
+import type { Clock } from "../core/clock.ts";
+import { RpmlabError } from "../core/errors.ts";
+import type { Rng } from "../core/rng.ts";
+import { postgresDialect, sqliteDialect } from "./dialect.ts";
+import { createKyselyStore } from "./kysely-store.ts";
+import type { Database } from "./schema.ts";
+import type { Store } from "./store.ts";
+
+export interface OpenStoreOptions {
+  readonly clock: Clock;
+  /** Source of public ids (UUIDs); the store forks its own stream from it. */
+  readonly rng: Rng;
+  /** Run migrations before returning (default true). */
+  readonly migrate?: boolean;
+  /** Errors of idle PostgreSQL connections (the next query reports its own error anyway). */
+  readonly onBackgroundError?: (error: unknown) => void;
+}
+
+/**
+ * Opens the store a spec string names (DESIGN.md "Boundaries"): `memory`, `sqlite:PATH`,
+ * `postgres://…[?schema=NAME]`. Drivers load lazily, so SQLite users never load pg and back.
+ */
+export async function openStore(spec: string, opts: OpenStoreOptions): Promise<Store> {
+  const parsed = parseStoreSpec(spec);
+  const describe = redactStoreSpec(spec);
+  const store =
+    parsed.kind === "sqlite"
+      ? await openSqlite(parsed, describe, opts)
+      : await openPostgres(parsed, describe, opts);
+  if (opts.migrate !== false) {
+    try {
+      await store.migrate();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+  return store;
+}
+
+async function openSqlite(
+  spec: Extract<StoreSpec, { kind: "sqlite" }>,
+  describe: string,
+  opts: OpenStoreOptions,
+): Promise<Store> {
+  const { default: BetterSqlite } = await import("better-sqlite3");
+  let sqlite: InstanceType<typeof BetterSqlite>;
+  try {
+    if (!spec.memory) mkdirSync(dirname(spec.path), { recursive: true });
+    sqlite = new BetterSqlite(spec.path);
+    // WAL: readers never block the writer; NORMAL is durable across application crashes in
+    // WAL mode; busy_timeout waits for another process's write lock instead of failing at once.
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma("synchronous = NORMAL");
+    sqlite.pragma("busy_timeout = 5000");
+    // 64 MiB page cache (default 2 MiB): the measurement indexes take random inserts from
+    // many devices at once; keeping their hot pages cached about doubles ingestion on files.
+    sqlite.pragma("cache_size = -65536");
+    // Off by default in SQLite: needed for ON DELETE SET NULL / CASCADE (spec 4.1 delete).
+    sqlite.pragma("foreign_keys = ON");
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new RpmlabError(
+      "E_STORE_UNAVAILABLE",
+      `cannot open ${describe}: ${reason}`,
+      { store: describe },
+      error,
+    );
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return createKyselyStore({
+    db,
+    dialect: sqliteDialect,
+    clock: opts.clock,
+    rng: opts.rng,
+    describe,
+  });
+}
+
+/** OIDs of int8 (bigint, count(*)) in PostgreSQL's catalogue. */
+const INT8_OID = 20;
+
+async function openPostgres(
+  spec: Extract<StoreSpec, { kind: "postgres" }>,
+  describe: string,
+  opts: OpenStoreOptions,
+): Promise<Store> {
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({
+    connectionString: spec.url,
+    // Per pool, not pg.types.setTypeParser: that would change every pg user in the process.
+    // Epoch ms and ids fit in a double; pg's default hands int8 back as a string.
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") =>
+        oid === INT8_OID && format !== "binary"
+          ? (value: string) => Number(value)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+    ...(spec.schema === undefined ? {} : { options: `-c search_path=${spec.schema}` }),
+    connectionTimeoutMillis: 10_000,
+    max: 10,
+  });
+  // Without a listener an idle client's error (server restart) would crash the process.
+  pool.on("error", (error) => opts.onBackgroundError?.(error));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return createKyselyStore({
+    db,
+    dialect: postgresDialect,
+    clock: opts.clock,
+    rng: opts.rng,
+    schema: spec.schema,
+    describe,
+  });
+}

@@ -1,0 +1,108 @@
+import { sql } from "kysely";
+import { type Ctx, countOf, likePattern, paged } from "../context.ts";
+import type {
+  DeviceFilter,
+  DeviceRow,
+  DeviceWithPatient,
+  ListOptions,
+  ListResult,
+  PatientRow,
+} from "../types.ts";
+import { toDeviceRow } from "./device-rows.ts";
+import { toPatientRow } from "./patients.ts";
+
+/** Columns `search` looks in (wire-formats "Devices": the `search` filter of real clients). */
+const SEARCHED = [
+  "devices.name",
+  "devices.hardware_uuid",
+  "devices.sensor_id",
+  "devices.status",
+  "patients.external_id",
+  "patients.name",
+] as const;
+
+/** Spec 4.3 hwi-devices list: filters, stable order (created, id), optional total. */
+export async function listDevices(
+  ctx: Ctx,
+  accountId: string,
+  filter: DeviceFilter,
+  page: ListOptions | undefined,
+): Promise<ListResult<DeviceWithPatient>> {
+  const statuses =
+    filter.status === undefined
+      ? undefined
+      : typeof filter.status === "string"
+        ? [filter.status]
+        : [...filter.status];
+  // status=<an empty set> matches nothing; `in ()` is not valid SQL.
+  if (statuses?.length === 0) return { rows: [], ...(page?.count ? { total: 0 } : {}) };
+
+  let q = ctx.db
+    .selectFrom("devices")
+    .leftJoin("patients", "patients.id", "devices.patient_id")
+    .selectAll("devices")
+    .where("devices.account_id", "=", accountId);
+  const { propertyKey, propertyValue } = filter;
+  if (propertyKey !== undefined || propertyValue !== undefined) {
+    // Django: properties__key and properties__value in one filter() match the same property.
+    q = q.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom("device_properties")
+          .select("device_properties.device_id")
+          .whereRef("device_properties.device_id", "=", "devices.id")
+          .$if(propertyKey !== undefined, (s) =>
+            s.where("device_properties.key", "=", propertyKey!),
+          )
+          .$if(propertyValue !== undefined, (s) =>
+            s.where("device_properties.value", "=", propertyValue!),
+          ),
+      ),
+    );
+  }
+  if (statuses !== undefined) q = q.where("devices.status", "in", statuses);
+  if (filter.patientExternalId !== undefined) {
+    q = q.where("patients.external_id", "=", filter.patientExternalId);
+  }
+  if (filter.hardwareUuid !== undefined) {
+    q = q.where("devices.hardware_uuid", "=", filter.hardwareUuid);
+  }
+  if (filter.hardwareUuidIexact !== undefined) {
+    q = q.where("devices.hardware_uuid_lc", "=", filter.hardwareUuidIexact.toLowerCase());
+  }
+  if (filter.search !== undefined && filter.search !== "") {
+    const pattern = likePattern(filter.search);
+    // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+    q = q.where(({ or }) =>
+      or(SEARCHED.map((c) => sql<boolean>`lower(${sql.ref(c)}) like ${pattern} escape '\\'`)),
+    );
+  }
+  const rows = await paged(q.orderBy("devices.created").orderBy("devices.id"), page).execute();
+  const devices = await withPatients(
+    ctx,
+    rows.map((r) => toDeviceRow(ctx, r)),
+  );
+  if (!page?.count) return { rows: devices };
+  return { rows: devices, total: await countOf(q) };
+}
+
+/** Nests each device's patient record (spec 2.1: the same record as hwi-patients). */
+export async function withPatients(
+  ctx: Ctx,
+  devices: readonly DeviceRow[],
+): Promise<DeviceWithPatient[]> {
+  const ids = [
+    ...new Set(devices.flatMap((dev) => (dev.patientId === null ? [] : [dev.patientId]))),
+  ];
+  const patients = new Map<number, PatientRow>();
+  if (ids.length > 0) {
+    const rows = await ctx.db.selectFrom("patients").selectAll().where("id", "in", ids).execute();
+    for (const r of rows) {
+      const p = toPatientRow(r);
+      patients.set(p.id, p);
+    }
+  }
+  return devices.map((dev) => ({
+    ...dev,
+    patient: dev.patientId === null ? null : (patients.get(dev.patientId) ?? null),
+  }));
+}

@@ -1,0 +1,149 @@
+import { atomic, type Ctx, conflict, notFound } from "../context.ts";
+import { readNumOrNull, writeJson } from "../dialect.ts";
+import type { DevicesRepo } from "../store.ts";
+import type { DevicePatch, DeviceWithPatient } from "../types.ts";
+import { checkSlotFree, slotOf, toDeviceRow } from "./device-rows.ts";
+import { addHardwareLog, hardwareOps } from "./devices-hardware.ts";
+import { listDevices, withPatients } from "./devices-list.ts";
+
+async function checkPatient(ctx: Ctx, accountId: string, patientId: number | null | undefined) {
+  if (patientId === null || patientId === undefined) return;
+  const p = await ctx.db
+    .selectFrom("patients")
+    .select("id")
+    .where("id", "=", patientId)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+  if (p === undefined) throw notFound("patient", { id: patientId });
+}
+
+/** Spec 2.4 / 4.3: devices, with their nested patient. */
+export function devicesRepo(ctx: Ctx): DevicesRepo {
+  const { db, d } = ctx;
+  const getRow = (c: Ctx, accountId: string, id: string) =>
+    c.db
+      .selectFrom("devices")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+
+  return {
+    create(accountId, input) {
+      return atomic(ctx, async (tx) => {
+        const id = input.id ?? ctx.ids.uuid();
+        const hardwareUuid = input.hardwareUuid ?? null;
+        const slot = slotOf(input.sensorCode ?? null, input.sensorId ?? null);
+        await checkPatient(tx, accountId, input.patientId);
+        await checkSlotFree(tx, hardwareUuid, slot, id);
+        const now = ctx.clock.now();
+        const r = await tx.db
+          .insertInto("devices")
+          .values({
+            id,
+            account_id: accountId,
+            name: input.name,
+            sensor_code: input.sensorCode ?? null,
+            hardware_uuid: hardwareUuid,
+            hardware_uuid_lc: hardwareUuid?.toLowerCase() ?? null,
+            sensor_id: input.sensorId ?? null,
+            slot,
+            patient_id: input.patientId ?? null,
+            status: input.status,
+            require_signature: d.toBool(input.requireSignature ?? false),
+            ship_gateway_only: d.toBool(input.shipGatewayOnly ?? false),
+            meta_data: writeJson(input.metaData),
+            created: now,
+            modified: now,
+          })
+          .onConflict((oc) => oc.doNothing())
+          .returningAll()
+          .executeTakeFirst();
+        if (r === undefined) throw conflict(`device ${id} already exists`, { id });
+        if (hardwareUuid !== null) {
+          await addHardwareLog(tx, accountId, {
+            deviceId: id,
+            previousHardwareUuid: null,
+            hardwareUuid,
+            reason: "activation",
+          });
+        }
+        return toDeviceRow(ctx, r);
+      });
+    },
+    async get(accountId, id) {
+      const r = await getRow(ctx, accountId, id);
+      if (r === undefined) return null;
+      const [withPatient] = await withPatients(ctx, [toDeviceRow(ctx, r)]);
+      return withPatient as DeviceWithPatient;
+    },
+    list: (accountId, filter, page) => listDevices(ctx, accountId, filter ?? {}, page),
+    update(accountId, id, patch: DevicePatch) {
+      return atomic(ctx, async (tx) => {
+        const current = await getRow(tx, accountId, id);
+        if (current === undefined) throw notFound("device", { id });
+        const pick = <K extends keyof DevicePatch>(k: K, fallback: DevicePatch[K]) =>
+          patch[k] === undefined ? fallback : patch[k];
+        const hardwareUuid = pick("hardwareUuid", current.hardware_uuid) ?? null;
+        const sensorCode = pick("sensorCode", current.sensor_code) ?? null;
+        const sensorId = pick("sensorId", current.sensor_id) ?? null;
+        const slot = slotOf(sensorCode, sensorId);
+        await checkPatient(tx, accountId, patch.patientId);
+        await checkSlotFree(tx, hardwareUuid, slot, id);
+        const r = await tx.db
+          .updateTable("devices")
+          .set({
+            name: pick("name", current.name),
+            sensor_code: sensorCode,
+            hardware_uuid: hardwareUuid,
+            hardware_uuid_lc: hardwareUuid?.toLowerCase() ?? null,
+            sensor_id: sensorId,
+            slot,
+            patient_id: pick("patientId", readNumOrNull(current.patient_id)) ?? null,
+            status: pick("status", current.status),
+            ...(patch.requireSignature === undefined
+              ? {}
+              : { require_signature: d.toBool(patch.requireSignature) }),
+            ...(patch.shipGatewayOnly === undefined
+              ? {}
+              : { ship_gateway_only: d.toBool(patch.shipGatewayOnly) }),
+            ...(patch.metaData === undefined ? {} : { meta_data: writeJson(patch.metaData) }),
+            modified: ctx.clock.now(),
+          })
+          .where("id", "=", id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        if (hardwareUuid !== current.hardware_uuid) {
+          await addHardwareLog(tx, accountId, {
+            deviceId: id,
+            previousHardwareUuid: current.hardware_uuid,
+            hardwareUuid,
+            reason: "update",
+          });
+        }
+        return toDeviceRow(ctx, r);
+      });
+    },
+    async delete(accountId, id) {
+      const result = await db
+        .deleteFrom("devices")
+        .where("account_id", "=", accountId)
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async findByHardware(match) {
+      let q = db
+        .selectFrom("devices")
+        .selectAll()
+        .where("hardware_uuid_lc", "=", match.hardwareUuid.toLowerCase())
+        .where("sensor_code", match.sensorCode === null ? "is" : "=", match.sensorCode);
+      if (match.sensorId !== undefined) {
+        q = q.where("sensor_id", match.sensorId === null ? "is" : "=", match.sensorId);
+      }
+      const r = await q.orderBy("created").orderBy("id").executeTakeFirst();
+      return r === undefined ? null : toDeviceRow(ctx, r);
+    },
+    ...hardwareOps(ctx),
+  };
+}

@@ -1,0 +1,188 @@
+import type { Selectable } from "kysely";
+import { atomic, type Ctx, conflict, countOf, invalid, paged } from "../context.ts";
+import { readBool, readNum, readNumOrNull } from "../dialect.ts";
+import type { GatewaysTable } from "../schema.ts";
+import type { GatewaysRepo } from "../store.ts";
+import { GATEWAY_ORDERINGS, type GatewayRow, type GatewayStatus } from "../types-hardware.ts";
+
+export function toGatewayRow(ctx: Ctx, r: Selectable<GatewaysTable>): GatewayRow {
+  return {
+    gatewayUuid: r.gateway_uuid,
+    accountId: r.account_id,
+    lastSignalStrength: readNum(r.last_signal_strength),
+    lastMeasurement: readNumOrNull(r.last_measurement),
+    lastCheckinTime: readNumOrNull(r.last_checkin_time),
+    shippedOn: readNumOrNull(r.shipped_on),
+    assignedOn: readNumOrNull(r.assigned_on),
+    firmwareVersion: r.firmware_version,
+    bootloaderVersion: r.bootloader_version,
+    provisioned: readBool(r.provisioned),
+    properties: (ctx.d.readJson(r.properties) as unknown[] | null) ?? [],
+    created: readNum(r.created),
+    modified: readNum(r.modified),
+  };
+}
+
+const byUuid = (ctx: Ctx, gatewayUuid: string) =>
+  ctx.db
+    .selectFrom("gateways")
+    .selectAll()
+    .where("gateway_uuid_lc", "=", gatewayUuid.toLowerCase())
+    .executeTakeFirst();
+
+/** The gateway row, created (not associated with any account) when unknown. */
+export async function ensureGateway(
+  ctx: Ctx,
+  gatewayUuid: string,
+): Promise<Selectable<GatewaysTable>> {
+  if (gatewayUuid.trim() === "")
+    throw invalid("gateway_uuid is required", { field: "gateway_uuid" });
+  const now = ctx.clock.now();
+  await ctx.db
+    .insertInto("gateways")
+    .values({
+      gateway_uuid: gatewayUuid,
+      gateway_uuid_lc: gatewayUuid.toLowerCase(),
+      account_id: null,
+      last_signal_strength: 0,
+      last_measurement: null,
+      last_checkin_time: null,
+      shipped_on: null,
+      assigned_on: null,
+      firmware_version: null,
+      bootloader_version: null,
+      provisioned: ctx.d.toBool(false),
+      properties: "[]",
+      created: now,
+      modified: now,
+    })
+    .onConflict((oc) => oc.column("gateway_uuid_lc").doNothing())
+    .execute();
+  return (await byUuid(ctx, gatewayUuid))!;
+}
+
+function checkStatus(status: GatewayStatus): void {
+  const s = status.lastSignalStrength;
+  if (s !== undefined && !(Number.isInteger(s) && s >= 0 && s <= 30)) {
+    throw invalid("last_signal_strength must be an integer from 0 to 30 (spec 8)", {
+      field: "last_signal_strength",
+      value: s,
+    });
+  }
+}
+
+/** Spec 2.2, 2.3, 4.2: gateways, their health, their association with an account. */
+export function gatewaysRepo(ctx: Ctx): GatewaysRepo {
+  const update = (gatewayUuid: string, set: Record<string, unknown>) =>
+    atomic(ctx, async (tx) => {
+      const gw = await ensureGateway(tx, gatewayUuid);
+      const r = await tx.db
+        .updateTable("gateways")
+        .set({ ...set, modified: ctx.clock.now() })
+        .where("id", "=", gw.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toGatewayRow(ctx, r);
+    });
+
+  return {
+    async get(gatewayUuid) {
+      const r = await byUuid(ctx, gatewayUuid);
+      return r === undefined ? null : toGatewayRow(ctx, r);
+    },
+    async getForAccount(accountId, gatewayUuid) {
+      const r = await byUuid(ctx, gatewayUuid);
+      return r === undefined || r.account_id !== accountId ? null : toGatewayRow(ctx, r);
+    },
+    associate(accountId, gatewayUuid, assignedOn) {
+      return atomic(ctx, async (tx) => {
+        const gw = await ensureGateway(tx, gatewayUuid);
+        if (gw.account_id !== null && gw.account_id !== accountId) {
+          throw conflict(`gateway ${gatewayUuid} belongs to another account`, {
+            field: "gateway_uuid",
+            value: gatewayUuid,
+          });
+        }
+        if (gw.account_id === accountId) return toGatewayRow(ctx, gw);
+        const r = await tx.db
+          .updateTable("gateways")
+          .set({
+            account_id: accountId,
+            assigned_on: assignedOn ?? ctx.clock.now(),
+            modified: ctx.clock.now(),
+          })
+          .where("id", "=", gw.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return toGatewayRow(ctx, r);
+      });
+    },
+    updateStatus(gatewayUuid, status) {
+      checkStatus(status);
+      return update(gatewayUuid, {
+        ...(status.lastSignalStrength === undefined
+          ? {}
+          : { last_signal_strength: status.lastSignalStrength }),
+        ...(status.lastCheckinTime === undefined
+          ? {}
+          : { last_checkin_time: status.lastCheckinTime }),
+        ...(status.firmwareVersion === undefined
+          ? {}
+          : { firmware_version: status.firmwareVersion }),
+        ...(status.bootloaderVersion === undefined
+          ? {}
+          : { bootloader_version: status.bootloaderVersion }),
+        ...(status.provisioned === undefined
+          ? {}
+          : { provisioned: ctx.d.toBool(status.provisioned) }),
+      });
+    },
+    recordMeasurement(gatewayUuid, at) {
+      return atomic(ctx, async (tx) => {
+        const gw = await ensureGateway(tx, gatewayUuid);
+        // Readings arrive out of order (offline stores): keep the latest.
+        await tx.db
+          .updateTable("gateways")
+          .set({ last_measurement: at, modified: ctx.clock.now() })
+          .where("id", "=", gw.id)
+          .where((eb) =>
+            eb.or([eb("last_measurement", "is", null), eb("last_measurement", "<", at)]),
+          )
+          .execute();
+      });
+    },
+    setShipped: (gatewayUuid, shippedOn) => update(gatewayUuid, { shipped_on: shippedOn }),
+    async list(accountId, filter, page) {
+      let q = ctx.db.selectFrom("gateways").selectAll().where("account_id", "=", accountId);
+      if (filter?.lastMeasurementIsNull !== undefined) {
+        q = q.where("last_measurement", filter.lastMeasurementIsNull ? "is" : "is not", null);
+      }
+      if (filter?.shippedOnIsNull !== undefined) {
+        q = q.where("shipped_on", filter.shippedOnIsNull ? "is" : "is not", null);
+      }
+      const ordering = filter?.ordering;
+      if (ordering !== undefined && !GATEWAY_ORDERINGS.includes(ordering)) {
+        throw invalid(`unknown ordering "${ordering}"`, { field: "ordering", value: ordering });
+      }
+      let ordered = q;
+      if (ordering !== undefined) {
+        const column = ordering.replace(/^-/, "") as
+          | "assigned_on"
+          | "shipped_on"
+          | "last_measurement";
+        // Django on PostgreSQL emits no NULLS clause, so PostgreSQL's defaults apply: nulls
+        // sort as larger than any value, last ascending and first descending. Spelled out so
+        // SQLite (nulls smallest) places them the same.
+        ordered = ordering.startsWith("-")
+          ? q.orderBy(column, (ob) => ob.desc().nullsFirst())
+          : q.orderBy(column, (ob) => ob.asc().nullsLast());
+      }
+      const rows = await paged(ordered.orderBy("created").orderBy("id"), page).execute();
+      const total = page?.count ? await countOf(q) : undefined;
+      return {
+        rows: rows.map((r) => toGatewayRow(ctx, r)),
+        ...(total === undefined ? {} : { total }),
+      };
+    },
+  };
+}

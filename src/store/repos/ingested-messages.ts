@@ -1,0 +1,28 @@
+import type { Ctx } from "../context.ts";
+import type { IngestedMessagesRepo } from "../store.ts";
+
+/**
+ * Uplink message ids already processed. MQTT QoS 1 redelivers, and the DUP flag cannot be
+ * trusted (STYLE "Pitfalls"), so ingestion claims each id once.
+ */
+export function ingestedMessagesRepo(ctx: Ctx): IngestedMessagesRepo {
+  return {
+    async claim(messageId, received) {
+      const r = await ctx.db
+        .insertInto("ingested_messages")
+        .values({ message_id: messageId, received: received ?? ctx.clock.now() })
+        .onConflict((oc) => oc.column("message_id").doNothing())
+        .returning("message_id")
+        .executeTakeFirst();
+      return r !== undefined;
+    },
+    async has(messageId) {
+      const r = await ctx.db
+        .selectFrom("ingested_messages")
+        .select("message_id")
+        .where("message_id", "=", messageId)
+        .executeTakeFirst();
+      return r !== undefined;
+    },
+  };
+}

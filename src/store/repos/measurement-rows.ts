@@ -1,0 +1,95 @@
+import type { Insertable, Selectable } from "kysely";
+import type { Ctx } from "../context.ts";
+import { invalid } from "../context.ts";
+import { readBool, readNum, readNumOrNull, writeBytesOrNull, writeJson } from "../dialect.ts";
+import type { MeasurementsTable } from "../schema.ts";
+import type { MeasurementRow, NewMeasurement } from "../types-ingest.ts";
+
+export function toMeasurementRow(ctx: Ctx, r: Selectable<MeasurementsTable>): MeasurementRow {
+  return {
+    id: readNum(r.id),
+    accountId: r.account_id,
+    deviceId: r.device_id,
+    deviceName: r.device_name,
+    patientExternalId: r.patient_external_id,
+    source: r.source,
+    hardwareUuid: r.hardware_uuid,
+    sensorCode: r.sensor_code,
+    sensorId: r.sensor_id,
+    metric: r.metric,
+    value1: readNum(r.value_1),
+    value2: readNumOrNull(r.value_2),
+    timestamp: readNum(r.timestamp),
+    timezoneOffset: readNum(r.timezone_offset),
+    estimatedTimestamp: readBool(r.estimated_timestamp),
+    filterParams: ctx.d.readJson(r.filter_params) as MeasurementRow["filterParams"],
+    measurementIndex: readNumOrNull(r.measurement_index),
+    deviceLogIndex: readNumOrNull(r.device_log_index),
+    messageId: r.message_id,
+    characteristicUuid: r.characteristic_uuid,
+    raw: r.raw === null ? null : new Uint8Array(r.raw),
+    created: readNum(r.created),
+  };
+}
+
+/**
+ * Last part of the dedupe key (DESIGN "Uplink": device, metric, timestamp, measurement_index or
+ * device_log_index). 0 when the record has neither: both are positive integers (spec 2.8), and one device type
+ * always sends the same kind.
+ */
+export function dedupeIndexOf(m: NewMeasurement): number {
+  return m.measurementIndex ?? m.deviceLogIndex ?? 0;
+}
+
+export function dedupeKey(m: {
+  source: string;
+  metric: string;
+  timestamp: number;
+  dedupeIndex: number;
+}): string {
+  return `${m.source}\u0000${m.metric}\u0000${m.timestamp}\u0000${m.dedupeIndex}`;
+}
+
+function checkInt(field: string, value: number | null, min = Number.MIN_SAFE_INTEGER): void {
+  if (value !== null && !(Number.isSafeInteger(value) && value >= min)) {
+    throw invalid(`${field} must be an integer${min > 0 ? ` >= ${min}` : ""}`, { field, value });
+  }
+}
+
+/** Rejects what one dialect would silently store and the other refuse. */
+export function toInsertable(ctx: Ctx, m: NewMeasurement): Insertable<MeasurementsTable> {
+  if (m.source === "" || m.metric === "" || m.hardwareUuid === "") {
+    throw invalid("source, metric and hardware_uuid are required", { field: "source" });
+  }
+  if (!Number.isFinite(m.value1) || (m.value2 !== null && !Number.isFinite(m.value2))) {
+    throw invalid("value_1 and value_2 must be finite numbers", { field: "value_1" });
+  }
+  checkInt("timestamp", m.timestamp);
+  checkInt("timezone_offset", m.timezoneOffset);
+  checkInt("measurement_index", m.measurementIndex, 0);
+  checkInt("device_log_index", m.deviceLogIndex, 0);
+  return {
+    account_id: m.accountId,
+    device_id: m.deviceId,
+    device_name: m.deviceName,
+    patient_external_id: m.patientExternalId,
+    source: m.source,
+    hardware_uuid: m.hardwareUuid,
+    sensor_code: m.sensorCode,
+    sensor_id: m.sensorId,
+    metric: m.metric,
+    value_1: m.value1,
+    value_2: m.value2,
+    timestamp: m.timestamp,
+    timezone_offset: m.timezoneOffset,
+    estimated_timestamp: ctx.d.toBool(m.estimatedTimestamp),
+    filter_params: writeJson(m.filterParams),
+    measurement_index: m.measurementIndex,
+    device_log_index: m.deviceLogIndex,
+    dedupe_index: dedupeIndexOf(m),
+    message_id: m.messageId,
+    characteristic_uuid: m.characteristicUuid,
+    raw: writeBytesOrNull(m.raw),
+    created: m.created ?? ctx.clock.now(),
+  };
+}

@@ -1,0 +1,218 @@
+import type { ColumnType, Generated } from "kysely";
+
+/**
+ * Tables as the database sees them (snake_case, the spec's field names). Both dialects share
+ * these types; dialect.ts converts the few column kinds they store differently.
+ */
+
+/** Epoch ms: integer (SQLite) / bigint (PostgreSQL, parsed to number by the pool). */
+type Ms = number;
+/** integer 0/1 (SQLite) / boolean (PostgreSQL). */
+type Bool = number | boolean;
+/** text (SQLite) / jsonb (PostgreSQL): written as JSON text, read as text or parsed value. */
+type Json = ColumnType<unknown, string | null, string | null>;
+/** blob / bytea. */
+type Bytes = Uint8Array;
+type AutoId = Generated<number>;
+
+export interface StoreMetaTable {
+  key: string;
+  value: number;
+}
+
+export interface AccountsTable {
+  id: string;
+  client_domain: string;
+  client_domain_lc: string;
+  environment: string;
+  asr_enabled: Bool;
+  created: Ms;
+  modified: Ms;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string | null;
+  prefix: string;
+  key_hash: string;
+  environment: string;
+  created: Ms;
+  revoked_at: Ms | null;
+}
+
+export interface PatientsTable {
+  id: AutoId;
+  account_id: string;
+  external_id: string;
+  external_id_lc: string;
+  name: string | null;
+  address: string | null;
+  city: string | null;
+  state: string | null;
+  zip_code: string | null;
+  phone_number: string | null;
+  email: string | null;
+  physician: string | null;
+  clinic_name: string | null;
+  care_manager: string | null;
+  sms_opt_in: Bool;
+  confirm_address: Bool;
+  address_status: string | null;
+  address_verified_by: string | null;
+  created: Ms;
+  modified: Ms;
+}
+
+export interface DevicesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  sensor_code: string | null;
+  hardware_uuid: string | null;
+  hardware_uuid_lc: string | null;
+  sensor_id: string | null;
+  /** `${sensor_code}/${sensor_id}`: with hardware_uuid_lc, the one-per-gateway unique key. */
+  slot: string;
+  patient_id: number | null;
+  status: string;
+  require_signature: Bool;
+  ship_gateway_only: Bool;
+  meta_data: Json;
+  created: Ms;
+  modified: Ms;
+}
+
+export interface DevicePropertiesTable {
+  device_id: string;
+  key: string;
+  value: string;
+  created: Ms;
+  modified: Ms;
+}
+
+export interface HardwareLogsTable {
+  id: AutoId;
+  account_id: string;
+  device_id: string;
+  previous_hardware_uuid: string | null;
+  hardware_uuid: string | null;
+  reason: string;
+  created: Ms;
+}
+
+export interface ReplacementsTable {
+  id: string;
+  account_id: string;
+  device_id: string;
+  device_types: Json;
+  shipping_name: string | null;
+  shipping_address: string | null;
+  shipping_city: string | null;
+  shipping_state: string | null;
+  shipping_zip_code: string | null;
+  notify_emails: string | null;
+  previous_hardware_uuid: string | null;
+  new_hardware_uuid: string | null;
+  status: string | null;
+  created: Ms;
+  modified: Ms;
+}
+
+export interface GatewaysTable {
+  id: AutoId;
+  gateway_uuid: string;
+  gateway_uuid_lc: string;
+  account_id: string | null;
+  last_signal_strength: number;
+  last_measurement: Ms | null;
+  last_checkin_time: Ms | null;
+  shipped_on: Ms | null;
+  assigned_on: Ms | null;
+  firmware_version: string | null;
+  bootloader_version: string | null;
+  provisioned: Bool;
+  properties: Json;
+  created: Ms;
+  modified: Ms;
+}
+
+export interface WhitelistTable {
+  gateway_id: number;
+  mac_address: string;
+  sensor_code: string;
+  whitelist_status: string;
+  created: Ms;
+  modified: Ms;
+}
+
+export interface MeasurementsTable {
+  id: AutoId;
+  account_id: string | null;
+  device_id: string | null;
+  device_name: string | null;
+  patient_external_id: string | null;
+  source: string;
+  hardware_uuid: string;
+  sensor_code: string | null;
+  sensor_id: string | null;
+  metric: string;
+  value_1: number;
+  value_2: number | null;
+  timestamp: Ms;
+  timezone_offset: number;
+  estimated_timestamp: Bool;
+  filter_params: Json;
+  measurement_index: number | null;
+  device_log_index: number | null;
+  /** measurement_index ?? device_log_index ?? 0: the last part of the dedupe key. */
+  dedupe_index: number;
+  message_id: string | null;
+  characteristic_uuid: string | null;
+  raw: Bytes | null;
+  created: Ms;
+}
+
+export interface IngestedMessagesTable {
+  message_id: string;
+  received: Ms;
+}
+
+export interface WebhooksTable {
+  id: string;
+  account_id: string;
+  endpoint: string;
+  auth_header: string | null;
+  auth_key: string | null;
+  event: string;
+  post_as_array: Bool;
+  enabled_by_default: Bool;
+  created: Ms;
+  modified: Ms;
+}
+
+export interface DeadLettersTable {
+  id: AutoId;
+  topic: string;
+  payload: Bytes;
+  reason: string;
+  received: Ms;
+  message_id: string | null;
+}
+
+export interface Database {
+  store_meta: StoreMetaTable;
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  patients: PatientsTable;
+  devices: DevicesTable;
+  device_properties: DevicePropertiesTable;
+  hardware_logs: HardwareLogsTable;
+  replacements: ReplacementsTable;
+  gateways: GatewaysTable;
+  gateway_whitelist: WhitelistTable;
+  measurements: MeasurementsTable;
+  ingested_messages: IngestedMessagesTable;
+  webhooks: WebhooksTable;
+  dead_letters: DeadLettersTable;
+}

@@ -1,0 +1,249 @@
+import type {
+  AccountRow,
+  ApiKeyRow,
+  CreatedApiKey,
+  DeviceFilter,
+  DevicePatch,
+  DevicePropertyRow,
+  DeviceRow,
+  DeviceWithPatient,
+  HardwareChange,
+  HardwareLogReason,
+  HardwareLogRow,
+  ListOptions,
+  ListResult,
+  NewAccount,
+  NewDevice,
+  NewPatient,
+  PatientPatch,
+  PatientRow,
+  VerifiedApiKey,
+} from "./types.ts";
+import type {
+  GatewayFilter,
+  GatewayRow,
+  GatewayStatus,
+  NewReplacement,
+  ReplacementPatch,
+  ReplacementRow,
+  WhitelistEntry,
+  WhitelistRow,
+} from "./types-hardware.ts";
+import type {
+  DeadLetterRow,
+  InsertManyResult,
+  MeasurementQuery,
+  MeasurementRow,
+  NewDeadLetter,
+  NewMeasurement,
+  NewWebhook,
+  OrphanMatch,
+  OrphanOwner,
+  WebhookEvent,
+  WebhookPatch,
+  WebhookRow,
+} from "./types-ingest.ts";
+
+/**
+ * The storage boundary (DESIGN.md "Boundaries"): small repositories, every method async. Unique
+ * keys raise E_STORE_CONFLICT, references to missing rows E_STORE_NOT_FOUND, schema rules
+ * E_STORE_INVALID, an unreachable database E_STORE_UNAVAILABLE. Getters return null rather than
+ * throw. Everything account-scoped takes the account id first, so no query can leak across
+ * accounts.
+ */
+export interface AccountsRepo {
+  /** Conflict when the client domain exists (case-insensitively). */
+  create(input: NewAccount): Promise<AccountRow>;
+  get(id: string): Promise<AccountRow | null>;
+  /** Spec 5.3: the CLIENT_DOMAIN of the path; case-insensitive. */
+  getByClientDomain(clientDomain: string): Promise<AccountRow | null>;
+  list(): Promise<AccountRow[]>;
+  update(id: string, patch: { asrEnabled?: boolean }): Promise<AccountRow>;
+}
+
+export interface ApiKeysRepo {
+  /** The plain key is in the result only; the store keeps its SHA-256 and a display prefix. */
+  create(accountId: string, input?: { name?: string | null }): Promise<CreatedApiKey>;
+  list(accountId: string): Promise<ApiKeyRow[]>;
+  /** Null for unknown, malformed or revoked keys. */
+  verify(key: string): Promise<VerifiedApiKey | null>;
+  /** False when no such live key. */
+  revoke(accountId: string, keyId: string): Promise<boolean>;
+}
+
+export interface PatientsRepo {
+  /** Spec 4.1 / 7.3: conflict when the external_id exists, ignoring case. */
+  create(accountId: string, input: NewPatient): Promise<PatientRow>;
+  /** Spec 2.1: implicit creation on device activation; returns the existing record if any. */
+  ensure(accountId: string, externalId: string): Promise<{ patient: PatientRow; created: boolean }>;
+  /** Case-insensitive (spec 2.1). */
+  get(accountId: string, externalId: string): Promise<PatientRow | null>;
+  getById(accountId: string, id: number): Promise<PatientRow | null>;
+  list(accountId: string, page?: ListOptions): Promise<ListResult<PatientRow>>;
+  /** PUT: every field not given returns to its default. */
+  replace(accountId: string, externalId: string, input: NewPatient): Promise<PatientRow>;
+  /** PATCH: only the fields given. */
+  update(accountId: string, externalId: string, patch: PatientPatch): Promise<PatientRow>;
+  /** Spec 4.1: linked devices stay, with no patient. False when absent. */
+  delete(accountId: string, externalId: string): Promise<boolean>;
+}
+
+export interface DevicesRepo {
+  /**
+   * Conflict when another device holds the same gateway slot: one device per sensor code per
+   * gateway, unless their sensor ids differ (spec 2.8). Logs the activation's hardware_uuid.
+   */
+  create(accountId: string, input: NewDevice): Promise<DeviceRow>;
+  get(accountId: string, id: string): Promise<DeviceWithPatient | null>;
+  list(
+    accountId: string,
+    filter?: DeviceFilter,
+    page?: ListOptions,
+  ): Promise<ListResult<DeviceWithPatient>>;
+  /** Logs a hardware_uuid change. */
+  update(accountId: string, id: string, patch: DevicePatch): Promise<DeviceRow>;
+  delete(accountId: string, id: string): Promise<boolean>;
+  /** For ingestion: the device in a gateway slot (or on an IMEI), any account. */
+  findByHardware(match: OrphanMatch): Promise<DeviceRow | null>;
+  /** Spec 3 unlink: hardware_uuid of every device of the gateway becomes null, logged. */
+  unlinkGateway(
+    accountId: string,
+    gatewayUuid: string,
+    opts?: { status?: string },
+  ): Promise<HardwareChange[]>;
+  unlinkDevice(
+    accountId: string,
+    id: string,
+    opts?: { status?: string },
+  ): Promise<HardwareChange | null>;
+  /** Spec 4.3: a replacement gateway updates hardware_uuid on all devices of the old one. */
+  replaceHardware(
+    accountId: string,
+    fromUuid: string,
+    toUuid: string,
+    opts?: { status?: string },
+  ): Promise<HardwareChange[]>;
+}
+
+export interface DevicePropertiesRepo {
+  list(deviceId: string): Promise<DevicePropertyRow[]>;
+  /** Upsert by key. Not found when the device does not exist. */
+  set(deviceId: string, key: string, value: string): Promise<DevicePropertyRow>;
+  delete(deviceId: string, key: string): Promise<boolean>;
+}
+
+export interface GatewaysRepo {
+  /** Any account; case-insensitive. */
+  get(gatewayUuid: string): Promise<GatewayRow | null>;
+  /** Spec 4.2 gateway-info: null unless associated with this account. */
+  getForAccount(accountId: string, gatewayUuid: string): Promise<GatewayRow | null>;
+  /** Creates the gateway if unknown. Conflict when it belongs to another account. */
+  associate(accountId: string, gatewayUuid: string, assignedOn?: number): Promise<GatewayRow>;
+  /** Status reports create unknown gateways (not yet associated with an account). */
+  updateStatus(gatewayUuid: string, status: GatewayStatus): Promise<GatewayRow>;
+  /** Keeps the latest of the stored and the given time. */
+  recordMeasurement(gatewayUuid: string, at: number): Promise<void>;
+  setShipped(gatewayUuid: string, shippedOn: number | null): Promise<GatewayRow>;
+  list(
+    accountId: string,
+    filter?: GatewayFilter,
+    page?: ListOptions,
+  ): Promise<ListResult<GatewayRow>>;
+}
+
+export interface WhitelistRepo {
+  /** Not found when the gateway is unknown. */
+  upsert(gatewayUuid: string, entry: WhitelistEntry): Promise<WhitelistRow>;
+  list(gatewayUuid: string): Promise<WhitelistRow[]>;
+  remove(gatewayUuid: string, macAddress: string): Promise<boolean>;
+}
+
+export interface MeasurementsRepo {
+  /** Idempotent: records whose dedupe key is already stored are skipped and reported. */
+  insertMany(rows: readonly NewMeasurement[]): Promise<InsertManyResult>;
+  get(id: number): Promise<MeasurementRow | null>;
+  query(q: MeasurementQuery): Promise<ListResult<MeasurementRow>>;
+  /** Readings kept before their device was activated. */
+  listOrphans(match: OrphanMatch): Promise<MeasurementRow[]>;
+  /** Gives orphan readings their account, device and patient; returns them. */
+  attachOrphans(match: OrphanMatch, owner: OrphanOwner): Promise<MeasurementRow[]>;
+}
+
+export interface IngestedMessagesRepo {
+  /** True the first time a message id is seen: broker redelivery must store nothing twice. */
+  claim(messageId: string, received?: number): Promise<boolean>;
+  has(messageId: string): Promise<boolean>;
+}
+
+export interface WebhooksRepo {
+  create(accountId: string, input: NewWebhook): Promise<WebhookRow>;
+  get(accountId: string, id: string): Promise<WebhookRow | null>;
+  list(accountId: string, filter?: { event?: WebhookEvent }): Promise<WebhookRow[]>;
+  update(accountId: string, id: string, patch: WebhookPatch): Promise<WebhookRow>;
+  delete(accountId: string, id: string): Promise<boolean>;
+}
+
+export interface DeadLettersRepo {
+  add(input: NewDeadLetter): Promise<DeadLetterRow>;
+  get(id: number): Promise<DeadLetterRow | null>;
+  /** Oldest first. */
+  list(page?: ListOptions): Promise<ListResult<DeadLetterRow>>;
+  delete(id: number): Promise<boolean>;
+}
+
+export interface HardwareLogsRepo {
+  add(
+    accountId: string,
+    entry: {
+      deviceId: string;
+      previousHardwareUuid: string | null;
+      hardwareUuid: string | null;
+      reason: HardwareLogReason;
+    },
+  ): Promise<HardwareLogRow>;
+  list(
+    accountId: string,
+    filter?: { deviceId?: string },
+    page?: ListOptions,
+  ): Promise<ListResult<HardwareLogRow>>;
+}
+
+export interface ReplacementsRepo {
+  create(accountId: string, input: NewReplacement): Promise<ReplacementRow>;
+  get(accountId: string, id: string): Promise<ReplacementRow | null>;
+  list(
+    accountId: string,
+    filter?: { deviceId?: string },
+    page?: ListOptions,
+  ): Promise<ListResult<ReplacementRow>>;
+  update(accountId: string, id: string, patch: ReplacementPatch): Promise<ReplacementRow>;
+}
+
+export interface StoreRepositories {
+  readonly accounts: AccountsRepo;
+  readonly apiKeys: ApiKeysRepo;
+  readonly patients: PatientsRepo;
+  readonly devices: DevicesRepo;
+  readonly deviceProperties: DevicePropertiesRepo;
+  readonly gateways: GatewaysRepo;
+  readonly whitelist: WhitelistRepo;
+  readonly measurements: MeasurementsRepo;
+  readonly ingestedMessages: IngestedMessagesRepo;
+  readonly webhooks: WebhooksRepo;
+  readonly deadLetters: DeadLettersRepo;
+  readonly hardwareLogs: HardwareLogsRepo;
+  readonly replacements: ReplacementsRepo;
+}
+
+export interface Store extends StoreRepositories {
+  readonly kind: "sqlite" | "postgres";
+  /** Applies pending migrations; returns their names (none when up to date). Idempotent. */
+  migrate(): Promise<string[]>;
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. Use
+   * only the `tx` repositories inside: on SQLite the outer store waits for the transaction's
+   * single connection, so calling it from inside would deadlock.
+   */
+  transaction<T>(fn: (tx: StoreRepositories) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,60 @@
+import { afterEach, beforeEach, describe } from "vitest";
+import { Rng } from "../../src/core/rng.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import type { Store } from "../../src/store/store.ts";
+import { accountsContract } from "./contract/accounts.ts";
+import { devicesContract } from "./contract/devices.ts";
+import { devicesListContract } from "./contract/devices-list.ts";
+import { type ContractEnv, type StoreHarness, T0 } from "./contract/env.ts";
+import { gatewaysContract } from "./contract/gateways.ts";
+import { ingestContract } from "./contract/ingest.ts";
+import { lifecycleContract } from "./contract/lifecycle.ts";
+import { measurementQueryContract } from "./contract/measurement-query.ts";
+import { patientsContract } from "./contract/patients.ts";
+import { registryContract } from "./contract/registry.ts";
+
+export type { StoreHarness } from "./contract/env.ts";
+
+/**
+ * The one contract every Store implementation passes (DESIGN.md "Testing"; in the manner of
+ * aedes-persistence's abstract.js): each implementation's test file calls this with a harness
+ * that opens a fresh, empty store per test.
+ */
+export function storeContract(name: string, harness: StoreHarness): void {
+  describe(`Store contract: ${name}`, () => {
+    const env = {} as ContractEnv;
+    const opened: Store[] = [];
+
+    beforeEach(async () => {
+      const clock = new VirtualClock({ startMs: T0 });
+      const rng = new Rng("store-contract");
+      const { store, reopen } = await harness.open({ clock, rng });
+      opened.push(store);
+      env.store = store;
+      env.clock = clock;
+      env.rawRows = harness.rawRows?.bind(harness);
+      env.reopen =
+        reopen &&
+        (async () => {
+          const second = await reopen();
+          opened.push(second);
+          return second;
+        });
+    });
+
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close();
+      await harness.cleanup?.();
+    });
+
+    lifecycleContract(env, harness.persistent);
+    accountsContract(env);
+    patientsContract(env);
+    devicesContract(env);
+    devicesListContract(env);
+    gatewaysContract(env);
+    ingestContract(env);
+    measurementQueryContract(env);
+    registryContract(env);
+  });
+}

@@ -1,0 +1,235 @@
+import { describe, expect, it } from "vitest";
+import { type ContractEnv, expectCode, newAccount, reading, T0 } from "./env.ts";
+
+/** DESIGN "Uplink": idempotent ingestion, raw bytes for audit, orphans, dead letters. */
+export function ingestContract(env: ContractEnv): void {
+  describe("measurement ingestion", () => {
+    it("stores every field of the wire-formats record, raw bytes included", async () => {
+      const raw = new Uint8Array([0x1e, 0x7a, 0x00, 0x50, 0x00, 0x00, 0xff, 0x07]);
+      const input = reading({
+        metric: "blood_pressure",
+        value1: 122.5,
+        value2: 81,
+        estimatedTimestamp: true,
+        filterParams: { measurement_index: 587, flags: { inhalation_valid: 1 } },
+        measurementIndex: 587,
+        messageId: "msg-1",
+        characteristicUuid: "00002a35-0000-1000-8000-00805f9b34fb",
+        raw,
+        created: T0 + 28_109,
+      });
+      const { inserted, duplicates } = await env.store.measurements.insertMany([input]);
+      expect(duplicates).toEqual([]);
+      expect(inserted).toHaveLength(1);
+      const { created, ...rest } = input;
+      expect(inserted[0]).toEqual({ ...rest, id: inserted[0]!.id, created });
+      expect(Number.isInteger(inserted[0]!.id)).toBe(true);
+      expect(await env.store.measurements.get(inserted[0]!.id)).toEqual(inserted[0]);
+      expect(await env.store.measurements.get(inserted[0]!.id + 1000)).toBeNull();
+      // created defaults to the store's clock.
+      const [next] = (await env.store.measurements.insertMany([reading({ timestamp: T0 + 1 })]))
+        .inserted;
+      expect(next?.created).toBe(env.clock.now());
+      expect(next?.raw).toBeNull();
+      expect(next?.value2).toBeNull();
+      expect(next?.filterParams).toBeNull();
+    });
+
+    it("stores nothing twice: the same message again is all duplicates", async () => {
+      const batch = [
+        reading({
+          metric: "blood_pressure",
+          value1: 120,
+          value2: 80,
+          measurementIndex: 7,
+          messageId: "m1",
+        }),
+        reading({ metric: "pulse", value1: 70, measurementIndex: 7, messageId: "m1" }),
+        reading({ metric: "battery_percentage", value1: 90, measurementIndex: 7, messageId: "m1" }),
+      ];
+      const first = await env.store.measurements.insertMany(batch);
+      expect(first.inserted.map((m) => m.metric)).toEqual([
+        "blood_pressure",
+        "pulse",
+        "battery_percentage",
+      ]);
+      const again = await env.store.measurements.insertMany(batch);
+      expect(again).toEqual({ inserted: [], duplicates: [0, 1, 2] });
+      expect(
+        await env.store.measurements.listOrphans({
+          hardwareUuid: "297056120BD7",
+          sensorCode: "10",
+        }),
+      ).toHaveLength(3);
+    });
+
+    it("treats the same (device, metric, timestamp, index) from another message as a duplicate", async () => {
+      const original = reading({ measurementIndex: 3, value1: 70, messageId: "m1" });
+      const [kept] = (await env.store.measurements.insertMany([original])).inserted;
+      const resend = reading({
+        measurementIndex: 3,
+        value1: 71,
+        messageId: "m2",
+        created: T0 + 999,
+      });
+      const result = await env.store.measurements.insertMany([
+        reading({ measurementIndex: 4, messageId: "m2" }), // a new reading at the same time
+        resend,
+        reading({ measurementIndex: 4, messageId: "m2" }), // repeated within the batch
+        reading({ measurementIndex: 3, metric: "spO2", messageId: "m2" }), // another metric
+        reading({ measurementIndex: 3, source: "0A:0B:0C:0D:0E:0F", messageId: "m2" }), // another device
+        reading({ measurementIndex: 3, timestamp: T0 + 60_000, messageId: "m2" }), // another time
+      ]);
+      expect(result.duplicates).toEqual([1, 2]);
+      expect(result.inserted).toHaveLength(4);
+      expect(await env.store.measurements.get(kept!.id)).toEqual(kept);
+    });
+
+    it("dedupes inhaler records on device_log_index, and records without index on time", async () => {
+      const log = (i: number) =>
+        reading({
+          sensorCode: "25",
+          sensorId: "AB1234",
+          metric: "inhaler_medication_event",
+          value1: 1,
+          deviceLogIndex: i,
+        });
+      expect((await env.store.measurements.insertMany([log(1), log(2)])).inserted).toHaveLength(2);
+      expect((await env.store.measurements.insertMany([log(2), log(3)])).duplicates).toEqual([0]);
+      const glucose = reading({ sensorCode: "12", metric: "glucose", value1: 104 });
+      expect((await env.store.measurements.insertMany([glucose])).inserted).toHaveLength(1);
+      expect(
+        (await env.store.measurements.insertMany([{ ...glucose, value1: 105 }])).duplicates,
+      ).toEqual([0]);
+    });
+
+    it("inserts large batches in chunks, and checks the whole batch before storing any", async () => {
+      const many = Array.from({ length: 1234 }, (_, i) => reading({ timestamp: T0 + i * 60_000 }));
+      const result = await env.store.measurements.insertMany(many);
+      expect(result.inserted).toHaveLength(1234);
+      expect(result.inserted.map((m) => m.timestamp)).toEqual(many.map((m) => m.timestamp));
+      // One invalid record fails the batch: nothing of it is stored.
+      const bad = [
+        reading({ timestamp: T0 - 1 }),
+        reading({ timestamp: T0 - 2, value1: Number.NaN }),
+      ];
+      await expectCode(env.store.measurements.insertMany(bad), "E_STORE_INVALID");
+      expect((await env.store.measurements.insertMany([bad[0]!])).inserted).toHaveLength(1);
+    });
+
+    it("rejects values one dialect would store and the other refuse", async () => {
+      const insert = (over: Parameters<typeof reading>[0]) =>
+        env.store.measurements.insertMany([reading(over)]);
+      await expectCode(insert({ value1: Number.POSITIVE_INFINITY }), "E_STORE_INVALID");
+      await expectCode(insert({ timestamp: T0 + 0.5 }), "E_STORE_INVALID");
+      await expectCode(insert({ timezoneOffset: 5.5 }), "E_STORE_INVALID");
+      await expectCode(insert({ measurementIndex: -1 }), "E_STORE_INVALID");
+      await expectCode(insert({ source: "" }), "E_STORE_INVALID");
+    });
+
+    it("claims each uplink message id once", async () => {
+      expect(await env.store.ingestedMessages.has("m-1")).toBe(false);
+      expect(await env.store.ingestedMessages.claim("m-1")).toBe(true);
+      expect(await env.store.ingestedMessages.claim("m-1")).toBe(false);
+      expect(await env.store.ingestedMessages.has("m-1")).toBe(true);
+      expect(await env.store.ingestedMessages.claim("m-2", T0 - 5)).toBe(true);
+    });
+
+    it("keeps readings of an unassociated gateway and attaches them on activation", async () => {
+      const a = await newAccount(env);
+      const gw = "297056120BD7";
+      await env.store.measurements.insertMany([
+        reading({ timestamp: T0 + 2 }),
+        reading({ timestamp: T0 + 1 }),
+        reading({ sensorCode: "24", metric: "spO2", value1: 97 }),
+        reading({ hardwareUuid: "AAAAAAAAAAAA" }),
+        ...["S1", "S2"].map((sensorId) =>
+          reading({
+            source: sensorId,
+            sensorCode: "25",
+            sensorId,
+            metric: "low_battery_event",
+            value1: 1,
+          }),
+        ),
+      ]);
+      expect(
+        await env.store.measurements.listOrphans({ hardwareUuid: gw, sensorCode: "10" }),
+      ).toHaveLength(2);
+      const p = await env.store.patients.create(a.id, { externalId: "P-1" });
+      const d = await env.store.devices.create(a.id, {
+        name: "Vendor BPM - Wide Range",
+        sensorCode: "10",
+        hardwareUuid: gw,
+        status: "Delivered",
+        patientId: p.id,
+      });
+      const attached = await env.store.measurements.attachOrphans(
+        { hardwareUuid: gw, sensorCode: "10" },
+        { accountId: a.id, deviceId: d.id, deviceName: d.name, patientExternalId: "P-1" },
+      );
+      expect(attached.map((m) => m.timestamp)).toEqual([T0 + 1, T0 + 2]);
+      expect(attached.every((m) => m.deviceId === d.id && m.patientExternalId === "P-1")).toBe(
+        true,
+      );
+      const byDevice = await env.store.measurements.query({
+        accountId: a.id,
+        deviceId: d.id,
+        limit: 10,
+      });
+      expect(byDevice.rows).toEqual(attached);
+      expect(
+        await env.store.measurements.listOrphans({ hardwareUuid: gw, sensorCode: "10" }),
+      ).toEqual([]);
+      expect(
+        await env.store.measurements.listOrphans({ hardwareUuid: gw, sensorCode: "24" }),
+      ).toHaveLength(1);
+      const inhaler = await env.store.measurements.attachOrphans(
+        { hardwareUuid: gw, sensorCode: "25", sensorId: "S2" },
+        { accountId: a.id, deviceId: "inhaler-2", deviceName: null, patientExternalId: null },
+      );
+      expect(inhaler.map((m) => m.sensorId)).toEqual(["S2"]);
+      // Readings already placed in another account are never handed over.
+      const b = await newAccount(env);
+      await env.store.measurements.insertMany([
+        reading({ hardwareUuid: "BBBBBBBBBBBB", accountId: b.id, timestamp: T0 + 7 }),
+      ]);
+      const stolen = await env.store.measurements.attachOrphans(
+        { hardwareUuid: "BBBBBBBBBBBB", sensorCode: "10" },
+        { accountId: a.id, deviceId: d.id, deviceName: null, patientExternalId: null },
+      );
+      expect(stolen).toEqual([]);
+    });
+  });
+
+  describe("dead letters", () => {
+    it("keeps topic, payload bytes, reason and receive time, oldest first", async () => {
+      const payload = new Uint8Array([0x7b, 0x00, 0xff, 0xfe, 0x0a]);
+      const first = await env.store.deadLetters.add({
+        topic: "rpm/v1/gw/297056120BD7/up",
+        payload,
+        reason: "E_CODEC_TRUNCATED: blood pressure measurement ends at byte 3",
+        messageId: "m-9",
+      });
+      expect(first).toMatchObject({
+        topic: "rpm/v1/gw/297056120BD7/up",
+        received: T0,
+        messageId: "m-9",
+      });
+      expect(first.payload).toEqual(payload);
+      const second = await env.store.deadLetters.add({
+        topic: "rpm/v1/cell/356938035643809/up",
+        payload: new Uint8Array(0),
+        reason: "not JSON",
+        received: T0 + 5,
+      });
+      expect(second.messageId).toBeNull();
+      expect(await env.store.deadLetters.get(first.id)).toEqual(first);
+      const page = await env.store.deadLetters.list({ limit: 1, offset: 1, count: true });
+      expect(page).toEqual({ rows: [second], total: 2 });
+      expect(await env.store.deadLetters.delete(first.id)).toBe(true);
+      expect(await env.store.deadLetters.delete(first.id)).toBe(false);
+      expect(await env.store.deadLetters.get(first.id)).toBeNull();
+    });
+  });
+}
