@@ -1,6 +1,5 @@
 import type { Profile } from "../../catalogue/schema.ts";
 import type { MetricRecord, PhysicalReading } from "../../readings/types.ts";
-import { decodeBatteryLevel, encodeBatteryLevel } from "../characteristics/battery-level.ts";
 import {
   type BloodPressureMeasurement,
   BPM_OFFSETS,
@@ -11,7 +10,7 @@ import {
 import { type Grid, gridValue } from "../grid.ts";
 import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
 import { SIG, VENDOR } from "../uuids.ts";
-import { decodeReadingContext, encodeReadingContext } from "../vendor/reading-context.ts";
+import { batteryValue, companionValues, readingContextOf } from "./companions.ts";
 import {
   buildParams,
   carried,
@@ -21,7 +20,6 @@ import {
   needNumber,
   noValue2,
   pickValues,
-  sharedParam,
   slotRecords,
   utcOf,
   value1Of,
@@ -108,12 +106,7 @@ function encode(reading: PhysicalReading, profile: Profile): CharacteristicValue
   const values: CharacteristicValue[] = [
     { uuid: UUIDS[0], value: encodeBloodPressureMeasurement(measurement) },
   ];
-  if (battery !== undefined) values.push({ uuid: UUIDS[1], value: encodeBatteryLevel(battery) });
-  const measurementIndex = sharedParam(slots, c, "measurement_index", NAME) as number | undefined;
-  values.push({
-    uuid: UUIDS[2],
-    value: encodeReadingContext({ timezoneOffset: reading.timezone_offset, measurementIndex }),
-  });
+  values.push(...companionValues(reading, slots, c, battery, NAME));
   return values;
 }
 
@@ -134,12 +127,11 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
   const [bpm, battery, context] = pickValues(values, UUIDS, NAME);
   if (bpm === undefined) throw mappingError(NAME, "uuid", "no Blood Pressure Measurement (2A35)");
   const m = decodeBloodPressureMeasurement(bpm);
-  const ctx = context === undefined ? undefined : decodeReadingContext(context);
-  const timezone = ctx?.timezoneOffset ?? 0;
+  const { timezone, measurementIndex } = readingContextOf(context);
   if (m.timeStamp === undefined) {
     throw mappingError(NAME, "time_stamp", "the measurement has no time stamp (flags bit 1)");
   }
-  const source = { measurement_index: ctx?.measurementIndex };
+  const source = { measurement_index: measurementIndex };
   const records: MetricRecord[] = [];
   for (const metric of c.metrics) {
     let value_1: number;
@@ -164,7 +156,7 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
         break;
       default:
         if (battery === undefined) continue;
-        value_1 = gridValue(decodeBatteryLevel(battery), metric.value1, NAME, "battery_level", 0);
+        value_1 = batteryValue(battery, metric.value1, NAME);
     }
     const filter_params = buildParams(metric, source, NAME);
     records.push({ metric: metric.name, value_1, value_2, filter_params });

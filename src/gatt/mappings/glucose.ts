@@ -1,6 +1,5 @@
 import type { MetricSpec, Profile } from "../../catalogue/schema.ts";
 import type { FilterParamValue, MetricRecord, PhysicalReading } from "../../readings/types.ts";
-import { decodeBatteryLevel, encodeBatteryLevel } from "../characteristics/battery-level.ts";
 import {
   decodeGlucoseMeasurementContext,
   encodeGlucoseMeasurementContext,
@@ -18,7 +17,7 @@ import { gridValue } from "../grid.ts";
 import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
 import type { Medfloat } from "../medfloat.ts";
 import { SIG, VENDOR } from "../uuids.ts";
-import { decodeReadingContext, encodeReadingContext } from "../vendor/reading-context.ts";
+import { batteryValue, companionValues, readingContextOf } from "./companions.ts";
 import type { CompiledMetric } from "./compiled.ts";
 import {
   buildParams,
@@ -29,7 +28,6 @@ import {
   needNumber,
   noValue2,
   pickValues,
-  sharedParam,
   slotRecords,
   utcOf,
   value1Of,
@@ -159,12 +157,7 @@ function encode(reading: PhysicalReading, profile: Profile, sequence = 0): Chara
     const context = encodeGlucoseMeasurementContext({ sequenceNumber: sequence, meal });
     values.push({ uuid: UUIDS[1], value: context });
   }
-  if (battery !== undefined) values.push({ uuid: UUIDS[2], value: encodeBatteryLevel(battery) });
-  const measurementIndex = sharedParam(slots, c, "measurement_index", NAME) as number | undefined;
-  values.push({
-    uuid: UUIDS[3],
-    value: encodeReadingContext({ timezoneOffset: reading.timezone_offset, measurementIndex }),
-  });
+  values.push(...companionValues(reading, slots, c, battery, NAME));
   return values;
 }
 
@@ -198,13 +191,12 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
       "the measurement has no concentration (flags bit 1)",
     );
   }
-  const ctx = readingContext === undefined ? undefined : decodeReadingContext(readingContext);
-  const timezone = ctx?.timezoneOffset ?? 0;
+  const { timezone, measurementIndex } = readingContextOf(readingContext);
   const above = m.sensorStatus?.resultHigherThanDeviceCanProcess === true;
   const records: MetricRecord[] = [];
   for (const metric of c.metrics) {
     const source: Record<string, FilterParamValue | undefined> = {
-      measurement_index: ctx?.measurementIndex,
+      measurement_index: measurementIndex,
     };
     let value_1: number;
     if (metric.name === "glucose") {
@@ -226,7 +218,7 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
       source.meal_context = gc?.meal === undefined ? undefined : MEAL_NAMES.get(gc.meal);
       if (above) source[alert.key] = alert.value;
     } else if (battery !== undefined) {
-      value_1 = gridValue(decodeBatteryLevel(battery), metric.value1, NAME, "battery_level", 0);
+      value_1 = batteryValue(battery, metric.value1, NAME);
     } else continue;
     records.push({
       metric: metric.name,

@@ -1,6 +1,5 @@
 import type { Profile } from "../../catalogue/schema.ts";
 import type { MetricRecord, PhysicalReading } from "../../readings/types.ts";
-import { decodeBatteryLevel, encodeBatteryLevel } from "../characteristics/battery-level.ts";
 import {
   decodePlxSpotCheckMeasurement,
   encodePlxSpotCheckMeasurement,
@@ -10,7 +9,7 @@ import {
 import { gridValue } from "../grid.ts";
 import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
 import { SIG, VENDOR } from "../uuids.ts";
-import { decodeReadingContext, encodeReadingContext } from "../vendor/reading-context.ts";
+import { batteryValue, companionValues, readingContextOf } from "./companions.ts";
 import {
   buildParams,
   carried,
@@ -19,7 +18,6 @@ import {
   needNumber,
   noValue2,
   pickValues,
-  sharedParam,
   slotRecords,
   utcOf,
   value1Of,
@@ -74,12 +72,7 @@ function encode(reading: PhysicalReading, profile: Profile): CharacteristicValue
       }),
     },
   ];
-  if (battery !== undefined) values.push({ uuid: UUIDS[1], value: encodeBatteryLevel(battery) });
-  const measurementIndex = sharedParam(slots, c, "measurement_index", NAME) as number | undefined;
-  values.push({
-    uuid: UUIDS[2],
-    value: encodeReadingContext({ timezoneOffset: reading.timezone_offset, measurementIndex }),
-  });
+  values.push(...companionValues(reading, slots, c, battery, NAME));
   return values;
 }
 
@@ -88,12 +81,11 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
   const [spot, battery, context] = pickValues(values, UUIDS, NAME);
   if (spot === undefined) throw mappingError(NAME, "uuid", "no PLX Spot-check Measurement (2A5E)");
   const m = decodePlxSpotCheckMeasurement(spot);
-  const ctx = context === undefined ? undefined : decodeReadingContext(context);
-  const timezone = ctx?.timezoneOffset ?? 0;
+  const { timezone, measurementIndex } = readingContextOf(context);
   if (m.timestamp === undefined) {
     throw mappingError(NAME, "timestamp", "the measurement has no timestamp (flags bit 0)");
   }
-  const source = { measurement_index: ctx?.measurementIndex };
+  const source = { measurement_index: measurementIndex };
   const records: MetricRecord[] = [];
   for (const metric of c.metrics) {
     let value_1: number;
@@ -118,7 +110,7 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
       }
       default:
         if (battery === undefined) continue;
-        value_1 = gridValue(decodeBatteryLevel(battery), metric.value1, NAME, "battery_level", 0);
+        value_1 = batteryValue(battery, metric.value1, NAME);
     }
     records.push({
       metric: metric.name,

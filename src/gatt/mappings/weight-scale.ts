@@ -1,11 +1,10 @@
 import type { Profile } from "../../catalogue/schema.ts";
 import type { MetricRecord, PhysicalReading } from "../../readings/types.ts";
-import { decodeBatteryLevel, encodeBatteryLevel } from "../characteristics/battery-level.ts";
 import { decodeWeightMeasurement, encodeWeightMeasurement } from "../characteristics/weight.ts";
 import { gridValue } from "../grid.ts";
 import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
 import { SIG, VENDOR } from "../uuids.ts";
-import { decodeReadingContext, encodeReadingContext } from "../vendor/reading-context.ts";
+import { batteryValue, companionValues, readingContextOf } from "./companions.ts";
 import {
   buildParams,
   carried,
@@ -14,7 +13,6 @@ import {
   mappingError,
   noValue2,
   pickValues,
-  sharedParam,
   slotRecords,
   utcOf,
   value1Of,
@@ -57,12 +55,7 @@ function encode(reading: PhysicalReading, profile: Profile): CharacteristicValue
   const values: CharacteristicValue[] = [
     { uuid: UUIDS[0], value: encodeWeightMeasurement({ unit: "imperial", weight, timeStamp }) },
   ];
-  if (battery !== undefined) values.push({ uuid: UUIDS[1], value: encodeBatteryLevel(battery) });
-  const measurementIndex = sharedParam(slots, c, "measurement_index", NAME) as number | undefined;
-  values.push({
-    uuid: UUIDS[2],
-    value: encodeReadingContext({ timezoneOffset: reading.timezone_offset, measurementIndex }),
-  });
+  values.push(...companionValues(reading, slots, c, battery, NAME));
   return values;
 }
 
@@ -71,12 +64,11 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
   const [measurement, battery, context] = pickValues(values, UUIDS, NAME);
   if (measurement === undefined) throw mappingError(NAME, "uuid", "no Weight Measurement (2A9D)");
   const m = decodeWeightMeasurement(measurement);
-  const ctx = context === undefined ? undefined : decodeReadingContext(context);
-  const timezone = ctx?.timezoneOffset ?? 0;
+  const { timezone, measurementIndex } = readingContextOf(context);
   if (m.timeStamp === undefined) {
     throw mappingError(NAME, "time_stamp", "the measurement has no time stamp (flags bit 1)");
   }
-  const source = { measurement_index: ctx?.measurementIndex };
+  const source = { measurement_index: measurementIndex };
   const records: MetricRecord[] = [];
   for (const metric of c.metrics) {
     let value_1: number;
@@ -89,7 +81,7 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
           ? convertedValue(m.weight / KG_PER_LB, metric.value1, NAME, "weight", WEIGHT_OFFSET)
           : gridValue(m.weight, metric.value1, NAME, "weight", WEIGHT_OFFSET);
     } else if (battery !== undefined) {
-      value_1 = gridValue(decodeBatteryLevel(battery), metric.value1, NAME, "battery_level", 0);
+      value_1 = batteryValue(battery, metric.value1, NAME);
     } else continue;
     records.push({
       metric: metric.name,
