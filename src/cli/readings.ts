@@ -90,6 +90,7 @@ export function registerReadingsCommand(program: Command, io: CliIo): void {
         includeDuplicates: flags.includeDuplicates === true,
       });
       io.out(flags.json ? JSON.stringify(view.records, null, 2) : formatTable(view.records));
+      for (const note of view.notes) io.err(`rpmlab: note: ${note}`);
       if (view.droppedReadings > 0) {
         io.err(
           `rpmlab: dropped ${view.droppedReadings} re-sent reading(s) the API stores only once; --include-duplicates shows them`,

@@ -26,6 +26,8 @@ export interface ApiView {
   readonly records: ApiMeasurement[];
   /** Re-sent readings left out (0 with includeDuplicates). */
   readonly droppedReadings: number;
+  /** What a user should know to read the output right (printed on stderr by the CLI). */
+  readonly notes: string[];
 }
 
 /**
@@ -51,5 +53,11 @@ export function apiView(request: ApiViewRequest): ApiView {
     ? { readings: generated, droppedReadings: 0 }
     : dropStored(generated);
   const records = renderReadings(kept.readings, { profiles: [profile], rng: rng.fork("api") });
-  return { profile, records, droppedReadings: kept.droppedReadings };
+  const notes: string[] = [];
+  if (profile.family === "fetal_doppler" && patient.physiology.pregnancy === undefined) {
+    notes.push(
+      `patient model "${patient.name}" is not pregnant: the fetal doppler finds no heartbeat, so every capture is an invalid_event (try --patient pregnancy)`,
+    );
+  }
+  return { profile, records, droppedReadings: kept.droppedReadings, notes };
 }

@@ -135,6 +135,17 @@ describe("rpmlab readings", () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
+  it("explains why a fetal doppler on a patient who is not pregnant gives only invalid events", async () => {
+    const off = await run("Vendor Fetal Doppler", "--patient", "normal", "--days", "2", "--json");
+    expect(off.code).toBe(0);
+    expect(new Set(json(off.out).map((r) => r.metric))).toEqual(new Set(["invalid_event"]));
+    expect(off.err).toContain('"normal" is not pregnant');
+    const pregnant = await run("Vendor Fetal Doppler", "--patient", "pregnancy", "--days", "2");
+    expect(pregnant.code).toBe(0);
+    expect(pregnant.err).not.toContain("not pregnant");
+    expect(pregnant.out).toContain("fetal_pulse");
+  });
+
   it("accepts a legacy device name and a start instant", async () => {
     const { code, out } = await run(
       "Vendor BPM - L",
