@@ -1,6 +1,8 @@
 import { Command, CommanderError } from "commander";
 import { isRpmlabError } from "../core/errors.ts";
+import { registerAccountsCommand } from "./accounts.ts";
 import { type CliIo, processIo } from "./io.ts";
+import { registerKeysCommand } from "./keys.ts";
 import { registerProfilesCommand } from "./profiles.ts";
 import { registerReadingsCommand } from "./readings.ts";
 
@@ -15,6 +17,8 @@ export function buildProgram(io: CliIo): Command {
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
   registerProfilesCommand(program, io);
   registerReadingsCommand(program, io);
+  registerAccountsCommand(program, io);
+  registerKeysCommand(program, io);
   return program;
 }
 

@@ -20,6 +20,27 @@ export const ERROR_CODES = {
   E_STORE_NOT_FOUND: "The record an operation refers to does not exist in the store.",
   E_STORE_INVALID: "A value given to the store breaks a rule of its schema (range, enum, shape).",
   E_STORE_UNAVAILABLE: "The store's database cannot be opened or reached.",
+  E_BROKER_UNAVAILABLE:
+    "The MQTT broker cannot be started (its port is taken) or cannot be reached at its URL.",
+  E_BROKER_REFUSED:
+    "The MQTT broker refused a connection, publication or subscription: credentials or ACL.",
+  E_MQTT_TOPIC: "An MQTT topic is not one of the lab's topics (see the topic map).",
+  E_MQTT_PAYLOAD:
+    "An MQTT payload is not JSON, or does not match the versioned schema of its topic.",
+  E_INGEST_UNKNOWN_DEVICE:
+    "An uplink reading names a sensor code or device type the catalogue does not know.",
+  E_API_UNAUTHENTICATED:
+    "HTTP 401: no Authorization header, the wrong scheme, or an unknown or revoked key or token.",
+  E_API_FORBIDDEN:
+    "HTTP 403: a valid key used on another client domain or environment, or a module (ASR) the account has not enabled.",
+  E_API_NOT_FOUND: "HTTP 404: no resource at that path, or no record with that identifier.",
+  E_API_VALIDATION:
+    "HTTP 400: the request body or query failed validation; the response names each field at fault.",
+  E_API_BAD_REQUEST: "HTTP 400: the request cannot be read at all (e.g. a body that is not JSON).",
+  E_API_METHOD_NOT_ALLOWED:
+    "HTTP 405: the path exists but does not take that method (the Allow header lists those it takes).",
+  E_API_UNSUPPORTED_MEDIA_TYPE: "HTTP 415: a request body that is not application/json.",
+  E_API_THROTTLED: "HTTP 429: the key's rate limit is used up (Retry-After says for how long).",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

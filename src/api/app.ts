@@ -1,0 +1,102 @@
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifySchemaCompiler,
+  LogController,
+} from "fastify";
+import { RpmlabError } from "../core/errors.ts";
+import { authenticate } from "./auth.ts";
+import { registerJsonOnly } from "./content-types.ts";
+import { registerErrorHandler } from "./errors.ts";
+import { registerNotFound } from "./not-found.ts";
+import { registerOpenApi } from "./openapi.ts";
+import { registerRateLimit } from "./rate-limit.ts";
+import { KnownRoutes } from "./route-table.ts";
+import { API_ROUTES } from "./routes/index.ts";
+import type { ApiContext, ApiDeps, RouteTable, Scope } from "./types.ts";
+import { validatorCompiler } from "./validation.ts";
+
+/** Where each scope's routes live (spec: conventions, 4.4; the lab admin API). */
+export const SCOPE_PREFIXES: Readonly<Record<Scope, string>> = {
+  hwi: "/clients/:clientDomain/hwi",
+  asr: "/clients/:clientDomain/asr",
+  v2: "/api/v2/hwi",
+  lab: "/lab/v1",
+};
+
+/** External ids and keys travel in paths; find-my-way's default limit (100) is too short. */
+const MAX_PARAM_LENGTH = 1000;
+
+/**
+ * The HWI/ASR HTTP application (not listening: `rpmlab serve` listens, tests `inject()`).
+ * Order of checks for a request, as the real service (Django, then DRF) makes them:
+ * unknown path → 404, missing slash → 301 (not-found.ts); authentication → 401/403 (auth.ts);
+ * rate limit → 429 (rate-limit.ts); content type → 415 and body → 400 (content-types.ts,
+ * validation.ts); then the route. Errors of every kind are shaped in errors.ts.
+ */
+export function buildApp(deps: ApiDeps): FastifyInstance {
+  if (deps.config.adminToken.trim() === "") {
+    throw new RpmlabError("E_CONFIG_INVALID", "the lab admin token must not be empty", {
+      field: "adminToken",
+    });
+  }
+  let requests = 0;
+  const app = Fastify({
+    ...(deps.logger === undefined
+      ? { logger: false }
+      : { loggerInstance: deps.logger as FastifyBaseLogger }),
+    // Per app, so ids restart with each lab and a test can predict them.
+    genReqId: () => `req-${(++requests).toString(36)}`,
+    logController: new LogController({ requestIdLogLabel: "request_id" }),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+  });
+  app.setValidatorCompiler(validatorCompiler as FastifySchemaCompiler<unknown>);
+  app.decorateRequest("client", null);
+  registerErrorHandler(app);
+  registerJsonOnly(app);
+
+  const known = new KnownRoutes();
+  app.addHook("onRoute", (route) => known.add(route.url, route.method, scopeOfUrl(route.url)));
+  // Spec 7.3 asks clients to capture request details on a 500: every answer names its id.
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+
+  registerOpenApi(app, deps.config);
+  const ctx: ApiContext = { store: deps.store, clock: deps.clock, config: deps.config };
+  const routes = deps.routes ?? API_ROUTES;
+  app.register(async (clientApi) => {
+    // One limiter for the three client scopes: a key's budget is shared across them.
+    const limit = deps.config.rateLimit;
+    if (limit !== undefined && limit !== null) {
+      await registerRateLimit(clientApi, limit, deps.clock);
+    }
+    for (const scope of ["hwi", "asr", "v2"] as const) {
+      clientApi.register(scopePlugin(scope, ctx, routes), { prefix: SCOPE_PREFIXES[scope] });
+    }
+  });
+  app.register(scopePlugin("lab", ctx, routes), { prefix: SCOPE_PREFIXES.lab });
+  registerNotFound(app, known, { store: deps.store, adminToken: deps.config.adminToken });
+  return app;
+}
+
+/** A scope: its authentication hook, then its route plugins. */
+function scopePlugin(scope: Scope, ctx: ApiContext, routes: RouteTable): FastifyPluginAsync {
+  const auth = { store: ctx.store, adminToken: ctx.config.adminToken };
+  return async (instance) => {
+    instance.addHook("onRequest", async (request) => {
+      const params = request.params as { clientDomain?: string };
+      await authenticate(request, scope, auth, params.clientDomain);
+    });
+    for (const plugin of routes[scope])
+      instance.register(plugin as FastifyPluginAsync<ApiContext>, ctx);
+  };
+}
+
+function scopeOfUrl(url: string): Scope | null {
+  for (const [scope, prefix] of Object.entries(SCOPE_PREFIXES)) {
+    if (url.startsWith(`${prefix}/`)) return scope as Scope;
+  }
+  return null;
+}

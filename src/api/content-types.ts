@@ -1,0 +1,48 @@
+import type { FastifyInstance } from "fastify";
+import { apiError } from "./errors.ts";
+
+/**
+ * Request bodies are JSON only (spec: "All bodies are JSON"; 415 otherwise, spec 7.2). Fastify's
+ * built-in text/plain parser goes; its JSON parser stays for the parsing itself (it refuses
+ * __proto__ and constructor.prototype keys), wrapped so that:
+ * - an empty JSON body reads as `{}`, as DRF reads it: each required field is reported missing;
+ * - malformed JSON is a 400 `{"detail": "JSON parse error - …"}` (DRF's ParseError text).
+ * A body with any other content type, or with none, is a 415 (errors.ts words it as DRF does).
+ */
+export function registerJsonOnly(app: FastifyInstance): void {
+  // No body at all (no content type, no length) reads as `{}` too; a JSON `null` stays null.
+  app.addHook("preValidation", async (request) => {
+    const length = request.headers["content-length"];
+    const bodiless = request.headers["transfer-encoding"] === undefined && (length ?? "0") === "0";
+    if (request.body == null && bodiless && request.headers["content-type"] === undefined) {
+      request.body = {};
+    }
+  });
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === "") {
+      done(null, {});
+      return;
+    }
+    parseJson(request, text, (error, value) => {
+      if (error === null) {
+        done(null, value);
+        return;
+      }
+      done(apiError.badRequest(`JSON parse error - ${describeJsonError(text, error)}`), undefined);
+    });
+  });
+}
+
+/** The position-bearing message of JSON.parse, or the parser's own when the text is valid JSON. */
+function describeJsonError(text: string, fallback: Error): string {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  // Valid JSON the secure parser refused: a __proto__ or constructor.prototype key.
+  return fallback.message;
+}

@@ -1,0 +1,142 @@
+import { z } from "zod";
+
+/**
+ * Zod builders for request bodies that accept, reject and word their errors the way Django REST
+ * framework serializer fields do, since the real service is a DRF application (issue text: 400
+ * keyed by field, DRF style). One declaration serves validation, typing and the OpenAPI
+ * document. What DRF does and these mirror:
+ * - CharField: numbers are accepted and stored as text; booleans, lists and objects are not;
+ *   surrounding whitespace is trimmed; blank, null characters and lone surrogates are refused.
+ * - BooleanField: true/false, "true"/"false" (any case listed by DRF), "yes"/"no", "on"/"off",
+ *   "1"/"0", 1/0.
+ * - Serializer (object): anything but an object is "Invalid data. Expected a dictionary, but
+ *   got <python type>."; unknown keys and read-only fields are ignored.
+ */
+
+export const MESSAGES = {
+  required: "This field is required.",
+  null: "This field may not be null.",
+  blank: "This field may not be blank.",
+  string: "Not a valid string.",
+  boolean: "Must be a valid boolean.",
+  nullCharacter: "Null characters are not allowed.",
+  noData: "No data provided",
+  maxLength: (n: number) => `Ensure this field has no more than ${n} characters.`,
+  surrogate: (code: number) =>
+    `Surrogate characters are not allowed: U+${code.toString(16).toUpperCase()}.`,
+  dictionary: (input: unknown) =>
+    `Invalid data. Expected a dictionary, but got ${pythonType(input)}.`,
+} as const;
+
+/** Django's default CharField max_length for the service's text fields (spec: not shown). */
+export const DEFAULT_MAX_LENGTH = 255;
+
+/** The Python type name DRF puts in its messages for a parsed JSON value. */
+export function pythonType(value: unknown): string {
+  if (value === null) return "NoneType";
+  if (Array.isArray(value)) return "list";
+  switch (typeof value) {
+    case "string":
+      return "str";
+    case "boolean":
+      return "bool";
+    case "number":
+      return Number.isInteger(value) ? "int" : "float";
+    default:
+      return "dict";
+  }
+}
+
+/** The message of a wrong-type input: missing, null, or of the wrong kind. */
+function typeMessage(wrongType: string | ((input: unknown) => string)) {
+  return (issue: { input?: unknown }) => {
+    if (issue.input === undefined) return MESSAGES.required;
+    if (issue.input === null) return MESSAGES.null;
+    return typeof wrongType === "string" ? wrongType : wrongType(issue.input);
+  };
+}
+
+/** Matches a lone surrogate only: with the u flag a proper pair is one code point. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function textChecks(text: string, ctx: z.RefinementCtx): void {
+  if (text.includes("\u0000")) ctx.addIssue({ code: "custom", message: MESSAGES.nullCharacter });
+  const surrogate = LONE_SURROGATE.exec(text);
+  if (surrogate !== null) {
+    ctx.addIssue({ code: "custom", message: MESSAGES.surrogate(surrogate[0].charCodeAt(0)) });
+  }
+}
+
+export interface CharFieldOptions {
+  readonly maxLength?: number;
+  readonly allowBlank?: boolean;
+}
+
+/** DRF CharField (required unless wrapped in .optional(); null refused unless .nullable()). */
+export function charField(opts: CharFieldOptions = {}) {
+  const maxLength = opts.maxLength ?? DEFAULT_MAX_LENGTH;
+  let text = z.string({ error: typeMessage(MESSAGES.string) }).trim();
+  if (opts.allowBlank !== true) text = text.min(1, { error: MESSAGES.blank });
+  const checked = text
+    .max(maxLength, { error: MESSAGES.maxLength(maxLength) })
+    .superRefine(textChecks);
+  return z.preprocess(
+    (v) => (typeof v === "number" && Number.isFinite(v) ? String(v) : v),
+    checked,
+  );
+}
+
+/** A text field of the service's models: optional, and null or blank allowed. */
+export function optionalText(description: string) {
+  return charField({ allowBlank: true }).nullable().optional().describe(description);
+}
+
+const TRUE_VALUES = new Set<unknown>([
+  "t",
+  "T",
+  "y",
+  "Y",
+  "yes",
+  "Yes",
+  "YES",
+  "true",
+  "True",
+  "TRUE",
+  "on",
+  "On",
+  "ON",
+  "1",
+  1,
+  true,
+]);
+const FALSE_VALUES = new Set<unknown>([
+  "f",
+  "F",
+  "n",
+  "N",
+  "no",
+  "No",
+  "NO",
+  "false",
+  "False",
+  "FALSE",
+  "off",
+  "Off",
+  "OFF",
+  "0",
+  0,
+  false,
+]);
+
+/** DRF BooleanField (required unless wrapped in .optional()). */
+export function booleanField() {
+  return z.preprocess(
+    (v) => (TRUE_VALUES.has(v) ? true : FALSE_VALUES.has(v) ? false : v),
+    z.boolean({ error: typeMessage(MESSAGES.boolean) }),
+  );
+}
+
+/** A DRF serializer: an object whose unknown keys are dropped. */
+export function drfObject<S extends z.ZodRawShape>(shape: S) {
+  return z.object(shape, { error: typeMessage(MESSAGES.dictionary) });
+}

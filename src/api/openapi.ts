@@ -1,0 +1,100 @@
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { FastifyInstance } from "fastify";
+import { jsonSchemaTransform } from "fastify-type-provider-zod";
+import { formatRateLimit } from "../config/rate-limit.ts";
+import type { JsonSchema } from "./json-schema.ts";
+import type { ApiConfig } from "./types.ts";
+
+/** The explorer (swagger-ui) and the document, at /docs and /docs/json. */
+export const DOCS_PREFIX = "/docs";
+
+/**
+ * OpenAPI 3.1 generated from the route schemas (issue: "served with an explorer at /docs").
+ * Request schemas are zod (converted by fastify-type-provider-zod); response schemas are
+ * already JSON Schema (json-schema.ts) and pass through. The description carries rpmlab's
+ * decisions where the spec is silent; route descriptions carry the per-route ones.
+ */
+export function registerOpenApi(app: FastifyInstance, config: ApiConfig): void {
+  // On the root instance (swagger is not encapsulated), before the routes, so it sees them all.
+  app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "rpmlab — HWI and ASR API", version: "v1", description: description(config) },
+      servers: config.baseUrl === undefined ? [] : [{ url: config.baseUrl }],
+      tags: [
+        { name: "hwi-patients", description: "Patients (spec 2.1, 4.1)" },
+        { name: "lab", description: "Lab admin API: accounts and keys (the vendor's dashboard)" },
+      ],
+      components: {
+        securitySchemes: {
+          ApiKey: {
+            type: "apiKey",
+            in: "header",
+            name: "Authorization",
+            description: 'The header value is "Api-Key <key>"; the scheme is case-sensitive.',
+          },
+          AdminToken: { type: "http", scheme: "bearer", description: "The lab admin token." },
+        },
+      },
+    },
+    transform: transformRoute as never,
+  });
+  app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
+}
+
+interface TransformInput {
+  schema: Record<string, unknown> | undefined;
+  url: string;
+  route: unknown;
+  openapiObject: unknown;
+}
+
+function transformRoute(input: TransformInput): { schema: unknown; url: string } {
+  if (input.schema === undefined) return { schema: input.schema, url: input.url };
+  const { response, ...rest } = input.schema;
+  const zodPart = jsonSchemaTransform({ ...input, schema: rest } as never) as {
+    schema: Record<string, unknown>;
+    url: string;
+  };
+  const schema: Record<string, unknown> = { ...zodPart.schema };
+  if (schema.hide !== true) {
+    schema.params = withPathParams(schema.params as JsonSchema | undefined, input.url);
+    if (response !== undefined) schema.response = response;
+  }
+  return { schema, url: zodPart.url };
+}
+
+/** Declares the path parameters a scope prefix adds (e.g. clientDomain) that the route omits. */
+function withPathParams(params: JsonSchema | undefined, url: string): JsonSchema | undefined {
+  const names = [...url.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
+  if (names.length === 0) return params;
+  const properties = { ...((params?.properties as Record<string, unknown>) ?? {}) };
+  const required = new Set((params?.required as string[] | undefined) ?? []);
+  for (const name of names) {
+    properties[name] ??= { type: "string", description: PARAM_DESCRIPTIONS[name] ?? name };
+    required.add(name);
+  }
+  return { ...(params ?? {}), type: "object", properties, required: [...required] };
+}
+
+const PARAM_DESCRIPTIONS: Record<string, string> = {
+  clientDomain: "The account's client domain (spec 5.3); matched ignoring case.",
+};
+
+function description(config: ApiConfig): string {
+  return [
+    "The vendor's HWI and ASR interface as rpmlab emulates it. HWI paths are under",
+    "`/clients/{clientDomain}/hwi/`, ASR paths under `/clients/{clientDomain}/asr/`, and the",
+    "spec 4.4 measurement paths also under `/api/v2/hwi/` (the key's own account).",
+    "",
+    "Decisions where the specification is silent:",
+    "",
+    "- **Auth**: `Authorization: Api-Key <key>`, scheme case-sensitive. 401 for a missing header, another scheme or spelling, or an unknown, malformed or revoked key. 403 for a valid key on another client domain (or one that does not exist) or of another environment: an account is one environment; keys carry it (`rpm_dev_…`, `rpm_prod_…`); a team uses one client domain per environment. ASR paths answer 403 while the module is disabled for the account.",
+    "- **Trailing slash**: a known path without its slash answers 301 to the slashed URL (query kept), before authentication.",
+    '- **Errors**: `{"detail": "…"}`; 400 keyed by field, Django REST framework style (nested fields nest, whole-body problems under `non_field_errors`); 405 with Allow; 415 for a body that is not JSON; 500 with a `request_id` (also in the X-Request-Id header and the server log).',
+    '- **Duplicate external_id** on POST hwi-patients: 400 `{"external_id": ["patient with this external id already exists."]}`, as a DRF unique field answers; the lookup ignores case.',
+    "- **Pagination**: page_size default 100, clamped to 1000; `page` a positive integer or `last` (400 keyed `page` otherwise); a page past the end 404 `Invalid page.`; next/previous absolute.",
+    `- **Rate limit** per key: ${formatRateLimit(config.rateLimit ?? null)} here (the real service: 1/s); 429 with Retry-After.`,
+  ].join("\n");
+}

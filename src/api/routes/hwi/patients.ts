@@ -1,0 +1,173 @@
+import { z } from "zod";
+import { accountOf } from "../../auth.ts";
+import { apiError } from "../../errors.ts";
+import {
+  clientErrorResponses,
+  DETAIL_SCHEMA,
+  describe,
+  FIELD_ERRORS_SCHEMA,
+} from "../../json-schema.ts";
+import { listMode, listSchemas, paginate, paginationQuery } from "../../pagination.ts";
+import {
+  PATIENT_JSON_SCHEMA,
+  PatientBody,
+  PatientPatchBody,
+  patientJson,
+} from "../../schemas/patient.ts";
+import { PATIENT_NOT_FOUND, patientService } from "../../services/patients.ts";
+import type { RoutePlugin } from "../../types.ts";
+
+const TAGS = ["hwi-patients"];
+const SECURITY = [{ ApiKey: [] }];
+const PATIENT = describe(PATIENT_JSON_SCHEMA, "The patient record (spec 2.1).");
+const LIST = listSchemas(PATIENT_JSON_SCHEMA);
+const params = z.object({
+  externalId: z.string().describe("The patient's external_id; matched ignoring case (spec 2.1)."),
+});
+const notFound = describe(DETAIL_SCHEMA, `Unknown external_id: "${PATIENT_NOT_FOUND}"`);
+const invalid = describe(FIELD_ERRORS_SCHEMA, "Validation error keyed by field.");
+
+const VERIFICATION =
+  'Address verification runs when the address is written: with address, city, state and zip_code all present it answers address_status Verified or Invalid with address_verified_by "internal"; with one missing, address_status stays null; confirm_address true bypasses it (spec 3).';
+
+/** hwi-patients (spec 2.1, 4.1). */
+export const patientsRoutes: RoutePlugin = async (app, ctx) => {
+  const patients = patientService({
+    store: ctx.store,
+    undeliverableAddresses: ctx.config.undeliverableAddresses,
+  });
+
+  app.post(
+    "/hwi-patients/",
+    {
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        summary: "Create a patient",
+        description: `${VERIFICATION} An external_id that exists (ignoring case) is rejected with 400 {"external_id": ["patient with this external id already exists."]} (spec 7.3; the status is rpmlab's choice, as a DRF unique field answers): use PUT or PATCH, or GET first.`,
+        body: PatientBody,
+        response: { 201: PATIENT, 400: invalid, ...clientErrorResponses() },
+      },
+    },
+    async (request, reply) => {
+      const patient = await patients.create(accountOf(request).id, request.body);
+      return reply.code(201).send(patientJson(patient));
+    },
+  );
+
+  app.get(
+    "/hwi-patients/",
+    {
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        summary: "List patients",
+        description:
+          "Always the paginated envelope, with or without page (spec 4.1), oldest first.",
+        querystring: z.object(paginationQuery),
+        response: {
+          200: describe(LIST.envelope, "The paginated envelope (spec 2.6)."),
+          400: invalid,
+          404: DETAIL_SCHEMA,
+          ...clientErrorResponses(),
+        },
+      },
+    },
+    async (request) => {
+      const accountId = accountOf(request).id;
+      return paginate(
+        request,
+        listMode(request.query, { alwaysPaginated: true }),
+        (options) => ctx.store.patients.list(accountId, options),
+        patientJson,
+        ctx.config.baseUrl,
+      );
+    },
+  );
+
+  app.get(
+    "/hwi-patients/:externalId/",
+    {
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        summary: "Get a patient",
+        params,
+        response: { 200: PATIENT, 404: notFound, ...clientErrorResponses() },
+      },
+    },
+    async (request) => {
+      const patient = await ctx.store.patients.get(
+        accountOf(request).id,
+        request.params.externalId,
+      );
+      if (patient === null) throw apiError.notFound(PATIENT_NOT_FOUND);
+      return patientJson(patient);
+    },
+  );
+
+  app.put(
+    "/hwi-patients/:externalId/",
+    {
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        summary: "Replace a patient",
+        description: `The full record: fields left out return to their defaults (null; sms_opt_in true; confirm_address false). external_id is required; a new value renames the patient. ${VERIFICATION}`,
+        params,
+        body: PatientBody,
+        response: { 200: PATIENT, 400: invalid, 404: notFound, ...clientErrorResponses() },
+      },
+    },
+    async (request) => {
+      const { id } = accountOf(request);
+      return patientJson(await patients.replace(id, request.params.externalId, request.body));
+    },
+  );
+
+  app.patch(
+    "/hwi-patients/:externalId/",
+    {
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        summary: "Update some fields of a patient",
+        description: `Any subset of fields; the answer is the full record including address_status. ${VERIFICATION} Sending any address field or confirm_address re-verifies.`,
+        params,
+        body: PatientPatchBody,
+        response: { 200: PATIENT, 400: invalid, 404: notFound, ...clientErrorResponses() },
+      },
+    },
+    async (request) => {
+      const { id } = accountOf(request);
+      return patientJson(await patients.update(id, request.params.externalId, request.body));
+    },
+  );
+
+  app.delete(
+    "/hwi-patients/:externalId/",
+    {
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        summary: "Delete a patient",
+        description:
+          "204 with no body. Devices linked to the patient stay active, without patient data (spec 4.1).",
+        params,
+        response: {
+          204: { type: "null", description: "Deleted; no body." },
+          404: notFound,
+          ...clientErrorResponses(),
+        },
+      },
+    },
+    async (request, reply) => {
+      const deleted = await ctx.store.patients.delete(
+        accountOf(request).id,
+        request.params.externalId,
+      );
+      if (!deleted) throw apiError.notFound(PATIENT_NOT_FOUND);
+      return reply.code(204).send();
+    },
+  );
+};

@@ -1,0 +1,76 @@
+import type { FastifyPluginAsync, RawServerDefault } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import type { RateLimit } from "../config/rate-limit.ts";
+import type { Clock } from "../core/clock.ts";
+import type { Logger } from "../core/logger.ts";
+import type { UndeliverableAddress } from "../fulfilment/address-verification.ts";
+import type { Store } from "../store/store.ts";
+import type { AccountRow, ApiKeyRow } from "../store/types.ts";
+
+export interface ApiConfig {
+  /**
+   * Scheme, host (and path prefix) of absolute URLs (pagination next/previous), e.g.
+   * "https://lab.example". Without it they are built from the request's Host and
+   * X-Forwarded-Proto headers.
+   */
+  readonly baseUrl?: string;
+  /** Bearer token of the lab admin API (/lab/v1/); must not be empty. */
+  readonly adminToken: string;
+  /** Per-key limit of the HWI/ASR API; null or absent: off (the default). */
+  readonly rateLimit?: RateLimit | null;
+  /** Addresses verification answers Invalid for; default DEFAULT_UNDELIVERABLE_ADDRESSES. */
+  readonly undeliverableAddresses?: readonly UndeliverableAddress[];
+}
+
+/** What every route plugin receives as its options: the lab's services, nothing global. */
+export interface ApiContext {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly config: ApiConfig;
+}
+
+/**
+ * One resource's routes (DESIGN.md "src/api"): a Fastify plugin registered under its scope's
+ * prefix by buildApp, from the lists in routes/index.ts. Paths inside are relative to the scope
+ * ("hwi-patients/", "supply-types/"), and end with a slash (spec: all paths do).
+ */
+export type RoutePlugin = FastifyPluginAsync<ApiContext, RawServerDefault, ZodTypeProvider>;
+
+/**
+ * The four scopes of the API and how each authenticates (auth.ts):
+ * - hwi: /clients/:clientDomain/hwi/ — Api-Key of that client domain (spec 4, 5)
+ * - asr: /clients/:clientDomain/asr/ — same, and the account's ASR module enabled (spec 4.5)
+ * - v2:  /api/v2/hwi/ — Api-Key alone; the key's account (spec 4.4)
+ * - lab: /lab/v1/ — the lab admin token (stands in for the vendor's dashboard)
+ */
+export type Scope = "hwi" | "asr" | "v2" | "lab";
+
+export interface RouteTable {
+  readonly hwi: readonly RoutePlugin[];
+  readonly asr: readonly RoutePlugin[];
+  readonly v2: readonly RoutePlugin[];
+  readonly lab: readonly RoutePlugin[];
+}
+
+export interface ApiDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  /** Request and error log; none when absent. */
+  readonly logger?: Logger;
+  readonly config: ApiConfig;
+  /** The routes to serve; default API_ROUTES (routes/index.ts). */
+  readonly routes?: RouteTable;
+}
+
+/** Who a request authenticated as: set by the scope's auth hook before any handler runs. */
+export interface ClientAuth {
+  readonly account: AccountRow;
+  readonly apiKey: ApiKeyRow;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The API key's account and key, on hwi/asr/v2 routes; null elsewhere. */
+    client: ClientAuth | null;
+  }
+}

@@ -1,0 +1,190 @@
+import { isRpmlabError } from "../core/errors.ts";
+import type { StoreRepositories } from "../store/store.ts";
+import type { DeviceWithPatient, PatientRow } from "../store/types.ts";
+import { type ActivationInput, parseActivation } from "./activation-input.ts";
+import { atomically, type DeviceServiceDeps } from "./deps.ts";
+import { withFulfilmentRequest } from "./device-meta.ts";
+import { checkSlotFree } from "./gateway-slots.ts";
+import { bindHardware, gatewayOwnedElsewhere, isKnownGateway } from "./hardware-binding.ts";
+import { addressProblem, duplicateReason } from "./request-review.ts";
+import {
+  ACTIVE,
+  type FulfilmentStatus,
+  isFulfilmentStatus,
+  PENDING_STATUSES,
+  UNKNOWN_GATEWAY,
+} from "./statuses.ts";
+import { FieldErrorCollector } from "./validation.ts";
+
+export interface ActivationResult {
+  readonly device: DeviceWithPatient;
+  /** Spec 2.1: true when the nested patient did not exist and was created (external_id only). */
+  readonly patientCreated: boolean;
+  /** False for a fulfilment request, a direct-cellular device, or an unknown gateway id. */
+  readonly gatewayKnown: boolean;
+  readonly orphansAttached: number;
+  /** Why the request needs the client (status Client Action Required), else null. */
+  readonly reason: string | null;
+}
+
+/**
+ * POST hwi-devices (spec 2.4, 4.3; wire-formats "Devices"). The status a new device gets:
+ * - hardware in hand (device.hardware_uuid sent):
+ *   Active on a known gateway or on an IMEI; Unknown Gateway ID on a gateway id the lab has
+ *   never seen (still created, 201), until that gateway shows up (gateway-adoption.ts).
+ * - no hardware_uuid: a fulfilment request (the lab ships the device, or only a gateway with
+ *   ship_gateway_only): Ready to Ship, or Client Action Required when the patient's address is
+ *   missing or Invalid (and not confirmed) or the request duplicates a pending one (spec 3).
+ * Everything is written in one transaction; events follow the commit.
+ */
+export class DeviceActivation {
+  constructor(private readonly deps: DeviceServiceDeps) {}
+
+  async activate(accountId: string, body: unknown): Promise<ActivationResult> {
+    const input = parseActivation(this.deps.catalogue, body);
+    await this.checkHardware(accountId, input);
+    return atomically(this.deps, async (tx, events) => {
+      const at = this.deps.clock.now();
+      const ensured =
+        input.patientExternalId === null
+          ? null
+          : await tx.patients.ensure(accountId, input.patientExternalId);
+      const patient = ensured?.patient ?? null;
+      const { status, reason } = await this.initialStatus(tx, accountId, input, patient);
+      const created = await this.create(tx, accountId, input, patient, status, reason, at);
+      const binding = await bindHardware(tx, events, {
+        device: created,
+        profile: input.profile,
+        patientExternalId: patient?.externalId ?? null,
+        at,
+      });
+      const device = (await tx.devices.get(accountId, created.id))!;
+      const patientExternalId = patient?.externalId ?? null;
+      if (isFulfilmentStatus(status)) {
+        events.add("fulfilment.status", {
+          accountId,
+          device,
+          patientExternalId,
+          status,
+          previousHardwareUuid: null,
+          reason,
+          trackingLink: null,
+          at,
+        });
+      } else {
+        events.add("device.activated", {
+          accountId,
+          device,
+          patientExternalId,
+          gatewayKnown: binding.gatewayKnown,
+          orphansAttached: binding.orphansAttached,
+          at,
+        });
+      }
+      return {
+        device,
+        patientCreated: ensured?.created ?? false,
+        gatewayKnown: binding.gatewayKnown,
+        orphansAttached: binding.orphansAttached,
+        reason,
+      };
+    });
+  }
+
+  /** The rules that need the store, reported together (spec 2.8 slots, spec 4.2 owner). */
+  private async checkHardware(accountId: string, input: ActivationInput): Promise<void> {
+    const { hardwareUuid, profile } = input;
+    if (hardwareUuid === null) return;
+    const errors = new FieldErrorCollector();
+    await checkSlotFree(this.deps.store, errors, {
+      accountId,
+      profile,
+      hardwareUuid,
+      sensorId: input.sensorId,
+    });
+    if (profile.identity === "gateway") {
+      const gateway = await this.deps.store.gateways.get(hardwareUuid);
+      const owner = gateway?.accountId ?? null;
+      if (owner !== null && owner !== accountId) {
+        throw gatewayOwnedElsewhere(hardwareUuid);
+      }
+    }
+    errors.throwIfAny();
+  }
+
+  private async initialStatus(
+    tx: StoreRepositories,
+    accountId: string,
+    input: ActivationInput,
+    patient: PatientRow | null,
+  ): Promise<{ status: string; reason: string | null }> {
+    if (input.hardwareUuid !== null) {
+      if (input.profile.identity === "imei") return { status: ACTIVE, reason: null };
+      const known = isKnownGateway(await tx.gateways.get(input.hardwareUuid));
+      return { status: known ? ACTIVE : UNKNOWN_GATEWAY, reason: null };
+    }
+    const reason = await actionRequired(tx, accountId, input, patient);
+    const status: FulfilmentStatus = reason === null ? "Ready to Ship" : "Client Action Required";
+    return { status, reason };
+  }
+
+  private async create(
+    tx: StoreRepositories,
+    accountId: string,
+    input: ActivationInput,
+    patient: PatientRow | null,
+    status: string,
+    reason: string | null,
+    at: number,
+  ) {
+    try {
+      return await tx.devices.create(accountId, {
+        name: input.profile.name,
+        sensorCode: input.profile.sensor_code,
+        hardwareUuid: input.hardwareUuid,
+        sensorId: input.sensorId,
+        patientId: patient?.id ?? null,
+        status,
+        requireSignature: input.requireSignature,
+        shipGatewayOnly: input.shipGatewayOnly,
+        metaData:
+          input.hardwareUuid === null
+            ? withFulfilmentRequest({ delivery_type: input.deliveryType, requested: at, reason })
+            : null,
+      });
+    } catch (error) {
+      // Another activation took the slot since checkHardware looked: same 400 as the check.
+      if (!isRpmlabError(error, "E_STORE_CONFLICT") || input.hardwareUuid === null) throw error;
+      const errors = new FieldErrorCollector();
+      await checkSlotFree(tx, errors, {
+        accountId,
+        profile: input.profile,
+        hardwareUuid: input.hardwareUuid,
+        sensorId: input.sensorId,
+      });
+      errors.throwIfAny();
+      throw error;
+    }
+  }
+}
+
+/**
+ * Spec 3, "request pending → Client Action Required when the address is Invalid or the
+ * submission is a duplicate": a second request for the same patient and device type while one
+ * is pending (request-review.ts has the address rules). Null: the request can go ahead.
+ */
+async function actionRequired(
+  tx: StoreRepositories,
+  accountId: string,
+  input: ActivationInput,
+  patient: PatientRow | null,
+): Promise<string | null> {
+  const problem = addressProblem(patient);
+  if (problem !== null || patient === null) return problem;
+  const { rows } = await tx.devices.list(accountId, {
+    patientExternalId: patient.externalId,
+    status: PENDING_STATUSES,
+  });
+  const open = rows.find((d) => d.name === input.profile.name && d.hardwareUuid === null);
+  return open === undefined ? null : duplicateReason(open);
+}

@@ -1,0 +1,27 @@
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { Clock } from "../core/clock.ts";
+import type { Store, StoreRepositories } from "../store/store.ts";
+import { type FulfilmentEventSink, PendingEvents } from "./events.ts";
+
+/** What every device service is built from (DESIGN.md: dependencies passed explicitly). */
+export interface DeviceServiceDeps {
+  readonly store: Store;
+  readonly catalogue: Catalogue;
+  /** The same clock the store was opened with: event times and assigned_on/shipped_on. */
+  readonly clock: Clock;
+  readonly events: FulfilmentEventSink;
+}
+
+/**
+ * Runs `fn` in one store transaction (all or nothing) and emits the events it gathered only once
+ * the transaction committed.
+ */
+export async function atomically<T>(
+  deps: DeviceServiceDeps,
+  fn: (tx: StoreRepositories, events: PendingEvents) => Promise<T>,
+): Promise<T> {
+  const events = new PendingEvents(deps.events);
+  const result = await deps.store.transaction((tx) => fn(tx, events));
+  events.flush();
+  return result;
+}

@@ -1,0 +1,111 @@
+import type { DeviceRow, Ms } from "../store/types.ts";
+import type { ReplacementRow, WhitelistRow } from "../store/types-hardware.ts";
+import type { FulfilmentStatus } from "./statuses.ts";
+
+/**
+ * What the device services announce. Nothing is sent from here: the webhook dispatcher listens
+ * to `fulfilment.status` and `replacement.status`, the gateway simulator to `whitelist.changed`.
+ * Every event is emitted after its transaction committed, so no listener ever sees a change that
+ * was rolled back.
+ */
+
+/** Spec 6.2 fulfilment webhook, before rendering (fulfilmentWebhookBody). */
+export interface FulfilmentStatusEvent {
+  readonly accountId: string;
+  /** The device after the change. */
+  readonly device: DeviceRow;
+  /** Spec 6.2 patient_id: the patient's external_id, or null for a device without patient. */
+  readonly patientExternalId: string | null;
+  readonly status: FulfilmentStatus;
+  /** Spec 6.2: the hardware uuid before the change; the webhook's device_id for Replaced and Unlinked. */
+  readonly previousHardwareUuid: string | null;
+  /** Why Client Action Required fired (rpmlab's addition, for logs and the dashboard); else null. */
+  readonly reason: string | null;
+  readonly trackingLink: string | null;
+  readonly at: Ms;
+}
+
+/** A special-order webhook of a replacement (spec 6.1: replacement orders). */
+export interface ReplacementStatusEvent {
+  readonly accountId: string;
+  readonly replacement: ReplacementRow;
+  readonly status: string;
+  readonly at: Ms;
+}
+
+/** A device took up its hardware: at activation on a known gateway or IMEI, or on adoption. */
+export interface DeviceActivatedEvent {
+  readonly accountId: string;
+  readonly device: DeviceRow;
+  readonly patientExternalId: string | null;
+  /** False while the gateway is unknown (status Unknown Gateway ID). */
+  readonly gatewayKnown: boolean;
+  /** Orphan readings kept for its gateway slot or IMEI that were attached to it. */
+  readonly orphansAttached: number;
+  readonly at: Ms;
+}
+
+/** Spec 2.3: what a gateway must now accept (status RE) or forget (downlink "whitelist"). */
+export interface WhitelistChangedEvent {
+  readonly gatewayUuid: string;
+  readonly added: readonly WhitelistRow[];
+  /** MAC addresses removed. */
+  readonly removed: readonly string[];
+  readonly at: Ms;
+}
+
+/** A type, not an interface, so it satisfies TypedEvents' EventMap (an index signature). */
+export type FulfilmentEvents = {
+  "fulfilment.status": FulfilmentStatusEvent;
+  "replacement.status": ReplacementStatusEvent;
+  "device.activated": DeviceActivatedEvent;
+  "whitelist.changed": WhitelistChangedEvent;
+};
+
+/** What the services need of an emitter: a TypedEvents<FulfilmentEvents> (src/core/events.ts). */
+export interface FulfilmentEventSink {
+  emit<K extends keyof FulfilmentEvents & string>(name: K, payload: FulfilmentEvents[K]): void;
+}
+
+/** Events gathered inside a transaction, emitted once it committed. */
+export class PendingEvents {
+  private readonly items: Array<() => void> = [];
+
+  constructor(private readonly sink: FulfilmentEventSink) {}
+
+  add<K extends keyof FulfilmentEvents & string>(name: K, payload: FulfilmentEvents[K]): void {
+    this.items.push(() => this.sink.emit(name, payload));
+  }
+
+  flush(): void {
+    for (const emit of this.items.splice(0)) emit();
+  }
+}
+
+/** wire-formats "Fulfilment webhook": the body the dispatcher posts for an event. */
+export interface FulfilmentWebhookBody {
+  readonly hwi_device_id: string;
+  readonly patient_id: string | null;
+  readonly hardware_uuid: string | null;
+  readonly sensor_code: string | null;
+  readonly device_name: string;
+  readonly status: FulfilmentStatus;
+  readonly tracking_link: string | null;
+  readonly device_id: string | null;
+}
+
+export function fulfilmentWebhookBody(event: FulfilmentStatusEvent): FulfilmentWebhookBody {
+  const carriesPrior = event.status === "Replaced" || event.status === "Unlinked";
+  return {
+    hwi_device_id: event.device.id,
+    patient_id: event.patientExternalId,
+    hardware_uuid: event.device.hardwareUuid,
+    sensor_code: event.device.sensorCode,
+    device_name: event.device.name,
+    status: event.status,
+    tracking_link: event.trackingLink,
+    // Spec 6.2: the prior hardware uuid in Replaced and Unlinked webhooks; null otherwise, as in
+    // the wire-formats sample.
+    device_id: carriesPrior ? event.previousHardwareUuid : null,
+  };
+}

@@ -1,0 +1,100 @@
+import type { DeviceRow } from "../store/types.ts";
+import type { GatewayStatus, WhitelistRow } from "../store/types-hardware.ts";
+import { atomically, type DeviceServiceDeps } from "./deps.ts";
+import { bindHardware } from "./hardware-binding.ts";
+import { normalizeGatewayUuid } from "./identifiers.ts";
+import { ACTIVE, UNKNOWN_GATEWAY } from "./statuses.ts";
+
+export interface AdoptionResult {
+  readonly gatewayUuid: string;
+  /** The account the gateway now serves, or null when no device was waiting for it. */
+  readonly accountId: string | null;
+  /** Devices that left Unknown Gateway ID for Active. */
+  readonly adopted: readonly DeviceRow[];
+}
+
+/**
+ * How a gateway id activated while unknown (status Unknown Gateway ID, wire-formats "Devices")
+ * becomes associated: the first time the lab sees that gateway — its status or readings arrive
+ * over MQTT, or a scenario registers it — call `adopt` (or `register`, which does both). The
+ * waiting devices become Active, the gateway is associated with their account (gateway-info
+ * answers), they are whitelisted (RE) and the orphan readings kept meanwhile are attached.
+ *
+ * A gateway serves one account: if it is already associated, only that account's devices are
+ * adopted; otherwise the account of the earliest waiting device wins, and devices of any other
+ * account stay Unknown Gateway ID.
+ */
+export class GatewayAdoption {
+  constructor(private readonly deps: DeviceServiceDeps) {}
+
+  /** Puts a gateway in the lab's inventory (known from now on) and adopts its waiting devices. */
+  async register(rawUuid: string, status: GatewayStatus = {}): Promise<AdoptionResult> {
+    const gatewayUuid = this.canonical(rawUuid);
+    await this.deps.store.gateways.updateStatus(gatewayUuid, status);
+    return this.adopt(gatewayUuid);
+  }
+
+  async adopt(rawUuid: string): Promise<AdoptionResult> {
+    const gatewayUuid = this.canonical(rawUuid);
+    const { store } = this.deps;
+    const gateway = await store.gateways.get(gatewayUuid);
+    const none = { gatewayUuid, accountId: null, adopted: [] };
+    if (gateway === null) return none;
+    const waiting: DeviceRow[] = [];
+    const accounts =
+      gateway.accountId === null
+        ? (await store.accounts.list()).map((a) => a.id)
+        : [gateway.accountId];
+    for (const accountId of accounts) {
+      const { rows } = await store.devices.list(accountId, {
+        hardwareUuidIexact: gatewayUuid,
+        status: UNKNOWN_GATEWAY,
+      });
+      waiting.push(...rows);
+    }
+    if (waiting.length === 0) return none;
+    waiting.sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1));
+    const accountId = gateway.accountId ?? waiting[0]!.accountId;
+    const mine = waiting.filter((d) => d.accountId === accountId);
+    const adopted = await atomically(this.deps, async (tx, events) => {
+      const at = this.deps.clock.now();
+      const out: DeviceRow[] = [];
+      for (const waitingDevice of mine) {
+        const profile = this.deps.catalogue.get(waitingDevice.name);
+        const device = await tx.devices.update(accountId, waitingDevice.id, { status: ACTIVE });
+        const patient =
+          device.patientId === null ? null : await tx.patients.getById(accountId, device.patientId);
+        const patientExternalId = patient?.externalId ?? null;
+        const binding = await bindHardware(tx, events, { device, profile, patientExternalId, at });
+        events.add("device.activated", {
+          accountId,
+          device,
+          patientExternalId,
+          gatewayKnown: true,
+          orphansAttached: binding.orphansAttached,
+          at,
+        });
+        out.push(device);
+      }
+      return out;
+    });
+    return { gatewayUuid, accountId, adopted };
+  }
+
+  /** Spec 2.3: the gateway confirmed a whitelisted device (RE → CO). Null when not listed. */
+  async confirmWhitelisted(rawUuid: string, macAddress: string): Promise<WhitelistRow | null> {
+    const gatewayUuid = this.canonical(rawUuid);
+    const entries = await this.deps.store.whitelist.list(gatewayUuid);
+    const entry = entries.find((e) => e.macAddress.toUpperCase() === macAddress.toUpperCase());
+    if (entry === undefined) return null;
+    return this.deps.store.whitelist.upsert(gatewayUuid, {
+      macAddress: entry.macAddress,
+      sensorCode: entry.sensorCode,
+      whitelistStatus: "CO",
+    });
+  }
+
+  private canonical(rawUuid: string): string {
+    return normalizeGatewayUuid(rawUuid) ?? rawUuid.trim().toUpperCase();
+  }
+}

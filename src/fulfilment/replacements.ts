@@ -1,0 +1,205 @@
+import { RpmlabError } from "../core/errors.ts";
+import type { DeviceWithPatient, ListOptions, ListResult, Ms } from "../store/types.ts";
+import type { ReplacementRow } from "../store/types-hardware.ts";
+import { atomically, type DeviceServiceDeps } from "./deps.ts";
+import { isUuid } from "./identifiers.ts";
+import { DRF_MESSAGES, FieldErrorCollector, isPlainObject, readText } from "./validation.ts";
+
+/** wire-formats "Replacements": the name that asks for a replacement gateway. */
+export const GATEWAY = "Gateway";
+
+/** Replacement statuses (spec: not shown): the fulfilment statuses the lab moves them through. */
+export const REPLACEMENT_REQUESTED = "Ready to Ship";
+export const REPLACEMENT_SHIPPED = "Dropshipped";
+
+const SHIPPING_FIELDS = [
+  ["shipping_name", "shippingName"],
+  ["shipping_address", "shippingAddress"],
+  ["shipping_city", "shippingCity"],
+  ["shipping_state", "shippingState"],
+  ["shipping_zip_code", "shippingZipCode"],
+] as const;
+
+/** An hwi-replacements record (spec 2.7: fields not shown; rpmlab's choice). Times epoch ms. */
+export interface ReplacementRecord {
+  readonly id: string;
+  readonly hwi_device_id: string;
+  readonly device_types: ReadonlyArray<{ readonly name: string }>;
+  readonly shipping_name: string | null;
+  readonly shipping_address: string | null;
+  readonly shipping_city: string | null;
+  readonly shipping_state: string | null;
+  readonly shipping_zip_code: string | null;
+  readonly notify_emails: string | null;
+  readonly status: string | null;
+  /** The device's hardware_uuid when the replacement was requested. */
+  readonly previous_hardware_uuid: string | null;
+  /** The replacement gateway or IMEI, once shipped. */
+  readonly new_hardware_uuid: string | null;
+  readonly created: Ms;
+  readonly modified: Ms;
+}
+
+export function replacementRecord(r: ReplacementRow): ReplacementRecord {
+  return {
+    id: r.id,
+    hwi_device_id: r.deviceId,
+    device_types: r.deviceTypes.map((name) => ({ name })),
+    shipping_name: r.shippingName,
+    shipping_address: r.shippingAddress,
+    shipping_city: r.shippingCity,
+    shipping_state: r.shippingState,
+    shipping_zip_code: r.shippingZipCode,
+    notify_emails: r.notifyEmails,
+    status: r.status,
+    previous_hardware_uuid: r.previousHardwareUuid,
+    new_hardware_uuid: r.newHardwareUuid,
+    created: r.created,
+    modified: r.modified,
+  };
+}
+
+/**
+ * POST and GET hwi-replacements/ (spec 4.3 "replacement-order endpoint"; wire-formats
+ * "Replacements"). A replacement keeps the original device record: no new device, no
+ * duplicate-order check, the device's status unchanged until the replacement ships
+ * (replacement-shipping.ts). device_types names "Gateway" and/or the device's own type (current
+ * or legacy name; stored under the current one). Shipping fields are all or none: none means the
+ * replacement comes from the client's bulk inventory.
+ */
+export class Replacements {
+  constructor(private readonly deps: DeviceServiceDeps) {}
+
+  async create(accountId: string, body: unknown): Promise<ReplacementRow> {
+    const errors = new FieldErrorCollector();
+    if (!isPlainObject(body)) {
+      errors.add("non_field_errors", DRF_MESSAGES.dictionary(body));
+      errors.throwIfAny();
+    }
+    const input = body as Record<string, unknown>;
+    const device = await this.readDevice(errors, accountId, input.hwi_device_id);
+    const deviceTypes = this.readDeviceTypes(errors, device, input.device_types);
+    const shipping = readShipping(errors, input);
+    const notifyEmails = readText(errors, ["notify_emails"], input.notify_emails, {
+      allowNull: true,
+      allowBlank: true,
+      maxLength: 1000,
+    });
+    errors.throwIfAny();
+    return atomically(this.deps, async (tx, events) => {
+      const replacement = await tx.replacements.create(accountId, {
+        deviceId: device!.id,
+        deviceTypes: deviceTypes!,
+        ...shipping,
+        notifyEmails: notifyEmails ?? null,
+        previousHardwareUuid: device!.hardwareUuid,
+        status: REPLACEMENT_REQUESTED,
+      });
+      events.add("replacement.status", {
+        accountId,
+        replacement,
+        status: REPLACEMENT_REQUESTED,
+        at: this.deps.clock.now(),
+      });
+      return replacement;
+    });
+  }
+
+  /** Spec 4.3: "replacements returns the full set"; oldest first. */
+  async list(accountId: string, page?: ListOptions): Promise<ListResult<ReplacementRecord>> {
+    const result = await this.deps.store.replacements.list(accountId, {}, page);
+    const rows = result.rows.map(replacementRecord);
+    return result.total === undefined ? { rows } : { rows, total: result.total };
+  }
+
+  async get(accountId: string, id: string): Promise<ReplacementRecord> {
+    const row = await this.deps.store.replacements.get(accountId, id);
+    if (row === null) {
+      throw new RpmlabError("E_STORE_NOT_FOUND", `replacement ${id} not found`, { id });
+    }
+    return replacementRecord(row);
+  }
+
+  private async readDevice(errors: FieldErrorCollector, accountId: string, value: unknown) {
+    const id = readText(errors, ["hwi_device_id"], value, { required: true });
+    if (typeof id !== "string") return undefined;
+    if (!isUuid(id)) {
+      errors.add("hwi_device_id", `"${id}" is not a valid UUID.`);
+      return undefined;
+    }
+    const device = await this.deps.store.devices.get(accountId, id.toLowerCase());
+    if (device === null) errors.add("hwi_device_id", `Invalid pk "${id}" - object does not exist.`);
+    return device ?? undefined;
+  }
+
+  private readDeviceTypes(
+    errors: FieldErrorCollector,
+    device: DeviceWithPatient | undefined,
+    value: unknown,
+  ): string[] | undefined {
+    if (value === undefined || value === null) {
+      errors.add("device_types", value === null ? DRF_MESSAGES.null : DRF_MESSAGES.required);
+      return undefined;
+    }
+    if (!Array.isArray(value)) {
+      errors.add("device_types", DRF_MESSAGES.list(value));
+      return undefined;
+    }
+    if (value.length === 0) {
+      errors.add("device_types", "This list may not be empty.");
+      return undefined;
+    }
+    const names: string[] = [];
+    value.forEach((item, i) => {
+      const name = isPlainObject(item) && typeof item.name === "string" ? item.name.trim() : "";
+      const problem = device === undefined ? null : this.typeProblem(device, name);
+      if (name === "") errors.add("device_types", `Item ${i + 1}: {"name": …} is required.`);
+      else if (problem !== null) errors.add("device_types", `Item ${i + 1}: ${problem}`);
+      else if (device !== undefined) {
+        const canonical = name === GATEWAY ? GATEWAY : this.deps.catalogue.get(name).name;
+        if (!names.includes(canonical)) names.push(canonical);
+      }
+    });
+    return names;
+  }
+
+  /** Why `name` cannot be replaced on this device, or null. */
+  private typeProblem(device: DeviceWithPatient, name: string): string | null {
+    const own = this.deps.catalogue.find(device.name);
+    if (name === GATEWAY) {
+      if (own?.connectivity === "cellular") {
+        return `${device.name} is a direct-cellular device: it has no gateway to replace.`;
+      }
+      if (device.hardwareUuid === null) {
+        return `device ${device.id} has no gateway (hardware_uuid is null): there is nothing to replace.`;
+      }
+      return null;
+    }
+    const profile = this.deps.catalogue.find(name);
+    if (profile === undefined) {
+      return `"${name}" is not a valid device type: use "${GATEWAY}" or the device's type (${device.name}).`;
+    }
+    if (profile.name !== device.name) {
+      return `"${name}" is not the type of device ${device.id} (${device.name}); a replacement keeps the device's type.`;
+    }
+    return null;
+  }
+}
+
+/** All five shipping fields, or none (bulk inventory). */
+function readShipping(errors: FieldErrorCollector, input: Record<string, unknown>) {
+  const given = (v: unknown) => v !== undefined && v !== null && v !== "";
+  const anySent = SHIPPING_FIELDS.some(([wire]) => given(input[wire]));
+  const out: Record<string, string | null> = {};
+  for (const [wire, field] of SHIPPING_FIELDS) {
+    const text = readText(errors, [wire], input[wire], { allowNull: true, allowBlank: true });
+    if (anySent && (text ?? null) === null && !errors.has(wire)) {
+      errors.add(
+        wire,
+        "This field is required when any shipping field is sent (all five or none).",
+      );
+    }
+    out[field] = text ?? null;
+  }
+  return out;
+}

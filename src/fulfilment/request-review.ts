@@ -1,0 +1,69 @@
+import type { StoreRepositories } from "../store/store.ts";
+import type { DeviceRow, Ms, PatientRow } from "../store/types.ts";
+import { isCompleteAddress } from "./address-verification.ts";
+import { fulfilmentRequestOf, withFulfilmentRequest } from "./device-meta.ts";
+import type { PendingEvents } from "./events.ts";
+
+const DUPLICATE = "duplicate submission";
+
+/**
+ * Why a fulfilment request cannot ship to this patient, or null. Spec 3: an Invalid address
+ * holds the request (Client Action Required) unless confirm_address is true; the lab also holds
+ * one with no patient or an incomplete address (spec 7.3: all four fields are needed).
+ */
+export function addressProblem(patient: PatientRow | null): string | null {
+  if (patient === null) return "no patient: a shipment needs the patient's address";
+  if (!isCompleteAddress(patient)) {
+    return "the patient's address is incomplete: address, city, state and zip_code are all needed";
+  }
+  if (patient.addressStatus === "Invalid" && !patient.confirmAddress) {
+    return "the patient's address failed verification (address_status Invalid): correct it or set confirm_address";
+  }
+  return null;
+}
+
+export function duplicateReason(open: DeviceRow): string {
+  return `${DUPLICATE}: device ${open.id} (${open.name}) is already pending for this patient`;
+}
+
+/**
+ * Spec 3, "address_status Invalid → PUT/PATCH with confirm_address true → fulfilment no longer
+ * blocked": after a patient's address changes, each of the patient's requests held for its
+ * address (Client Action Required, not a duplicate) whose address problem is gone moves to Ready
+ * to Ship, with a fulfilment event. Runs in the caller's transaction; returns the released
+ * devices. The hwi-patients routes call it too, after PUT and PATCH.
+ */
+export async function releaseHeldRequests(
+  tx: StoreRepositories,
+  events: PendingEvents,
+  args: { readonly accountId: string; readonly patient: PatientRow; readonly at: Ms },
+): Promise<DeviceRow[]> {
+  const { accountId, patient, at } = args;
+  if (addressProblem(patient) !== null) return [];
+  const { rows } = await tx.devices.list(accountId, {
+    patientExternalId: patient.externalId,
+    status: "Client Action Required",
+  });
+  const released: DeviceRow[] = [];
+  for (const held of rows) {
+    const request = fulfilmentRequestOf(held.metaData);
+    if (held.hardwareUuid !== null || request === null) continue;
+    if (request.reason?.startsWith(DUPLICATE)) continue;
+    const device = await tx.devices.update(accountId, held.id, {
+      status: "Ready to Ship",
+      metaData: withFulfilmentRequest({ ...request, reason: null }, held.metaData),
+    });
+    events.add("fulfilment.status", {
+      accountId,
+      device,
+      patientExternalId: patient.externalId,
+      status: "Ready to Ship",
+      previousHardwareUuid: null,
+      reason: null,
+      trackingLink: null,
+      at,
+    });
+    released.push(device);
+  }
+  return released;
+}

@@ -1,0 +1,156 @@
+import { RpmlabError } from "../core/errors.ts";
+import type { StoreRepositories } from "../store/store.ts";
+import type { DeviceRow, HardwareChange } from "../store/types.ts";
+import { atomically, type DeviceServiceDeps } from "./deps.ts";
+import type { PendingEvents } from "./events.ts";
+import { deviceMacAddress, isUuid, normalizeGatewayUuid, normalizeImei } from "./identifiers.ts";
+
+/** Which id the caller gave (wire-formats "Unlink": say in the response which was unlinked). */
+export type UnlinkForm = "hwi_device_id" | "gateway_id" | "imei";
+
+export interface UnlinkedDevice {
+  /** The device after the unlink: hardware_uuid null, status Unlinked. */
+  readonly device: DeviceRow;
+  readonly previousHardwareUuid: string | null;
+}
+
+export interface UnlinkResult {
+  readonly by: UnlinkForm;
+  /** The id in canonical form (gateway ids upper case without hyphens). */
+  readonly id: string;
+  /** Devices this call unlinked; empty when everything was unlinked already (idempotent). */
+  readonly devices: readonly UnlinkedDevice[];
+}
+
+const UNLINKED = "Unlinked";
+
+function notFound(id: string): RpmlabError {
+  return new RpmlabError("E_STORE_NOT_FOUND", `nothing to unlink: ${id} not found`, { id });
+}
+
+/**
+ * unlink-gateway/{id}/ (spec 4.2, 3, 6.2; wire-formats "Unlink"). The id is an hwi_device_id
+ * (a UUID: that device), a gateway id (12 hex, hyphens and case ignored: every device of the
+ * gateway) or an IMEI (15 digits: the direct-cellular device on it). Every affected device loses
+ * its hardware_uuid (null) and becomes Unlinked, the change is logged with the prior uuid, its
+ * whitelist entry leaves the gateway, and a fulfilment event with device_id = prior uuid fires.
+ *
+ * Repeating an unlink succeeds and changes nothing (clients retry until they see a 2xx). The
+ * gateway stays associated with the account (gateway-info still answers; its hardware can take
+ * new devices). Not found: an unknown device id, an IMEI with no device, or a gateway that is
+ * neither associated with the account nor carrying one of its devices.
+ */
+export class Unlink {
+  constructor(private readonly deps: DeviceServiceDeps) {}
+
+  async unlink(accountId: string, rawId: string): Promise<UnlinkResult> {
+    const raw = rawId.trim();
+    if (isUuid(raw)) return this.byDevice(accountId, raw.toLowerCase());
+    const gateway = normalizeGatewayUuid(raw);
+    if (gateway !== null) return this.byHardware(accountId, "gateway_id", gateway);
+    const imei = normalizeImei(raw);
+    if (imei !== null) return this.byHardware(accountId, "imei", imei);
+    throw notFound(raw);
+  }
+
+  private async byDevice(accountId: string, id: string): Promise<UnlinkResult> {
+    const current = await this.deps.store.devices.get(accountId, id);
+    if (current === null) throw notFound(id);
+    if (current.status === UNLINKED && current.hardwareUuid === null) {
+      return { by: "hwi_device_id", id, devices: [] };
+    }
+    const devices = await atomically(this.deps, async (tx, events) => {
+      let change: HardwareChange;
+      if (current.hardwareUuid === null) {
+        // A request that never got hardware: nothing to log, but it stops (and bills) no more.
+        const device = await tx.devices.update(accountId, id, { status: UNLINKED });
+        change = { device, previousHardwareUuid: null };
+      } else {
+        change = (await tx.devices.unlinkDevice(accountId, id, { status: UNLINKED }))!;
+        await this.forget(tx, events, change.previousHardwareUuid!, [id]);
+      }
+      await this.announce(tx, events, accountId, [change]);
+      return [change];
+    });
+    return { by: "hwi_device_id", id, devices };
+  }
+
+  private async byHardware(
+    accountId: string,
+    by: "gateway_id" | "imei",
+    uuid: string,
+  ): Promise<UnlinkResult> {
+    const { store } = this.deps;
+    const { rows } = await store.devices.list(
+      accountId,
+      { hardwareUuidIexact: uuid },
+      { limit: 1 },
+    );
+    if (rows.length === 0) {
+      const associated =
+        by === "gateway_id" && (await store.gateways.getForAccount(accountId, uuid)) !== null;
+      if (!associated) throw notFound(uuid);
+      return { by, id: uuid, devices: [] };
+    }
+    const devices = await atomically(this.deps, async (tx, events) => {
+      const changes = await tx.devices.unlinkGateway(accountId, uuid, { status: UNLINKED });
+      if (by === "gateway_id") {
+        const all = await tx.whitelist.list(uuid);
+        await this.forget(
+          tx,
+          events,
+          uuid,
+          [],
+          all.map((e) => e.macAddress),
+        );
+      }
+      await this.announce(tx, events, accountId, changes);
+      return changes;
+    });
+    return { by, id: uuid, devices };
+  }
+
+  /** Spec 2.3: the unlinked devices leave the gateway's whitelist. */
+  private async forget(
+    tx: StoreRepositories,
+    events: PendingEvents,
+    gatewayUuid: string,
+    deviceIds: readonly string[],
+    macs: readonly string[] = deviceIds.map(deviceMacAddress),
+  ): Promise<void> {
+    const removed: string[] = [];
+    for (const mac of macs) if (await tx.whitelist.remove(gatewayUuid, mac)) removed.push(mac);
+    if (removed.length > 0) {
+      events.add("whitelist.changed", {
+        gatewayUuid,
+        added: [],
+        removed,
+        at: this.deps.clock.now(),
+      });
+    }
+  }
+
+  /** Spec 6.2: an Unlinked fulfilment event per device, device_id = the prior hardware uuid. */
+  private async announce(
+    tx: StoreRepositories,
+    events: PendingEvents,
+    accountId: string,
+    changes: readonly HardwareChange[],
+  ): Promise<void> {
+    const at = this.deps.clock.now();
+    for (const { device, previousHardwareUuid } of changes) {
+      const patient =
+        device.patientId === null ? null : await tx.patients.getById(accountId, device.patientId);
+      events.add("fulfilment.status", {
+        accountId,
+        device,
+        patientExternalId: patient?.externalId ?? null,
+        status: UNLINKED,
+        previousHardwareUuid,
+        reason: null,
+        trackingLink: null,
+        at,
+      });
+    }
+  }
+}

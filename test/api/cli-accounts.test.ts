@@ -1,0 +1,123 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildApp } from "../../src/api/app.ts";
+import { Rng } from "../../src/core/rng.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { openStore } from "../../src/store/open.ts";
+import { runCli } from "../catalogue/cli-io.ts";
+import { T0 } from "./helpers.ts";
+
+/** `rpmlab accounts …` and `rpmlab keys …` through main(), on a temporary SQLite file. */
+describe("rpmlab accounts / keys", () => {
+  let dir: string;
+  let store: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "rpmlab-cli-"));
+    store = `sqlite:${join(dir, "lab.db")}`;
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const cli = (...args: string[]) => runCli(...args, "--store", store);
+
+  it("creates and lists accounts, as text and as JSON", async () => {
+    const created = await cli("accounts", "create", "acme-dev");
+    expect(created).toMatchObject({ code: 0, stderr: "" });
+    expect(created.stdout).toMatch(
+      /^created account acme-dev \(development, ASR off\), id [0-9a-f-]{36}/,
+    );
+    const prod = await cli(
+      "accounts",
+      "create",
+      "acme",
+      "--environment",
+      "production",
+      "--asr",
+      "--json",
+    );
+    expect(JSON.parse(prod.stdout)).toMatchObject({
+      client_domain: "acme",
+      environment: "production",
+      asr_enabled: true,
+    });
+    const list = await cli("accounts", "list", "--json");
+    expect(
+      JSON.parse(list.stdout)
+        .map((a: { client_domain: string }) => a.client_domain)
+        .sort(),
+    ).toEqual(["acme", "acme-dev"]);
+    const table = await cli("accounts", "list");
+    expect(table.stdout.split("\n")[0]).toMatch(/^CLIENT DOMAIN\s+ENVIRONMENT\s+ASR/);
+    expect(table.stdout).toContain("acme-dev");
+  });
+
+  it("fails clearly: a taken domain (1), a bad environment (2)", async () => {
+    await cli("accounts", "create", "acme-dev");
+    const again = await cli("accounts", "create", "ACME-DEV");
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("E_STORE_CONFLICT");
+    const env = await cli("accounts", "create", "x", "--environment", "staging");
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain("E_CONFIG_INVALID");
+    const bad = await cli("accounts", "create", "a/b");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("E_STORE_INVALID");
+  });
+
+  it("toggles ASR", async () => {
+    await cli("accounts", "create", "acme-dev");
+    const on = await cli("accounts", "asr", "acme-dev", "on", "--json");
+    expect(JSON.parse(on.stdout).asr_enabled).toBe(true);
+    expect((await cli("accounts", "asr", "acme-dev", "maybe")).code).toBe(2);
+  });
+
+  it("prints a new key once with a warning; the key authenticates against the API", async () => {
+    await cli("accounts", "create", "acme-dev");
+    const created = await cli("keys", "create", "acme-dev", "--name", "ci");
+    expect(created.code).toBe(0);
+    const key = created.stdout.trim();
+    expect(key).toMatch(/^rpm_dev_[0-9A-Za-z]{32}$/);
+    expect(created.stderr).toContain("not shown again");
+
+    const clock = new VirtualClock({ startMs: T0 });
+    const opened = await openStore(store, { clock, rng: new Rng("cli-test") });
+    const app = buildApp({ store: opened, clock, config: { adminToken: "t" } });
+    try {
+      const res = await app.inject({
+        method: "GET",
+        url: "/clients/acme-dev/hwi/hwi-patients/",
+        headers: { authorization: `Api-Key ${key}` },
+      });
+      expect(res.statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await opened.close();
+    }
+
+    const list = await cli("keys", "list", "acme-dev");
+    expect(list.stdout).toContain(`${key.slice(0, 16)}…`);
+    expect(list.stdout).not.toContain(key);
+    const json = JSON.parse((await cli("keys", "list", "acme-dev", "--json")).stdout);
+    expect(json).toEqual([
+      expect.objectContaining({ name: "ci", prefix: key.slice(0, 16), revoked_at: null }),
+    ]);
+  });
+
+  it("revokes by prefix or id, and says when a key was already revoked", async () => {
+    await cli("accounts", "create", "acme-dev");
+    const created = JSON.parse((await cli("keys", "create", "acme-dev", "--json")).stdout);
+    const revoked = await cli("keys", "revoke", "acme-dev", created.prefix);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toBe(`revoked key ${created.prefix}… (id ${created.id})`);
+    const again = await cli("keys", "revoke", "acme-dev", created.id);
+    expect(again.stdout).toMatch(/was already revoked at \d{4}-/);
+    const unknown = await cli("keys", "revoke", "acme-dev", "rpm_dev_nothing1");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("E_STORE_NOT_FOUND");
+    const noAccount = await cli("keys", "list", "nobody");
+    expect(noAccount.code).toBe(1);
+  });
+});

@@ -1,0 +1,132 @@
+import { Writable } from "node:stream";
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import { buildApp } from "../../src/api/app.ts";
+import { API_ROUTES } from "../../src/api/routes/index.ts";
+import type { ApiConfig, RouteTable } from "../../src/api/types.ts";
+import { createLogger } from "../../src/core/logger.ts";
+import { Rng } from "../../src/core/rng.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { openStore } from "../../src/store/open.ts";
+import type { Store } from "../../src/store/store.ts";
+import type { AccountRow } from "../../src/store/types.ts";
+
+/** 2024-10-16T04:10:00Z, the wire-formats sample's timestamp. */
+export const T0 = 1_729_051_800_000;
+export const ADMIN_TOKEN = "lab-admin-token-for-tests";
+
+export interface TestAccount {
+  readonly account: AccountRow;
+  readonly key: string;
+  readonly keyId: string;
+}
+
+export interface Lab {
+  readonly app: FastifyInstance;
+  readonly store: Store;
+  readonly clock: VirtualClock;
+  /** Log lines (JSON) the app wrote, when built with `log: true`. */
+  readonly logs: string[];
+  /** acme-dev: development, ASR disabled. */
+  readonly dev: TestAccount;
+  /** acme: production, ASR enabled. */
+  readonly prod: TestAccount;
+  /** other-dev: another development account. */
+  readonly other: TestAccount;
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+export interface LabOptions {
+  readonly config?: Partial<ApiConfig>;
+  /** Route plugins served besides the app's own (API_ROUTES), per scope. */
+  readonly extraRoutes?: Partial<RouteTable>;
+  readonly log?: boolean;
+}
+
+/** A fresh lab: memory store on a virtual clock, three accounts with a key each, the app. */
+export async function makeLab(opts: LabOptions = {}): Promise<Lab> {
+  const clock = new VirtualClock({ startMs: T0 });
+  const store = await openStore("memory", { clock, rng: new Rng("api-tests") });
+  const account = async (
+    clientDomain: string,
+    environment: "development" | "production",
+    asr: boolean,
+  ) => {
+    const row = await store.accounts.create({ clientDomain, environment, asrEnabled: asr });
+    const created = await store.apiKeys.create(row.id, { name: "test" });
+    return { account: row, key: created.key, keyId: created.apiKey.id };
+  };
+  const dev = await account("acme-dev", "development", false);
+  const prod = await account("acme", "production", true);
+  const other = await account("other-dev", "development", false);
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(
+        ...String(chunk)
+          .split("\n")
+          .filter((l) => l !== ""),
+      );
+      done();
+    },
+  });
+  const app = buildApp({
+    store,
+    clock,
+    ...(opts.log === true ? { logger: createLogger({ level: "info", destination }) } : {}),
+    config: { adminToken: ADMIN_TOKEN, ...opts.config },
+    routes: {
+      hwi: [...API_ROUTES.hwi, ...(opts.extraRoutes?.hwi ?? [])],
+      asr: [...API_ROUTES.asr, ...(opts.extraRoutes?.asr ?? [])],
+      v2: [...API_ROUTES.v2, ...(opts.extraRoutes?.v2 ?? [])],
+      lab: [...API_ROUTES.lab, ...(opts.extraRoutes?.lab ?? [])],
+    },
+  });
+  return {
+    app,
+    store,
+    clock,
+    logs,
+    dev,
+    prod,
+    other,
+    advance: (ms) => {
+      clock.runSync({ until: clock.now() + ms });
+    },
+    close: async () => {
+      await app.close();
+      await store.close();
+    },
+  };
+}
+
+export function apiKey(key: string): Record<string, string> {
+  return { authorization: `Api-Key ${key}` };
+}
+
+export const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/** hwi base path of an account. */
+export function hwi(account: TestAccount | string, rest = ""): string {
+  const domain = typeof account === "string" ? account : account.account.clientDomain;
+  return `/clients/${domain}/hwi/${rest}`;
+}
+
+/** A JSON request as a client sends it. */
+export function send(
+  app: FastifyInstance,
+  method: InjectOptions["method"],
+  url: string,
+  key: string | null,
+  body?: unknown,
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method,
+    url,
+    headers: {
+      ...(key === null ? {} : apiKey(key)),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+}

@@ -1,0 +1,192 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { RoutePlugin } from "../../src/api/types.ts";
+import { RpmlabError } from "../../src/core/errors.ts";
+import { apiKey, hwi, type Lab, makeLab, send } from "./helpers.ts";
+
+/** Routes that fail the way real bugs do, added to an app built by the same buildApp. */
+const failing: RoutePlugin = async (app) => {
+  app.get("/boom/", async () => {
+    throw new Error("secret internals: connection string postgres://u:p@db/x");
+  });
+  app.get("/store-down/", async () => {
+    throw new RpmlabError("E_STORE_UNAVAILABLE", "cannot reach the database");
+  });
+};
+
+let lab: Lab;
+afterEach(() => lab.close());
+
+/** Spec 7.2/7.3 first checks: trailing slash, 404, 405, 415, 500. */
+describe("transport behaviour", () => {
+  it("301 to the slashed URL, keeping the query, before authentication", async () => {
+    lab = await makeLab();
+    const res = await lab.app.inject({
+      method: "GET",
+      url: `${hwi(lab.dev, "hwi-patients")}?page=2&page_size=10`,
+    });
+    expect(res.statusCode).toBe(301);
+    expect(res.headers.location).toBe("/clients/acme-dev/hwi/hwi-patients/?page=2&page_size=10");
+    expect(res.body).toBe("");
+  });
+
+  it("redirects every method and detail paths too", async () => {
+    lab = await makeLab();
+    for (const method of ["POST", "PUT", "PATCH", "DELETE"] as const) {
+      const res = await send(lab.app, method, hwi(lab.dev, "hwi-patients/P-1"), lab.dev.key, {});
+      expect(res.statusCode).toBe(301);
+      expect(res.headers.location).toBe("/clients/acme-dev/hwi/hwi-patients/P-1/");
+    }
+  });
+
+  it("a client following the redirect without its Authorization header gets 401", async () => {
+    lab = await makeLab();
+    const first = await send(lab.app, "GET", hwi(lab.dev, "hwi-patients"), lab.dev.key);
+    expect(first.statusCode).toBe(301);
+    // What HTTP clients do on a redirect to another URL: the credentials stay behind.
+    const followed = await lab.app.inject({ method: "GET", url: first.headers.location as string });
+    expect(followed.statusCode).toBe(401);
+    const withKey = await lab.app.inject({
+      method: "GET",
+      url: first.headers.location as string,
+      headers: apiKey(lab.dev.key),
+    });
+    expect(withKey.statusCode).toBe(200);
+  });
+
+  it("404 {detail} for a path no route knows, slashed or not", async () => {
+    lab = await makeLab();
+    for (const url of [hwi(lab.dev, "no-such-thing/"), hwi(lab.dev, "no-such-thing"), "/"]) {
+      const res = await send(lab.app, "GET", url, lab.dev.key);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ detail: "Not found." });
+    }
+  });
+
+  it("405 with an Allow header for a known path and another method", async () => {
+    lab = await makeLab();
+    const res = await send(lab.app, "POST", hwi(lab.dev, "hwi-patients/P-1/"), lab.dev.key, {});
+    expect(res.statusCode).toBe(405);
+    expect(res.json()).toEqual({ detail: 'Method "POST" not allowed.' });
+    expect(res.headers.allow).toBe("GET, PUT, PATCH, DELETE, HEAD");
+    const list = await send(lab.app, "DELETE", hwi(lab.dev, "hwi-patients/"), lab.dev.key);
+    expect(list.statusCode).toBe(405);
+    expect(list.headers.allow).toBe("GET, POST, HEAD");
+  });
+
+  it("405 comes after authentication, as DRF checks the method in the view", async () => {
+    lab = await makeLab();
+    const none = await send(lab.app, "POST", hwi(lab.dev, "hwi-patients/P-1/"), null, {});
+    expect(none.statusCode).toBe(401);
+    const other = await send(lab.app, "POST", hwi(lab.dev, "hwi-patients/P-1/"), lab.other.key, {});
+    expect(other.statusCode).toBe(403);
+  });
+
+  it("415 for a body that is not JSON, in DRF's words", async () => {
+    lab = await makeLab();
+    const url = hwi(lab.dev, "hwi-patients/");
+    const cases = [
+      { type: "text/plain", payload: '{"external_id": "P-1"}' },
+      { type: "application/x-www-form-urlencoded", payload: "external_id=P-1" },
+      { type: "application/xml", payload: "<patient/>" },
+    ];
+    for (const { type, payload } of cases) {
+      const res = await lab.app.inject({
+        method: "POST",
+        url,
+        headers: { ...apiKey(lab.dev.key), "content-type": type },
+        payload,
+      });
+      expect(res.statusCode).toBe(415);
+      expect(res.json()).toEqual({ detail: `Unsupported media type "${type}" in request.` });
+    }
+    const untyped = await lab.app.inject({
+      method: "PATCH",
+      url: hwi(lab.dev, "hwi-patients/P-1/"),
+      headers: apiKey(lab.dev.key),
+      payload: Buffer.from('{"name": "x"}'),
+    });
+    expect(untyped.statusCode).toBe(415);
+  });
+
+  it("accepts JSON with a charset parameter", async () => {
+    lab = await makeLab();
+    const res = await lab.app.inject({
+      method: "POST",
+      url: hwi(lab.dev, "hwi-patients/"),
+      headers: { ...apiKey(lab.dev.key), "content-type": "application/json; charset=utf-8" },
+      payload: '{"external_id": "P-1"}',
+    });
+    expect(res.statusCode).toBe(201);
+  });
+
+  it("400 {detail} for malformed JSON (DRF's ParseError)", async () => {
+    lab = await makeLab();
+    const res = await lab.app.inject({
+      method: "POST",
+      url: hwi(lab.dev, "hwi-patients/"),
+      headers: { ...apiKey(lab.dev.key), "content-type": "application/json" },
+      payload: '{"external_id": ',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toMatch(/^JSON parse error - /);
+  });
+
+  it("refuses a __proto__ key instead of parsing it", async () => {
+    lab = await makeLab();
+    const res = await lab.app.inject({
+      method: "POST",
+      url: hwi(lab.dev, "hwi-patients/"),
+      headers: { ...apiKey(lab.dev.key), "content-type": "application/json" },
+      payload: '{"external_id": "P-1", "__proto__": {"admin": true}}',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toMatch(/^JSON parse error - /);
+  });
+
+  it("an empty body, typed or not, is validated as {}: required fields reported", async () => {
+    lab = await makeLab();
+    const url = hwi(lab.dev, "hwi-patients/");
+    for (const headers of [{ "content-type": "application/json" }, {}]) {
+      const res = await lab.app.inject({
+        method: "POST",
+        url,
+        headers: { ...apiKey(lab.dev.key), ...headers },
+        payload: "",
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ external_id: ["This field is required."] });
+    }
+  });
+
+  it("names every answer with an X-Request-Id", async () => {
+    lab = await makeLab();
+    const a = await send(lab.app, "GET", hwi(lab.dev, "hwi-patients/"), lab.dev.key);
+    const b = await send(lab.app, "GET", hwi(lab.dev, "nothing/"), lab.dev.key);
+    expect(a.headers["x-request-id"]).toMatch(/^req-/);
+    expect(b.headers["x-request-id"]).toMatch(/^req-/);
+    expect(a.headers["x-request-id"]).not.toBe(b.headers["x-request-id"]);
+  });
+});
+
+describe("500", () => {
+  it("answers {detail, request_id}, hides the error, and logs it under that id", async () => {
+    lab = await makeLab({ extraRoutes: { hwi: [failing] }, log: true });
+    const res = await send(lab.app, "GET", hwi(lab.dev, "boom/"), lab.dev.key);
+    expect(res.statusCode).toBe(500);
+    const body = res.json();
+    expect(Object.keys(body).sort()).toEqual(["detail", "request_id"]);
+    expect(body.request_id).toBe(res.headers["x-request-id"]);
+    expect(res.body).not.toContain("secret internals");
+    const logged = lab.logs
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.level === 50 && entry.request_id === body.request_id);
+    expect(logged?.err?.message).toContain("secret internals");
+  });
+
+  it("an unreachable store is a 500 too (spec 7.2 names no 503)", async () => {
+    lab = await makeLab({ extraRoutes: { hwi: [failing] } });
+    const res = await send(lab.app, "GET", hwi(lab.dev, "store-down/"), lab.dev.key);
+    expect(res.statusCode).toBe(500);
+    expect(res.json().request_id).toMatch(/^req-/);
+  });
+});

@@ -1,0 +1,160 @@
+import { expect } from "vitest";
+import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { type ErrorCode, RpmlabError } from "../../src/core/errors.ts";
+import { TypedEvents } from "../../src/core/events.ts";
+import { Rng } from "../../src/core/rng.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import type { FulfilmentEvents } from "../../src/fulfilment/events.ts";
+import { createDeviceServices, type DeviceServices } from "../../src/fulfilment/services.ts";
+import type { FieldErrors } from "../../src/fulfilment/validation.ts";
+import type { Store } from "../../src/store/store.ts";
+import type { AccountRow, PatientRow } from "../../src/store/types.ts";
+import type { NewMeasurement } from "../../src/store/types-ingest.ts";
+
+/** 2024-10-16T04:10:00Z, the wire-formats sample's timestamp. */
+export const T0 = 1_729_051_800_000;
+export const DAY = 86_400_000;
+/** A gateway id of the wire-formats samples. */
+export const GW = "297056120BD7";
+export const GW2 = "FED091A643FF";
+export const IMEI = "356938035643809";
+
+export const catalogue = Catalogue.load();
+
+export type Recorded = {
+  [K in keyof FulfilmentEvents]: { name: K; payload: FulfilmentEvents[K] };
+}[keyof FulfilmentEvents];
+
+/** How each store under test is opened: a fresh, migrated, empty one per test. */
+export interface FulfilmentHarness {
+  open(deps: { clock: VirtualClock; rng: Rng }): Promise<Store>;
+  cleanup?(): Promise<void>;
+}
+
+/** Filled in before each test. */
+export interface FulfilmentEnv {
+  store: Store;
+  clock: VirtualClock;
+  rng: Rng;
+  events: TypedEvents<FulfilmentEvents>;
+  recorded: Recorded[];
+  services: DeviceServices;
+  account: AccountRow;
+}
+
+export async function fillEnv(env: FulfilmentEnv, harness: FulfilmentHarness): Promise<void> {
+  const clock = new VirtualClock({ startMs: T0 });
+  const rng = new Rng("fulfilment");
+  const store = await harness.open({ clock, rng });
+  const events = new TypedEvents<FulfilmentEvents>();
+  const recorded: Recorded[] = [];
+  for (const name of [
+    "fulfilment.status",
+    "replacement.status",
+    "device.activated",
+    "whitelist.changed",
+  ] as const) {
+    events.on(name, (payload) => recorded.push({ name, payload } as Recorded));
+  }
+  env.store = store;
+  env.clock = clock;
+  env.rng = rng;
+  env.events = events;
+  env.recorded = recorded;
+  env.services = createDeviceServices({ store, catalogue, clock, events, rng });
+  env.account = await store.accounts.create({ clientDomain: "clinic", environment: "development" });
+}
+
+export function advance(env: FulfilmentEnv, ms: number): void {
+  env.clock.runSync({ until: env.clock.now() + ms });
+}
+
+/** Events of one kind, in order. */
+export function eventsOf<K extends keyof FulfilmentEvents>(
+  env: FulfilmentEnv,
+  name: K,
+): FulfilmentEvents[K][] {
+  return env.recorded.filter((r) => r.name === name).map((r) => r.payload as FulfilmentEvents[K]);
+}
+
+/** The error a promise rejects with (fails the test when it resolves). */
+export async function rejection(promise: Promise<unknown>): Promise<RpmlabError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, "expected a rejection").toBeInstanceOf(RpmlabError);
+  return error as RpmlabError;
+}
+
+export async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<RpmlabError> {
+  const error = await rejection(promise);
+  expect(error.code).toBe(code);
+  return error;
+}
+
+/** The DRF-style body of a validation error (fails unless it is one). */
+export async function fieldErrors(promise: Promise<unknown>): Promise<FieldErrors> {
+  const error = await expectCode(promise, "E_API_VALIDATION");
+  return error.details.fields as FieldErrors;
+}
+
+/** A patient whose address verifies (or is Invalid with `invalid`). */
+export async function patientWithAddress(
+  env: FulfilmentEnv,
+  externalId: string,
+  over: Partial<PatientRow> = {},
+): Promise<PatientRow> {
+  return env.store.patients.create(env.account.id, {
+    externalId,
+    name: "Pat One",
+    address: "12 Main Street",
+    city: "Irvine",
+    state: "CA",
+    zipCode: "92614",
+    addressStatus: "Verified",
+    addressVerifiedBy: "internal",
+    ...over,
+  });
+}
+
+/** Puts a gateway in the lab's inventory, as a status report over MQTT would. */
+export function knownGateway(env: FulfilmentEnv, uuid: string = GW) {
+  return env.store.gateways.updateStatus(uuid, { lastSignalStrength: 18 });
+}
+
+/** Activates, then moves the clock on a second, so list order (by created) is activation order. */
+export async function activate(env: FulfilmentEnv, body: unknown) {
+  try {
+    return await env.services.activation.activate(env.account.id, body);
+  } finally {
+    advance(env, 1000);
+  }
+}
+
+/** An orphan reading of a gateway slot (or IMEI), as ingestion keeps it before activation. */
+export function orphan(over: Partial<NewMeasurement> = {}): NewMeasurement {
+  return {
+    accountId: null,
+    deviceId: null,
+    deviceName: null,
+    patientExternalId: null,
+    source: "F0:11:22:33:44:55",
+    hardwareUuid: GW,
+    sensorCode: "10",
+    sensorId: null,
+    metric: "pulse",
+    value1: 86,
+    value2: null,
+    timestamp: T0 - DAY,
+    timezoneOffset: -4,
+    estimatedTimestamp: false,
+    filterParams: null,
+    measurementIndex: 1,
+    deviceLogIndex: null,
+    messageId: null,
+    characteristicUuid: null,
+    raw: null,
+    ...over,
+  };
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import { fulfilmentWebhookBody } from "../../../src/fulfilment/events.ts";
+import { deviceMacAddress } from "../../../src/fulfilment/identifiers.ts";
+import { activate, eventsOf, type FulfilmentEnv, GW, IMEI, knownGateway } from "../env.ts";
+
+/** Spec 3 "gateway replaced → Replaced", 4.3, 6.2: what happens when a replacement ships. */
+export function replacementShippingSection(env: FulfilmentEnv): void {
+  const ship = (id: string, opts?: { hardwareUuid?: string }) =>
+    env.services.replacementShipping.ship(env.account.id, id, opts);
+
+  describe("replacement shipping", () => {
+    it("moves every device of the old gateway to a new gateway id: logged, Replaced events, whitelist moved", async () => {
+      const a = env.account.id;
+      await knownGateway(env);
+      const { device: bpm } = await activate(env, {
+        device: { name: "Vendor BPM - S", hardware_uuid: GW },
+        patient: { external_id: "P-1" },
+      });
+      const { device: scale } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+      });
+      const replacement = await env.services.replacements.create(a, {
+        hwi_device_id: bpm.id,
+        device_types: [{ name: "Gateway" }],
+      });
+      env.recorded.length = 0;
+      const shippedAt = env.clock.now();
+      const shipped = await ship(replacement.id);
+      const fresh = shipped.newHardwareUuid!;
+      expect(fresh).toMatch(/^[0-9A-F]{12}$/);
+      expect(fresh).not.toBe(GW);
+      expect(
+        shipped.changes.map((c) => [
+          c.device.id,
+          c.previousHardwareUuid,
+          c.device.hardwareUuid,
+          c.device.status,
+        ]),
+      ).toEqual([
+        [bpm.id, GW, fresh, "Replaced"],
+        [scale.id, GW, fresh, "Replaced"],
+      ]);
+      expect(shipped.replacement).toMatchObject({
+        status: "Dropshipped",
+        newHardwareUuid: fresh,
+        previousHardwareUuid: GW,
+      });
+      // The new gateway is the account's, shipped now; the devices are whitelisted there.
+      const info = await env.services.gateways.info(a, fresh);
+      expect(info).toMatchObject({ shipped_on: shippedAt, assigned_on: shippedAt });
+      expect(
+        info.whitelisted_devices.map((w) => [w.mac_address, w.whitelist_status]).sort(),
+      ).toEqual(
+        [
+          [deviceMacAddress(bpm.id), "RE"],
+          [deviceMacAddress(scale.id), "RE"],
+        ].sort(),
+      );
+      expect(await env.store.whitelist.list(GW)).toEqual([]);
+      const logs = (await env.store.hardwareLogs.list(a)).rows.filter(
+        (l) => l.reason === "replacement",
+      );
+      expect(logs.map((l) => [l.deviceId, l.previousHardwareUuid, l.hardwareUuid])).toEqual([
+        [bpm.id, GW, fresh],
+        [scale.id, GW, fresh],
+      ]);
+      expect(eventsOf(env, "fulfilment.status").map(fulfilmentWebhookBody)).toEqual([
+        expect.objectContaining({
+          hwi_device_id: bpm.id,
+          patient_id: "P-1",
+          status: "Replaced",
+          hardware_uuid: fresh,
+          device_id: GW,
+        }),
+        expect.objectContaining({
+          hwi_device_id: scale.id,
+          patient_id: null,
+          status: "Replaced",
+          hardware_uuid: fresh,
+          device_id: GW,
+        }),
+      ]);
+      expect(eventsOf(env, "replacement.status")).toMatchObject([{ status: "Dropshipped" }]);
+      await expect(ship(replacement.id)).rejects.toMatchObject({ code: "E_STORE_CONFLICT" });
+    });
+
+    it("draws the new gateway id from the Rng forked by replacement id", async () => {
+      await knownGateway(env);
+      const { device } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+      });
+      const r = await env.services.replacements.create(env.account.id, {
+        hwi_device_id: device.id,
+        device_types: [{ name: "Gateway" }],
+      });
+      const shipped = await ship(r.id);
+      expect(shipped.newHardwareUuid).toBe(env.rng.fork(`replacement:${r.id}`).hex(12));
+    });
+
+    it("ships onto an imposed gateway id, and changes no id for a device-only replacement", async () => {
+      const a = env.account.id;
+      await knownGateway(env);
+      const { device } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+      });
+      const deviceOnly = await env.services.replacements.create(a, {
+        hwi_device_id: device.id,
+        device_types: [{ name: "Vendor Scale" }],
+      });
+      const same = await ship(deviceOnly.id);
+      expect(same).toMatchObject({ newHardwareUuid: null, changes: [] });
+      expect((await env.store.devices.get(a, device.id))?.hardwareUuid).toBe(GW);
+      expect(eventsOf(env, "fulfilment.status")).toEqual([]);
+      const withGateway = await env.services.replacements.create(a, {
+        hwi_device_id: device.id,
+        device_types: [{ name: "Gateway" }],
+      });
+      const imposed = await ship(withGateway.id, { hardwareUuid: "aa-bb-cc-dd-ee-ff" });
+      expect(imposed.newHardwareUuid).toBe("AABBCCDDEEFF");
+      expect((await env.store.devices.get(a, device.id))?.hardwareUuid).toBe("AABBCCDDEEFF");
+    });
+
+    it("gives a replaced direct-cellular device a new IMEI", async () => {
+      const { device } = await activate(env, {
+        device: { name: "Vendor Cellular BPM", hardware_uuid: IMEI },
+      });
+      const r = await env.services.replacements.create(env.account.id, {
+        hwi_device_id: device.id,
+        device_types: [{ name: "Vendor Cellular BPM" }],
+      });
+      const shipped = await ship(r.id);
+      expect(shipped.newHardwareUuid).toMatch(/^35\d{13}$/);
+      expect(shipped.changes).toMatchObject([
+        { previousHardwareUuid: IMEI, device: { status: "Replaced" } },
+      ]);
+      expect(eventsOf(env, "fulfilment.status").map(fulfilmentWebhookBody)).toMatchObject([
+        { status: "Replaced", device_id: IMEI, hardware_uuid: shipped.newHardwareUuid },
+      ]);
+    });
+
+    it("answers not found for a replacement of another account", async () => {
+      await expect(ship("e9c24a26-7d69-490f-9546-93c5a31486aa")).rejects.toMatchObject({
+        code: "E_STORE_NOT_FOUND",
+      });
+    });
+  });
+}
