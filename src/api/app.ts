@@ -5,7 +5,12 @@ import Fastify, {
   type FastifySchemaCompiler,
   LogController,
 } from "fastify";
+import { Catalogue } from "../catalogue/catalogue.ts";
 import { RpmlabError } from "../core/errors.ts";
+import { TypedEvents } from "../core/events.ts";
+import { Rng } from "../core/rng.ts";
+import type { FulfilmentEvents } from "../fulfilment/events.ts";
+import { createDeviceServices } from "../fulfilment/services.ts";
 import { authenticate } from "./auth.ts";
 import { registerJsonOnly } from "./content-types.ts";
 import { registerErrorHandler } from "./errors.ts";
@@ -64,7 +69,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   });
 
   registerOpenApi(app, deps.config);
-  const ctx: ApiContext = { store: deps.store, clock: deps.clock, config: deps.config };
+  const ctx = apiContext(deps);
   const routes = deps.routes ?? API_ROUTES;
   app.register(async (clientApi) => {
     // One limiter for the three client scopes: a key's budget is shared across them.
@@ -79,6 +84,22 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   app.register(scopePlugin("lab", ctx, routes), { prefix: SCOPE_PREFIXES.lab });
   registerNotFound(app, known, { store: deps.store, adminToken: deps.config.adminToken });
   return app;
+}
+
+/** The services every route plugin receives, built once per app. */
+function apiContext(deps: ApiDeps): ApiContext {
+  const catalogue = deps.catalogue ?? Catalogue.load();
+  const devices = createDeviceServices({
+    store: deps.store,
+    catalogue,
+    clock: deps.clock,
+    events: deps.events ?? new TypedEvents<FulfilmentEvents>(),
+    rng: deps.rng ?? new Rng("rpmlab-api"),
+    ...(deps.config.undeliverableAddresses === undefined
+      ? {}
+      : { undeliverableAddresses: deps.config.undeliverableAddresses }),
+  });
+  return { store: deps.store, clock: deps.clock, config: deps.config, catalogue, devices };
 }
 
 /** A scope: its authentication hook, then its route plugins. */

@@ -75,6 +75,8 @@ async function pathAccount(
   clientDomain: string | undefined,
 ): Promise<AccountRow> {
   const domain = clientDomain ?? "";
+  // The usual case, the key's own domain (matched ignoring case, spec 5.3): no second lookup.
+  if (domain.toLowerCase() === keyAccount.clientDomain.toLowerCase()) return keyAccount;
   const account = await store.accounts.getByClientDomain(domain);
   if (account === null) {
     throw apiError.forbidden(

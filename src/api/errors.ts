@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, isRpmlabError, RpmlabError } from "../core/errors.ts";
+import { type FieldErrors, validationError } from "../core/field-errors.ts";
 
 /**
  * The one place that turns errors into the service's responses (spec 7.1): a general error is
@@ -8,11 +9,6 @@ import { type ErrorCode, isRpmlabError, RpmlabError } from "../core/errors.ts";
  * under `non_field_errors`); a 500 adds the `request_id` that is also logged (spec 7.3: capture
  * request details for support). Texts follow DRF, which the real service runs on.
  */
-
-/** DRF's validation error body: messages per field, nested for nested serializers. */
-export interface FieldErrors {
-  [field: string]: string[] | FieldErrors | FieldErrors[];
-}
 
 /** Where on the wire each code of the catalogue ends up. */
 const STATUS: Partial<Record<ErrorCode, number>> = {
@@ -53,8 +49,7 @@ export const apiError = {
   forbidden: (detail: string) => new RpmlabError("E_API_FORBIDDEN", detail),
   notFound: (detail: string = DRF.notFound) => new RpmlabError("E_API_NOT_FOUND", detail),
   /** 400 keyed by field; `fields` is the response body. */
-  validation: (fields: FieldErrors) =>
-    new RpmlabError("E_API_VALIDATION", `invalid ${Object.keys(fields).join(", ")}`, { fields }),
+  validation: (fields: FieldErrors) => validationError(fields),
   /** 400 for one field, e.g. field("page", "A valid integer is required."). */
   field: (name: string, message: string) => apiError.validation({ [name]: [message] }),
   badRequest: (detail: string) => new RpmlabError("E_API_BAD_REQUEST", detail),
@@ -68,6 +63,22 @@ export const apiError = {
   throttled: (waitSeconds: number) =>
     new RpmlabError("E_API_THROTTLED", DRF.throttled(waitSeconds), { retryAfter: waitSeconds }),
 };
+
+/**
+ * Runs a service call whose E_STORE_NOT_FOUND means "the URL names nothing": 404 with Django's
+ * get_object_or_404 text (`detail`, or `detailOf(error)` when what was missing varies).
+ */
+export async function orNotFound<T>(
+  call: Promise<T>,
+  detail: string | ((error: RpmlabError) => string),
+): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (!isRpmlabError(error, "E_STORE_NOT_FOUND")) throw error;
+    throw apiError.notFound(typeof detail === "string" ? detail : detail(error));
+  }
+}
 
 export interface ErrorResponse {
   readonly status: number;

@@ -40,6 +40,25 @@ function foldNullable(node: unknown): unknown {
   return folded;
 }
 
+/**
+ * The OpenAPI description of a body that a service validates itself, field by field, because
+ * its rules depend on other fields or on the store (device activation, device update,
+ * replacements, properties: src/fulfilment). Being JSON Schema rather than zod, Fastify does not
+ * validate it (validation.ts): the service's DRF-style 400 is the only answer to a bad body.
+ */
+export function documentedBody(schema: z.ZodType, description: string): JsonSchema {
+  const json = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    io: "input",
+    unrepresentable: "any",
+  }) as JsonSchema;
+  delete json.$schema;
+  return { ...json, description };
+}
+
+/** An ISO 8601 timestamp as the service renders them (src/core/time.ts toIsoMicros). */
+export const iso = () => z.string().describe("ISO 8601 UTC with microseconds and Z.");
+
 /** `{"detail": "…"}`: every general error (spec 7.1). */
 export const DETAIL_SCHEMA: JsonSchema = {
   type: "object",

@@ -24,6 +24,18 @@ export function registerOpenApi(app: FastifyInstance, config: ApiConfig): void {
       servers: config.baseUrl === undefined ? [] : [{ url: config.baseUrl }],
       tags: [
         { name: "hwi-patients", description: "Patients (spec 2.1, 4.1)" },
+        {
+          name: "hwi-devices",
+          description:
+            "Devices, their properties, device types, hardware uuid logs (spec 2.4, 2.8, 4.3)",
+        },
+        {
+          name: "hwi-gateways",
+          description: "Gateways, gateway info, unlink (spec 2.2, 2.3, 4.2)",
+        },
+        { name: "hwi-replacements", description: "Replacement orders (spec 4.3)" },
+        { name: "measurements", description: "Measurement queries (spec 2.5, 4.4, 8)" },
+        { name: "webhooks", description: "The webhook registry (spec 6; wire-formats)" },
         { name: "lab", description: "Lab admin API: accounts and keys (the vendor's dashboard)" },
       ],
       components: {
@@ -52,17 +64,24 @@ interface TransformInput {
 
 function transformRoute(input: TransformInput): { schema: unknown; url: string } {
   if (input.schema === undefined) return { schema: input.schema, url: input.url };
-  const { response, ...rest } = input.schema;
-  const zodPart = jsonSchemaTransform({ ...input, schema: rest } as never) as {
-    schema: Record<string, unknown>;
-    url: string;
-  };
+  const { response, body, ...rest } = input.schema;
+  // A body that is already JSON Schema (json-schema.ts documentedBody) passes through as is.
+  const zodBody = isZod(body);
+  const zodPart = jsonSchemaTransform({
+    ...input,
+    schema: zodBody ? { ...rest, body } : rest,
+  } as never) as { schema: Record<string, unknown>; url: string };
   const schema: Record<string, unknown> = { ...zodPart.schema };
   if (schema.hide !== true) {
     schema.params = withPathParams(schema.params as JsonSchema | undefined, input.url);
     if (response !== undefined) schema.response = response;
+    if (body !== undefined && !zodBody) schema.body = body;
   }
   return { schema, url: zodPart.url };
+}
+
+function isZod(schema: unknown): boolean {
+  return typeof (schema as { safeParse?: unknown } | undefined)?.safeParse === "function";
 }
 
 /** Declares the path parameters a scope prefix adds (e.g. clientDomain) that the route omits. */
@@ -94,7 +113,10 @@ function description(config: ApiConfig): string {
     "- **Trailing slash**: a known path without its slash answers 301 to the slashed URL (query kept), before authentication.",
     '- **Errors**: `{"detail": "…"}`; 400 keyed by field, Django REST framework style (nested fields nest, whole-body problems under `non_field_errors`); 405 with Allow; 415 for a body that is not JSON; 500 with a `request_id` (also in the X-Request-Id header and the server log).',
     '- **Duplicate external_id** on POST hwi-patients: 400 `{"external_id": ["patient with this external id already exists."]}`, as a DRF unique field answers; the lookup ignores case.',
-    "- **Pagination**: page_size default 100, clamped to 1000; `page` a positive integer or `last` (400 keyed `page` otherwise); a page past the end 404 `Invalid page.`; next/previous absolute.",
+    "- **Pagination**: page_size default 100, clamped to 1000; `page` a positive integer or `last` (400 keyed `page` otherwise); a page past the end 404 `Invalid page.`; next/previous absolute. Without `page` lists are flat arrays of at most 1000 items; hwi-patients and hwi-gateways always answer the envelope.",
+    "- **Measurements** without `page`: no time bound → the last 30 days; both bounds of timestamp or created at most 30 days apart → every match; otherwise the first 1000 (oldest first, by timestamp then id). v2 device-measurements takes `hwi_device_id`. patients/{id}/measurements and v2 `patient_id` match the external_id exactly.",
+    "- **Not found** answers Django's `No <Model> matches the given query.` (Patient, Device, Gateway, Webhook, …).",
+    "- **Devices**: unknown gateway ids are accepted (201, status `Unknown Gateway ID`); PUT changes only the nested patient; hwi-devices has no PATCH or DELETE (405). Properties live at hwi-devices/{id}/properties/ (GET, POST/PUT `{key, value}`) and properties/{key}/ (GET, DELETE). unlink-gateway/{id}/ takes GET and POST, a gateway id, hwi_device_id or IMEI, and says which it unlinked.",
     `- **Rate limit** per key: ${formatRateLimit(config.rateLimit ?? null)} here (the real service: 1/s); 429 with Retry-After.`,
   ].join("\n");
 }

@@ -1,9 +1,13 @@
 import type { FastifyPluginAsync, RawServerDefault } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { RateLimit } from "../config/rate-limit.ts";
 import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/logger.ts";
+import type { Rng } from "../core/rng.ts";
 import type { UndeliverableAddress } from "../fulfilment/address-verification.ts";
+import type { FulfilmentEventSink } from "../fulfilment/events.ts";
+import type { DeviceServices } from "../fulfilment/services.ts";
 import type { Store } from "../store/store.ts";
 import type { AccountRow, ApiKeyRow } from "../store/types.ts";
 
@@ -27,6 +31,10 @@ export interface ApiContext {
   readonly store: Store;
   readonly clock: Clock;
   readonly config: ApiConfig;
+  /** The device types (hwi-device-types, activation names, spec 2.8). */
+  readonly catalogue: Catalogue;
+  /** Activation, update, views, properties, gateways, unlink, replacements, logs. */
+  readonly devices: DeviceServices;
 }
 
 /**
@@ -58,6 +66,12 @@ export interface ApiDeps {
   /** Request and error log; none when absent. */
   readonly logger?: Logger;
   readonly config: ApiConfig;
+  /** Device catalogue; default the shipped profiles (Catalogue.load()). */
+  readonly catalogue?: Catalogue;
+  /** Where the device services announce fulfilment events; default: nobody listens. */
+  readonly events?: FulfilmentEventSink;
+  /** Seed of the ids the device services draw (replacement hardware); default a fixed seed. */
+  readonly rng?: Rng;
   /** The routes to serve; default API_ROUTES (routes/index.ts). */
   readonly routes?: RouteTable;
 }

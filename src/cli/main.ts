@@ -5,6 +5,7 @@ import { type CliIo, processIo } from "./io.ts";
 import { registerKeysCommand } from "./keys.ts";
 import { registerProfilesCommand } from "./profiles.ts";
 import { registerReadingsCommand } from "./readings.ts";
+import { registerServeCommand } from "./serve.ts";
 
 /** Builds the commander program. Commands parse their options and call into src/; no logic here. */
 export function buildProgram(io: CliIo): Command {
@@ -17,6 +18,7 @@ export function buildProgram(io: CliIo): Command {
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
   registerProfilesCommand(program, io);
   registerReadingsCommand(program, io);
+  registerServeCommand(program, io);
   registerAccountsCommand(program, io);
   registerKeysCommand(program, io);
   return program;

@@ -1,13 +1,9 @@
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Profile } from "../catalogue/schema.ts";
+import { MESSAGES } from "../core/drf-fields.ts";
+import { readBool, readText } from "../core/drf-read.ts";
+import { FieldErrorCollector, isPlainObject } from "../core/field-errors.ts";
 import { normalizeGatewayUuid, normalizeImei } from "./identifiers.ts";
-import {
-  DRF_MESSAGES,
-  FieldErrorCollector,
-  isPlainObject,
-  readBool,
-  readText,
-} from "./validation.ts";
 
 /** Spec 2.4: the deprecated legacy delivery types, still accepted. */
 export const LEGACY_DELIVERY_TYPES = ["Priority", "Shipping"] as const;
@@ -35,7 +31,7 @@ export interface ActivationInput {
 export function parseActivation(catalogue: Catalogue, body: unknown): ActivationInput {
   const errors = new FieldErrorCollector();
   if (!isPlainObject(body)) {
-    errors.add("non_field_errors", DRF_MESSAGES.dictionary(body));
+    errors.add("non_field_errors", MESSAGES.dictionary(body));
     errors.throwIfAny();
   }
   const input = body as Record<string, unknown>;
@@ -77,11 +73,11 @@ function readDevice(
   device: unknown,
 ): Profile | undefined {
   if (device === undefined || device === null) {
-    errors.add("device", device === null ? DRF_MESSAGES.null : DRF_MESSAGES.required);
+    errors.add("device", device === null ? MESSAGES.null : MESSAGES.required);
     return undefined;
   }
   if (!isPlainObject(device)) {
-    errors.add(["device", "non_field_errors"], DRF_MESSAGES.dictionary(device));
+    errors.add(["device", "non_field_errors"], MESSAGES.dictionary(device));
     return undefined;
   }
   const name = readText(errors, ["device", "name"], device.name, { required: true });
@@ -187,7 +183,7 @@ function readSensorId(
 function readPatient(errors: FieldErrorCollector, patient: unknown): string | null | undefined {
   if (patient === undefined || patient === null) return null;
   if (!isPlainObject(patient)) {
-    errors.add(["patient", "non_field_errors"], DRF_MESSAGES.dictionary(patient));
+    errors.add(["patient", "non_field_errors"], MESSAGES.dictionary(patient));
     return undefined;
   }
   const externalId = readText(errors, ["patient", "external_id"], patient.external_id, {
@@ -207,7 +203,7 @@ function readDeliveryType(
   }
   errors.add(
     "delivery_type",
-    `${DRF_MESSAGES.choice(text)} The only delivery types are the deprecated Priority and Shipping (spec 2.4); set require_signature for proof of delivery.`,
+    `${MESSAGES.choice(text)} The only delivery types are the deprecated Priority and Shipping (spec 2.4); set require_signature for proof of delivery.`,
   );
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { isRpmlabError } from "../core/errors.ts";
+import { FieldErrorCollector } from "../core/field-errors.ts";
 import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceWithPatient, PatientRow } from "../store/types.ts";
 import { type ActivationInput, parseActivation } from "./activation-input.ts";
@@ -14,7 +15,6 @@ import {
   PENDING_STATUSES,
   UNKNOWN_GATEWAY,
 } from "./statuses.ts";
-import { FieldErrorCollector } from "./validation.ts";
 
 export interface ActivationResult {
   readonly device: DeviceWithPatient;

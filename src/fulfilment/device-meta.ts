@@ -1,6 +1,6 @@
+import { isPlainObject } from "../core/field-errors.ts";
 import type { Ms } from "../store/types.ts";
 import type { LegacyDeliveryType } from "./activation-input.ts";
-import { isPlainObject } from "./validation.ts";
 
 /**
  * What the lab keeps in a device's meta_data column about the fulfilment request that created

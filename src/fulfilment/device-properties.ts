@@ -1,15 +1,11 @@
 import type { Catalogue } from "../catalogue/catalogue.ts";
+import { MESSAGES } from "../core/drf-fields.ts";
+import { readText } from "../core/drf-read.ts";
 import { RpmlabError } from "../core/errors.ts";
+import { FieldErrorCollector, fieldError, isPlainObject } from "../core/field-errors.ts";
 import type { Store } from "../store/store.ts";
 import type { DeviceWithPatient } from "../store/types.ts";
 import { isUuid } from "./identifiers.ts";
-import {
-  DRF_MESSAGES,
-  FieldErrorCollector,
-  fieldError,
-  isPlainObject,
-  readText,
-} from "./validation.ts";
 
 export interface DeviceProperty {
   readonly key: string;
@@ -40,7 +36,7 @@ export class DeviceProperties {
     const device = await this.device(accountId, deviceId);
     const errors = new FieldErrorCollector();
     if (!isPlainObject(body)) {
-      errors.add("non_field_errors", DRF_MESSAGES.dictionary(body));
+      errors.add("non_field_errors", MESSAGES.dictionary(body));
       errors.throwIfAny();
     }
     const input = body as Record<string, unknown>;

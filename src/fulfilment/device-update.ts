@@ -1,4 +1,6 @@
+import { MESSAGES } from "../core/drf-fields.ts";
 import { RpmlabError } from "../core/errors.ts";
+import { FieldErrorCollector, isPlainObject } from "../core/field-errors.ts";
 import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceRow, DeviceWithPatient, PatientRow } from "../store/types.ts";
 import { nextAddressState } from "./address-status.ts";
@@ -10,7 +12,6 @@ import {
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import { type NestedPatient, readNestedPatient } from "./patient-fields.ts";
 import { releaseHeldRequests } from "./request-review.ts";
-import { DRF_MESSAGES, FieldErrorCollector, isPlainObject } from "./validation.ts";
 
 export interface DeviceUpdateDeps extends DeviceServiceDeps {
   /** Addresses verification answers Invalid for (the API's config); default the lab's list. */
@@ -47,7 +48,7 @@ export class DeviceUpdate {
   async update(accountId: string, deviceId: string, body: unknown): Promise<DeviceUpdateResult> {
     const errors = new FieldErrorCollector();
     if (!isPlainObject(body)) {
-      errors.add("non_field_errors", DRF_MESSAGES.dictionary(body));
+      errors.add("non_field_errors", MESSAGES.dictionary(body));
       errors.throwIfAny();
     }
     const input = body as Record<string, unknown>;
@@ -68,7 +69,7 @@ export class DeviceUpdate {
       return { ...unchanged, device };
     }
     if (!isPlainObject(patientValue)) {
-      errors.add(["patient", "non_field_errors"], DRF_MESSAGES.dictionary(patientValue));
+      errors.add(["patient", "non_field_errors"], MESSAGES.dictionary(patientValue));
       errors.throwIfAny();
     }
     const nested = readNestedPatient(errors, patientValue as Record<string, unknown>);

@@ -1,7 +1,7 @@
 import type { Profile } from "../catalogue/schema.ts";
+import type { FieldErrorCollector } from "../core/field-errors.ts";
 import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceRow } from "../store/types.ts";
-import type { FieldErrorCollector } from "./validation.ts";
 
 /**
  * Spec 2.8, "unless noted, only one device with a given sensor code can be assigned to a

@@ -1,4 +1,6 @@
+import { MESSAGES } from "../core/drf-fields.ts";
 import { RpmlabError } from "../core/errors.ts";
+import { FieldErrorCollector } from "../core/field-errors.ts";
 import type { Store } from "../store/store.ts";
 import type { ListOptions, ListResult, Ms } from "../store/types.ts";
 import {
@@ -10,7 +12,6 @@ import {
 } from "../store/types-hardware.ts";
 import type { QueryValue } from "./device-view.ts";
 import { normalizeGatewayUuid } from "./identifiers.ts";
-import { DRF_MESSAGES, FieldErrorCollector } from "./validation.ts";
 
 /** Spec 2.2: an hwi-gateways list item. Times are epoch ms. */
 export interface GatewayListItem {
@@ -79,7 +80,7 @@ export function gatewayFilterOf(query: Readonly<Record<string, QueryValue>>): Ga
     const raw = value(param);
     if (raw === undefined) continue;
     const flag = BOOLEAN_VALUES[raw.toLowerCase()];
-    if (flag === undefined) errors.add(param, DRF_MESSAGES.boolean);
+    if (flag === undefined) errors.add(param, MESSAGES.boolean);
     else filter[field] = flag;
   }
   errors.throwIfAny();

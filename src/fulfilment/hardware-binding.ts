@@ -1,11 +1,11 @@
 import type { Profile } from "../catalogue/schema.ts";
 import { isRpmlabError } from "../core/errors.ts";
+import { fieldError } from "../core/field-errors.ts";
 import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceRow, Ms } from "../store/types.ts";
 import type { GatewayRow } from "../store/types-hardware.ts";
 import type { PendingEvents } from "./events.ts";
 import { deviceMacAddress } from "./identifiers.ts";
-import { fieldError } from "./validation.ts";
 
 /**
  * What "known gateway" means in the lab: a gateway row exists, i.e. the lab has seen it — a

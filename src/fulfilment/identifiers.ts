@@ -53,8 +53,16 @@ const NAMESPACE = "5f0e5a52-6c2a-4f3e-9a57-2b8f0c1d7e34";
  * 9562 §5.5) of the hwi_device_id, so it is stable and never collides with a real id.
  */
 export function innerDeviceId(hwiDeviceId: string): string {
+  return nameUuid(hwiDeviceId);
+}
+
+/**
+ * The UUID version 5 (RFC 9562 §5.5) of `name` in rpmlab's namespace: stable ids for things the
+ * lab keeps no row for (inner device objects, device types and metrics of hwi-device-types).
+ */
+export function nameUuid(name: string): string {
   const ns = Buffer.from(NAMESPACE.replaceAll("-", ""), "hex");
-  const hash = createHash("sha1").update(ns).update(hwiDeviceId).digest();
+  const hash = createHash("sha1").update(ns).update(name).digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   const h = hash.subarray(0, 16).toString("hex");

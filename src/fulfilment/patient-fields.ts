@@ -1,5 +1,6 @@
+import { readBool, readText } from "../core/drf-read.ts";
+import type { FieldErrorCollector } from "../core/field-errors.ts";
 import type { PatientFields } from "../store/types.ts";
-import { type FieldErrorCollector, readBool, readText } from "./validation.ts";
 
 /** Spec 2.1's writable text fields: wire name → row field. */
 const TEXT_FIELDS = {

@@ -1,9 +1,11 @@
+import { MESSAGES } from "../core/drf-fields.ts";
+import { readText } from "../core/drf-read.ts";
 import { RpmlabError } from "../core/errors.ts";
+import { FieldErrorCollector, isPlainObject } from "../core/field-errors.ts";
 import type { DeviceWithPatient, ListOptions, ListResult, Ms } from "../store/types.ts";
 import type { ReplacementRow } from "../store/types-hardware.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import { isUuid } from "./identifiers.ts";
-import { DRF_MESSAGES, FieldErrorCollector, isPlainObject, readText } from "./validation.ts";
 
 /** wire-formats "Replacements": the name that asks for a replacement gateway. */
 export const GATEWAY = "Gateway";
@@ -73,7 +75,7 @@ export class Replacements {
   async create(accountId: string, body: unknown): Promise<ReplacementRow> {
     const errors = new FieldErrorCollector();
     if (!isPlainObject(body)) {
-      errors.add("non_field_errors", DRF_MESSAGES.dictionary(body));
+      errors.add("non_field_errors", MESSAGES.dictionary(body));
       errors.throwIfAny();
     }
     const input = body as Record<string, unknown>;
@@ -138,11 +140,11 @@ export class Replacements {
     value: unknown,
   ): string[] | undefined {
     if (value === undefined || value === null) {
-      errors.add("device_types", value === null ? DRF_MESSAGES.null : DRF_MESSAGES.required);
+      errors.add("device_types", value === null ? MESSAGES.null : MESSAGES.required);
       return undefined;
     }
     if (!Array.isArray(value)) {
-      errors.add("device_types", DRF_MESSAGES.list(value));
+      errors.add("device_types", MESSAGES.list(value));
       return undefined;
     }
     if (value.length === 0) {

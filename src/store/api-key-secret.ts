@@ -22,14 +22,20 @@ export interface NewSecret {
   readonly hash: string;
 }
 
-export function generateApiKey(environment: Environment): NewSecret {
+/** `length` characters of base62 from node:crypto (not the seeded Rng, see above). */
+export function randomBase62(length: number): string {
   let secret = "";
-  while (secret.length < SECRET_LENGTH) {
-    for (const byte of randomBytes(SECRET_LENGTH * 2)) {
+  while (secret.length < length) {
+    for (const byte of randomBytes(length * 2)) {
       // 248 = 4 × 62: rejecting bytes above it keeps every character equally likely.
-      if (byte < 248 && secret.length < SECRET_LENGTH) secret += BASE62[byte % 62];
+      if (byte < 248 && secret.length < length) secret += BASE62[byte % 62];
     }
   }
+  return secret;
+}
+
+export function generateApiKey(environment: Environment): NewSecret {
+  const secret = randomBase62(SECRET_LENGTH);
   const key = `rpm_${TAGS[environment]}_${secret}`;
   return { key, prefix: secret.slice(0, PREFIX_LENGTH), hash: hashApiKey(key) };
 }

@@ -63,6 +63,20 @@ export function paged<DB, TB extends keyof DB, O>(
   return out;
 }
 
+/**
+ * Values per `in (…)` list or multi-row insert: far below SQLite's 32766 and PostgreSQL's 65535
+ * bound parameters per statement.
+ */
+export const CHUNK = 500;
+
+/** `items` in slices of at most `size`. */
+export function chunked<T>(items: readonly T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size)
+    out.push(items.slice(start, start + size));
+  return out;
+}
+
 /** count(*) of a filtered query (without its ordering or paging). */
 export async function countOf<DB, TB extends keyof DB, O>(
   qb: SelectQueryBuilder<DB, TB, O>,

@@ -86,8 +86,16 @@ export const postgresDialect: Dialect = {
     if (code === "23503") return "foreign_key";
     // 23xxx integrity, 22xxx data exceptions (out of range, bad text representation).
     if (code.startsWith("23") || code.startsWith("22")) return "invalid";
-    // 08 connection, 28 auth, 3D000 no such database, 53 resources, 57P admin shutdown.
-    if (/^(08|28|53|57P)/.test(code) || code === "3D000" || NETWORK_CODES.has(code)) {
+    // 08 connection, 28 auth, 3D000 no such database, 53 resources, 57P admin shutdown; and,
+    // like SQLITE_BUSY, the transient 40001 serialization failure and 40P01 deadlock (two
+    // writers on the same rows, e.g. two ingest processes): trying again succeeds.
+    if (
+      /^(08|28|53|57P)/.test(code) ||
+      code === "3D000" ||
+      code === "40001" ||
+      code === "40P01" ||
+      NETWORK_CODES.has(code)
+    ) {
       return "unavailable";
     }
     return "other";

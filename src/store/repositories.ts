@@ -9,6 +9,7 @@ import { gatewaysRepo } from "./repos/gateways.ts";
 import { hardwareLogsRepo } from "./repos/hardware-logs.ts";
 import { ingestedMessagesRepo } from "./repos/ingested-messages.ts";
 import { measurementsRepo } from "./repos/measurements.ts";
+import { mqttCredentialsRepo } from "./repos/mqtt-credentials.ts";
 import { patientsRepo } from "./repos/patients.ts";
 import { replacementsRepo } from "./repos/replacements.ts";
 import { webhooksRepo } from "./repos/webhooks.ts";
@@ -32,6 +33,7 @@ export function buildRepositories(ctx: Ctx): StoreRepositories {
     deadLetters: g("deadLetters", deadLettersRepo(ctx)),
     hardwareLogs: g("hardwareLogs", hardwareLogsRepo(ctx)),
     replacements: g("replacements", replacementsRepo(ctx)),
+    mqttCredentials: g("mqttCredentials", mqttCredentialsRepo(ctx)),
   };
 }
 

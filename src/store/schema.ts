@@ -200,6 +200,15 @@ export interface DeadLettersTable {
   message_id: string | null;
 }
 
+export interface MqttCredentialsTable {
+  username: string;
+  role: string;
+  /** SHA-256 hex of the password. */
+  secret_hash: string;
+  created: Ms;
+  modified: Ms;
+}
+
 export interface Database {
   store_meta: StoreMetaTable;
   accounts: AccountsTable;
@@ -215,4 +224,5 @@ export interface Database {
   ingested_messages: IngestedMessagesTable;
   webhooks: WebhooksTable;
   dead_letters: DeadLettersTable;
+  mqtt_credentials: MqttCredentialsTable;
 }

@@ -23,6 +23,9 @@ import type {
   GatewayFilter,
   GatewayRow,
   GatewayStatus,
+  IssuedMqttCredential,
+  MqttCredentialRow,
+  MqttRole,
   NewReplacement,
   ReplacementPatch,
   ReplacementRow,
@@ -105,6 +108,11 @@ export interface DevicesRepo {
   delete(accountId: string, id: string): Promise<boolean>;
   /** For ingestion: the device in a gateway slot (or on an IMEI), any account. */
   findByHardware(match: OrphanMatch): Promise<DeviceRow | null>;
+  /**
+   * For ingestion, one query per batch: every device on these gateways or IMEIs (matched
+   * case-insensitively), any account, with its patient; ordered by created, id.
+   */
+  findAllByHardware(hardwareUuids: readonly string[]): Promise<DeviceWithPatient[]>;
   /** Spec 3 unlink: hardware_uuid of every device of the gateway becomes null, logged. */
   unlinkGateway(
     accountId: string,
@@ -135,6 +143,8 @@ export interface DevicePropertiesRepo {
 export interface GatewaysRepo {
   /** Any account; case-insensitive. */
   get(gatewayUuid: string): Promise<GatewayRow | null>;
+  /** The known gateways among these, any account; case-insensitive; unknown ones left out. */
+  getMany(gatewayUuids: readonly string[]): Promise<GatewayRow[]>;
   /** Spec 4.2 gateway-info: null unless associated with this account. */
   getForAccount(accountId: string, gatewayUuid: string): Promise<GatewayRow | null>;
   /** Creates the gateway if unknown. Conflict when it belongs to another account. */
@@ -143,6 +153,8 @@ export interface GatewaysRepo {
   updateStatus(gatewayUuid: string, status: GatewayStatus): Promise<GatewayRow>;
   /** Keeps the latest of the stored and the given time. */
   recordMeasurement(gatewayUuid: string, at: number): Promise<void>;
+  /** recordMeasurement for many gateways at once (unknown ones are created, unassociated). */
+  recordMeasurements(latest: ReadonlyMap<string, number>): Promise<void>;
   setShipped(gatewayUuid: string, shippedOn: number | null): Promise<GatewayRow>;
   list(
     accountId: string,
@@ -172,6 +184,8 @@ export interface MeasurementsRepo {
 export interface IngestedMessagesRepo {
   /** True the first time a message id is seen: broker redelivery must store nothing twice. */
   claim(messageId: string, received?: number): Promise<boolean>;
+  /** claim for many ids at once: the ids seen for the first time (each id once). */
+  claimMany(messageIds: readonly string[], received?: number): Promise<Set<string>>;
   has(messageId: string): Promise<boolean>;
 }
 
@@ -219,6 +233,17 @@ export interface ReplacementsRepo {
   update(accountId: string, id: string, patch: ReplacementPatch): Promise<ReplacementRow>;
 }
 
+/** Issue 4: broker credentials per gateway, per IMEI and per lab service; passwords hashed. */
+export interface MqttCredentialsRepo {
+  /** Creates the credential, or rotates its password (and role) when the username exists. */
+  issue(username: string, role: MqttRole): Promise<IssuedMqttCredential>;
+  get(username: string): Promise<MqttCredentialRow | null>;
+  /** Null for an unknown username or a wrong password (constant-time comparison). */
+  verify(username: string, password: string): Promise<MqttCredentialRow | null>;
+  /** False when no such credential. */
+  revoke(username: string): Promise<boolean>;
+}
+
 export interface StoreRepositories {
   readonly accounts: AccountsRepo;
   readonly apiKeys: ApiKeysRepo;
@@ -233,6 +258,7 @@ export interface StoreRepositories {
   readonly deadLetters: DeadLettersRepo;
   readonly hardwareLogs: HardwareLogsRepo;
   readonly replacements: ReplacementsRepo;
+  readonly mqttCredentials: MqttCredentialsRepo;
 }
 
 export interface Store extends StoreRepositories {

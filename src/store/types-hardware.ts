@@ -107,3 +107,25 @@ export interface ReplacementPatch {
   readonly newHardwareUuid?: string | null;
   readonly status?: string | null;
 }
+
+/**
+ * Who an MQTT credential belongs to: a gateway (username = its uuid), a direct-cellular device
+ * (username = its IMEI), or one of the lab's own services such as the ingestion core.
+ */
+export const MQTT_ROLES = ["gateway", "cellular", "service"] as const;
+export type MqttRole = (typeof MQTT_ROLES)[number];
+
+export interface MqttCredentialRow {
+  readonly username: string;
+  readonly role: MqttRole;
+  readonly created: Ms;
+  /** Last (re)issue: issuing again rotates the password. */
+  readonly modified: Ms;
+}
+
+/** Returned once, at issue: `password` is the only time the plain secret exists in the lab. */
+export interface IssuedMqttCredential {
+  readonly username: string;
+  readonly password: string;
+  readonly credential: MqttCredentialRow;
+}

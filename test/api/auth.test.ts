@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RoutePlugin } from "../../src/api/types.ts";
 import { ADMIN, hwi, type Lab, makeLab, send } from "./helpers.ts";
 
-/** A v2 route (spec 4.4) that says whose account the key opened; the real ones come later. */
+/** A v2-scope route (spec 4.4) that says whose account the key opened. */
 const whoAmI: RoutePlugin = async (app) => {
-  app.get("/patient-measurements/", async (request) => ({
+  app.get("/who-am-i/", async (request) => ({
     client_domain: request.client?.account.clientDomain,
   }));
 };
@@ -124,10 +124,10 @@ describe("API key authentication", () => {
   });
 
   it("/api/v2/hwi/ authenticates by the key alone: the key's own account (spec 4.4)", async () => {
-    const ok = await send(lab.app, "GET", "/api/v2/hwi/patient-measurements/", lab.prod.key);
+    const ok = await send(lab.app, "GET", "/api/v2/hwi/who-am-i/", lab.prod.key);
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toEqual({ client_domain: "acme" });
-    const none = await send(lab.app, "GET", "/api/v2/hwi/patient-measurements/", null);
+    const none = await send(lab.app, "GET", "/api/v2/hwi/who-am-i/", null);
     expect(none.statusCode).toBe(401);
   });
 

@@ -3,9 +3,11 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fas
 import { buildApp } from "../../src/api/app.ts";
 import { API_ROUTES } from "../../src/api/routes/index.ts";
 import type { ApiConfig, RouteTable } from "../../src/api/types.ts";
+import { TypedEvents } from "../../src/core/events.ts";
 import { createLogger } from "../../src/core/logger.ts";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import type { FulfilmentEvents } from "../../src/fulfilment/events.ts";
 import { openStore } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/store.ts";
 import type { AccountRow } from "../../src/store/types.ts";
@@ -24,6 +26,9 @@ export interface Lab {
   readonly app: FastifyInstance;
   readonly store: Store;
   readonly clock: VirtualClock;
+  /** What the device services announced (fulfilment webhooks to be), in order. */
+  readonly events: TypedEvents<FulfilmentEvents>;
+  readonly recorded: { name: string; payload: unknown }[];
   /** Log lines (JSON) the app wrote, when built with `log: true`. */
   readonly logs: string[];
   /** acme-dev: development, ASR disabled. */
@@ -60,6 +65,11 @@ export async function makeLab(opts: LabOptions = {}): Promise<Lab> {
   const prod = await account("acme", "production", true);
   const other = await account("other-dev", "development", false);
   const logs: string[] = [];
+  const events = new TypedEvents<FulfilmentEvents>();
+  const recorded: { name: string; payload: unknown }[] = [];
+  for (const name of ["fulfilment.status", "replacement.status", "device.activated"] as const) {
+    events.on(name, (payload) => recorded.push({ name, payload }));
+  }
   const destination = new Writable({
     write(chunk, _enc, done) {
       logs.push(
@@ -75,6 +85,7 @@ export async function makeLab(opts: LabOptions = {}): Promise<Lab> {
     clock,
     ...(opts.log === true ? { logger: createLogger({ level: "info", destination }) } : {}),
     config: { adminToken: ADMIN_TOKEN, ...opts.config },
+    events,
     routes: {
       hwi: [...API_ROUTES.hwi, ...(opts.extraRoutes?.hwi ?? [])],
       asr: [...API_ROUTES.asr, ...(opts.extraRoutes?.asr ?? [])],
@@ -86,6 +97,8 @@ export async function makeLab(opts: LabOptions = {}): Promise<Lab> {
     app,
     store,
     clock,
+    events,
+    recorded,
     logs,
     dev,
     prod,

@@ -51,6 +51,52 @@ describe("OpenAPI document", () => {
     expect(doc.paths[PATIENT]!.delete!.responses["204"]).toBeDefined();
   });
 
+  it("lists every path of the API with its methods (spec 4.1-4.4; wire-formats extras)", () => {
+    const hwi = "/clients/{clientDomain}/hwi/";
+    const expected: Record<string, string[]> = {
+      [`${hwi}hwi-patients/`]: ["get", "post"],
+      [`${hwi}hwi-patients/{externalId}/`]: ["delete", "get", "patch", "put"],
+      [`${hwi}hwi-devices/`]: ["get", "post"],
+      [`${hwi}hwi-devices/{id}/`]: ["get", "put"],
+      [`${hwi}hwi-devices/{id}/properties/`]: ["get", "post", "put"],
+      [`${hwi}hwi-devices/{id}/properties/{key}/`]: ["delete", "get"],
+      [`${hwi}hwi-devices/{id}/measurements/`]: ["get"],
+      [`${hwi}hwi-device-types/`]: ["get"],
+      [`${hwi}hwi-gateways/`]: ["get"],
+      [`${hwi}gateway-info/{gatewayUuid}/`]: ["get"],
+      [`${hwi}unlink-gateway/{id}/`]: ["get", "post"],
+      [`${hwi}hwi-hardware-uuid-logs/`]: ["get"],
+      [`${hwi}hwi-replacements/`]: ["get", "post"],
+      [`${hwi}hwi-replacements/{id}/`]: ["get"],
+      [`${hwi}patients/{externalId}/measurements/`]: ["get"],
+      [`${hwi}webhooks/`]: ["get", "post"],
+      [`${hwi}webhooks/{id}/`]: ["delete", "get", "patch", "put"],
+      "/api/v2/hwi/patient-measurements/": ["get"],
+      "/api/v2/hwi/device-measurements/": ["get"],
+    };
+    for (const [path, methods] of Object.entries(expected)) {
+      expect(Object.keys(doc.paths[path] ?? {}).sort(), path).toEqual(methods);
+    }
+    const clientPaths = Object.keys(doc.paths).filter((p) => !p.startsWith("/lab/"));
+    expect(clientPaths.sort()).toEqual(Object.keys(expected).sort());
+  });
+
+  it("states the decisions the spec leaves open, globally and per route", () => {
+    const description = doc.info.description;
+    for (const decision of ["Measurements", "hwi_device_id", "first 1000", "Unknown Gateway ID"]) {
+      expect(description).toContain(decision);
+    }
+    const measurements = doc.paths["/clients/{clientDomain}/hwi/hwi-devices/{id}/measurements/"]!
+      .get as Operation & { description: string };
+    expect(measurements.description).toContain("the last 30 days");
+    expect(measurements.description).toContain("the oldest");
+    const post = doc.paths["/clients/{clientDomain}/hwi/hwi-devices/"]!.post!;
+    expect(post.requestBody?.content["application/json"]?.schema).toMatchObject({
+      type: "object",
+      required: ["device"],
+    });
+  });
+
   it("declares every path parameter of every path, as OpenAPI requires", () => {
     for (const [path, operations] of Object.entries(doc.paths)) {
       const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);

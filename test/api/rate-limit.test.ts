@@ -3,10 +3,7 @@ import type { RoutePlugin } from "../../src/api/types.ts";
 import { parseRateLimit } from "../../src/config/rate-limit.ts";
 import { hwi, type Lab, makeLab, send } from "./helpers.ts";
 
-/** Stand-ins for routes of the other client scopes (spec 4.4, 4.5). */
-const v2: RoutePlugin = async (app) => {
-  app.get("/patient-measurements/", async () => []);
-};
+/** A stand-in for a route of the ASR scope (spec 4.5); v2 has its real routes (spec 4.4). */
 const asr: RoutePlugin = async (app) => {
   app.get("/supply-types/", async () => []);
 };
@@ -69,7 +66,7 @@ describe("per-key rate limit", () => {
   it("one budget per key across the hwi, asr and v2 paths", async () => {
     lab = await makeLab({
       config: { rateLimit: parseRateLimit("2/s") },
-      extraRoutes: { v2: [v2], asr: [asr] },
+      extraRoutes: { asr: [asr] },
     });
     const key = lab.prod.key;
     expect((await get(key, lab.prod)).statusCode).toBe(200);

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { booleanField, charField, drfObject, pythonType } from "../../src/api/drf-fields.ts";
 import type { RoutePlugin } from "../../src/api/types.ts";
-import { toFieldErrors } from "../../src/api/validation.ts";
+import { booleanField, charField, drfObject, pythonType } from "../../src/core/drf-fields.ts";
+import { toFieldErrors } from "../../src/core/field-errors.ts";
 import { hwi, type Lab, makeLab, send } from "./helpers.ts";
 
 /** A device-activation-like body: nested objects and a list, as later routes will have. */

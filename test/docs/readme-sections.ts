@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { ERROR_CODES } from "../../src/core/errors.ts";
+import { TOPIC_KINDS, TOPIC_QOS, TOPICS } from "../../src/mqtt/topics.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
 
 export const README_PATH = fileURLToPath(new URL("../../README.md", import.meta.url));
@@ -61,10 +62,30 @@ export function errorsSection(): string {
   );
 }
 
+export function mqttTopicsSection(): string {
+  const definition = (kind: (typeof TOPIC_KINDS)[number]) =>
+    (TOPICS[kind].schema.meta() as { id?: string } | undefined)?.id ?? "";
+  return table(
+    ["topic", "sent by", "QoS", "retained", "payload (JSON Schema definition)", "what"],
+    TOPIC_KINDS.map((kind) => {
+      const t = TOPICS[kind];
+      return [
+        `\`${t.pattern}\``,
+        t.sender,
+        String(TOPIC_QOS),
+        t.retain ? "yes" : "no",
+        `\`${definition(kind)}\``,
+        t.description,
+      ];
+    }),
+  );
+}
+
 export const SECTIONS: Record<string, () => string> = {
   catalogue: catalogueSection,
   patients: patientsSection,
   errors: errorsSection,
+  "mqtt-topics": mqttTopicsSection,
 };
 
 /** README text with every generated section replaced by its current content. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RpmlabError } from "../../src/core/errors.ts";
+import type { FieldErrors } from "../../src/core/field-errors.ts";
 import { parseActivation } from "../../src/fulfilment/activation-input.ts";
-import type { FieldErrors } from "../../src/fulfilment/validation.ts";
 import { catalogue, GW, IMEI } from "./env.ts";
 
 /** The body's field errors, DRF style (fails unless parseActivation refuses it). */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { TypedEvents } from "../../src/core/events.ts";
+import { FieldErrorCollector } from "../../src/core/field-errors.ts";
 import { deviceFilterOf } from "../../src/fulfilment/device-view.ts";
 import type { FulfilmentEventSink, FulfilmentEvents } from "../../src/fulfilment/events.ts";
 import { gatewayFilterOf } from "../../src/fulfilment/gateways.ts";
-import { FieldErrorCollector } from "../../src/fulfilment/validation.ts";
 
 describe("list query parsing", () => {
   it("maps the hwi-devices filters onto the store's DeviceFilter", () => {

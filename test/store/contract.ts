@@ -8,8 +8,10 @@ import { devicesListContract } from "./contract/devices-list.ts";
 import { type ContractEnv, type StoreHarness, T0 } from "./contract/env.ts";
 import { gatewaysContract } from "./contract/gateways.ts";
 import { ingestContract } from "./contract/ingest.ts";
+import { ingestBulkContract } from "./contract/ingest-bulk.ts";
 import { lifecycleContract } from "./contract/lifecycle.ts";
 import { measurementQueryContract } from "./contract/measurement-query.ts";
+import { mqttCredentialsContract } from "./contract/mqtt-credentials.ts";
 import { patientsContract } from "./contract/patients.ts";
 import { registryContract } from "./contract/registry.ts";
 
@@ -54,7 +56,9 @@ export function storeContract(name: string, harness: StoreHarness): void {
     devicesListContract(env);
     gatewaysContract(env);
     ingestContract(env);
+    ingestBulkContract(env);
     measurementQueryContract(env);
     registryContract(env);
+    mqttCredentialsContract(env);
   });
 }

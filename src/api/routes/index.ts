@@ -1,7 +1,18 @@
 import type { RouteTable } from "../types.ts";
+import { devicePropertiesRoutes } from "./hwi/device-properties.ts";
+import { deviceTypesRoutes } from "./hwi/device-types.ts";
+import { devicesRoutes } from "./hwi/devices.ts";
+import { gatewaysRoutes } from "./hwi/gateways.ts";
+import { hardwareLogsRoutes } from "./hwi/hardware-logs.ts";
+import { measurementsRoutes } from "./hwi/measurements.ts";
 import { patientsRoutes } from "./hwi/patients.ts";
+import { replacementsRoutes } from "./hwi/replacements.ts";
+import { unlinkRoutes } from "./hwi/unlink.ts";
+import { webhooksRoutes } from "./hwi/webhooks.ts";
 import { labAccountsRoutes } from "./lab/accounts.ts";
 import { labKeysRoutes } from "./lab/keys.ts";
+import { labMqttCredentialsRoutes } from "./lab/mqtt-credentials.ts";
+import { v2MeasurementsRoutes } from "./v2/measurements.ts";
 
 /**
  * Every route plugin the API serves, per scope (types.ts Scope). Adding a resource: write
@@ -9,8 +20,19 @@ import { labKeysRoutes } from "./lab/keys.ts";
  * under the scope's prefix, behind the scope's authentication, rate limit and error handling.
  */
 export const API_ROUTES: RouteTable = {
-  hwi: [patientsRoutes],
+  hwi: [
+    patientsRoutes,
+    devicesRoutes,
+    devicePropertiesRoutes,
+    deviceTypesRoutes,
+    gatewaysRoutes,
+    unlinkRoutes,
+    hardwareLogsRoutes,
+    replacementsRoutes,
+    measurementsRoutes,
+    webhooksRoutes,
+  ],
   asr: [],
-  v2: [],
-  lab: [labAccountsRoutes, labKeysRoutes],
+  v2: [v2MeasurementsRoutes],
+  lab: [labAccountsRoutes, labKeysRoutes, labMqttCredentialsRoutes],
 };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CLIENT_DOMAIN_PATTERN, ENVIRONMENTS } from "../../app/accounts.ts";
-import { booleanField, charField, drfObject } from "../drf-fields.ts";
+import { booleanField, charField, drfObject } from "../../core/drf-fields.ts";
 import { toJsonSchema } from "../json-schema.ts";
 
 /** Wire schemas of the lab admin API (/lab/v1/): accounts and keys. */

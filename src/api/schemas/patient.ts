@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { booleanField, charField, drfObject, optionalText } from "../../core/drf-fields.ts";
 import type { PatientFields, PatientRow } from "../../store/types.ts";
-import { booleanField, charField, drfObject, optionalText } from "../drf-fields.ts";
 import { toJsonSchema } from "../json-schema.ts";
 
 /** The patient record of spec 2.1, field for field, in the spec's order. */

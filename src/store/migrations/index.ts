@@ -1,6 +1,7 @@
 import type { Kysely, Migration, MigrationProvider } from "kysely";
 import type { Dialect } from "../dialect.ts";
 import { up as initial } from "./0001-initial.ts";
+import { up as mqttCredentials } from "./0002-mqtt-credentials.ts";
 
 /**
  * Migrations are listed in code (no filesystem scanning: works from a bundle and from tsx alike)
@@ -14,6 +15,7 @@ export function migrationProvider(d: Dialect): MigrationProvider {
   return {
     getMigrations: async () => ({
       "0001_initial": step(initial),
+      "0002_mqtt_credentials": step(mqttCredentials),
     }),
   };
 }

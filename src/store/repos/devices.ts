@@ -1,5 +1,5 @@
-import { atomic, type Ctx, conflict, notFound } from "../context.ts";
-import { readNumOrNull, writeJson } from "../dialect.ts";
+import { atomic, type Ctx, chunked, conflict, notFound } from "../context.ts";
+import { readNum, readNumOrNull, writeJson } from "../dialect.ts";
 import type { DevicesRepo } from "../store.ts";
 import type { DevicePatch, DeviceWithPatient } from "../types.ts";
 import { checkSlotFree, slotOf, toDeviceRow } from "./device-rows.ts";
@@ -143,6 +143,26 @@ export function devicesRepo(ctx: Ctx): DevicesRepo {
       }
       const r = await q.orderBy("created").orderBy("id").executeTakeFirst();
       return r === undefined ? null : toDeviceRow(ctx, r);
+    },
+    async findAllByHardware(hardwareUuids) {
+      const rows = [];
+      for (const ids of chunked([...new Set(hardwareUuids.map((u) => u.toLowerCase()))])) {
+        rows.push(
+          ...(await db
+            .selectFrom("devices")
+            .selectAll()
+            .where("hardware_uuid_lc", "in", ids)
+            .execute()),
+        );
+      }
+      rows.sort(
+        (a, b) =>
+          readNum(a.created) - readNum(b.created) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+      );
+      return withPatients(
+        ctx,
+        rows.map((r) => toDeviceRow(ctx, r)),
+      );
     },
     ...hardwareOps(ctx),
   };

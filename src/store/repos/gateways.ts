@@ -1,5 +1,5 @@
-import type { Selectable } from "kysely";
-import { atomic, type Ctx, conflict, countOf, invalid, paged } from "../context.ts";
+import { type Insertable, type Selectable, sql } from "kysely";
+import { atomic, type Ctx, chunked, conflict, countOf, invalid, paged } from "../context.ts";
 import { readBool, readNum, readNumOrNull } from "../dialect.ts";
 import type { GatewaysTable } from "../schema.ts";
 import type { GatewaysRepo } from "../store.ts";
@@ -37,28 +37,77 @@ export async function ensureGateway(
 ): Promise<Selectable<GatewaysTable>> {
   if (gatewayUuid.trim() === "")
     throw invalid("gateway_uuid is required", { field: "gateway_uuid" });
-  const now = ctx.clock.now();
   await ctx.db
     .insertInto("gateways")
-    .values({
-      gateway_uuid: gatewayUuid,
-      gateway_uuid_lc: gatewayUuid.toLowerCase(),
-      account_id: null,
-      last_signal_strength: 0,
-      last_measurement: null,
-      last_checkin_time: null,
-      shipped_on: null,
-      assigned_on: null,
-      firmware_version: null,
-      bootloader_version: null,
-      provisioned: ctx.d.toBool(false),
-      properties: "[]",
-      created: now,
-      modified: now,
-    })
+    .values(newGateway(ctx, gatewayUuid, ctx.clock.now()))
     .onConflict((oc) => oc.column("gateway_uuid_lc").doNothing())
     .execute();
   return (await byUuid(ctx, gatewayUuid))!;
+}
+
+/** A gateway row as a status report or a reading first makes it: no account, no signal. */
+function newGateway(ctx: Ctx, gatewayUuid: string, now: number): Insertable<GatewaysTable> {
+  return {
+    gateway_uuid: gatewayUuid,
+    gateway_uuid_lc: gatewayUuid.toLowerCase(),
+    account_id: null,
+    last_signal_strength: 0,
+    last_measurement: null,
+    last_checkin_time: null,
+    shipped_on: null,
+    assigned_on: null,
+    firmware_version: null,
+    bootloader_version: null,
+    provisioned: ctx.d.toBool(false),
+    properties: "[]",
+    created: now,
+    modified: now,
+  };
+}
+
+/** Creates the unknown gateways among these (not associated with any account), in bulk. */
+async function ensureGateways(ctx: Ctx, gatewayUuids: readonly string[]): Promise<void> {
+  const now = ctx.clock.now();
+  for (const ids of chunked(gatewayUuids)) {
+    await ctx.db
+      .insertInto("gateways")
+      .values(ids.map((gatewayUuid) => newGateway(ctx, gatewayUuid, now)))
+      .onConflict((oc) => oc.column("gateway_uuid_lc").doNothing())
+      .execute();
+  }
+}
+
+/** Spec 2.2 last_measurement of each gateway: the latest of the stored and the given time. */
+function recordMeasurements(ctx: Ctx, latest: ReadonlyMap<string, number>): Promise<void> {
+  // One entry per gateway whatever the case of its uuid, with its latest time.
+  const byLc = new Map<string, { uuid: string; at: number }>();
+  for (const [gatewayUuid, at] of latest) {
+    if (gatewayUuid.trim() === "") {
+      throw invalid("gateway_uuid is required", { field: "gateway_uuid" });
+    }
+    const lc = gatewayUuid.toLowerCase();
+    const known = byLc.get(lc);
+    if (known === undefined || known.at < at) byLc.set(lc, { uuid: gatewayUuid, at });
+  }
+  if (byLc.size === 0) return Promise.resolve();
+  return atomic(ctx, async (tx) => {
+    await ensureGateways(
+      tx,
+      [...byLc.values()].map((g) => g.uuid),
+    );
+    const now = ctx.clock.now();
+    // One statement per CHUNK gateways (WITH … UPDATE … FROM: SQLite ≥ 3.33, PostgreSQL). Readings
+    // arrive out of order (offline stores): a time older than the stored one changes nothing.
+    for (const entries of chunked([...byLc])) {
+      const values = sql.join(entries.map(([lc, g]) => sql`(${lc}, cast(${g.at} as bigint))`));
+      await sql`with v(uuid_lc, at) as (values ${values})
+        update gateways set last_measurement = v.at, modified = ${now} from v
+        where gateways.gateway_uuid_lc = v.uuid_lc
+          and (gateways.last_measurement is null or gateways.last_measurement < v.at)`.execute(
+        tx.db,
+      );
+    }
+  });
 }
 
 function checkStatus(status: GatewayStatus): void {
@@ -137,20 +186,23 @@ export function gatewaysRepo(ctx: Ctx): GatewaysRepo {
           : { provisioned: ctx.d.toBool(status.provisioned) }),
       });
     },
-    recordMeasurement(gatewayUuid, at) {
-      return atomic(ctx, async (tx) => {
-        const gw = await ensureGateway(tx, gatewayUuid);
-        // Readings arrive out of order (offline stores): keep the latest.
-        await tx.db
-          .updateTable("gateways")
-          .set({ last_measurement: at, modified: ctx.clock.now() })
-          .where("id", "=", gw.id)
-          .where((eb) =>
-            eb.or([eb("last_measurement", "is", null), eb("last_measurement", "<", at)]),
-          )
-          .execute();
-      });
+    async getMany(gatewayUuids) {
+      const rows = [];
+      for (const ids of chunked([...new Set(gatewayUuids.map((u) => u.toLowerCase()))])) {
+        rows.push(
+          ...(await ctx.db
+            .selectFrom("gateways")
+            .selectAll()
+            .where("gateway_uuid_lc", "in", ids)
+            .execute()),
+        );
+      }
+      return rows.map((r) => toGatewayRow(ctx, r));
     },
+    recordMeasurement(gatewayUuid, at) {
+      return recordMeasurements(ctx, new Map([[gatewayUuid, at]]));
+    },
+    recordMeasurements: (latest) => recordMeasurements(ctx, latest),
     setShipped: (gatewayUuid, shippedOn) => update(gatewayUuid, { shipped_on: shippedOn }),
     async list(accountId, filter, page) {
       let q = ctx.db.selectFrom("gateways").selectAll().where("account_id", "=", accountId);

@@ -1,4 +1,4 @@
-import type { Ctx } from "../context.ts";
+import { type Ctx, chunked } from "../context.ts";
 import type { IngestedMessagesRepo } from "../store.ts";
 
 /**
@@ -15,6 +15,20 @@ export function ingestedMessagesRepo(ctx: Ctx): IngestedMessagesRepo {
         .returning("message_id")
         .executeTakeFirst();
       return r !== undefined;
+    },
+    async claimMany(messageIds, received) {
+      const at = received ?? ctx.clock.now();
+      const claimed = new Set<string>();
+      for (const ids of chunked([...new Set(messageIds)])) {
+        const rows = await ctx.db
+          .insertInto("ingested_messages")
+          .values(ids.map((message_id) => ({ message_id, received: at })))
+          .onConflict((oc) => oc.column("message_id").doNothing())
+          .returning("message_id")
+          .execute();
+        for (const r of rows) claimed.add(r.message_id);
+      }
+      return claimed;
     },
     async has(messageId) {
       const r = await ctx.db

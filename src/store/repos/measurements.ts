@@ -1,26 +1,9 @@
-import type { Insertable } from "kysely";
-import { atomic, type Ctx, checkedInt, countOf, invalid } from "../context.ts";
+import { atomic, CHUNK, type Ctx, checkedInt, countOf, invalid } from "../context.ts";
 import { readNum } from "../dialect.ts";
-import type { MeasurementsTable } from "../schema.ts";
 import type { MeasurementsRepo } from "../store.ts";
 import type { MeasurementQuery, MeasurementRow, OrphanMatch } from "../types-ingest.ts";
-import { dedupeKey, toInsertable, toMeasurementRow } from "./measurement-rows.ts";
-
-/**
- * Rows per INSERT: 23 parameters each stays far below SQLite's 32766 and PostgreSQL's 65535
- * bound parameters per statement.
- */
-const CHUNK = 500;
-
-const keyOfRow = (
-  r: Pick<Insertable<MeasurementsTable>, "source" | "metric" | "timestamp" | "dedupe_index">,
-) =>
-  dedupeKey({
-    source: r.source,
-    metric: r.metric,
-    timestamp: readNum(r.timestamp),
-    dedupeIndex: readNum(r.dedupe_index),
-  });
+import { insertDistinct, keyOfRow } from "./measurement-insert.ts";
+import { toInsertable, toMeasurementRow } from "./measurement-rows.ts";
 
 /** Measurements: idempotent ingestion (DESIGN "Uplink") and the queries of spec 4.4 / 8. */
 export function measurementsRepo(ctx: Ctx): MeasurementsRepo {
@@ -48,23 +31,12 @@ export function measurementsRepo(ctx: Ctx): MeasurementsRepo {
         if (firstAt.has(key)) duplicates.push(i);
         else firstAt.set(key, i);
       });
-      const candidates = [...firstAt.values()];
-      const storedIds = new Map<string, number>();
-      await atomic(ctx, async (tx) => {
-        for (let start = 0; start < candidates.length; start += CHUNK) {
-          const chunk = candidates.slice(start, start + CHUNK).map((i) => values[i]!);
-          // Only the key comes back: the rest of each row is the input (no blobs read back).
-          const rows = await tx.db
-            .insertInto("measurements")
-            .values(chunk)
-            .onConflict((oc) =>
-              oc.columns(["source", "metric", "timestamp", "dedupe_index"]).doNothing(),
-            )
-            .returning(["id", "source", "metric", "timestamp", "dedupe_index"])
-            .execute();
-          for (const r of rows) storedIds.set(keyOfRow(r), readNum(r.id));
-        }
-      });
+      const storedIds = await atomic(ctx, (tx) =>
+        insertDistinct(
+          tx,
+          [...firstAt.values()].map((i) => values[i]!),
+        ),
+      );
       const inserted: MeasurementRow[] = [];
       for (const [key, i] of firstAt) {
         const id = storedIds.get(key);

@@ -1,14 +1,17 @@
 import { z } from "zod";
 
 /**
- * Zod builders for request bodies that accept, reject and word their errors the way Django REST
- * framework serializer fields do, since the real service is a DRF application (issue text: 400
- * keyed by field, DRF style). One declaration serves validation, typing and the OpenAPI
- * document. What DRF does and these mirror:
+ * The one DRF-style validator of the lab: zod builders for request bodies that accept, reject
+ * and word their errors the way Django REST framework serializer fields do, since the real
+ * service is a DRF application (spec 7.1: 400 keyed by field). The API declares bodies with them
+ * (one declaration serves validation, typing and the OpenAPI document); the fulfilment services
+ * read fields one at a time through drf-read.ts, which runs these same builders. What DRF does
+ * and these mirror:
  * - CharField: numbers are accepted and stored as text; booleans, lists and objects are not;
  *   surrounding whitespace is trimmed; blank, null characters and lone surrogates are refused.
  * - BooleanField: true/false, "true"/"false" (any case listed by DRF), "yes"/"no", "on"/"off",
  *   "1"/"0", 1/0.
+ * - ChoiceField, URLField: DRF's messages.
  * - Serializer (object): anything but an object is "Invalid data. Expected a dictionary, but
  *   got <python type>."; unknown keys and read-only fields are ignored.
  */
@@ -21,11 +24,15 @@ export const MESSAGES = {
   boolean: "Must be a valid boolean.",
   nullCharacter: "Null characters are not allowed.",
   noData: "No data provided",
+  url: "Enter a valid URL.",
+  dateTime: "Enter a valid date/time.",
   maxLength: (n: number) => `Ensure this field has no more than ${n} characters.`,
   surrogate: (code: number) =>
     `Surrogate characters are not allowed: U+${code.toString(16).toUpperCase()}.`,
   dictionary: (input: unknown) =>
     `Invalid data. Expected a dictionary, but got ${pythonType(input)}.`,
+  list: (input: unknown) => `Expected a list of items but got type "${pythonType(input)}".`,
+  choice: (value: string) => `"${value}" is not a valid choice.`,
 } as const;
 
 /** Django's default CharField max_length for the service's text fields (spec: not shown). */
@@ -133,6 +140,33 @@ export function booleanField() {
   return z.preprocess(
     (v) => (TRUE_VALUES.has(v) ? true : FALSE_VALUES.has(v) ? false : v),
     z.boolean({ error: typeMessage(MESSAGES.boolean) }),
+  );
+}
+
+/** DRF ChoiceField over fixed strings: `"x" is not a valid choice.` */
+export function choiceField<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, {
+    error: (issue) => {
+      if (issue.input === undefined) return MESSAGES.required;
+      if (issue.input === null) return MESSAGES.null;
+      return MESSAGES.choice(typeof issue.input === "string" ? issue.input : String(issue.input));
+    },
+  });
+}
+
+/**
+ * DRF URLField restricted to the schemes given (default http and https): a CharField whose value
+ * must parse as an absolute URL with a host, "Enter a valid URL." otherwise.
+ */
+export function urlField(opts: CharFieldOptions & { schemes?: readonly string[] } = {}) {
+  const schemes = opts.schemes ?? ["http", "https"];
+  return charField({ maxLength: opts.maxLength ?? 200 }).refine(
+    (text) => {
+      if (/\s/.test(text) || !URL.canParse(text)) return false;
+      const url = new URL(text);
+      return schemes.includes(url.protocol.slice(0, -1)) && url.hostname !== "";
+    },
+    { error: MESSAGES.url },
   );
 }
 

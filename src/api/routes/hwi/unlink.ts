@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { accountOf } from "../../auth.ts";
+import { orNotFound } from "../../errors.ts";
+import { clientErrorResponses, DETAIL_SCHEMA, describe } from "../../json-schema.ts";
+import { UNLINK_JSON_SCHEMA, unlinkJson } from "../../schemas/gateway.ts";
+import type { RoutePlugin } from "../../types.ts";
+
+const NOTHING = "Nothing to unlink: no device or gateway of the account has this id.";
+
+const DESCRIPTION = `Unlinks hardware (spec 3, 4.2): every affected device loses its hardware_uuid (null) and becomes Unlinked, the change is logged (hwi-hardware-uuid-logs), its whitelist entry leaves the gateway, and an Unlinked fulfilment webhook fires with device_id = the prior hardware uuid (spec 6.2); billing for the device stops. The id is a gateway id (12 hex, hyphens and case ignored: every device of that gateway), an hwi_device_id (that device) or an IMEI (the direct-cellular device on it); the answer says which (wire-formats "Unlink"). POST is the documented verb, GET is what a production client calls: both do the same. Repeating succeeds (200) and changes nothing. 404 "${NOTHING}" for an unknown id. A body, if any, is ignored (spec: payload not shown).`;
+
+/** unlink-gateway/{id}/ (spec 4.2; wire-formats "Unlink": both verbs, both id forms). */
+export const unlinkRoutes: RoutePlugin = async (app, ctx) => {
+  app.route({
+    method: ["GET", "POST"],
+    url: "/unlink-gateway/:id/",
+    schema: {
+      tags: ["hwi-gateways"],
+      security: [{ ApiKey: [] }],
+      summary: "Unlink a gateway or a device",
+      description: DESCRIPTION,
+      params: z.object({
+        id: z.string().describe("A gateway id, an hwi_device_id or an IMEI."),
+      }),
+      response: {
+        200: describe(UNLINK_JSON_SCHEMA, "What was unlinked."),
+        404: describe(DETAIL_SCHEMA, "Unknown id."),
+        ...clientErrorResponses(),
+      },
+    },
+    handler: async (request) => {
+      const { id } = request.params as { id: string };
+      const result = await orNotFound(
+        ctx.devices.unlink.unlink(accountOf(request).id, id),
+        NOTHING,
+      );
+      return unlinkJson(result);
+    },
+  });
+};

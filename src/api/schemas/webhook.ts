@@ -1,0 +1,130 @@
+import { z } from "zod";
+import {
+  booleanField,
+  charField,
+  choiceField,
+  drfObject,
+  urlField,
+} from "../../core/drf-fields.ts";
+import { toIsoMicros } from "../../core/time.ts";
+import {
+  type NewWebhook,
+  WEBHOOK_EVENTS,
+  type WebhookPatch,
+  type WebhookRow,
+} from "../../store/types-ingest.ts";
+import { iso, toJsonSchema } from "../json-schema.ts";
+import { listSchemas } from "../pagination.ts";
+
+/** The webhook registry (wire-formats "Webhook registry"; spec 6.1, 6.3). */
+
+/** RFC 9110 §5.1: a field name is a token. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const FIELDS = {
+  endpoint: urlField({ maxLength: 2000 }).describe(
+    "Where the lab POSTs: an absolute http or https URL.",
+  ),
+  auth_header: charField({ allowBlank: true, maxLength: 100 })
+    .refine((v) => v === "" || HEADER_NAME.test(v), { error: "Enter a valid HTTP header name." })
+    .nullable()
+    .optional()
+    .describe("Name of a static header sent with each POST, e.g. Authorization (optional)."),
+  auth_key: charField({ allowBlank: true, maxLength: 1000 })
+    .refine((v) => !/[\r\n]/.test(v), { error: "Header values may not contain line breaks." })
+    .nullable()
+    .optional()
+    .describe("Value of that header, e.g. Bearer <token>; needs auth_header."),
+  event: choiceField(WEBHOOK_EVENTS)
+    .optional()
+    .describe("MEASUREMENT (default), FULFILLMENT, SPECIAL_ORDER or PATIENT (spec 6.1)."),
+  post_as_array: booleanField()
+    .optional()
+    .describe(
+      "true: the coincident records of one physical reading go as one JSON array; false (default): one POST per record.",
+    ),
+  enabled_by_default: booleanField()
+    .optional()
+    .describe(
+      "Default true: the webhook receives every device's data; false: only devices whose measurement_webhook_id names it (spec 6.3).",
+    ),
+};
+
+export const NEEDS_HEADER = "This field is required when auth_key is set.";
+
+const nonBlank = (v: string | null | undefined) => v !== undefined && v !== null && v !== "";
+
+/** A static auth header needs its name as well as its value. */
+export function headerMissing(b: {
+  auth_header?: string | null | undefined;
+  auth_key?: string | null | undefined;
+}): boolean {
+  return nonBlank(b.auth_key) && !nonBlank(b.auth_header);
+}
+
+/** POST and PUT: the whole webhook; fields left out take their defaults. */
+export const WebhookBody = drfObject({ ...FIELDS }).refine((b) => !headerMissing(b), {
+  error: NEEDS_HEADER,
+  path: ["auth_header"],
+});
+
+/** PATCH: any subset. */
+export const WebhookPatchBody = drfObject({ ...FIELDS, endpoint: FIELDS.endpoint.optional() });
+
+export type WebhookInput = z.output<typeof WebhookBody>;
+export type WebhookPatchInput = z.output<typeof WebhookPatchBody>;
+
+export const WebhookOut = z.object({
+  id: z.string(),
+  created: iso(),
+  modified: iso(),
+  endpoint: z.string(),
+  auth_header: z.string().nullable(),
+  auth_key: z.string().nullable(),
+  event: z.enum(WEBHOOK_EVENTS),
+  post_as_array: z.boolean(),
+  enabled_by_default: z.boolean(),
+});
+
+export const WEBHOOK_JSON_SCHEMA = toJsonSchema(WebhookOut);
+export const WEBHOOK_LISTS = listSchemas(WEBHOOK_JSON_SCHEMA);
+
+export function webhookJson(w: WebhookRow): z.output<typeof WebhookOut> {
+  return {
+    id: w.id,
+    created: toIsoMicros(w.created),
+    modified: toIsoMicros(w.modified),
+    endpoint: w.endpoint,
+    auth_header: w.authHeader,
+    auth_key: w.authKey,
+    event: w.event,
+    post_as_array: w.postAsArray,
+    enabled_by_default: w.enabledByDefault,
+  };
+}
+
+const blankToNull = (v: string | null | undefined) => (v === "" ? null : v);
+
+/** A POST or PUT body as the store takes it: every field, defaults filled in. */
+export function newWebhook(b: WebhookInput): NewWebhook {
+  return {
+    endpoint: b.endpoint,
+    authHeader: blankToNull(b.auth_header) ?? null,
+    authKey: blankToNull(b.auth_key) ?? null,
+    event: b.event ?? "MEASUREMENT",
+    postAsArray: b.post_as_array ?? false,
+    enabledByDefault: b.enabled_by_default ?? true,
+  };
+}
+
+/** A PATCH body as the store takes it: only the fields sent. */
+export function webhookPatch(b: WebhookPatchInput): WebhookPatch {
+  const patch: { -readonly [K in keyof WebhookPatch]: WebhookPatch[K] } = {};
+  if (b.endpoint !== undefined) patch.endpoint = b.endpoint;
+  if (b.auth_header !== undefined) patch.authHeader = blankToNull(b.auth_header);
+  if (b.auth_key !== undefined) patch.authKey = blankToNull(b.auth_key);
+  if (b.event !== undefined) patch.event = b.event;
+  if (b.post_as_array !== undefined) patch.postAsArray = b.post_as_array;
+  if (b.enabled_by_default !== undefined) patch.enabledByDefault = b.enabled_by_default;
+  return patch;
+}

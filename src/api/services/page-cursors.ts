@@ -1,0 +1,88 @@
+import type { ListOptions, ListResult } from "../../store/types.ts";
+import type { MeasurementRow } from "../../store/types-ingest.ts";
+
+/** Where a page starts: right after this (timestamp, id), while the query matched `total`. */
+interface Cursor {
+  readonly total: number;
+  readonly after: { readonly timestamp: number; readonly id: number };
+}
+
+/** The part of a measurement query that picks the page. */
+export interface PageWindow {
+  readonly limit: number;
+  readonly offset?: number;
+  readonly after?: Cursor["after"];
+  readonly count?: boolean;
+}
+
+/** Cursors kept per app: a few hundred bytes each. */
+const CAPACITY = 10_000;
+
+/**
+ * Keyset pagination behind DRF's page numbers, for clients that follow `next` (spec 8 rule 1:
+ * "Follow next until it is null"). With OFFSET, page N costs a walk over (N-1) × page_size index
+ * entries, so reading a device's history page by page is quadratic. Serving a full page
+ * remembers where the next one starts; asked for that page, the store seeks there (the
+ * (account, device or patient, timestamp, id) indexes are keyset-friendly) instead of walking.
+ *
+ * Why a remembered start stays right: the rows a measurement query matches are only ever added
+ * to (ingestion, orphans attached at activation) — never removed, and their timestamp and id
+ * never change. The page comes with the total count, which the envelope needs anyway; an
+ * unchanged total therefore means an unchanged set, and the remembered start is still page N's.
+ * Any other total falls back to OFFSET. Answers are the same as without cursors.
+ */
+export class PageCursors {
+  private readonly cursors = new Map<string, Cursor>();
+
+  /**
+   * One page of `query` (offset paging with the total), through a remembered cursor when there
+   * is one. `key` identifies the query's target and filters.
+   */
+  async page(
+    key: string,
+    options: ListOptions,
+    run: (window: PageWindow) => Promise<ListResult<MeasurementRow>>,
+  ): Promise<ListResult<MeasurementRow>> {
+    const limit = options.limit ?? 0;
+    const offset = options.offset ?? 0;
+    const count = options.count === true;
+    const at = `${key}\u0000${limit}\u0000${offset}`;
+    const cursor = count && offset > 0 ? this.take(at) : undefined;
+    if (cursor !== undefined) {
+      const result = await run({ limit, after: cursor.after, count: true });
+      if (result.total === cursor.total) return this.remember(key, limit, offset, result);
+    }
+    const result = await run({ limit, offset, ...(count ? { count: true } : {}) });
+    return this.remember(key, limit, offset, result);
+  }
+
+  /** A full page with more after it: where the next page starts. */
+  private remember(
+    key: string,
+    limit: number,
+    offset: number,
+    result: ListResult<MeasurementRow>,
+  ): ListResult<MeasurementRow> {
+    const last = result.rows[result.rows.length - 1];
+    const total = result.total;
+    if (last !== undefined && total !== undefined && result.rows.length === limit) {
+      if (offset + limit < total) {
+        const at = `${key}\u0000${limit}\u0000${offset + limit}`;
+        this.cursors.delete(at);
+        if (this.cursors.size >= CAPACITY) this.cursors.delete(this.cursors.keys().next().value!);
+        this.cursors.set(at, { total, after: { timestamp: last.timestamp, id: last.id } });
+      }
+    }
+    return result;
+  }
+
+  /** The cursor of a page, refreshed as the most recently used. */
+  private take(at: string): Cursor | undefined {
+    const cursor = this.cursors.get(at);
+    if (cursor !== undefined) {
+      this.cursors.delete(at);
+      this.cursors.set(at, cursor);
+    }
+    return cursor;
+  }
+}

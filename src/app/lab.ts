@@ -1,0 +1,153 @@
+import type { AddressInfo } from "node:net";
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "../api/app.ts";
+import { Catalogue } from "../catalogue/catalogue.ts";
+import type { ServeConfig } from "../config/serve-config.ts";
+import { SystemClock } from "../core/clock.ts";
+import { TypedEvents } from "../core/events.ts";
+import type { Logger } from "../core/logger.ts";
+import { Rng } from "../core/rng.ts";
+import type { FulfilmentEvents } from "../fulfilment/events.ts";
+import { createDeviceServices } from "../fulfilment/services.ts";
+import { Ingestor } from "../ingest/ingestor.ts";
+import { type Broker, createBroker } from "../mqtt/broker.ts";
+import { issueCredentials, storeAuth } from "../mqtt/credentials.ts";
+import { randomBase62 } from "../store/api-key-secret.ts";
+import { openStore } from "../store/open.ts";
+import type { Store } from "../store/store.ts";
+import { createAccount, createKey } from "./accounts.ts";
+
+/** What `rpmlab serve` prints once it is ready (one JSON line with --json). */
+export interface LabInfo {
+  readonly base_url: string;
+  readonly client_domain: string;
+  /** A fresh key of the account, created at this start; shown once. */
+  readonly api_key: string;
+  readonly admin_token: string;
+  readonly mqtt_url: string;
+}
+
+/** The ingestion core's MQTT identity on the embedded broker (its ACL role is "service"). */
+const INGEST_USERNAME = "rpmlab-ingest";
+
+/**
+ * The composition root of `rpmlab serve` (STYLE habit 11): builds store, broker, ingestion and
+ * API from validated config. The constructor does nothing; `start()` starts them in order and
+ * `stop()` stops them in reverse — the API first (no new requests), then ingestion (drains: every
+ * received message is committed or left unacknowledged for redelivery), the broker, the store.
+ */
+export class Lab {
+  private readonly clock = new SystemClock();
+  private readonly stack: Array<() => Promise<void>> = [];
+
+  constructor(
+    private readonly config: ServeConfig,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<LabInfo> {
+    try {
+      return await this.startAll();
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const stop of this.stack.splice(0).reverse()) {
+      await stop().catch((error: unknown) => this.logger.error({ err: error }, "stop failed"));
+    }
+    this.clock.dispose();
+  }
+
+  private async startAll(): Promise<LabInfo> {
+    const { config, clock, logger } = this;
+    // Public ids come from a seeded stream the store forks per opening (src/store/context.ts).
+    const rng = new Rng("rpmlab-serve");
+    const catalogue = Catalogue.load();
+    const store = await openStore(config.store, { clock, rng });
+    this.stack.push(() => store.close());
+
+    const apiKey = await this.accountKey(store);
+    const broker = createBroker(config.broker, { auth: storeAuth(store.mqttCredentials), logger });
+    await broker.start();
+    this.stack.push(() => broker.stop());
+
+    // One bus for the fulfilment events of the API and of gateway adoption (webhooks listen here).
+    const events = new TypedEvents<FulfilmentEvents>();
+    await this.startIngest({ store, broker, catalogue, events, rng: rng.fork("adoption") });
+
+    const adminToken = config.adminToken ?? randomBase62(32);
+    const app = buildApp({
+      store,
+      clock,
+      logger,
+      catalogue,
+      events,
+      rng: rng.fork("api"),
+      config: { adminToken, rateLimit: config.rateLimit },
+    });
+    await app.listen({ host: config.host, port: config.port });
+    this.stack.push(() => app.close());
+    return {
+      base_url: baseUrlOf(app),
+      client_domain: config.clientDomain,
+      api_key: apiKey,
+      admin_token: adminToken,
+      mqtt_url: broker.url,
+    };
+  }
+
+  /** The serve account (created on first start, development environment) and a fresh key. */
+  private async accountKey(store: Store): Promise<string> {
+    const domain = this.config.clientDomain;
+    if ((await store.accounts.getByClientDomain(domain)) === null) {
+      await createAccount(store, { clientDomain: domain });
+    }
+    return (await createKey(store, domain, "rpmlab serve")).key;
+  }
+
+  private async startIngest(deps: {
+    store: Store;
+    broker: Broker;
+    catalogue: Catalogue;
+    events: TypedEvents<FulfilmentEvents>;
+    rng: Rng;
+  }): Promise<void> {
+    const { store, broker, catalogue } = deps;
+    // On the embedded broker the lab is the authority: it issues the ingestion core its own
+    // credentials. An external broker's credentials, if any, travel in its URL.
+    const embedded = this.config.broker.startsWith("embedded");
+    const credential = embedded
+      ? await issueCredentials(store.mqttCredentials, "service", INGEST_USERNAME)
+      : undefined;
+    const ingestor = new Ingestor({
+      url: broker.url,
+      clientId: this.config.ingestId,
+      username: credential?.username,
+      password: credential?.password,
+      sharedGroup: broker.sharedSubscriptions ? INGEST_USERNAME : null,
+      store,
+      catalogue,
+      clock: this.clock,
+      logger: this.logger,
+    });
+    // A gateway that reports over MQTT is known from then on: devices activated on it while it
+    // was unknown ("Unknown Gateway ID") are adopted, whitelisted and get their kept readings.
+    const services = createDeviceServices({ ...deps, clock: this.clock });
+    ingestor.events.on("gateway.status", ({ gateway }) => {
+      services.adoption.adopt(gateway.gatewayUuid).catch((error: unknown) => {
+        this.logger.error({ err: error, gateway: gateway.gatewayUuid }, "gateway adoption failed");
+      });
+    });
+    await ingestor.start();
+    this.stack.push(() => ingestor.stop());
+  }
+}
+
+function baseUrlOf(app: FastifyInstance): string {
+  const address = app.server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}

@@ -1,0 +1,70 @@
+import type { Command } from "commander";
+import { Lab, type LabInfo } from "../app/lab.ts";
+import { untilSignal } from "../app/until-signal.ts";
+import { DEFAULT_BROKER } from "../config/broker-spec.ts";
+import { formatRateLimit } from "../config/rate-limit.ts";
+import {
+  ADMIN_TOKEN_ENV,
+  DEFAULT_CLIENT_DOMAIN,
+  DEFAULT_HOST,
+  DEFAULT_HTTP_PORT,
+  type ServeConfig,
+  type ServeFlags,
+  serveConfig,
+} from "../config/serve-config.ts";
+import { DEFAULT_SERVE_STORE, redactStoreSpec } from "../config/store-spec.ts";
+import { createLogger } from "../core/logger.ts";
+import type { CliIo } from "./io.ts";
+
+interface Flags extends ServeFlags {
+  json?: boolean;
+  logLevel?: string;
+}
+
+export function registerServeCommand(program: Command, io: CliIo): void {
+  program
+    .command("serve")
+    .description(
+      "Run the vendor service: store, MQTT broker, ingestion core and the HWI API, until SIGINT or SIGTERM",
+    )
+    .option(
+      "--store <spec>",
+      `memory, sqlite:PATH or postgres://… (default ${DEFAULT_SERVE_STORE})`,
+    )
+    .option("--broker <spec>", `embedded[:port] or mqtt://host:port (default ${DEFAULT_BROKER})`)
+    .option("--port <n>", `HTTP port; 0 picks a free one (default ${DEFAULT_HTTP_PORT})`)
+    .option("--host <address>", `HTTP address to listen on (default ${DEFAULT_HOST})`)
+    .option("--rate-limit <rate>", "per-key limit such as 1/s (the real service's); default off")
+    .option("--client-domain <domain>", `account to serve (default ${DEFAULT_CLIENT_DOMAIN})`)
+    .option("--admin-token <token>", `lab admin token (default $${ADMIN_TOKEN_ENV}, else fresh)`)
+    .option(
+      "--ingest-id <id>",
+      "MQTT client id of this ingest process, unique per process on a shared broker; on the embedded broker it starts with rpmlab-ingest (default rpmlab-ingest)",
+    )
+    .option("--log-level <level>", "pino level for the log on stderr", "info")
+    .option("--json", "print one JSON line with the connection details once ready")
+    .action(async (flags: Flags) => {
+      const config = serveConfig(flags);
+      const logger = createLogger({ level: flags.logLevel, component: "serve" });
+      const lab = new Lab(config, logger);
+      const info = await lab.start();
+      io.out(flags.json ? JSON.stringify(info) : describe(info, config));
+      const signal = await untilSignal();
+      logger.info({ signal }, "shutting down");
+      await lab.stop();
+    });
+}
+
+function describe(info: LabInfo, config: ServeConfig): string {
+  return [
+    `rpmlab serving at ${info.base_url}`,
+    `  HWI API:       ${info.base_url}/clients/${info.client_domain}/hwi/`,
+    `  API docs:      ${info.base_url}/docs`,
+    `  client domain: ${info.client_domain}`,
+    `  API key:       ${info.api_key}   (shown once: Authorization: Api-Key <key>)`,
+    `  admin token:   ${info.admin_token}   (lab admin API: Authorization: Bearer <token>)`,
+    `  MQTT broker:   ${info.mqtt_url}`,
+    `  store:         ${redactStoreSpec(config.store)}   rate limit: ${formatRateLimit(config.rateLimit)}`,
+    "Ctrl-C stops it.",
+  ].join("\n");
+}

@@ -1,0 +1,65 @@
+import { RpmlabError } from "../core/errors.ts";
+
+/**
+ * The MQTT broker boundary's spec strings (DESIGN.md, "Boundaries"): `embedded` (aedes in this
+ * process on the standard port), `embedded:PORT` (0: any free port), or an external broker by
+ * URL, `mqtt://host[:port]` / `mqtts://host[:port]`.
+ */
+export type BrokerSpec =
+  | { readonly kind: "embedded"; readonly port: number }
+  | {
+      readonly kind: "external";
+      /** The URL as given, credentials included (MQTT.js takes them from it). */
+      readonly url: string;
+      readonly tls: boolean;
+    };
+
+/** The IANA port of MQTT (1883) and MQTT over TLS (8883). */
+export const MQTT_PORT = 1883;
+export const MQTTS_PORT = 8883;
+export const DEFAULT_BROKER = "embedded";
+
+const HELP = "expected embedded, embedded:PORT (0 = any free port), mqtt://host:port or mqtts://…";
+
+export function parseBrokerSpec(spec: string): BrokerSpec {
+  const text = spec.trim();
+  if (text === "embedded") return { kind: "embedded", port: MQTT_PORT };
+  if (text.startsWith("embedded:")) {
+    const port = text.slice("embedded:".length);
+    if (!/^\d{1,5}$/.test(port) || Number(port) > 65_535) {
+      throw invalid(spec, `the port must be a whole number from 0 to 65535, got "${port}"`);
+    }
+    return { kind: "embedded", port: Number(port) };
+  }
+  if (text.startsWith("mqtt://") || text.startsWith("mqtts://")) return parseUrl(spec, text);
+  throw invalid(spec, HELP);
+}
+
+function parseUrl(spec: string, text: string): BrokerSpec {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch (cause) {
+    throw invalid(spec, "not a valid URL", cause);
+  }
+  if (url.hostname === "") throw invalid(spec, "the URL names no host");
+  if (url.pathname !== "" && url.pathname !== "/") {
+    throw invalid(spec, `an MQTT broker URL has no path, got "${url.pathname}"`);
+  }
+  return { kind: "external", url: text, tls: url.protocol === "mqtts:" };
+}
+
+/** The spec string with any password replaced, for messages and logs. */
+export function redactBrokerSpec(spec: string): string {
+  return spec.replace(/^(mqtts?:\/\/[^:/@]*):[^@/]*@/, "$1:***@");
+}
+
+function invalid(spec: string, why: string, cause?: unknown): RpmlabError {
+  const shown = redactBrokerSpec(spec);
+  return new RpmlabError(
+    "E_CONFIG_INVALID",
+    `invalid broker "${shown}": ${why}`,
+    { field: "broker", value: shown },
+    cause,
+  );
+}

@@ -1,0 +1,90 @@
+import { RpmlabError } from "../core/errors.ts";
+import { DEFAULT_BROKER, parseBrokerSpec } from "./broker-spec.ts";
+import { resolveStoreSpec } from "./lab-store.ts";
+import { parseRateLimit, type RateLimit } from "./rate-limit.ts";
+import { parseStoreSpec } from "./store-spec.ts";
+
+/** Environment variable holding the lab admin token, so scripts can fix it across restarts. */
+export const ADMIN_TOKEN_ENV = "RPMLAB_ADMIN_TOKEN";
+
+/** The port Django's development server uses, and so what the real service's clients test on. */
+export const DEFAULT_HTTP_PORT = 8000;
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_CLIENT_DOMAIN = "lab";
+export const DEFAULT_INGEST_ID = "rpmlab-ingest";
+
+/** Flags of `rpmlab serve`, as commander hands them over (strings, unparsed). */
+export interface ServeFlags {
+  store?: string;
+  broker?: string;
+  port?: string;
+  host?: string;
+  rateLimit?: string;
+  clientDomain?: string;
+  adminToken?: string;
+  ingestId?: string;
+}
+
+/** Everything `rpmlab serve` needs, validated: one error names the option at fault. */
+export interface ServeConfig {
+  readonly store: string;
+  readonly broker: string;
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly rateLimit: RateLimit | null;
+  readonly clientDomain: string;
+  /** undefined: a fresh token is drawn at start and printed. */
+  readonly adminToken: string | undefined;
+  /**
+   * MQTT client id of this ingest process: stable across restarts (its persistent session keeps
+   * what arrived while it was down) and unique among the processes sharing a broker.
+   */
+  readonly ingestId: string;
+}
+
+export function serveConfig(
+  flags: ServeFlags,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ServeConfig {
+  const store = resolveStoreSpec(flags.store, env);
+  parseStoreSpec(store);
+  const broker = flags.broker ?? DEFAULT_BROKER;
+  parseBrokerSpec(broker);
+  const portText = flags.port ?? String(DEFAULT_HTTP_PORT);
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65_535) {
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      `--port must be a whole number from 0 (any free port) to 65535, got "${portText}"`,
+      { field: "port" },
+    );
+  }
+  const adminToken = flags.adminToken ?? env[ADMIN_TOKEN_ENV];
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new RpmlabError("E_CONFIG_INVALID", "the admin token must be at least 16 characters", {
+      field: "admin-token",
+    });
+  }
+  return {
+    store,
+    broker,
+    host: flags.host ?? DEFAULT_HOST,
+    port: Number(portText),
+    rateLimit: flags.rateLimit === undefined ? null : parseRateLimit(flags.rateLimit),
+    clientDomain: flags.clientDomain ?? DEFAULT_CLIENT_DOMAIN,
+    adminToken: adminToken === "" ? undefined : adminToken,
+    ingestId: ingestId(flags.ingestId ?? DEFAULT_INGEST_ID),
+  };
+}
+
+/** MQTT 3.1.1 §3.1.3.1 allows any client id on most brokers; keep to a portable 1–23 set. */
+function ingestId(text: string): string {
+  if (!/^[A-Za-z0-9-]{1,23}$/.test(text)) {
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      `--ingest-id must be 1 to 23 letters, digits or hyphens, got "${text}"`,
+      { field: "ingest-id" },
+    );
+  }
+  return text;
+}

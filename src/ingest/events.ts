@@ -1,0 +1,39 @@
+import type { GatewayRow } from "../store/types-hardware.ts";
+import type { DeadLetterRow, MeasurementRow } from "../store/types-ingest.ts";
+
+/** What one committed batch did, message by message (in arrival order). */
+export type MessageOutcome =
+  /** An uplink: its new rows, its re-sent rows, and a dead letter when some reading failed. */
+  | {
+      readonly kind: "uplink";
+      readonly messageId: string;
+      readonly stored: number;
+      readonly duplicates: number;
+      readonly deadLetter: DeadLetterRow | null;
+    }
+  /** An uplink whose message id was already ingested: nothing stored (DESIGN "Uplink"). */
+  | { readonly kind: "redelivered"; readonly messageId: string }
+  | { readonly kind: "status"; readonly gateway: GatewayRow }
+  /** A zero-length retained message clearing a status topic. */
+  | { readonly kind: "ignored"; readonly reason: string }
+  | { readonly kind: "dead_letter"; readonly deadLetter: DeadLetterRow };
+
+export interface BatchResult {
+  readonly outcomes: readonly MessageOutcome[];
+  /** Rows this batch stored, in insertion order. */
+  readonly stored: readonly MeasurementRow[];
+  readonly deadLetters: readonly DeadLetterRow[];
+  readonly gateways: readonly GatewayRow[];
+}
+
+/** Events of the ingestion core (TypedEvents). Each fires after its batch committed. */
+export type IngestEvents = {
+  /** New measurement rows, for the webhook dispatcher. */
+  "measurement.stored": { readonly rows: readonly MeasurementRow[] };
+  dead_letter: { readonly row: DeadLetterRow };
+  "gateway.status": { readonly gateway: GatewayRow };
+  /** Every committed batch, acknowledged to the broker just before. */
+  batch: BatchResult;
+  /** The store failed a batch; nothing of it was acknowledged; it is retried after `retryInMs`. */
+  store_error: { readonly error: unknown; readonly retryInMs: number };
+};

@@ -1,0 +1,245 @@
+import type { IPublishPacket, MqttClient } from "mqtt";
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { Clock } from "../core/clock.ts";
+import { isRpmlabError } from "../core/errors.ts";
+import { TypedEvents } from "../core/events.ts";
+import type { Logger } from "../core/logger.ts";
+import { connectClient, subscribeAll } from "../mqtt/client.ts";
+import { ingestFilters } from "../mqtt/topics.ts";
+import type { Store } from "../store/store.ts";
+import { AckGate, type AckTicket } from "./ack-gate.ts";
+import type { BatchResult, IngestEvents } from "./events.ts";
+import type { Inbound } from "./prepare.ts";
+import { reasonOf } from "./prepare.ts";
+import { MessageProcessor } from "./processor.ts";
+
+export interface IngestorOptions {
+  /** Broker URL (Broker.url). */
+  readonly url: string;
+  /**
+   * Stable per ingest instance (a persistent session is found by it), and unique: two clients
+   * with one id take the session from each other in a loop (STYLE "Pitfalls").
+   */
+  readonly clientId: string;
+  readonly username?: string;
+  readonly password?: string;
+  /** Shared subscription group, e.g. "rpmlab-ingest"; null subscribes plainly (aedes 1.x). */
+  readonly sharedGroup: string | null;
+  readonly store: Store;
+  readonly catalogue: Catalogue;
+  /** Receipt times (`created`) and store retry waits. */
+  readonly clock: Clock;
+  readonly logger?: Logger;
+  /** Messages per transaction. Default 1000. */
+  readonly maxBatch?: number;
+  /** Messages received and not committed before reading from the broker pauses. Default 5000. */
+  readonly highWater?: number;
+  /** Wait before retrying a batch the store failed (clock ms). Default 1000. */
+  readonly retryMs?: number;
+}
+
+/** Event-loop turns without a new message after which a batch is committed. */
+const IDLE_TURNS = 4;
+
+interface Received {
+  readonly inbound: Inbound;
+  readonly ticket: AckTicket | null;
+}
+
+/**
+ * The MQTT side of the ingestion core: one MQTT.js client on a persistent session (clean: false,
+ * QoS 1), subscribed to every uplink and status topic, through a shared subscription when the
+ * broker has them. Messages arriving while a batch commits form the next batch, so batches grow
+ * with load; each commits in one transaction (MessageProcessor), and only then are its messages
+ * acknowledged (AckGate).
+ */
+export class Ingestor {
+  readonly events = new TypedEvents<IngestEvents>();
+  private readonly processor: MessageProcessor;
+  private client: MqttClient | undefined;
+  private gate: AckGate | undefined;
+  private queue: Received[] = [];
+  private paused: (() => void)[] = [];
+  private scheduled = false;
+  private draining: Promise<void> | undefined;
+  private stopping = false;
+  /** Ends the wait before a store retry (stop() calls it). */
+  private wakeRetry: (() => void) | undefined;
+
+  constructor(private readonly options: IngestorOptions) {
+    this.processor = new MessageProcessor(options);
+    this.events.onError((error) => options.logger?.error({ err: error }, "ingest listener failed"));
+  }
+
+  /** Messages received and not yet committed. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  async start(): Promise<void> {
+    const o = this.options;
+    this.stopping = false;
+    const client = await connectClient(o.url, {
+      clientId: o.clientId,
+      ...(o.username === undefined ? {} : { username: o.username }),
+      ...(o.password === undefined ? {} : { password: o.password }),
+      handleMessage: (packet, done) => this.receive(packet, done),
+      prepare: (c) => {
+        this.gate = new AckGate(c);
+        c.on("close", () =>
+          o.logger?.info({ pending: this.queue.length }, "mqtt connection closed"),
+        );
+      },
+      onError: (error) => o.logger?.warn({ err: error.message }, "mqtt connection error"),
+    });
+    this.client = client;
+    try {
+      await subscribeAll(client, ingestFilters(o.sharedGroup));
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+    o.logger?.info({ url: o.url, clientId: o.clientId, shared: o.sharedGroup }, "ingest started");
+  }
+
+  /**
+   * Commits what was received, then disconnects. Messages still queued behind the store are not
+   * acknowledged: the broker redelivers them to this session when it comes back.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wakeRetry?.();
+    // Let a batch that is scheduled or under way finish; nothing new is scheduled now.
+    while (this.scheduled || this.draining !== undefined) await (this.draining ?? nextTurn());
+    if (this.queue.length > 0) await this.drain();
+    const client = this.client;
+    this.client = undefined;
+    this.queue = [];
+    for (const resume of this.paused.splice(0)) resume();
+    await client?.endAsync();
+  }
+
+  private receive(packet: IPublishPacket, done: (error?: Error) => void): void {
+    // While stopping, hold the callback: no PUBACK, and MQTT.js reads nothing more.
+    if (this.stopping) return;
+    const ticket =
+      packet.qos > 0 && packet.messageId !== undefined ? this.gate!.hold(packet.messageId) : null;
+    const payload = packet.payload;
+    this.queue.push({
+      inbound: {
+        topic: packet.topic,
+        payload: typeof payload === "string" ? Buffer.from(payload, "utf8") : payload,
+        receivedAt: this.options.clock.now(),
+      },
+      ticket,
+    });
+    this.schedule();
+    // Backpressure: past the high-water mark MQTT.js stops reading until a batch is taken.
+    if (this.queue.length >= (this.options.highWater ?? 5000)) this.paused.push(() => done());
+    else done();
+  }
+
+  /** A batch starts once the event loop has taken in what arrived with the first message. */
+  private schedule(): void {
+    if (this.scheduled || this.draining !== undefined) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.draining = this.drain()
+        .catch((error: unknown) => this.options.logger?.error({ err: error }, "ingest failed"))
+        .finally(() => {
+          this.draining = undefined;
+          if (this.queue.length > 0 && !this.stopping) this.schedule();
+        });
+    });
+  }
+
+  private async drain(): Promise<void> {
+    const max = this.options.maxBatch ?? 1000;
+    while (this.queue.length > 0) {
+      // While messages keep coming, let the next event-loop turns bring more: a commit costs
+      // about the same for one message as for hundreds (the pages it writes are shared). A
+      // broker in this process needs a few turns per round of deliveries (aedes: setImmediate,
+      // then its persistence, then the socket), so the batch closes after IDLE_TURNS quiet ones.
+      for (let quiet = 0; quiet < IDLE_TURNS && this.queue.length < max; ) {
+        const seen = this.queue.length;
+        await nextTurn();
+        quiet = this.queue.length > seen ? 0 : quiet + 1;
+      }
+      const batch = this.queue.splice(0, max);
+      for (const resume of this.paused.splice(0)) resume();
+      await this.commit(batch);
+    }
+  }
+
+  /** Commits a batch, retrying while the store is unavailable; a poison message is isolated. */
+  private async commit(batch: readonly Received[]): Promise<void> {
+    for (;;) {
+      try {
+        this.acknowledge(batch, await this.processor.process(batch.map((m) => m.inbound)));
+        return;
+      } catch (error) {
+        if (!isRpmlabError(error, "E_STORE_UNAVAILABLE")) {
+          if (batch.length > 1) {
+            for (const message of batch) await this.commit([message]);
+            return;
+          }
+          if (await this.deadLetterAlone(batch[0]!, error)) return;
+        }
+        const retryInMs = this.options.retryMs ?? 1000;
+        this.events.emit("store_error", { error, retryInMs });
+        if (this.stopping || !(await this.wait(retryInMs))) return;
+      }
+    }
+  }
+
+  /** A message the store refuses even alone: kept as a dead letter. False if the store is down. */
+  private async deadLetterAlone(message: Received, error: unknown): Promise<boolean> {
+    try {
+      const row = await this.options.store.deadLetters.add({
+        topic: message.inbound.topic,
+        payload: message.inbound.payload,
+        reason: reasonOf(error),
+        received: message.inbound.receivedAt,
+      });
+      this.acknowledge([message], {
+        outcomes: [{ kind: "dead_letter", deadLetter: row }],
+        stored: [],
+        deadLetters: [row],
+        gateways: [],
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** [MQTT-4.6.0-2] PUBACKs in arrival order, after the commit; then the events. */
+  private acknowledge(batch: readonly Received[], result: BatchResult): void {
+    for (const message of batch) if (message.ticket !== null) this.gate?.release(message.ticket);
+    if (result.stored.length > 0) this.events.emit("measurement.stored", { rows: result.stored });
+    for (const row of result.deadLetters) this.events.emit("dead_letter", { row });
+    for (const gateway of result.gateways) this.events.emit("gateway.status", { gateway });
+    this.events.emit("batch", result);
+  }
+
+  /** Waits `ms` of clock time; false when stop() cut it short. */
+  private wait(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const finish = (completed: boolean) => {
+        this.wakeRetry = undefined;
+        resolve(completed);
+      };
+      const handle = this.options.clock.setTimeout(() => finish(true), ms);
+      this.wakeRetry = () => {
+        this.options.clock.clearTimeout(handle);
+        finish(false);
+      };
+    });
+  }
+}
+
+/** Resolves after the event loop's next round of I/O callbacks. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

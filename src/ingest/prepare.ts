@@ -1,0 +1,100 @@
+import { isRpmlabError } from "../core/errors.ts";
+import type { GatewayStatusPayload } from "../mqtt/envelope.ts";
+import { MESSAGE_ID_PATTERN } from "../mqtt/envelope.ts";
+import { parsePayload } from "../mqtt/payload.ts";
+import { parseTopic, TOPICS, topicId } from "../mqtt/topics.ts";
+import { toUplink, type Uplink } from "../mqtt/uplink.ts";
+
+/** One message as received: topic, payload bytes, and the Clock time of receipt. */
+export interface Inbound {
+  readonly topic: string;
+  readonly payload: Uint8Array;
+  readonly receivedAt: number;
+}
+
+/** A message after the checks that need no store: topic, JSON, schema, identity. */
+export type Prepared =
+  | { readonly kind: "uplink"; readonly inbound: Inbound; readonly uplink: Uplink }
+  | {
+      readonly kind: "status";
+      readonly inbound: Inbound;
+      readonly gatewayUuid: string;
+      readonly status: GatewayStatusPayload;
+    }
+  | { readonly kind: "ignored"; readonly inbound: Inbound; readonly reason: string }
+  | {
+      readonly kind: "dead";
+      readonly inbound: Inbound;
+      readonly reason: string;
+      readonly messageId: string | null;
+    };
+
+/** `CODE: message` for the lab's errors; anything else is a bug, named as such. */
+export function reasonOf(error: unknown): string {
+  if (isRpmlabError(error)) return `${error.code}: ${error.message}`;
+  return `internal error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+}
+
+/** The message id of a payload that failed its schema, when it still names one. */
+function salvageMessageId(payload: Uint8Array): string | null {
+  try {
+    const id = (JSON.parse(Buffer.from(payload).toString("utf8")) as { message_id?: unknown })
+      ?.message_id;
+    return typeof id === "string" && MESSAGE_ID_PATTERN.test(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Parses topic and payload (src/mqtt): anything that does not parse becomes a dead letter with
+ * the reason, never an exception.
+ */
+export function prepare(inbound: Inbound): Prepared {
+  const dead = (reason: string, messageId: string | null = null): Prepared => ({
+    kind: "dead",
+    inbound,
+    reason,
+    messageId,
+  });
+  let topic: ReturnType<typeof parseTopic>;
+  try {
+    topic = parseTopic(inbound.topic);
+  } catch (error) {
+    return dead(reasonOf(error), salvageMessageId(inbound.payload));
+  }
+  if (topic.kind === "gw/down") {
+    return dead(`E_MQTT_TOPIC: ${TOPICS[topic.kind].pattern} is sent by the lab, not ingested`);
+  }
+  if (topic.kind === "gw/status") {
+    // [MQTT-3.3.1-10] a zero-length retained message removes the topic's retained status.
+    if (inbound.payload.byteLength === 0) {
+      return { kind: "ignored", inbound, reason: "retained status cleared" };
+    }
+    try {
+      const status = parsePayload("gw/status", inbound.payload);
+      return { kind: "status", inbound, gatewayUuid: topic.gatewayUuid, status };
+    } catch (error) {
+      return dead(reasonOf(error));
+    }
+  }
+  let uplink: Uplink;
+  try {
+    uplink = toUplink(
+      topic.kind === "gw/up"
+        ? parsePayload("gw/up", inbound.payload)
+        : parsePayload("cell/up", inbound.payload),
+    );
+  } catch (error) {
+    return dead(reasonOf(error), salvageMessageId(inbound.payload));
+  }
+  const sender = uplink.source.kind === "gateway" ? uplink.source.gatewayUuid : uplink.source.imei;
+  if (sender !== topicId(topic)) {
+    const field = uplink.source.kind === "gateway" ? "gateway_uuid" : "imei";
+    return dead(
+      `E_MQTT_PAYLOAD: ${field} ${sender} differs from the topic's ${topicId(topic)}`,
+      uplink.messageId,
+    );
+  }
+  return { kind: "uplink", inbound, uplink };
+}

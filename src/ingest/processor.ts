@@ -1,0 +1,188 @@
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import { RpmlabError } from "../core/errors.ts";
+import { parseIso } from "../core/time.ts";
+import type { GatewayStatusPayload } from "../mqtt/envelope.ts";
+import type { Uplink } from "../mqtt/uplink.ts";
+import type { Store, StoreRepositories } from "../store/store.ts";
+import type { GatewayRow, GatewayStatus } from "../store/types-hardware.ts";
+import type { DeadLetterRow, NewMeasurement } from "../store/types-ingest.ts";
+import type { BatchResult, MessageOutcome } from "./events.ts";
+import { type Inbound, type Prepared, prepare, reasonOf } from "./prepare.ts";
+import { Resolver } from "./resolve.ts";
+import { readingRows } from "./rows.ts";
+
+export interface ProcessorDeps {
+  readonly store: Store;
+  readonly catalogue: Catalogue;
+}
+
+/** A dead letter to write, for the message at `index` of the batch. */
+interface PendingDeadLetter {
+  readonly index: number;
+  readonly prepared: Prepared;
+  readonly reason: string;
+  readonly messageId: string | null;
+}
+
+/**
+ * The message handler of the ingestion core, without MQTT: a batch of received messages in,
+ * one store transaction (DESIGN "Uplink": decode → validate → dedupe → store), a BatchResult
+ * out. Every message ends stored, recognised as already ingested, applied (status) or
+ * dead-lettered with its reason; the only exception is a store failure, which rolls the whole
+ * batch back so it can be retried (nothing of it was acknowledged).
+ */
+export class MessageProcessor {
+  constructor(private readonly deps: ProcessorDeps) {}
+
+  process(batch: readonly Inbound[]): Promise<BatchResult> {
+    const prepared = batch.map(prepare);
+    return this.deps.store.transaction((tx) => this.apply(tx, prepared));
+  }
+
+  private async apply(tx: StoreRepositories, prepared: readonly Prepared[]): Promise<BatchResult> {
+    const uplinks = prepared.flatMap((p) => (p.kind === "uplink" ? [p] : []));
+    const resolver = await Resolver.load(
+      tx,
+      this.deps.catalogue,
+      uplinks.map((p) => p.uplink.source),
+    );
+    // Idempotent on the message id, per sender (ids are unique per gateway or IMEI); the DUP
+    // flag of a redelivery is not trusted (STYLE "Pitfalls"). A copy later in the batch finds
+    // its id taken by the first.
+    const claimed =
+      uplinks.length === 0
+        ? new Set<string>()
+        : await tx.ingestedMessages.claimMany(
+            uplinks.map((p) => claimKey(p.uplink)),
+            uplinks.at(-1)!.inbound.receivedAt,
+          );
+    const outcomes: (MessageOutcome | undefined)[] = [];
+    const rows: NewMeasurement[] = [];
+    /** Batch index of the message each row came from. */
+    const owners: number[] = [];
+    const dead: PendingDeadLetter[] = [];
+    const gateways: GatewayRow[] = [];
+    const relayedBy = new Set<string>();
+    for (const [index, p] of prepared.entries()) {
+      if (p.kind === "dead") {
+        dead.push({ index, prepared: p, reason: p.reason, messageId: p.messageId });
+      } else if (p.kind === "ignored") {
+        outcomes[index] = { kind: "ignored", reason: p.reason };
+      } else if (p.kind === "status") {
+        const gateway = await tx.gateways.updateStatus(p.gatewayUuid, statusFields(p.status));
+        gateways.push(gateway);
+        outcomes[index] = { kind: "status", gateway };
+      } else {
+        const { uplink, inbound } = p;
+        if (!claimed.delete(claimKey(uplink))) {
+          outcomes[index] = { kind: "redelivered", messageId: uplink.messageId };
+          continue;
+        }
+        if (uplink.source.kind === "gateway") relayedBy.add(uplink.source.gatewayUuid);
+        const problems: string[] = [];
+        for (const [n, reading] of uplink.readings.entries()) {
+          const resolution = resolver.resolve(uplink.source, reading);
+          if ("problem" in resolution) {
+            problems.push(`readings.${n}: ${reasonOf(resolution.problem)}`);
+            continue;
+          }
+          try {
+            const made = readingRows(uplink, reading, resolution.ok, inbound.receivedAt);
+            if (made.length === 0) {
+              throw new RpmlabError("E_CODEC_MAPPING", "the values decode to no metric record", {
+                field: "values",
+              });
+            }
+            for (const row of made) {
+              rows.push(row);
+              owners.push(index);
+            }
+          } catch (error) {
+            problems.push(`readings.${n}: ${reasonOf(error)}`);
+          }
+        }
+        outcomes[index] = {
+          kind: "uplink",
+          messageId: uplink.messageId,
+          stored: 0,
+          duplicates: 0,
+          deadLetter: null,
+        };
+        if (problems.length > 0) {
+          dead.push({
+            index,
+            prepared: p,
+            reason: problems.join("; "),
+            messageId: uplink.messageId,
+          });
+        }
+      }
+    }
+
+    const { inserted, duplicates } =
+      rows.length === 0 ? { inserted: [], duplicates: [] } : await tx.measurements.insertMany(rows);
+    const stats = new Map<number, { stored: number; duplicates: number }>();
+    const stat = (i: number) => stats.get(i) ?? stats.set(i, { stored: 0, duplicates: 0 }).get(i)!;
+    for (const owner of owners) stat(owner).stored++;
+    for (const position of duplicates) {
+      const s = stat(owners[position]!);
+      s.stored--;
+      s.duplicates++;
+    }
+    // Spec 2.2 last_measurement: the newest reading each gateway relayed in this batch.
+    const latest = new Map<string, number>();
+    for (const row of inserted) {
+      if (!relayedBy.has(row.hardwareUuid)) continue; // direct-cellular: no gateway
+      latest.set(
+        row.hardwareUuid,
+        Math.max(latest.get(row.hardwareUuid) ?? row.timestamp, row.timestamp),
+      );
+    }
+    await tx.gateways.recordMeasurements(latest);
+
+    const deadLetters: DeadLetterRow[] = [];
+    for (const d of dead) {
+      const row = await tx.deadLetters.add({
+        topic: d.prepared.inbound.topic,
+        payload: d.prepared.inbound.payload,
+        reason: d.reason,
+        received: d.prepared.inbound.receivedAt,
+        messageId: d.messageId,
+      });
+      deadLetters.push(row);
+      const outcome = outcomes[d.index];
+      outcomes[d.index] =
+        outcome?.kind === "uplink"
+          ? { ...outcome, deadLetter: row }
+          : { kind: "dead_letter", deadLetter: row };
+    }
+    for (const [index, s] of stats) {
+      const outcome = outcomes[index];
+      if (outcome?.kind === "uplink") outcomes[index] = { ...outcome, ...s };
+    }
+    return {
+      outcomes: outcomes as MessageOutcome[],
+      stored: inserted,
+      deadLetters,
+      gateways,
+    };
+  }
+}
+
+/** What a message id is claimed as: ids are unique per gateway or IMEI, not across them. */
+function claimKey(uplink: Uplink): string {
+  const sender = uplink.source.kind === "gateway" ? uplink.source.gatewayUuid : uplink.source.imei;
+  return `${sender}/${uplink.messageId}`;
+}
+
+/** Spec 2.2 / 2.3 fields of a status payload; the last will only zeroes the signal. */
+function statusFields(status: GatewayStatusPayload): GatewayStatus {
+  if (!status.online) return { lastSignalStrength: 0 };
+  return {
+    lastSignalStrength: status.signal_strength,
+    lastCheckinTime: parseIso(status.checkin_at)!,
+    firmwareVersion: status.firmware_version,
+    bootloaderVersion: status.bootloader_version,
+    provisioned: status.provisioned,
+  };
+}

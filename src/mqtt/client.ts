@@ -1,0 +1,105 @@
+import { connect, ErrorWithSubackPacket, type IClientOptions, type MqttClient } from "mqtt";
+import { redactBrokerSpec } from "../config/broker-spec.ts";
+import { RpmlabError } from "../core/errors.ts";
+
+/**
+ * MQTT.js clients as the lab opens them: MQTT 3.1.1 (aedes 1.x speaks no other; Mosquitto
+ * speaks both), QoS 1 delivery on persistent sessions unless told otherwise. Resolves on the
+ * first CONNACK; the first failure rejects with E_BROKER_UNAVAILABLE (unreachable) or
+ * E_BROKER_REFUSED (CONNACK refused: credentials, client id), and the client is ended.
+ */
+export interface LabClientOptions {
+  readonly clientId: string;
+  readonly username?: string;
+  readonly password?: string;
+  /** Default false: a persistent session ([MQTT-3.1.2-4]) keeps subscriptions and QoS 1 queues. */
+  readonly clean?: boolean;
+  readonly will?: IClientOptions["will"];
+  /** MQTT.js reconnects after this many ms (0: never). Default 1000. */
+  readonly reconnectPeriod?: number;
+  readonly keepalive?: number;
+  /** Installed before the connection opens, so no message slips past it. */
+  readonly handleMessage?: MqttClient["handleMessage"];
+  /** Called with the client before it connects (e.g. to wrap its internals). */
+  readonly prepare?: (client: MqttClient) => void;
+  /** Errors after the first CONNACK (MQTT.js reconnects by itself). Default: ignored. */
+  readonly onError?: (error: Error) => void;
+}
+
+/** CONNACK return codes of MQTT 3.1.1 (§3.2.2.3) that refuse a client. */
+const REFUSED: Record<number, string> = {
+  1: "unacceptable protocol version",
+  2: "client identifier rejected",
+  3: "server unavailable",
+  4: "bad user name or password",
+  5: "not authorized",
+};
+
+export function connectClient(url: string, options: LabClientOptions): Promise<MqttClient> {
+  const client = connect(url, {
+    protocolVersion: 4,
+    clientId: options.clientId,
+    clean: options.clean ?? false,
+    reconnectPeriod: options.reconnectPeriod ?? 1000,
+    connectTimeout: 10_000,
+    keepalive: options.keepalive ?? 30,
+    resubscribe: true,
+    manualConnect: true,
+    ...(options.username === undefined ? {} : { username: options.username }),
+    ...(options.password === undefined ? {} : { password: options.password }),
+    ...(options.will === undefined ? {} : { will: options.will }),
+  });
+  if (options.handleMessage !== undefined) client.handleMessage = options.handleMessage;
+  options.prepare?.(client);
+  const where = redactBrokerSpec(url);
+  return new Promise((resolve, reject) => {
+    const onConnect = () => {
+      client.off("error", onError);
+      // An EventEmitter without an error listener throws: keep one for the client's life.
+      client.on("error", (error) => options.onError?.(error));
+      resolve(client);
+    };
+    const onError = (error: Error & { code?: unknown }) => {
+      client.off("connect", onConnect);
+      client.end(true);
+      const code = error.code;
+      const refused = typeof code === "number" ? REFUSED[code] : undefined;
+      reject(
+        refused === undefined
+          ? new RpmlabError(
+              "E_BROKER_UNAVAILABLE",
+              `cannot reach the MQTT broker at ${where}: ${error.message}`,
+              { field: "broker", value: where },
+              error,
+            )
+          : new RpmlabError(
+              "E_BROKER_REFUSED",
+              `the MQTT broker at ${where} refused client ${options.clientId}: ${refused}`,
+              { field: "broker", value: where, returnCode: code },
+              error,
+            ),
+      );
+    };
+    client.once("connect", onConnect);
+    client.once("error", onError);
+    client.connect();
+  });
+}
+
+/** Subscribes at QoS 1; E_BROKER_REFUSED when the broker refuses a filter (SUBACK 0x80). */
+export async function subscribeAll(client: MqttClient, filters: readonly string[]): Promise<void> {
+  const refused = (granted: readonly number[]) =>
+    new RpmlabError(
+      "E_BROKER_REFUSED",
+      `the broker refused the subscription to ${filters.filter((_, i) => granted[i] === 128).join(", ")}`,
+      { field: "topic" },
+    );
+  try {
+    const granted = await client.subscribeAsync([...filters], { qos: 1 });
+    if (granted.some((g) => g.qos === 128)) throw refused(granted.map((g) => g.qos));
+  } catch (error) {
+    // MQTT.js 5 rejects a SUBACK with a failure code ([MQTT-3.9.3] 0x80).
+    if (error instanceof ErrorWithSubackPacket) throw refused(error.packet.granted as number[]);
+    throw error;
+  }
+}

@@ -1,0 +1,179 @@
+import { createServer, type Server, type Socket } from "node:net";
+import type { Aedes, AedesOptions, AuthenticateError, Client } from "aedes";
+import { MQTT_PORT } from "../config/broker-spec.ts";
+import { RpmlabError } from "../core/errors.ts";
+import { clientIdDenied, type MqttIdentity, publishDenied, subscribeDenied } from "./acl.ts";
+import type { Broker, BrokerOptions } from "./broker.ts";
+
+/** The embedded broker listens on the loopback interface only. */
+const HOST = "127.0.0.1";
+/** [MQTT-3.2.2-3] CONNACK return codes used when a CONNECT is refused. */
+const SERVER_UNAVAILABLE = 3;
+const BAD_USERNAME_OR_PASSWORD = 4;
+const NOT_AUTHORIZED = 5;
+
+function refusal(message: string, returnCode: number): AuthenticateError {
+  return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
+}
+
+/**
+ * aedes 1.x in this process (`embedded`, `embedded:PORT`). aedes must be awaited
+ * (`Aedes.createBroker()`), and closing its net server alone leaves clients and the broker's
+ * timers alive (STYLE "Pitfalls"): stop() closes all three.
+ */
+export class EmbeddedBroker implements Broker {
+  readonly sharedSubscriptions = false;
+  readonly describe: string;
+  private aedes: Aedes | undefined;
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private readonly identities = new WeakMap<Client, MqttIdentity>();
+  private boundUrl: string | undefined;
+
+  constructor(
+    private readonly port: number,
+    private readonly options: BrokerOptions = {},
+  ) {
+    this.describe = port === MQTT_PORT ? "embedded" : `embedded:${port}`;
+  }
+
+  get url(): string {
+    if (this.boundUrl === undefined) {
+      throw new RpmlabError("E_USAGE", `${this.describe}: the broker has no URL before start()`);
+    }
+    return this.boundUrl;
+  }
+
+  async start(): Promise<void> {
+    if (this.aedes !== undefined) return;
+    const { Aedes } = await import("aedes");
+    const aedes = await Aedes.createBroker(this.handlers());
+    const server = createServer(aedes.handle);
+    server.on("connection", (socket) => {
+      this.sockets.add(socket);
+      socket.once("close", () => this.sockets.delete(socket));
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(this.port, HOST, () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
+    } catch (error) {
+      await closeAedes(aedes);
+      throw this.listenError(error);
+    }
+    const address = server.address();
+    const port = typeof address === "object" && address !== null ? address.port : this.port;
+    this.boundUrl = `mqtt://${HOST}:${port}`;
+    this.aedes = aedes;
+    this.server = server;
+    const log = this.options.logger;
+    aedes.on("clientError", (client, error) =>
+      log?.debug({ client: client.id, err: error.message }, "mqtt client error"),
+    );
+    aedes.on("connectionError", (client, error) =>
+      log?.debug({ client: client.id, err: error.message }, "mqtt connection refused"),
+    );
+    log?.info({ url: this.boundUrl }, "embedded MQTT broker listening");
+  }
+
+  async stop(): Promise<void> {
+    const { aedes, server } = this;
+    this.aedes = undefined;
+    this.server = undefined;
+    if (aedes === undefined || server === undefined) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeAedes(aedes);
+    // aedes ends its clients; anything still half-open (a CONNECT never sent) ends here.
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+
+  private listenError(error: unknown): RpmlabError {
+    const code = (error as { code?: unknown }).code;
+    const message =
+      code === "EADDRINUSE"
+        ? `port ${this.port} on ${HOST} is taken, probably by another MQTT broker: use it with --broker mqtt://127.0.0.1:${this.port}, or choose another port with --broker embedded:PORT`
+        : `cannot listen on ${HOST}:${this.port}: ${error instanceof Error ? error.message : error}`;
+    return new RpmlabError(
+      "E_BROKER_UNAVAILABLE",
+      message,
+      { field: "broker", port: this.port },
+      error,
+    );
+  }
+
+  /** The topic guard always; credentials and the ACL (acl.ts) when given an authenticator. */
+  private handlers(): AedesOptions {
+    const auth = this.options.auth;
+    if (auth === undefined) {
+      return {
+        authorizePublish: (_client, packet, done) => {
+          const refused = topicRefused(packet.topic);
+          done(refused === null ? null : new Error(refused));
+        },
+      };
+    }
+    const identities = this.identities;
+    return {
+      authenticate: (client, username, password, done) => {
+        if (username === undefined || password === undefined) {
+          done(refusal("credentials required", NOT_AUTHORIZED), false);
+          return;
+        }
+        auth.authenticate(username, password.toString("utf8")).then(
+          (identity) => {
+            if (identity === null) {
+              done(refusal("bad username or password", BAD_USERNAME_OR_PASSWORD), false);
+              return;
+            }
+            const denied = clientIdDenied(identity, client.id);
+            if (denied !== null) {
+              done(refusal(denied, NOT_AUTHORIZED), false);
+              return;
+            }
+            identities.set(client, identity);
+            done(null, true);
+          },
+          (error: unknown) =>
+            done(refusal(`cannot check credentials: ${error}`, SERVER_UNAVAILABLE), false),
+        );
+      },
+      // [MQTT-3.3.5-2] a refused PUBLISH cannot be NACKed in 3.1.1: aedes closes the connection.
+      // Also the last will: aedes authorises it when it publishes it, with its client.
+      authorizePublish: (client, packet, done) => {
+        const identity = client === null ? undefined : identities.get(client);
+        const denied =
+          topicRefused(packet.topic) ??
+          (identity === undefined ? "no identity" : publishDenied(identity, packet.topic));
+        done(denied === null ? null : new Error(denied));
+      },
+      // [MQTT-3.9.3] a refused filter is granted 0x80 in the SUBACK; the connection stays.
+      authorizeSubscribe: (client, sub, done) => {
+        const identity = identities.get(client);
+        const denied =
+          identity === undefined ? "no identity" : subscribeDenied(identity, sub.topic);
+        done(null, denied === null ? sub : null);
+      },
+    };
+  }
+}
+
+/**
+ * Topics the embedded broker refuses from every client: `$SYS/` (aedes' own default rule), and
+ * topics with an empty level ("rpm/v1/gw//up"): aedes 1.2 routes those to a `+` subscriber but
+ * does not queue them for its persistent session, then drops that subscriber ("no such packet")
+ * when it tries to deliver one — a publisher could cut the ingestion core off at will.
+ */
+export function topicRefused(topic: string): string | null {
+  if (topic.startsWith("$SYS/")) return "$SYS/ topics are reserved to the broker";
+  if (topic.split("/").includes("")) return `topic "${topic}" has an empty level`;
+  return null;
+}
+
+function closeAedes(aedes: Aedes): Promise<void> {
+  return new Promise((resolve) => aedes.close(() => resolve()));
+}

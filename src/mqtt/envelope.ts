@@ -1,0 +1,191 @@
+import { z } from "zod";
+import { parseIso } from "../core/time.ts";
+
+/**
+ * The payloads of the lab's MQTT topics, version 1 (DESIGN.md "Uplink"). The gateway is a dumb
+ * pipe: it relays the raw characteristic values a device sent, with the characteristic UUID,
+ * the device's address and sensor code, when it received them and the device's record sequence;
+ * direct-cellular devices publish the same envelope under their IMEI. Every payload carries
+ * `v: 1`; a later version gets its own schema and topic root (`rpm/v2/…`). Objects are strict:
+ * an unknown field is an error, so a gateway written elsewhere learns of a typo at once.
+ *
+ * src/mqtt/schema/rpmlab-mqtt-v1.schema.json is generated from these schemas (json-schema.ts).
+ */
+export const ENVELOPE_VERSION = 1;
+
+/** Spec 2.2 / wire-formats "Gateways": 12 upper-case hex characters, no hyphens. */
+export const GATEWAY_UUID_PATTERN = /^[0-9A-F]{12}$/;
+/** 15 decimal digits (an IMEI with its check digit). */
+export const IMEI_PATTERN = /^\d{15}$/;
+/** Spec 2.3 whitelist mac_address: 12 characters, no separators; upper-case hex here. */
+export const MAC_PATTERN = /^[0-9A-F]{12}$/;
+/** A sender-chosen id, unique per gateway or IMEI, kept across re-sends of the same message. */
+export const MESSAGE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+/** 16-bit ("2A35"), or 128-bit with or without dashes; any case (src/gatt/uuids.ts canonicalises). */
+const UUID_PATTERN =
+  /^(?:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{32}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})$/;
+/** ISO 8601 in UTC with a Z, up to microseconds (how the service writes times, spec intro). */
+const UTC_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
+
+/** Readings one envelope may batch (a gateway's store-and-forward outbox drains in batches). */
+export const MAX_READINGS = 256;
+/** Characteristic values of one reading. */
+export const MAX_VALUES = 16;
+/** ATT: an attribute value is at most 512 bytes, 684 characters of base64. */
+export const MAX_VALUE_B64 = 684;
+
+const instant = z
+  .string()
+  .regex(UTC_PATTERN, "must be ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z")
+  .refine((t) => parseIso(t) !== undefined, "is not a calendar date and time")
+  .meta({ format: "date-time" });
+
+const version = z.literal(ENVELOPE_VERSION).describe("Payload format version.");
+
+export const characteristicValueSchema = z
+  .strictObject({
+    uuid: z
+      .string()
+      .regex(UUID_PATTERN, "must be a 16-bit or 128-bit UUID")
+      .describe("Characteristic the value was read or notified from, e.g. 2A35."),
+    value_b64: z
+      .base64()
+      .max(MAX_VALUE_B64)
+      .describe("The characteristic value exactly as the device sent it, base64."),
+  })
+  .meta({ id: "CharacteristicValue" });
+
+const readingFields = {
+  received_at: instant.describe("When the gateway (or modem) received the values."),
+  sequence: z
+    .int()
+    .min(0)
+    .max(0xffff)
+    .describe("The device's record sequence number (uint16) of the reading."),
+  values: z
+    .array(characteristicValueSchema)
+    .min(1)
+    .max(MAX_VALUES)
+    .describe("The characteristic values of one physical reading, in the order received."),
+};
+
+export const gatewayReadingSchema = z
+  .strictObject({
+    device_address: z
+      .string()
+      .regex(MAC_PATTERN, "must be 12 upper-case hex characters")
+      .describe("Bluetooth address of the device, 12 upper-case hex characters."),
+    sensor_code: z
+      .string()
+      .regex(/^\d{1,3}$/, 'must be a decimal string such as "10"')
+      .describe("Sensor code of the device type (spec 2.8), as whitelisted on the gateway."),
+    sensor_id: z
+      .string()
+      .regex(/^[A-Za-z0-9]{1,32}$/, "must be 1 to 32 letters and digits")
+      .optional()
+      .describe("Sensor id of types with several devices per gateway (inhaler serial number)."),
+    ...readingFields,
+  })
+  .meta({ id: "GatewayReading" });
+
+export const cellularReadingSchema = z.strictObject(readingFields).meta({ id: "CellularReading" });
+
+const messageId = z
+  .string()
+  .regex(MESSAGE_ID_PATTERN, "must be 1 to 64 of A-Z a-z 0-9 . _ : -")
+  .describe("Stable id of this message, unique per gateway or IMEI; a re-send repeats it.");
+const sentAt = instant.describe("When the message left the gateway or device.");
+
+export const gatewayUplinkSchema = z
+  .strictObject({
+    v: version,
+    message_id: messageId,
+    gateway_uuid: z
+      .string()
+      .regex(GATEWAY_UUID_PATTERN, "must be 12 upper-case hex characters")
+      .describe("The publishing gateway; equals the {gateway_uuid} level of the topic."),
+    sent_at: sentAt,
+    readings: z.array(gatewayReadingSchema).min(1).max(MAX_READINGS),
+  })
+  .meta({ id: "GatewayUplink", title: "rpm/v1/gw/{gateway_uuid}/up" });
+
+export const cellularUplinkSchema = z
+  .strictObject({
+    v: version,
+    message_id: messageId,
+    imei: z
+      .string()
+      .regex(IMEI_PATTERN, "must be 15 digits")
+      .describe("The publishing device; equals the {imei} level of the topic."),
+    device_type: z
+      .string()
+      .min(1)
+      .max(100)
+      .describe("Device type name as hwi-device-types lists it, e.g. Vendor Cellular BPM."),
+    sent_at: sentAt,
+    readings: z.array(cellularReadingSchema).min(1).max(MAX_READINGS),
+  })
+  .meta({ id: "CellularUplink", title: "rpm/v1/cell/{imei}/up" });
+
+/** Spec 2.2 / 2.3: what a gateway reports about itself at each check-in. Retained. */
+export const gatewayOnlineSchema = z
+  .strictObject({
+    v: version,
+    online: z.literal(true),
+    signal_strength: z.int().min(0).max(30).describe("Spec 2.2: 0 to 30."),
+    firmware_version: z.string().min(1).max(64),
+    bootloader_version: z.string().min(1).max(64),
+    provisioned: z.boolean().describe("Spec 2.3: false while provisioning is not complete."),
+    checkin_at: instant.describe("This connection to the service network (last_checkin_time)."),
+  })
+  .meta({ id: "GatewayOnline" });
+
+/** The gateway's last will, published by the broker when its connection dies. */
+export const gatewayOfflineSchema = z
+  .strictObject({ v: version, online: z.literal(false) })
+  .meta({ id: "GatewayOffline" });
+
+export const gatewayStatusSchema = z
+  .discriminatedUnion("online", [gatewayOnlineSchema, gatewayOfflineSchema])
+  .meta({ id: "GatewayStatus", title: "rpm/v1/gw/{gateway_uuid}/status" });
+
+export const whitelistDownSchema = z
+  .strictObject({
+    v: version,
+    type: z.literal("whitelist"),
+    devices: z
+      .array(
+        z.strictObject({
+          mac_address: z.string().regex(MAC_PATTERN, "must be 12 upper-case hex characters"),
+          sensor_code: z.string().regex(/^\d{1,3}$/),
+          sensor_id: z
+            .string()
+            .regex(/^[A-Za-z0-9]{1,32}$/)
+            .optional(),
+          whitelist_status: z.enum(["RE", "CO"]).describe("Spec 2.3: Requested or Confirmed."),
+        }),
+      )
+      .max(64)
+      .describe("The whole whitelist: devices not listed are dropped."),
+  })
+  .meta({ id: "WhitelistDown" });
+
+export const timeDownSchema = z
+  .strictObject({
+    v: version,
+    type: z.literal("time"),
+    now: instant.describe("The service's time, for the gateway to set device clocks."),
+  })
+  .meta({ id: "TimeDown" });
+
+export const downlinkSchema = z
+  .discriminatedUnion("type", [whitelistDownSchema, timeDownSchema])
+  .meta({ id: "Downlink", title: "rpm/v1/gw/{gateway_uuid}/down" });
+
+export type CharacteristicValuePayload = z.infer<typeof characteristicValueSchema>;
+export type GatewayReadingPayload = z.infer<typeof gatewayReadingSchema>;
+export type CellularReadingPayload = z.infer<typeof cellularReadingSchema>;
+export type GatewayUplink = z.infer<typeof gatewayUplinkSchema>;
+export type CellularUplink = z.infer<typeof cellularUplinkSchema>;
+export type GatewayStatusPayload = z.infer<typeof gatewayStatusSchema>;
+export type DownlinkPayload = z.infer<typeof downlinkSchema>;

@@ -1,0 +1,76 @@
+import type { z } from "zod";
+import { RpmlabError } from "../core/errors.ts";
+import { ENVELOPE_VERSION } from "./envelope.ts";
+import { TOPICS, type TopicKind, type TopicPayloads } from "./topics.ts";
+
+/** Larger payloads are refused before parsing (256 readings of large values fit easily). */
+export const MAX_PAYLOAD_BYTES = 1024 * 1024;
+/** Issues named in a reason; the rest are counted. */
+const SHOWN_ISSUES = 3;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function payloadError(kind: TopicKind, why: string, field?: string): RpmlabError {
+  return new RpmlabError("E_MQTT_PAYLOAD", `${TOPICS[kind].pattern}: ${why}`, {
+    field: field ?? "payload",
+  });
+}
+
+/** "readings.0.values.1.value_b64: Invalid base64-encoded string; …" */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const shown = issues.slice(0, SHOWN_ISSUES).map((issue) => {
+    const path = issue.path.map(String).join(".");
+    return path === "" ? issue.message : `${path}: ${issue.message}`;
+  });
+  const more = issues.length - shown.length;
+  return more > 0 ? `${shown.join("; ")} (and ${more} more)` : shown.join("; ");
+}
+
+/**
+ * Bytes of an MQTT payload → the typed payload of its topic: UTF-8, JSON, the version, then
+ * the topic's schema. Throws E_MQTT_PAYLOAD with a reason naming the field at fault.
+ */
+export function parsePayload<K extends TopicKind>(kind: K, payload: Uint8Array): TopicPayloads[K] {
+  if (payload.byteLength > MAX_PAYLOAD_BYTES) {
+    throw payloadError(kind, `${payload.byteLength} bytes, more than ${MAX_PAYLOAD_BYTES}`);
+  }
+  let text: string;
+  try {
+    text = utf8.decode(payload);
+  } catch {
+    throw payloadError(kind, "not UTF-8 text");
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw payloadError(kind, `not JSON (${error instanceof Error ? error.message : error})`);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw payloadError(kind, "not a JSON object");
+  }
+  const v = (json as { v?: unknown }).v;
+  if (v !== ENVELOPE_VERSION) {
+    throw payloadError(
+      kind,
+      `v is ${JSON.stringify(v) ?? "missing"}; this lab speaks version ${ENVELOPE_VERSION}`,
+      "v",
+    );
+  }
+  const parsed = TOPICS[kind].schema.safeParse(json);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0]?.path.map(String).join(".");
+    throw payloadError(kind, describeIssues(parsed.error.issues), first);
+  }
+  return parsed.data;
+}
+
+/**
+ * The bytes to publish for a payload, checked against the topic's schema first so a sender's
+ * mistake fails where it is made (E_MQTT_PAYLOAD), not as a dead letter in the service.
+ */
+export function encodePayload<K extends TopicKind>(kind: K, payload: TopicPayloads[K]): Buffer {
+  const parsed = TOPICS[kind].schema.safeParse(payload);
+  if (!parsed.success) throw payloadError(kind, describeIssues(parsed.error.issues));
+  return Buffer.from(JSON.stringify(payload), "utf8");
+}

@@ -1,0 +1,173 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Lab, makeLab } from "./helpers.ts";
+import {
+  activate,
+  BPM,
+  type Envelope,
+  GW,
+  GW2,
+  hwiCall,
+  knownGateway,
+  labServices,
+  ok,
+} from "./hwi-fixtures.ts";
+
+const SHIPPING = {
+  shipping_name: "Pat One",
+  shipping_address: "12 Main Street",
+  shipping_city: "Irvine",
+  shipping_state: "CA",
+  shipping_zip_code: "92614",
+  notify_emails: "a@example.com, b@example.com",
+};
+
+/** Spec 4.3 replacement orders (wire-formats "Replacements") and hwi-replacements listing. */
+describe("hwi-replacements/", () => {
+  let lab: Lab;
+  let call: ReturnType<typeof hwiCall>;
+  let device: { id: string };
+  beforeEach(async () => {
+    lab = await makeLab();
+    call = hwiCall(lab);
+    await knownGateway(lab);
+    device = await activate(lab, { device: { name: BPM, hardware_uuid: GW } });
+  });
+  afterEach(() => lab.close());
+
+  it("POST creates a replacement (201) and keeps the device record as it is", async () => {
+    const res = await call("POST", "hwi-replacements/", {
+      hwi_device_id: device.id,
+      device_types: [{ name: "Vendor BPM - L" }, { name: "Gateway" }],
+      ...SHIPPING,
+    });
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(body).toEqual({
+      id: body.id,
+      hwi_device_id: device.id,
+      device_types: [{ name: BPM }, { name: "Gateway" }],
+      ...SHIPPING,
+      status: "Ready to Ship",
+      previous_hardware_uuid: GW,
+      new_hardware_uuid: null,
+      created: "2024-10-16T04:10:01.000000Z",
+      modified: "2024-10-16T04:10:01.000000Z",
+    });
+    expect(ok<{ status: string }>(await call("GET", `hwi-devices/${device.id}/`)).status).toBe(
+      "Active",
+    );
+    expect(ok(await call("GET", `hwi-replacements/${body.id}/`))).toEqual(body);
+    expect(
+      (await call("GET", "hwi-replacements/00000000-0000-4000-8000-000000000000/")).json(),
+    ).toEqual({
+      detail: "No Replacement matches the given query.",
+    });
+  });
+
+  it("when a replacement gateway ships, hardware_uuid moves and the log records it", async () => {
+    const created = (
+      await call("POST", "hwi-replacements/", {
+        hwi_device_id: device.id,
+        device_types: [{ name: "Gateway" }],
+      })
+    ).json();
+    await labServices(lab).replacementShipping.ship(lab.dev.account.id, created.id, {
+      hardwareUuid: GW2,
+    });
+    expect(ok(await call("GET", `hwi-devices/${device.id}/`))).toMatchObject({
+      hardware_uuid: GW2,
+      status: "Replaced",
+    });
+    expect(ok(await call("GET", `hwi-replacements/${created.id}/`))).toMatchObject({
+      status: "Dropshipped",
+      new_hardware_uuid: GW2,
+    });
+    const logs = ok<{ reason: string; previous_hardware_uuid: string | null }[]>(
+      await call("GET", `hwi-hardware-uuid-logs/?hwi_device_id=${device.id}`),
+    );
+    expect(logs.map((l) => [l.reason, l.previous_hardware_uuid])).toEqual([
+      ["activation", null],
+      ["replacement", GW],
+    ]);
+    expect(logs[1]).toMatchObject({ hwi_device_id: device.id, hardware_uuid: GW2 });
+    expect(Object.keys(logs[1]!)).toEqual([
+      "id",
+      "hwi_device_id",
+      "previous_hardware_uuid",
+      "hardware_uuid",
+      "reason",
+      "created",
+    ]);
+  });
+
+  it("400 keyed by field: device, device types, shipping all-or-none", async () => {
+    const res = await call("POST", "hwi-replacements/", {
+      hwi_device_id: "00000000-0000-4000-8000-000000000000",
+      device_types: [],
+    });
+    expect(res.statusCode).toBe(400);
+    expect(Object.keys(res.json()).sort()).toEqual(["device_types", "hwi_device_id"]);
+    const partial = await call("POST", "hwi-replacements/", {
+      hwi_device_id: device.id,
+      device_types: [{ name: "Vendor Scale" }],
+      shipping_name: "Pat",
+    });
+    expect(Object.keys(partial.json()).sort()).toEqual([
+      "device_types",
+      "shipping_address",
+      "shipping_city",
+      "shipping_state",
+      "shipping_zip_code",
+    ]);
+    expect((await call("POST", "hwi-replacements/", {})).json()).toMatchObject({
+      hwi_device_id: ["This field is required."],
+      device_types: ["This field is required."],
+    });
+  });
+
+  it("GET: flat without page, envelope with page; flat truncated at 1000 (spec 8)", async () => {
+    const a = lab.dev.account.id;
+    for (let i = 0; i < 1001; i++) {
+      await lab.store.replacements.create(a, { deviceId: device.id, deviceTypes: ["Gateway"] });
+    }
+    const flat = ok<unknown[]>(await call("GET", "hwi-replacements/"));
+    expect(flat).toHaveLength(1000);
+    const page = ok<Envelope>(await call("GET", "hwi-replacements/?page=2&page_size=1000"));
+    expect(page).toMatchObject({ count: 1001, next: null });
+    expect(page.results).toHaveLength(1);
+    expect(page.previous).toMatch(/page=1/);
+  }, 30_000);
+});
+
+/** Spec 4.3 hwi-hardware-uuid-logs (record fields: rpmlab's, spec 2.7 "not shown"). */
+describe("hwi-hardware-uuid-logs/", () => {
+  let lab: Lab;
+  beforeEach(async () => {
+    lab = await makeLab();
+  });
+  afterEach(() => lab.close());
+
+  it("flat without page (truncated at 1000), envelope with page, account-scoped", async () => {
+    const a = lab.dev.account.id;
+    for (let i = 0; i < 1001; i++) {
+      const uuid = i.toString(16).toUpperCase().padStart(12, "0");
+      await lab.store.devices.create(a, {
+        name: "Vendor Scale",
+        hardwareUuid: uuid,
+        status: "Active",
+      });
+    }
+    const call = hwiCall(lab);
+    const flat = ok<{ reason: string; created: string }[]>(
+      await call("GET", "hwi-hardware-uuid-logs/"),
+    );
+    expect(flat).toHaveLength(1000);
+    expect(flat[0]).toMatchObject({ reason: "activation", created: "2024-10-16T04:10:00.000000Z" });
+    const page = ok<Envelope>(await call("GET", "hwi-hardware-uuid-logs/?page=1&page_size=10"));
+    expect(page.count).toBe(1001);
+    expect(page.results).toHaveLength(10);
+    expect(ok<unknown[]>(await hwiCall(lab, lab.other)("GET", "hwi-hardware-uuid-logs/"))).toEqual(
+      [],
+    );
+  }, 30_000);
+});

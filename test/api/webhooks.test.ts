@@ -1,0 +1,171 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Lab, makeLab } from "./helpers.ts";
+import { type Envelope, hwiCall, ok } from "./hwi-fixtures.ts";
+
+const KEYS = [
+  "id",
+  "created",
+  "modified",
+  "endpoint",
+  "auth_header",
+  "auth_key",
+  "event",
+  "post_as_array",
+  "enabled_by_default",
+];
+
+/** wire-formats "Webhook registry"; spec 6.1 kinds, 6.3.1 enabled_by_default. */
+describe("webhooks/", () => {
+  let lab: Lab;
+  let call: ReturnType<typeof hwiCall>;
+  beforeEach(async () => {
+    lab = await makeLab();
+    call = hwiCall(lab);
+  });
+  afterEach(() => lab.close());
+
+  it("POST registers (201) with the defaults: MEASUREMENT, post_as_array false, enabled_by_default true", async () => {
+    const res = await call("POST", "webhooks/", {
+      endpoint: "https://client.example/measurements",
+    });
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(Object.keys(body)).toEqual(KEYS);
+    expect(body).toEqual({
+      id: body.id,
+      created: "2024-10-16T04:10:00.000000Z",
+      modified: "2024-10-16T04:10:00.000000Z",
+      endpoint: "https://client.example/measurements",
+      auth_header: null,
+      auth_key: null,
+      event: "MEASUREMENT",
+      post_as_array: false,
+      enabled_by_default: true,
+    });
+    const full = await call("POST", "webhooks/", {
+      endpoint: "http://127.0.0.1:9000/hook",
+      auth_header: "Authorization",
+      auth_key: "Bearer abc",
+      event: "FULFILLMENT",
+      post_as_array: "true",
+      enabled_by_default: false,
+    });
+    expect(full.json()).toMatchObject({
+      auth_header: "Authorization",
+      auth_key: "Bearer abc",
+      event: "FULFILLMENT",
+      post_as_array: true,
+      enabled_by_default: false,
+    });
+  });
+
+  it("endpoint must be an http(s) URL: 400 keyed endpoint otherwise", async () => {
+    for (const endpoint of [
+      "ftp://client.example/x",
+      "client.example/x",
+      "https://",
+      "not a url",
+      "",
+    ]) {
+      const res = await call("POST", "webhooks/", { endpoint });
+      expect(res.statusCode, endpoint).toBe(400);
+      expect(Object.keys(res.json())).toEqual(["endpoint"]);
+    }
+    expect((await call("POST", "webhooks/", { endpoint: "mailto:a@b.c" })).json()).toEqual({
+      endpoint: ["Enter a valid URL."],
+    });
+    expect((await call("POST", "webhooks/", {})).json()).toEqual({
+      endpoint: ["This field is required."],
+    });
+  });
+
+  it("event is one of the four kinds; other fields keyed by field too", async () => {
+    const res = await call("POST", "webhooks/", {
+      endpoint: "https://c.example/",
+      event: "DEVICE",
+      post_as_array: "sometimes",
+      auth_header: "Bad Header",
+    });
+    expect(res.json()).toEqual({
+      event: ['"DEVICE" is not a valid choice.'],
+      post_as_array: ["Must be a valid boolean."],
+      auth_header: ["Enter a valid HTTP header name."],
+    });
+    expect(
+      (await call("POST", "webhooks/", { endpoint: "https://c.example/", auth_key: "k" })).json(),
+    ).toEqual({ auth_header: ["This field is required when auth_key is set."] });
+    for (const event of ["MEASUREMENT", "FULFILLMENT", "SPECIAL_ORDER", "PATIENT"]) {
+      expect(
+        (await call("POST", "webhooks/", { endpoint: "https://c.example/", event })).statusCode,
+      ).toBe(201);
+    }
+  });
+
+  it("GET list (flat, or the envelope with page) and GET one; other accounts see none", async () => {
+    const a = (await call("POST", "webhooks/", { endpoint: "https://c.example/a" })).json();
+    lab.advance(1000);
+    const b = (await call("POST", "webhooks/", { endpoint: "https://c.example/b" })).json();
+    expect(ok(await call("GET", "webhooks/"))).toEqual([a, b]);
+    const page = ok<Envelope>(await call("GET", "webhooks/?page=2&page_size=1"));
+    expect(page).toMatchObject({ count: 2, next: null, results: [b] });
+    expect(page.previous).toMatch(/^http:\/\/localhost\/clients\/acme-dev\/hwi\/webhooks\/\?/);
+    expect(ok(await call("GET", `webhooks/${a.id.toUpperCase()}/`))).toEqual(a);
+    expect(ok(await hwiCall(lab, lab.other)("GET", "webhooks/"))).toEqual([]);
+    const foreign = await hwiCall(lab, lab.other)("GET", `webhooks/${a.id}/`);
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json()).toEqual({ detail: "No Webhook matches the given query." });
+  });
+
+  it("PUT replaces (left-out fields return to defaults), PATCH changes what it sends", async () => {
+    const created = (
+      await call("POST", "webhooks/", {
+        endpoint: "https://c.example/a",
+        auth_header: "X-Token",
+        auth_key: "s3cret",
+        event: "PATIENT",
+        post_as_array: true,
+      })
+    ).json();
+    lab.advance(5000);
+    const patched = await call("PATCH", `webhooks/${created.id}/`, { enabled_by_default: "no" });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json()).toEqual({
+      ...created,
+      enabled_by_default: false,
+      modified: "2024-10-16T04:10:05.000000Z",
+    });
+    const bad = await call("PATCH", `webhooks/${created.id}/`, { auth_header: null });
+    expect(bad.json()).toEqual({ auth_header: ["This field is required when auth_key is set."] });
+    expect((await call("PATCH", `webhooks/${created.id}/`, { endpoint: "x" })).statusCode).toBe(
+      400,
+    );
+    const replaced = await call("PUT", `webhooks/${created.id}/`, {
+      endpoint: "https://c.example/b",
+    });
+    expect(replaced.json()).toMatchObject({
+      id: created.id,
+      created: created.created,
+      endpoint: "https://c.example/b",
+      auth_header: null,
+      auth_key: null,
+      event: "MEASUREMENT",
+      post_as_array: false,
+      enabled_by_default: true,
+    });
+    expect((await call("PUT", `webhooks/${created.id}/`, {})).json()).toEqual({
+      endpoint: ["This field is required."],
+    });
+  });
+
+  it("DELETE answers 204 then 404; unknown ids are 404 on every method", async () => {
+    const created = (await call("POST", "webhooks/", { endpoint: "https://c.example/a" })).json();
+    const deleted = await call("DELETE", `webhooks/${created.id}/`);
+    expect(deleted.statusCode).toBe(204);
+    expect(deleted.body).toBe("");
+    for (const method of ["GET", "DELETE", "PATCH", "PUT"] as const) {
+      const res = await call(method, `webhooks/${created.id}/`, { endpoint: "https://c.example/" });
+      expect(res.statusCode, method).toBe(404);
+    }
+    expect(ok(await call("GET", "webhooks/"))).toEqual([]);
+  });
+});

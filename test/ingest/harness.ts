@@ -1,0 +1,98 @@
+import type { MqttClient } from "mqtt";
+import type { Clock } from "../../src/core/clock.ts";
+import type { BatchResult, MessageOutcome } from "../../src/ingest/events.ts";
+import { Ingestor } from "../../src/ingest/ingestor.ts";
+import { type Broker, createBroker } from "../../src/mqtt/broker.ts";
+import { connectClient, type LabClientOptions } from "../../src/mqtt/client.ts";
+import { issueCredentials, storeAuth } from "../../src/mqtt/credentials.ts";
+import type { Store } from "../../src/store/store.ts";
+import type { MqttRole } from "../../src/store/types-hardware.ts";
+import { Clients, within } from "../mqtt/helpers.ts";
+import { catalogue } from "./fixtures.ts";
+
+/** Every outcome the ingestor committed, with a wait for "n outcomes" that has a deadline. */
+export class Outcomes {
+  readonly all: MessageOutcome[] = [];
+  readonly batches: BatchResult[] = [];
+  private waiters: (() => void)[] = [];
+
+  constructor(ingestor: Ingestor) {
+    ingestor.events.on("batch", (batch) => {
+      this.batches.push(batch);
+      this.all.push(...batch.outcomes);
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+  }
+
+  count(n: number, ms?: number): Promise<void> {
+    const check = (resolve: () => void) => {
+      if (this.all.length >= n) resolve();
+      else this.waiters.push(() => check(resolve));
+    };
+    return within(new Promise<void>(check), `${n} ingested messages (have ${this.all.length})`, ms);
+  }
+}
+
+/**
+ * An embedded broker with the lab's credentials and ACL, an ingestor on it, and clients that
+ * publish as gateways or cellular devices with credentials of their own.
+ */
+export class IngestLab {
+  readonly broker: Broker;
+  readonly clients = new Clients();
+  private readonly ingestors: Ingestor[] = [];
+  private service: Promise<{ username: string; password: string }> | undefined;
+
+  constructor(
+    readonly store: Store,
+    readonly clock: Clock,
+  ) {
+    this.broker = createBroker("embedded:0", { auth: storeAuth(store.mqttCredentials) });
+  }
+
+  async start(): Promise<void> {
+    await this.broker.start();
+  }
+
+  /** An ingestor with the ingestion service's credentials (issued once). */
+  async ingestor(clientId = "rpmlab-ingest-1", store: Store = this.store): Promise<Ingestor> {
+    this.service ??= issueCredentials(this.store.mqttCredentials, "service", "rpmlab-ingest");
+    const { username, password } = await this.service;
+    const ingestor = new Ingestor({
+      url: this.broker.url,
+      clientId,
+      username,
+      password,
+      sharedGroup: this.broker.sharedSubscriptions ? "rpmlab-ingest" : null,
+      store,
+      catalogue,
+      clock: this.clock,
+    });
+    this.ingestors.push(ingestor);
+    return ingestor;
+  }
+
+  /** A device-side client: a gateway (uuid) or a direct-cellular device (IMEI). */
+  async device(
+    role: Exclude<MqttRole, "service">,
+    username: string,
+    options: Partial<LabClientOptions> = {},
+  ): Promise<MqttClient> {
+    const { password } = await issueCredentials(this.store.mqttCredentials, role, username);
+    return this.clients.add(
+      await connectClient(this.broker.url, {
+        clientId: username,
+        username,
+        password,
+        clean: true,
+        ...options,
+      }),
+    );
+  }
+
+  async stop(): Promise<void> {
+    for (const ingestor of this.ingestors.splice(0)) await ingestor.stop();
+    await this.clients.endAll();
+    await this.broker.stop();
+  }
+}

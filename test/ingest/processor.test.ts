@@ -1,0 +1,324 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseIso } from "../../src/core/time.ts";
+import type { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { mappingFor } from "../../src/gatt/mapping.ts";
+import type { MessageOutcome } from "../../src/ingest/events.ts";
+import { MessageProcessor } from "../../src/ingest/processor.ts";
+import { topicOf } from "../../src/mqtt/topics.ts";
+import type { gatewayUplink } from "../../src/mqtt/uplink.ts";
+import type { Store } from "../../src/store/store.ts";
+import {
+  asRecord,
+  catalogue,
+  expectedRecords,
+  inbound,
+  memoryStore,
+  RECEIVED,
+  readingsOf,
+  senderFor,
+  uplinkMessage,
+} from "./fixtures.ts";
+
+const bpm = senderFor(catalogue.get("Vendor BPM - Wide Range"), 1);
+const inhaler = senderFor(catalogue.get("Vendor Inhaler Sensor"), 2);
+const cellScale = senderFor(catalogue.get("Vendor Cellular Scale"), 3);
+
+describe("MessageProcessor: one batch, one transaction", () => {
+  let store: Store;
+  let clock: VirtualClock;
+  let processor: MessageProcessor;
+
+  beforeEach(async () => {
+    ({ store, clock } = await memoryStore());
+    processor = new MessageProcessor({ store, catalogue });
+  });
+  afterEach(() => store.close());
+
+  const run = async (...messages: { topic: string; payload: Uint8Array }[]) =>
+    processor.process(messages.map((m) => inbound(m, clock.now())));
+  const only = async (message: { topic: string; payload: Uint8Array }): Promise<MessageOutcome> =>
+    (await run(message)).outcomes[0]!;
+
+  async function activate(sender: typeof bpm, externalId = "P-1") {
+    const account = await store.accounts.create({
+      clientDomain: "clinic",
+      environment: "development",
+    });
+    const patient = await store.patients.create(account.id, { externalId });
+    const device = await store.devices.create(account.id, {
+      name: sender.profile.name,
+      sensorCode: sender.profile.sensor_code,
+      hardwareUuid: sender.hardwareUuid,
+      sensorId: sender.sensorId,
+      patientId: patient.id,
+      status: "Delivered",
+    });
+    return { account, device };
+  }
+
+  it("stores an activated device's readings with account, patient, raw bytes and receipt time", async () => {
+    const { account, device } = await activate(bpm);
+    const readings = readingsOf(bpm, 3, 0).slice(0, 3);
+    const result = await run(uplinkMessage(bpm, "m-1", readings));
+    expect(result.outcomes).toEqual([
+      {
+        kind: "uplink",
+        messageId: "m-1",
+        stored: result.stored.length,
+        duplicates: 0,
+        deadLetter: null,
+      },
+    ]);
+    expect(result.stored.map(asRecord)).toEqual(expectedRecords(readings));
+    for (const row of result.stored) {
+      expect(row).toMatchObject({
+        accountId: account.id,
+        deviceId: device.id,
+        deviceName: "Vendor BPM - Wide Range",
+        patientExternalId: "P-1",
+        source: bpm.source,
+        hardwareUuid: bpm.hardwareUuid,
+        sensorCode: "10",
+        messageId: "m-1",
+        created: RECEIVED,
+        estimatedTimestamp: false,
+      });
+      expect(row.measurementIndex).toBe(row.filterParams?.measurement_index);
+    }
+    // Raw bytes per record: battery from Battery Level, the rest from the measurement.
+    const values = mappingFor(bpm.profile).encode(readings[0]!, bpm.profile, 0);
+    const first = result.stored.filter((r) => r.timestamp === readings[0]!.timestamp);
+    for (const row of first) {
+      const uuid = row.metric === "battery_percentage" ? "2A19" : "2A35";
+      expect(row.characteristicUuid).toBe(uuid);
+      expect(row.raw).toEqual(values.find((v) => v.uuid === uuid)!.value);
+    }
+    const gateway = await store.gateways.get(bpm.hardwareUuid);
+    expect(gateway?.lastMeasurement).toBe(Math.max(...readings.map((r) => r.timestamp)));
+  });
+
+  it("stores nothing twice: a redelivered message, or a reading re-sent in a new message", async () => {
+    const readings = readingsOf(bpm, 3, 0).slice(0, 2);
+    const message = uplinkMessage(bpm, "m-1", readings);
+    const first = await run(message);
+    expect(first.stored.length).toBeGreaterThan(0);
+    expect(await only(message)).toEqual({ kind: "redelivered", messageId: "m-1" });
+    // Both in one batch: the second copy is the redelivery.
+    const pair = await run(
+      uplinkMessage(bpm, "m-2", readings),
+      uplinkMessage(bpm, "m-2", readings),
+    );
+    expect(pair.outcomes).toEqual([
+      {
+        kind: "uplink",
+        messageId: "m-2",
+        stored: 0,
+        duplicates: first.stored.length,
+        deadLetter: null,
+      },
+      { kind: "redelivered", messageId: "m-2" },
+    ]);
+    // Message ids are the sender's: another gateway may use the same one.
+    const other = senderFor(bpm.profile, 9);
+    expect((await only(uplinkMessage(other, "m-1", readings))).kind).toBe("uplink");
+    expect(
+      (await store.measurements.listOrphans({ hardwareUuid: bpm.hardwareUuid, sensorCode: "10" }))
+        .length,
+    ).toBe(first.stored.length);
+  });
+
+  it("keeps orphan readings (device_id null) and gives them to the device activated later", async () => {
+    const readings = readingsOf(inhaler, 10, 0).slice(0, 4);
+    const result = await run(uplinkMessage(inhaler, "i-1", readings));
+    expect(result.stored.length).toBeGreaterThan(0);
+    expect(result.stored.every((r) => r.deviceId === null && r.accountId === null)).toBe(true);
+    expect(result.stored.every((r) => r.sensorId === inhaler.sensorId)).toBe(true);
+    expect(result.stored.map((r) => r.deviceLogIndex)).toEqual(
+      result.stored.map((r) => r.filterParams?.device_log_index),
+    );
+    const cell = await run(
+      uplinkMessage(cellScale, "c-1", readingsOf(cellScale, 4, 0).slice(0, 2)),
+    );
+    expect(
+      cell.stored.every((r) => r.deviceId === null && r.source === cellScale.hardwareUuid),
+    ).toBe(true);
+    // A cellular device has no gateway: no gateway row appears for its IMEI.
+    expect(await store.gateways.get(cellScale.hardwareUuid)).toBeNull();
+
+    const { device } = await activate(inhaler, "P-7");
+    // What device activation does (src/fulfilment/hardware-binding.ts).
+    const attached = await store.measurements.attachOrphans(
+      { hardwareUuid: inhaler.hardwareUuid, sensorCode: "25", sensorId: inhaler.sensorId },
+      {
+        accountId: device.accountId,
+        deviceId: device.id,
+        deviceName: device.name,
+        patientExternalId: "P-7",
+      },
+    );
+    expect(attached.map((r) => r.id).sort()).toEqual(result.stored.map((r) => r.id).sort());
+    expect(attached.every((r) => r.deviceId === device.id && r.patientExternalId === "P-7")).toBe(
+      true,
+    );
+    // Later readings go straight to the device.
+    const later = await run(uplinkMessage(inhaler, "i-2", readingsOf(inhaler, 10, 0).slice(4, 6)));
+    expect(later.stored.every((r) => r.deviceId === device.id)).toBe(true);
+  });
+
+  it("places orphans of a gateway associated with an account in that account", async () => {
+    const account = await store.accounts.create({ clientDomain: "c2", environment: "production" });
+    await store.gateways.associate(account.id, bpm.hardwareUuid);
+    const result = await run(uplinkMessage(bpm, "m-1", readingsOf(bpm, 2, 0).slice(0, 1)));
+    expect(result.stored.every((r) => r.accountId === account.id && r.deviceId === null)).toBe(
+      true,
+    );
+  });
+
+  it("dead-letters what it cannot use, with the reason, and stores the rest", async () => {
+    const good = uplinkMessage(bpm, "ok", readingsOf(bpm, 2, 0).slice(0, 1));
+    const text = (value: unknown) => Buffer.from(JSON.stringify(value));
+    const envelope = JSON.parse(good.payload.toString()) as ReturnType<typeof gatewayUplink>;
+    const withReading = (change: (r: (typeof envelope.readings)[0]) => void, id: string) => {
+      const copy = structuredClone(envelope);
+      copy.message_id = id;
+      change(copy.readings[0]!);
+      return { topic: good.topic, payload: text(copy) };
+    };
+    const cases: [{ topic: string; payload: Uint8Array }, RegExp][] = [
+      [{ topic: "rpm/v1/gw/nope/up", payload: good.payload }, /^E_MQTT_TOPIC: .*level 4 "nope"/],
+      [{ topic: topicOf("gw/down", bpm.hardwareUuid), payload: good.payload }, /sent by the lab/],
+      [{ topic: good.topic, payload: Buffer.from("{") }, /^E_MQTT_PAYLOAD: .*not JSON/],
+      [{ topic: good.topic, payload: text({ ...envelope, v: 3 }) }, /v is 3/],
+      [
+        { topic: topicOf("gw/up", "A1B2C3D4E099"), payload: good.payload },
+        /gateway_uuid A1B2C3D4E001 differs/,
+      ],
+      [
+        withReading((r) => (r.sensor_code = "99"), "bad-code"),
+        /readings\.0: E_INGEST_UNKNOWN_DEVICE: sensor_code 99/,
+      ],
+      [
+        withReading((r) => (r.values[0]!.value_b64 = "HgA="), "short"),
+        /readings\.0: E_CODEC_TRUNCATED: .*byte/,
+      ],
+      [
+        withReading((r) => (r.values[0]!.uuid = "2A9D"), "wrong-char"),
+        /readings\.0: E_CODEC_MAPPING/,
+      ],
+    ];
+    const result = await run(good, ...cases.map(([m]) => m));
+    expect(result.outcomes[0]).toMatchObject({ kind: "uplink", deadLetter: null });
+    expect(result.stored.length).toBeGreaterThan(0);
+    cases.forEach(([message, why], i) => {
+      const outcome = result.outcomes[i + 1]!;
+      const letter =
+        outcome.kind === "dead_letter"
+          ? outcome.deadLetter
+          : outcome.kind === "uplink"
+            ? outcome.deadLetter
+            : null;
+      expect(letter?.reason, message.topic).toMatch(why);
+      expect(letter?.topic).toBe(message.topic);
+      expect(Buffer.from(letter!.payload)).toEqual(Buffer.from(message.payload));
+      expect(letter?.received).toBe(RECEIVED);
+    });
+    // Message ids are kept where the payload still names one.
+    expect(result.deadLetters.map((d) => d.messageId)).toEqual([
+      "ok",
+      null,
+      null,
+      "ok",
+      "ok",
+      "bad-code",
+      "short",
+      "wrong-char",
+    ]);
+    expect((await store.deadLetters.list({ count: true })).total).toBe(cases.length);
+  });
+
+  it("stores the good readings of a batched message and dead-letters the bad one by index", async () => {
+    const readings = readingsOf(bpm, 3, 0).slice(0, 3);
+    const message = uplinkMessage(bpm, "mixed", readings);
+    const envelope = JSON.parse(message.payload.toString());
+    envelope.readings[1].values[0].value_b64 = Buffer.from([0xff]).toString("base64");
+    const outcome = await only({
+      topic: message.topic,
+      payload: Buffer.from(JSON.stringify(envelope)),
+    });
+    expect(outcome).toMatchObject({ kind: "uplink", messageId: "mixed" });
+    if (outcome.kind !== "uplink") throw new Error("unreachable");
+    expect(outcome.stored).toBe(expectedRecords([readings[0]!, readings[2]!]).length);
+    expect(outcome.deadLetter?.reason).toMatch(/^readings\.1: E_CODEC_/);
+  });
+
+  it("requires the sensor id of types with several devices per gateway, and a known cellular type", async () => {
+    const message = uplinkMessage(inhaler, "no-id", readingsOf(inhaler, 10, 0).slice(0, 1));
+    const envelope = JSON.parse(message.payload.toString());
+    delete envelope.readings[0].sensor_id;
+    const outcome = await only({
+      topic: message.topic,
+      payload: Buffer.from(JSON.stringify(envelope)),
+    });
+    expect(outcome.kind === "uplink" && outcome.deadLetter?.reason).toMatch(
+      /sensor_id is required for sensor code 25/,
+    );
+    const wrongSerial = JSON.parse(message.payload.toString());
+    wrongSerial.message_id = "wrong-serial";
+    wrongSerial.readings[0].sensor_id = "OTHER1";
+    const mismatch = await only({
+      topic: message.topic,
+      payload: Buffer.from(JSON.stringify(wrongSerial)),
+    });
+    expect(mismatch.kind === "uplink" && mismatch.deadLetter?.reason).toMatch(
+      /sensor_id OTHER1 differs from the serial_number/,
+    );
+    const cell = uplinkMessage(cellScale, "c-1", readingsOf(cellScale, 4, 0).slice(0, 1));
+    const renamed = JSON.parse(cell.payload.toString());
+    renamed.device_type = "Vendor BPM - Wide Range";
+    const unknownType = await only({
+      topic: cell.topic,
+      payload: Buffer.from(JSON.stringify(renamed)),
+    });
+    expect(unknownType.kind === "uplink" && unknownType.deadLetter?.reason).toMatch(
+      /device_type "Vendor BPM - Wide Range" is not a direct-cellular type/,
+    );
+  });
+
+  it("applies gateway status and last will (spec 2.2, 2.3); ignores a cleared retained status", async () => {
+    const topic = topicOf("gw/status", bpm.hardwareUuid);
+    const online = {
+      v: 1,
+      online: true,
+      signal_strength: 23,
+      firmware_version: "2.4.1",
+      bootloader_version: "1.0.3",
+      provisioned: true,
+      checkin_at: "2026-03-01T08:00:00Z",
+    };
+    const first = await only({ topic, payload: Buffer.from(JSON.stringify(online)) });
+    expect(first.kind === "status" && first.gateway).toMatchObject({
+      gatewayUuid: bpm.hardwareUuid,
+      accountId: null,
+      lastSignalStrength: 23,
+      firmwareVersion: "2.4.1",
+      bootloaderVersion: "1.0.3",
+      provisioned: true,
+      lastCheckinTime: parseIso("2026-03-01T08:00:00Z"),
+    });
+    const will = await only({ topic, payload: Buffer.from('{"v":1,"online":false}') });
+    expect(will.kind === "status" && will.gateway).toMatchObject({
+      lastSignalStrength: 0,
+      firmwareVersion: "2.4.1",
+      lastCheckinTime: parseIso("2026-03-01T08:00:00Z"),
+    });
+    expect(await only({ topic, payload: new Uint8Array(0) })).toEqual({
+      kind: "ignored",
+      reason: "retained status cleared",
+    });
+    const bad = await only({
+      topic,
+      payload: Buffer.from(JSON.stringify({ ...online, signal_strength: 40 })),
+    });
+    expect(bad.kind === "dead_letter" && bad.deadLetter.reason).toMatch(/signal_strength/);
+  });
+});

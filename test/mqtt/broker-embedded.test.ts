@@ -1,0 +1,94 @@
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { RpmlabError } from "../../src/core/errors.ts";
+import { type Broker, createBroker } from "../../src/mqtt/broker.ts";
+import { connectClient } from "../../src/mqtt/client.ts";
+import { brokerContract } from "./broker-contract.ts";
+import { Inbox, within } from "./helpers.ts";
+
+const FIXTURE = fileURLToPath(new URL("./fixtures/start-stop-broker.ts", import.meta.url));
+
+brokerContract("embedded aedes (port 0)", { open: () => started("embedded:0") });
+
+async function started(spec: string): Promise<Broker> {
+  const broker = createBroker(spec);
+  await broker.start();
+  return broker;
+}
+
+describe("embedded broker", () => {
+  it("says the port is taken and how to use the broker already on it", async () => {
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, "127.0.0.1", resolve));
+    const port = (squatter.address() as { port: number }).port;
+    try {
+      const broker = createBroker(`embedded:${port}`);
+      const error = await broker.start().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(RpmlabError);
+      expect((error as RpmlabError).code).toBe("E_BROKER_UNAVAILABLE");
+      expect((error as RpmlabError).message).toContain(`port ${port}`);
+      expect((error as RpmlabError).message).toContain(`--broker mqtt://127.0.0.1:${port}`);
+    } finally {
+      await new Promise<void>((resolve) => squatter.close(() => resolve()));
+    }
+  });
+
+  it("has no URL before start; after stop() the port is closed and the process can exit", async () => {
+    const broker = createBroker("embedded:0");
+    expect(() => broker.url).toThrow(/before start/);
+    await broker.start();
+    expect(broker.url).toMatch(/^mqtt:\/\/127\.0\.0\.1:\d+$/);
+    const url = broker.url;
+    await broker.stop();
+    await broker.stop(); // idempotent
+    await expect(
+      connectClient(url, { clientId: "late", clean: true, reconnectPeriod: 0 }),
+    ).rejects.toMatchObject({ code: "E_BROKER_UNAVAILABLE" });
+    // A process that started and stopped a broker ends by itself: nothing keeps it alive.
+    const child = spawn(process.execPath, ["--import", "tsx", FIXTURE], { stdio: "pipe" });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const code = await within(
+      new Promise<number | null>((resolve) => child.once("exit", resolve)),
+      "the process to exit after stop()",
+      20_000,
+    ).finally(() => child.kill());
+    expect(out).toBe("stopped\n");
+    expect(code).toBe(0);
+  });
+
+  it("refuses topics with an empty level, which aedes 1.2 cannot queue for persistent sessions", async () => {
+    const broker = await started("embedded:0");
+    try {
+      const inbox = new Inbox();
+      const sub = await connectClient(broker.url, {
+        clientId: "persistent",
+        prepare: (c) => inbox.watch(c),
+      });
+      await sub.subscribeAsync("rpm/v1/gw/+/up", { qos: 1 });
+      const pub = await connectClient(broker.url, {
+        clientId: "pub",
+        clean: true,
+        reconnectPeriod: 0,
+      });
+      const dropped = new Promise<void>((resolve) => pub.once("close", () => resolve()));
+      pub.publish("rpm/v1/gw//up", "empty level", { qos: 1 });
+      await within(dropped, "the publisher to be dropped");
+      const next = await connectClient(broker.url, { clientId: "pub2", clean: true });
+      await next.publishAsync("rpm/v1/gw/297056120BD7/up", "valid", { qos: 1 });
+      await inbox.count(1, "the valid message");
+      expect(inbox.messages.map((m) => m.payload.toString())).toEqual(["valid"]);
+      expect(sub.connected).toBe(true);
+      await Promise.all([sub.endAsync(), pub.endAsync(true), next.endAsync()]);
+    } finally {
+      await broker.stop();
+    }
+  });
+});

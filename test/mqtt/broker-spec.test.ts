@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { parseBrokerSpec, redactBrokerSpec } from "../../src/config/broker-spec.ts";
+import { RpmlabError } from "../../src/core/errors.ts";
+import { createBroker, ExternalBroker } from "../../src/mqtt/broker.ts";
+import { EmbeddedBroker } from "../../src/mqtt/embedded-broker.ts";
+
+describe("broker spec strings (DESIGN.md Boundaries)", () => {
+  it("parses embedded, embedded:PORT and broker URLs", () => {
+    expect(parseBrokerSpec("embedded")).toEqual({ kind: "embedded", port: 1883 });
+    expect(parseBrokerSpec(" embedded:0 ")).toEqual({ kind: "embedded", port: 0 });
+    expect(parseBrokerSpec("embedded:18830")).toEqual({ kind: "embedded", port: 18830 });
+    expect(parseBrokerSpec("mqtt://127.0.0.1:1883")).toEqual({
+      kind: "external",
+      url: "mqtt://127.0.0.1:1883",
+      tls: false,
+    });
+    expect(parseBrokerSpec("mqtts://user:secret@broker.example:8883/")).toMatchObject({
+      kind: "external",
+      tls: true,
+    });
+  });
+
+  it("names the string and what is expected when it is not a broker spec", () => {
+    for (const [spec, why] of [
+      ["embeded", /expected embedded/],
+      ["embedded:", /port must be/],
+      ["embedded:65536", /port must be/],
+      ["embedded:-1", /port must be/],
+      ["http://127.0.0.1:1883", /expected embedded/],
+      ["mqtt://", /not a valid URL|names no host/],
+      ["mqtt://host:1883/topic", /no path/],
+    ] as const) {
+      let error: unknown;
+      try {
+        parseBrokerSpec(spec);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, spec).toBeInstanceOf(RpmlabError);
+      expect((error as RpmlabError).code).toBe("E_CONFIG_INVALID");
+      expect((error as RpmlabError).message).toContain(`"${spec}"`);
+      expect((error as RpmlabError).message).toMatch(why);
+    }
+  });
+
+  it("never shows a password", () => {
+    expect(redactBrokerSpec("mqtts://user:secret@broker.example:8883")).toBe(
+      "mqtts://user:***@broker.example:8883",
+    );
+    expect(() => parseBrokerSpec("mqtt://user:secret@host:1/x")).toThrow(/user:\*\*\*@host/);
+  });
+
+  it("opens the implementation the spec names, without starting anything", () => {
+    expect(createBroker("embedded:0")).toBeInstanceOf(EmbeddedBroker);
+    const external = createBroker("mqtt://u:p@127.0.0.1:1883");
+    expect(external).toBeInstanceOf(ExternalBroker);
+    expect(external.url).toBe("mqtt://u:p@127.0.0.1:1883");
+    expect(external.describe).toBe("mqtt://u:***@127.0.0.1:1883");
+    expect(external.sharedSubscriptions).toBe(true);
+  });
+});

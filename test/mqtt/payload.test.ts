@@ -1,0 +1,165 @@
+import { describe, expect, it } from "vitest";
+import { RpmlabError } from "../../src/core/errors.ts";
+import { encodePayload, parsePayload } from "../../src/mqtt/payload.ts";
+import { cellularUplink, gatewayUplink, toUplink } from "../../src/mqtt/uplink.ts";
+
+const T = 1_767_254_400_000; // 2026-01-01T08:00:00Z
+const GW = "297056120BD7";
+
+const sample = () =>
+  gatewayUplink({
+    messageId: "297056120BD7-000042",
+    gatewayUuid: GW,
+    sentAt: T + 5000,
+    readings: [
+      {
+        deviceAddress: "F01122334455",
+        sensorCode: "10",
+        receivedAt: T,
+        sequence: 41,
+        values: [
+          { uuid: "2A35", value: Uint8Array.of(0x1e, 0x7a, 0x00) },
+          { uuid: "2A19", value: Uint8Array.of(90) },
+        ],
+      },
+    ],
+  });
+
+function errorOf(fn: () => unknown): RpmlabError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof RpmlabError) return e;
+    throw e;
+  }
+  throw new Error("expected an error");
+}
+
+const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));
+
+describe("uplink envelope v1", () => {
+  it("round-trips: builder → bytes → parse → the lab's terms", () => {
+    const payload = sample();
+    expect(payload).toEqual({
+      v: 1,
+      message_id: "297056120BD7-000042",
+      gateway_uuid: GW,
+      sent_at: "2026-01-01T08:00:05.000000Z",
+      readings: [
+        {
+          device_address: "F01122334455",
+          sensor_code: "10",
+          received_at: "2026-01-01T08:00:00.000000Z",
+          sequence: 41,
+          values: [
+            { uuid: "2A35", value_b64: "HnoA" },
+            { uuid: "2A19", value_b64: "Wg==" },
+          ],
+        },
+      ],
+    });
+    const uplink = toUplink(parsePayload("gw/up", encodePayload("gw/up", payload)));
+    expect(uplink).toEqual({
+      source: { kind: "gateway", gatewayUuid: GW },
+      messageId: "297056120BD7-000042",
+      sentAt: T + 5000,
+      readings: [
+        {
+          deviceAddress: "F01122334455",
+          sensorCode: "10",
+          sensorId: null,
+          receivedAt: T,
+          sequence: 41,
+          values: [
+            { uuid: "2A35", value: Uint8Array.of(0x1e, 0x7a, 0x00) },
+            { uuid: "2A19", value: Uint8Array.of(90) },
+          ],
+        },
+      ],
+    });
+    const cell = cellularUplink({
+      messageId: "m1",
+      imei: "356938035643809",
+      deviceType: "Vendor Cellular BPM",
+      sentAt: T,
+      readings: [
+        { receivedAt: T, sequence: 0, values: [{ uuid: "2A19", value: Uint8Array.of(1) }] },
+      ],
+    });
+    expect(toUplink(parsePayload("cell/up", encodePayload("cell/up", cell))).source).toEqual({
+      kind: "cellular",
+      imei: "356938035643809",
+      deviceType: "Vendor Cellular BPM",
+    });
+  });
+
+  it("accepts UUIDs as host stacks spell them, and gives them back as src/gatt does", () => {
+    const payload = sample();
+    const values = payload.readings[0]!.values;
+    values[0]!.uuid = "00002a35-0000-1000-8000-00805F9B34FB";
+    values[1]!.uuid = "2a19";
+    const uplink = toUplink(parsePayload("gw/up", bytes(payload)));
+    expect(uplink.readings[0]!.values.map((v) => v.uuid)).toEqual(["2A35", "2A19"]);
+  });
+
+  it("refuses what is not the envelope, naming the field at fault", () => {
+    const cases: [unknown, RegExp][] = [
+      [{ ...sample(), v: 2 }, /v is 2; this lab speaks version 1/],
+      [{ ...sample(), v: undefined }, /v is missing/],
+      [{ ...sample(), extra: 1 }, /Unrecognized key: "extra"/],
+      [{ ...sample(), gateway_uuid: "297056120bd7" }, /gateway_uuid: must be 12 upper-case hex/],
+      [{ ...sample(), message_id: "has space" }, /message_id: must be 1 to 64/],
+      [{ ...sample(), sent_at: "2026-02-30T00:00:00Z" }, /sent_at: is not a calendar date/],
+      [{ ...sample(), sent_at: "2026-01-01T00:00:00+01:00" }, /sent_at: must be ISO 8601 UTC/],
+      [{ ...sample(), readings: [] }, /readings: Too small/],
+    ];
+    for (const [payload, why] of cases) {
+      const error = errorOf(() => parsePayload("gw/up", bytes(payload)));
+      expect(error.code).toBe("E_MQTT_PAYLOAD");
+      expect(error.message).toMatch(why);
+    }
+    const broken = sample();
+    broken.readings[0]!.values[1]!.value_b64 = "not base64!";
+    expect(errorOf(() => parsePayload("gw/up", bytes(broken))).message).toMatch(
+      /readings\.0\.values\.1\.value_b64/,
+    );
+    expect(errorOf(() => parsePayload("gw/up", Buffer.from("{nope"))).message).toMatch(/not JSON/);
+    expect(errorOf(() => parsePayload("gw/up", Buffer.from([0xff, 0xfe]))).message).toMatch(
+      /not UTF-8/,
+    );
+    expect(errorOf(() => parsePayload("gw/up", Buffer.from("[1]"))).message).toMatch(
+      /not a JSON object/,
+    );
+    expect(() => encodePayload("gw/up", { ...sample(), gateway_uuid: "x" })).toThrow(
+      /gateway_uuid/,
+    );
+  });
+
+  it("parses status (online, and the last will) and both downlinks", () => {
+    const online = {
+      v: 1,
+      online: true,
+      signal_strength: 17,
+      firmware_version: "2.4.1",
+      bootloader_version: "1.0.3",
+      provisioned: true,
+      checkin_at: "2026-01-01T08:00:00Z",
+    };
+    expect(parsePayload("gw/status", bytes(online))).toEqual(online);
+    expect(parsePayload("gw/status", bytes({ v: 1, online: false }))).toEqual({
+      v: 1,
+      online: false,
+    });
+    expect(
+      errorOf(() => parsePayload("gw/status", bytes({ ...online, signal_strength: 31 }))).message,
+    ).toMatch(/signal_strength/);
+    const whitelist = {
+      v: 1,
+      type: "whitelist",
+      devices: [{ mac_address: "F01122334455", sensor_code: "10", whitelist_status: "CO" }],
+    };
+    expect(parsePayload("gw/down", bytes(whitelist))).toEqual(whitelist);
+    const time = { v: 1, type: "time", now: "2026-01-01T08:00:00.123456Z" };
+    expect(parsePayload("gw/down", bytes(time))).toEqual(time);
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { advance, type ContractEnv, newAccount, T0 } from "./env.ts";
+
+/** The batch forms of the ingestion lookups: one query per batch instead of one per message. */
+export function ingestBulkContract(env: ContractEnv): void {
+  describe("ingestion in batches", () => {
+    it("claims many message ids at once, each the first time only", async () => {
+      expect(await env.store.ingestedMessages.claim("gw/m-1")).toBe(true);
+      const claimed = await env.store.ingestedMessages.claimMany(
+        ["gw/m-1", "gw/m-2", "gw/m-3", "gw/m-2"],
+        T0 - 5,
+      );
+      expect(claimed).toEqual(new Set(["gw/m-2", "gw/m-3"]));
+      expect(await env.store.ingestedMessages.claimMany(["gw/m-3"])).toEqual(new Set());
+      expect(await env.store.ingestedMessages.claimMany([])).toEqual(new Set());
+      const many = Array.from({ length: 1234 }, (_, i) => `bulk/${i}`);
+      expect((await env.store.ingestedMessages.claimMany(many)).size).toBe(1234);
+    });
+
+    it("finds every device on many gateways or IMEIs, any account, with its patient", async () => {
+      const a = await newAccount(env);
+      const b = await newAccount(env);
+      const p = await env.store.patients.create(a.id, { externalId: "P-1" });
+      const bpm = await env.store.devices.create(a.id, {
+        name: "Vendor BPM - Wide Range",
+        sensorCode: "10",
+        hardwareUuid: "297056120bd7",
+        patientId: p.id,
+        status: "Delivered",
+      });
+      advance(env, 1);
+      const inhaler = await env.store.devices.create(b.id, {
+        name: "Vendor Inhaler Sensor",
+        sensorCode: "25",
+        sensorId: "AB1234",
+        hardwareUuid: "297056120BD7",
+        status: "Delivered",
+      });
+      const cellular = await env.store.devices.create(b.id, {
+        name: "Vendor Cellular BPM",
+        hardwareUuid: "356938035643809",
+        status: "Delivered",
+      });
+      await env.store.devices.create(b.id, {
+        name: "Vendor Scale",
+        sensorCode: "34",
+        hardwareUuid: "AAAAAAAAAAAA",
+        status: "Delivered",
+      });
+      const found = await env.store.devices.findAllByHardware([
+        "297056120BD7",
+        "356938035643809",
+        "FFFFFFFFFFFF",
+      ]);
+      expect(found.map((d) => d.id)).toEqual([bpm.id, inhaler.id, cellular.id]);
+      expect(found[0]!.patient?.externalId).toBe("P-1");
+      expect(found[1]!.patient).toBeNull();
+      expect(await env.store.devices.findAllByHardware([])).toEqual([]);
+    });
+
+    it("reads many gateways, and records the latest measurement of many at once", async () => {
+      const a = await newAccount(env);
+      await env.store.gateways.associate(a.id, "297056120BD7");
+      await env.store.gateways.recordMeasurements(
+        new Map([
+          ["297056120BD7", T0 + 10],
+          ["FED091A643FF", T0 + 5],
+        ]),
+      );
+      await env.store.gateways.recordMeasurements(
+        new Map([
+          ["297056120bd7", T0 + 3],
+          ["FED091A643FF", T0 + 9],
+        ]),
+      );
+      const rows = await env.store.gateways.getMany([
+        "297056120bd7",
+        "FED091A643FF",
+        "000000000000",
+      ]);
+      const byUuid = new Map(rows.map((g) => [g.gatewayUuid, g]));
+      expect(rows).toHaveLength(2);
+      expect(byUuid.get("297056120BD7")).toMatchObject({
+        accountId: a.id,
+        lastMeasurement: T0 + 10,
+      });
+      expect(byUuid.get("FED091A643FF")).toMatchObject({
+        accountId: null,
+        lastMeasurement: T0 + 9,
+      });
+      await env.store.gateways.recordMeasurements(new Map());
+    });
+  });
+}
