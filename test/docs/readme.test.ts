@@ -11,6 +11,6 @@ describe("README.md", () => {
   it("names the two fresh-clone commands that CI and users run", () => {
     const text = readFileSync(README_PATH, "utf8");
     expect(text).toContain("npm test");
-    expect(text).toMatch(/bin\/rpmlab readings /);
+    expect(text).toMatch(/bin\/rpmlab serve /);
   });
 });

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { serveConfig } from "../../src/config/serve-config.ts";
+import { isRpmlabError } from "../../src/core/errors.ts";
+
+function fieldOf(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (error) {
+    if (isRpmlabError(error, "E_CONFIG_INVALID")) return String(error.details.field);
+    throw error;
+  }
+  return undefined;
+}
+
+describe("rpmlab serve configuration", () => {
+  it("defaults to the embedded broker, the lab's SQLite file, port 8000 and no rate limit", () => {
+    expect(serveConfig({}, {})).toEqual({
+      store: "sqlite:./.rpmlab/lab.db",
+      broker: "embedded",
+      host: "127.0.0.1",
+      port: 8000,
+      rateLimit: null,
+      clientDomain: "lab",
+      adminToken: undefined,
+      ingestId: "rpmlab-ingest",
+    });
+  });
+
+  it("takes the store and admin token from the environment when no flag is given", () => {
+    const config = serveConfig({}, { RPMLAB_STORE: "memory", RPMLAB_ADMIN_TOKEN: "t".repeat(20) });
+    expect(config.store).toBe("memory");
+    expect(config.adminToken).toBe("t".repeat(20));
+    expect(serveConfig({ store: "sqlite:x.db" }, { RPMLAB_STORE: "memory" }).store).toBe(
+      "sqlite:x.db",
+    );
+  });
+
+  it("parses --port 0 (any free port) and --rate-limit 1/s (the real service's limit)", () => {
+    const config = serveConfig({ port: "0", rateLimit: "1/s" }, {});
+    expect(config.port).toBe(0);
+    expect(config.rateLimit).toEqual({ max: 1, windowMs: 1000 });
+  });
+
+  it("names the option at fault", () => {
+    expect(fieldOf(() => serveConfig({ port: "80000" }, {}))).toBe("port");
+    expect(fieldOf(() => serveConfig({ port: "http" }, {}))).toBe("port");
+    expect(fieldOf(() => serveConfig({ adminToken: "short" }, {}))).toBe("admin-token");
+    expect(fieldOf(() => serveConfig({ rateLimit: "fast" }, {}))).toBe("rate-limit");
+    expect(fieldOf(() => serveConfig({ ingestId: "has space" }, {}))).toBe("ingest-id");
+    expect(() => serveConfig({ store: "mysql://x" }, {})).toThrow(/mysql:\/\/x/);
+    expect(() => serveConfig({ broker: "amqp://x" }, {})).toThrow(/amqp:\/\/x/);
+  });
+});
