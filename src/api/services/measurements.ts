@@ -54,7 +54,7 @@ export interface MeasurementQueryString extends PaginationQuery {
 }
 
 export const MEASUREMENT_RULES =
-  "Ordered by timestamp then id, oldest first. Without page (spec 8): with no time bound, only the last 30 days (by timestamp, from the lab clock's now); with both bounds of timestamp__ or of created__ at most 30 days apart, every match; otherwise (a longer or open-ended range) the first 1000 matches in that order, i.e. the oldest: read on with page, or from timestamp__gte = the last timestamp received (records at that timestamp repeat; their ids tell them apart). With page: the envelope {count, next, previous, results} over every match, next/previous absolute URLs. A time value that is not ISO 8601 is a 400 keyed by its parameter.";
+  "Ordered by timestamp then id, oldest first. Without page (spec 8): with no time bound, only the last 30 days (by timestamp, from the lab clock's now); with both bounds of timestamp__ or of created__ at most 30 days apart, every match; otherwise (a longer or open-ended range) the first 1000 matches in that order, i.e. the oldest: read on with page, or from timestamp__gte = the last timestamp received (records at that timestamp repeat; their ids tell them apart). With page: the envelope {count, next, previous, results} over every match, next/previous absolute URLs; a page reached through next is read from where the previous one ended (keyset) rather than by OFFSET, with the same answer. A time value that is not ISO 8601 is a 400 keyed by its parameter.";
 
 type Filter = Pick<
   MeasurementQuery,
