@@ -31,18 +31,18 @@ export function registerJsonOnly(app: FastifyInstance): void {
         done(null, value);
         return;
       }
-      done(apiError.badRequest(`JSON parse error - ${describeJsonError(text, error)}`), undefined);
+      done(apiError.badRequest(`JSON parse error - ${describeJsonError(text)}`), undefined);
     });
   });
 }
 
-/** The position-bearing message of JSON.parse, or the parser's own when the text is valid JSON. */
-function describeJsonError(text: string, fallback: Error): string {
+/** The position-bearing message of JSON.parse; for valid JSON, which key the parser refused. */
+function describeJsonError(text: string): string {
   try {
     JSON.parse(text);
   } catch (error) {
     return (error as Error).message;
   }
-  // Valid JSON the secure parser refused: a __proto__ or constructor.prototype key.
-  return fallback.message;
+  // Valid JSON the secure parser refused (Fastify's own message would call it invalid JSON).
+  return "a __proto__ or constructor.prototype key is not accepted";
 }

@@ -10,6 +10,7 @@ import { Rng } from "../core/rng.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
 import { Ingestor } from "../ingest/ingestor.ts";
+import { workerStoreOf } from "../ingest/worker-processor.ts";
 import { type Broker, createBroker } from "../mqtt/broker.ts";
 import { issueCredentials, storeAuth } from "../mqtt/credentials.ts";
 import { randomBase62 } from "../store/api-key-secret.ts";
@@ -132,6 +133,7 @@ export class Lab {
       catalogue,
       clock: this.clock,
       logger: this.logger,
+      workerStore: workerStoreOf(this.config.store),
     });
     // A gateway that reports over MQTT is known from then on: devices activated on it while it
     // was unknown ("Unknown Gateway ID") are adopted, whitelisted and get their kept readings.

@@ -9,9 +9,9 @@ import { ingestFilters } from "../mqtt/topics.ts";
 import type { Store } from "../store/store.ts";
 import { AckGate, type AckTicket } from "./ack-gate.ts";
 import type { BatchResult, IngestEvents } from "./events.ts";
-import type { Inbound } from "./prepare.ts";
-import { reasonOf } from "./prepare.ts";
-import { MessageProcessor } from "./processor.ts";
+import { type Inbound, reasonOf } from "./prepare.ts";
+import { type BatchProcessor, MessageProcessor } from "./processor.ts";
+import { WorkerProcessor } from "./worker-processor.ts";
 
 export interface IngestorOptions {
   /** Broker URL (Broker.url). */
@@ -36,6 +36,11 @@ export interface IngestorOptions {
   readonly highWater?: number;
   /** Wait before retrying a batch the store failed (clock ms). Default 1000. */
   readonly retryMs?: number;
+  /**
+   * The spec of `store` (a SQLite file, workerStoreOf): batches then commit in a worker thread
+   * with its own connection to it, so the broker and the MQTT client keep this thread.
+   */
+  readonly workerStore?: string;
 }
 
 /** Event-loop turns without a new message after which a batch is committed. */
@@ -55,7 +60,7 @@ interface Received {
  */
 export class Ingestor {
   readonly events = new TypedEvents<IngestEvents>();
-  private readonly processor: MessageProcessor;
+  private readonly processor: BatchProcessor;
   private client: MqttClient | undefined;
   private gate: AckGate | undefined;
   private queue: Received[] = [];
@@ -67,7 +72,10 @@ export class Ingestor {
   private wakeRetry: (() => void) | undefined;
 
   constructor(private readonly options: IngestorOptions) {
-    this.processor = new MessageProcessor(options);
+    this.processor =
+      options.workerStore === undefined
+        ? new MessageProcessor(options)
+        : new WorkerProcessor({ ...options, storeSpec: options.workerStore });
     this.events.onError((error) => options.logger?.error({ err: error }, "ingest listener failed"));
   }
 
@@ -79,19 +87,26 @@ export class Ingestor {
   async start(): Promise<void> {
     const o = this.options;
     this.stopping = false;
-    const client = await connectClient(o.url, {
-      clientId: o.clientId,
-      ...(o.username === undefined ? {} : { username: o.username }),
-      ...(o.password === undefined ? {} : { password: o.password }),
-      handleMessage: (packet, done) => this.receive(packet, done),
-      prepare: (c) => {
-        this.gate = new AckGate(c);
-        c.on("close", () =>
-          o.logger?.info({ pending: this.queue.length }, "mqtt connection closed"),
-        );
-      },
-      onError: (error) => o.logger?.warn({ err: error.message }, "mqtt connection error"),
-    });
+    await this.processor.start();
+    let client: MqttClient;
+    try {
+      client = await connectClient(o.url, {
+        clientId: o.clientId,
+        ...(o.username === undefined ? {} : { username: o.username }),
+        ...(o.password === undefined ? {} : { password: o.password }),
+        handleMessage: (packet, done) => this.receive(packet, done),
+        prepare: (c) => {
+          this.gate = new AckGate(c);
+          c.on("close", () =>
+            o.logger?.info({ pending: this.queue.length }, "mqtt connection closed"),
+          );
+        },
+        onError: (error) => o.logger?.warn({ err: error.message }, "mqtt connection error"),
+      });
+    } catch (error) {
+      await this.processor.stop();
+      throw error;
+    }
     this.client = client;
     try {
       await subscribeAll(client, ingestFilters(o.sharedGroup));
@@ -117,6 +132,7 @@ export class Ingestor {
     this.queue = [];
     for (const resume of this.paused.splice(0)) resume();
     await client?.endAsync();
+    await this.processor.stop();
   }
 
   private receive(packet: IPublishPacket, done: (error?: Error) => void): void {

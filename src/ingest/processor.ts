@@ -16,6 +16,17 @@ export interface ProcessorDeps {
   readonly catalogue: Catalogue;
 }
 
+/**
+ * Commits batches of received messages, one transaction each: MessageProcessor in this thread,
+ * or WorkerProcessor in a worker thread of its own (worker-processor.ts).
+ */
+export interface BatchProcessor {
+  start(): Promise<void>;
+  /** Resolves once committed; rejects with the store's error, nothing of the batch kept. */
+  process(batch: readonly Inbound[]): Promise<BatchResult>;
+  stop(): Promise<void>;
+}
+
 /** A dead letter to write, for the message at `index` of the batch. */
 interface PendingDeadLetter {
   readonly index: number;
@@ -31,8 +42,12 @@ interface PendingDeadLetter {
  * dead-lettered with its reason; the only exception is a store failure, which rolls the whole
  * batch back so it can be retried (nothing of it was acknowledged).
  */
-export class MessageProcessor {
+export class MessageProcessor implements BatchProcessor {
   constructor(private readonly deps: ProcessorDeps) {}
+
+  async start(): Promise<void> {}
+
+  async stop(): Promise<void> {}
 
   process(batch: readonly Inbound[]): Promise<BatchResult> {
     const prepared = batch.map(prepare);

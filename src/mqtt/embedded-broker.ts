@@ -4,6 +4,7 @@ import { MQTT_PORT } from "../config/broker-spec.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { clientIdDenied, type MqttIdentity, publishDenied, subscribeDenied } from "./acl.ts";
 import type { Broker, BrokerOptions } from "./broker.ts";
+import { indexOutgoingQueues } from "./outgoing-queues.ts";
 
 /** The embedded broker listens on the loopback interface only. */
 const HOST = "127.0.0.1";
@@ -48,6 +49,7 @@ export class EmbeddedBroker implements Broker {
     if (this.aedes !== undefined) return;
     const { Aedes } = await import("aedes");
     const aedes = await Aedes.createBroker(this.handlers());
+    indexOutgoingQueues(aedes);
     const server = createServer(aedes.handle);
     server.on("connection", (socket) => {
       this.sockets.add(socket);

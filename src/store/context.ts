@@ -1,4 +1,4 @@
-import type { Kysely, SelectQueryBuilder } from "kysely";
+import type { Kysely, SelectQueryBuilder, SqliteDatabase } from "kysely";
 import type { Clock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
 import type { Rng } from "../core/rng.ts";
@@ -41,6 +41,13 @@ export interface Ctx {
   readonly clock: Clock;
   readonly ids: StoreIds;
   readonly inTx: boolean;
+  /**
+   * SQLite only: the connection under Kysely (statements cached by SQL text), for the ingestion
+   * hot path, where Kysely's per-query promises cost as much as SQLite itself. Use it only
+   * inside a transaction (`inTx`): Kysely then holds its single connection, so no other query
+   * can interleave with the synchronous calls.
+   */
+  readonly sqlite?: SqliteDatabase;
 }
 
 /** Runs `fn` atomically: in the caller's transaction when there is one, else in a new one. */

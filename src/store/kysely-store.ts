@@ -1,4 +1,4 @@
-import { type Kysely, Migrator, sql } from "kysely";
+import { type Kysely, Migrator, type SqliteDatabase, sql } from "kysely";
 import type { Clock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
 import type { Rng } from "../core/rng.ts";
@@ -18,13 +18,22 @@ export interface KyselyStoreOptions {
   readonly schema?: string | undefined;
   /** How to name the database in messages (the spec string, password redacted). */
   readonly describe: string;
+  /** SQLite: the database Kysely runs on, for the ingestion hot path (Ctx.sqlite). */
+  readonly sqlite?: SqliteDatabase;
 }
 
 /** The one Store implementation: same queries on SQLite and PostgreSQL through Kysely. */
 export function createKyselyStore(opts: KyselyStoreOptions): Store {
   const { db, dialect: d, schema } = opts;
   const ids = new StoreIds(opts.rng);
-  const ctx: Ctx = { db, d, clock: opts.clock, ids, inTx: false };
+  const ctx: Ctx = {
+    db,
+    d,
+    clock: opts.clock,
+    ids,
+    inTx: false,
+    ...(opts.sqlite === undefined ? {} : { sqlite: opts.sqlite }),
+  };
   let closed = false;
 
   const unavailable = (what: string, error: unknown) => {

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect } from "kysely";
 import { parseStoreSpec, redactStoreSpec, type StoreSpec } from "../config/store-spec.ts";
 import type { Clock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
@@ -8,6 +8,7 @@ import type { Rng } from "../core/rng.ts";
 import { postgresDialect, sqliteDialect } from "./dialect.ts";
 import { createKyselyStore } from "./kysely-store.ts";
 import type { Database } from "./schema.ts";
+import { ImmediateSqliteDialect } from "./sqlite-dialect.ts";
 import { withStatementCache } from "./sqlite-statements.ts";
 import type { Store } from "./store.ts";
 
@@ -76,15 +77,15 @@ async function openSqlite(
       error,
     );
   }
-  const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
-  });
+  const database = withStatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
   return createKyselyStore({
     db,
     dialect: sqliteDialect,
     clock: opts.clock,
     rng: opts.rng,
     describe,
+    sqlite: database,
   });
 }
 

@@ -19,6 +19,7 @@ import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { mappingFor } from "../../src/gatt/mapping.ts";
 import { Ingestor } from "../../src/ingest/ingestor.ts";
+import { workerStoreOf } from "../../src/ingest/worker-processor.ts";
 import { createBroker } from "../../src/mqtt/broker.ts";
 import { connectClient, subscribeAll } from "../../src/mqtt/client.ts";
 import { encodePayload } from "../../src/mqtt/payload.ts";
@@ -222,6 +223,8 @@ const ingestor = new Ingestor({
   store,
   catalogue,
   clock,
+  // As `rpmlab serve` does: batches commit in a worker thread on a SQLite file.
+  workerStore: workerStoreOf(spec),
 });
 let committed = 0;
 let rows = 0;

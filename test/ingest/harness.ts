@@ -54,8 +54,15 @@ export class IngestLab {
     await this.broker.start();
   }
 
-  /** An ingestor with the ingestion service's credentials (issued once). */
-  async ingestor(clientId = "rpmlab-ingest-1", store: Store = this.store): Promise<Ingestor> {
+  /**
+   * An ingestor with the ingestion service's credentials (issued once); `workerStore`, the spec
+   * of `store`, commits its batches in a worker thread.
+   */
+  async ingestor(
+    clientId = "rpmlab-ingest-1",
+    store: Store = this.store,
+    workerStore?: string,
+  ): Promise<Ingestor> {
     this.service ??= issueCredentials(this.store.mqttCredentials, "service", "rpmlab-ingest");
     const { username, password } = await this.service;
     const ingestor = new Ingestor({
@@ -67,6 +74,7 @@ export class IngestLab {
       store,
       catalogue,
       clock: this.clock,
+      workerStore,
     });
     this.ingestors.push(ingestor);
     return ingestor;

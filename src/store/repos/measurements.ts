@@ -1,9 +1,8 @@
 import { atomic, CHUNK, type Ctx, checkedInt, countOf, invalid } from "../context.ts";
-import { readNum } from "../dialect.ts";
 import type { MeasurementsRepo } from "../store.ts";
-import type { MeasurementQuery, MeasurementRow, OrphanMatch } from "../types-ingest.ts";
-import { insertDistinct, keyOfRow } from "./measurement-insert.ts";
-import { toInsertable, toMeasurementRow } from "./measurement-rows.ts";
+import type { MeasurementQuery, OrphanMatch } from "../types-ingest.ts";
+import { insertMeasurements } from "./measurement-insert.ts";
+import { toMeasurementRow } from "./measurement-rows.ts";
 
 /** Measurements: idempotent ingestion (DESIGN "Uplink") and the queries of spec 4.4 / 8. */
 export function measurementsRepo(ctx: Ctx): MeasurementsRepo {
@@ -21,33 +20,7 @@ export function measurementsRepo(ctx: Ctx): MeasurementsRepo {
     return q;
   };
   return {
-    async insertMany(input) {
-      const values = input.map((m) => toInsertable(ctx, m));
-      // First occurrence of each key in this batch is a candidate; the rest are duplicates.
-      const firstAt = new Map<string, number>();
-      const duplicates: number[] = [];
-      values.forEach((v, i) => {
-        const key = keyOfRow(v);
-        if (firstAt.has(key)) duplicates.push(i);
-        else firstAt.set(key, i);
-      });
-      const storedIds = await atomic(ctx, (tx) =>
-        insertDistinct(
-          tx,
-          [...firstAt.values()].map((i) => values[i]!),
-        ),
-      );
-      const inserted: MeasurementRow[] = [];
-      for (const [key, i] of firstAt) {
-        const id = storedIds.get(key);
-        if (id === undefined) duplicates.push(i);
-        else inserted.push({ ...input[i]!, id, created: readNum(values[i]!.created) });
-      }
-      duplicates.sort((a, b) => a - b);
-      // RETURNING order is not promised by PostgreSQL: ids grow in insertion order.
-      inserted.sort((a, b) => a.id - b.id);
-      return { inserted, duplicates };
-    },
+    insertMany: (input) => insertMeasurements(ctx, input),
     async get(id) {
       const r = await db
         .selectFrom("measurements")
