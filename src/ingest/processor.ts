@@ -5,8 +5,8 @@ import type { GatewayStatusPayload } from "../mqtt/envelope.ts";
 import type { Uplink } from "../mqtt/uplink.ts";
 import type { Store, StoreRepositories } from "../store/store.ts";
 import type { GatewayRow, GatewayStatus } from "../store/types-hardware.ts";
-import type { DeadLetterRow, NewMeasurement } from "../store/types-ingest.ts";
-import type { BatchResult, MessageOutcome } from "./events.ts";
+import type { DeadLetterRow, MeasurementRow, NewMeasurement } from "../store/types-ingest.ts";
+import type { BatchResult, MessageOutcome, StoredMeasurement } from "./events.ts";
 import { type Inbound, type Prepared, prepare, reasonOf } from "./prepare.ts";
 import { Resolver } from "./resolve.ts";
 import { readingRows } from "./rows.ts";
@@ -177,11 +177,22 @@ export class MessageProcessor implements BatchProcessor {
     }
     return {
       outcomes: outcomes as MessageOutcome[],
-      stored: inserted,
+      stored: inserted.map(announced),
       deadLetters,
       gateways,
     };
   }
+}
+
+function announced(row: MeasurementRow): StoredMeasurement {
+  return {
+    id: row.id,
+    accountId: row.accountId,
+    deviceId: row.deviceId,
+    hardwareUuid: row.hardwareUuid,
+    metric: row.metric,
+    timestamp: row.timestamp,
+  };
 }
 
 /** What a message id is claimed as: ids are unique per gateway or IMEI, not across them. */

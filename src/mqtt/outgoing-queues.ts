@@ -29,25 +29,68 @@ interface OutgoingMethods {
   outgoingStream(client: { id: string }): Readable;
 }
 
-const counterKey = (p: OutgoingPacket) => `${p.brokerId}\u0000${p.brokerCounter}`;
+/**
+ * The slots of one key: a single slot as a rule (a packet id or a broker counter is used by one
+ * packet at a time), an array in the rare case of several. No Set per packet: every packet in
+ * flight stays in these maps until its PUBACK, and the ingestion core holds thousands of PUBACKs
+ * for as long as a commit takes, so each object per packet is garbage-collector work.
+ */
+type Slots = Slot | Slot[];
 
-function index<K>(map: Map<K, Set<Slot>>, key: K, slot: Slot): void {
-  const set = map.get(key);
-  if (set === undefined) map.set(key, new Set([slot]));
-  else set.add(slot);
+function index<K>(map: Map<K, Slots>, key: K, slot: Slot): void {
+  const slots = map.get(key);
+  if (slots === undefined) map.set(key, slot);
+  else if (Array.isArray(slots)) slots.push(slot);
+  else map.set(key, [slots, slot]);
 }
 
-function unindex<K>(map: Map<K, Set<Slot>>, key: K, slot: Slot): void {
-  const set = map.get(key);
-  if (set?.delete(slot) && set.size === 0) map.delete(key);
+function unindex<K>(map: Map<K, Slots>, key: K, slot: Slot): void {
+  const slots = map.get(key);
+  if (slots === slot) {
+    map.delete(key);
+  } else if (Array.isArray(slots)) {
+    const at = slots.indexOf(slot);
+    if (at >= 0) slots.splice(at, 1);
+    if (slots.length === 1) map.set(key, slots[0]!);
+  }
 }
 
-/** The slot of `set` first in queue order (sets hold one slot as a rule) that `accept`s. */
-function first(set: Set<Slot> | undefined, accept: (s: Slot) => boolean = () => true) {
+/** The slot of `slots` first in queue order that `accept`s. */
+function first(slots: Slots | undefined, accept: (s: Slot) => boolean = () => true) {
+  if (slots === undefined) return undefined;
+  if (!Array.isArray(slots)) return accept(slots) ? slots : undefined;
   let found: Slot | undefined;
-  for (const slot of set ?? [])
+  for (const slot of slots) {
     if (accept(slot) && (found === undefined || slot.seq < found.seq)) found = slot;
+  }
   return found;
+}
+
+/** Slots by broker id, then by that broker's counter: no key string made per packet. */
+class CounterIndex {
+  private readonly byBroker = new Map<string | undefined, Map<number | undefined, Slots>>();
+
+  add(slot: Slot): void {
+    const { brokerId, brokerCounter } = slot.packet;
+    let counters = this.byBroker.get(brokerId);
+    if (counters === undefined) {
+      counters = new Map();
+      this.byBroker.set(brokerId, counters);
+    }
+    index(counters, brokerCounter, slot);
+  }
+
+  remove(slot: Slot): void {
+    const { brokerId, brokerCounter } = slot.packet;
+    const counters = this.byBroker.get(brokerId);
+    if (counters === undefined) return;
+    unindex(counters, brokerCounter, slot);
+    if (counters.size === 0) this.byBroker.delete(brokerId);
+  }
+
+  first(packet: OutgoingPacket): Slot | undefined {
+    return first(this.byBroker.get(packet.brokerId)?.get(packet.brokerCounter));
+  }
 }
 
 /**
@@ -60,9 +103,9 @@ function first(set: Set<Slot> | undefined, accept: (s: Slot) => boolean = () => 
 export class ClientQueue {
   private seq = 0;
   private readonly slots = new Map<number, Slot>();
-  private readonly byCounter = new Map<string, Set<Slot>>();
+  private readonly byCounter = new CounterIndex();
   /** Packets not yet given an id are under `undefined`, as the linear scans match them too. */
-  private readonly byMessageId = new Map<number | undefined, Set<Slot>>();
+  private readonly byMessageId = new Map<number | undefined, Slots>();
 
   get size(): number {
     return this.slots.size;
@@ -76,7 +119,7 @@ export class ClientQueue {
 
   /** False when no packet matches (aedes then reports "no such packet"). */
   update(packet: OutgoingPacket): boolean {
-    const same = first(this.byCounter.get(counterKey(packet)));
+    const same = this.byCounter.first(packet);
     const other = first(
       this.byMessageId.get(packet.messageId),
       (s) => s.packet.brokerId !== packet.brokerId,
@@ -104,12 +147,12 @@ export class ClientQueue {
   }
 
   private add(slot: Slot): void {
-    index(this.byCounter, counterKey(slot.packet), slot);
+    this.byCounter.add(slot);
     index(this.byMessageId, slot.packet.messageId, slot);
   }
 
   private remove(slot: Slot): void {
-    unindex(this.byCounter, counterKey(slot.packet), slot);
+    this.byCounter.remove(slot);
     unindex(this.byMessageId, slot.packet.messageId, slot);
   }
 }

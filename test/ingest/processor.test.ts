@@ -36,6 +36,9 @@ describe("MessageProcessor: one batch, one transaction", () => {
 
   const run = async (...messages: { topic: string; payload: Uint8Array }[]) =>
     processor.process(messages.map((m) => inbound(m, clock.now())));
+  /** The rows a batch announced, as the store keeps them. */
+  const rowsOf = async (result: { stored: readonly { id: number }[] }) =>
+    Promise.all(result.stored.map(async ({ id }) => (await store.measurements.get(id))!));
   const only = async (message: { topic: string; payload: Uint8Array }): Promise<MessageOutcome> =>
     (await run(message)).outcomes[0]!;
 
@@ -69,8 +72,9 @@ describe("MessageProcessor: one batch, one transaction", () => {
         deadLetter: null,
       },
     ]);
-    expect(result.stored.map(asRecord)).toEqual(expectedRecords(readings));
-    for (const row of result.stored) {
+    const rows = await rowsOf(result);
+    expect(rows.map(asRecord)).toEqual(expectedRecords(readings));
+    for (const row of rows) {
       expect(row).toMatchObject({
         accountId: account.id,
         deviceId: device.id,
@@ -87,7 +91,7 @@ describe("MessageProcessor: one batch, one transaction", () => {
     }
     // Raw bytes per record: battery from Battery Level, the rest from the measurement.
     const values = mappingFor(bpm.profile).encode(readings[0]!, bpm.profile, 0);
-    const first = result.stored.filter((r) => r.timestamp === readings[0]!.timestamp);
+    const first = rows.filter((r) => r.timestamp === readings[0]!.timestamp);
     for (const row of first) {
       const uuid = row.metric === "battery_percentage" ? "2A19" : "2A35";
       expect(row.characteristicUuid).toBe(uuid);
@@ -132,15 +136,16 @@ describe("MessageProcessor: one batch, one transaction", () => {
     const result = await run(uplinkMessage(inhaler, "i-1", readings));
     expect(result.stored.length).toBeGreaterThan(0);
     expect(result.stored.every((r) => r.deviceId === null && r.accountId === null)).toBe(true);
-    expect(result.stored.every((r) => r.sensorId === inhaler.sensorId)).toBe(true);
-    expect(result.stored.map((r) => r.deviceLogIndex)).toEqual(
-      result.stored.map((r) => r.filterParams?.device_log_index),
+    const rows = await rowsOf(result);
+    expect(rows.every((r) => r.sensorId === inhaler.sensorId)).toBe(true);
+    expect(rows.map((r) => r.deviceLogIndex)).toEqual(
+      rows.map((r) => r.filterParams?.device_log_index),
     );
     const cell = await run(
       uplinkMessage(cellScale, "c-1", readingsOf(cellScale, 4, 0).slice(0, 2)),
     );
     expect(
-      cell.stored.every((r) => r.deviceId === null && r.source === cellScale.hardwareUuid),
+      (await rowsOf(cell)).every((r) => r.deviceId === null && r.source === cellScale.hardwareUuid),
     ).toBe(true);
     // A cellular device has no gateway: no gateway row appears for its IMEI.
     expect(await store.gateways.get(cellScale.hardwareUuid)).toBeNull();

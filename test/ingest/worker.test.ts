@@ -124,7 +124,13 @@ describe("the ingestion worker thread", () => {
       deviceId: device.id,
       limit: 1000,
     });
-    expect(stored.rows).toEqual(result.stored.filter((r) => r.deviceId === device.id));
+    expect(stored.rows.map((r) => r.id)).toEqual(
+      result.stored.filter((r) => r.deviceId === device.id).map((r) => r.id),
+    );
+    // Both stores hold the same rows, byte for byte.
+    for (const { id } of result.stored) {
+      expect(await there.measurements.get(id)).toEqual(await here.measurements.get(id));
+    }
   });
 
   it("answers a batch already committed as redelivered, and stores nothing twice", async () => {
