@@ -10,9 +10,11 @@ import { Rng } from "../core/rng.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
 import { Ingestor } from "../ingest/ingestor.ts";
+import { BrokerTap } from "../ingest/sources/broker-tap.ts";
+import { MqttSubscription } from "../ingest/sources/subscription.ts";
 import { workerStoreOf } from "../ingest/worker-processor.ts";
 import { type Broker, createBroker } from "../mqtt/broker.ts";
-import { issueCredentials, storeAuth } from "../mqtt/credentials.ts";
+import { storeAuth } from "../mqtt/credentials.ts";
 import { randomBase62 } from "../store/api-key-secret.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/store.ts";
@@ -28,8 +30,8 @@ export interface LabInfo {
   readonly mqtt_url: string;
 }
 
-/** The ingestion core's MQTT identity on the embedded broker (its ACL role is "service"). */
-const INGEST_USERNAME = "rpmlab-ingest";
+/** The shared-subscription group of ingest processes on an external broker ([MQTT-4.8.2]). */
+const INGEST_GROUP = "rpmlab-ingest";
 
 /**
  * The composition root of `rpmlab serve` (STYLE habit 11): builds store, broker, ingestion and
@@ -117,18 +119,18 @@ export class Lab {
     rng: Rng;
   }): Promise<void> {
     const { store, broker, catalogue } = deps;
-    // On the embedded broker the lab is the authority: it issues the ingestion core its own
-    // credentials. An external broker's credentials, if any, travel in its URL.
-    const embedded = this.config.broker.startsWith("embedded");
-    const credential = embedded
-      ? await issueCredentials(store.mqttCredentials, "service", INGEST_USERNAME)
-      : undefined;
+    // The embedded broker hands publishes over in process (BrokerTap: the gateway's PUBACK then
+    // means stored); on an external broker, a subscription whose credentials travel in the URL.
+    const source =
+      BrokerTap.of(broker) ??
+      new MqttSubscription({
+        url: broker.url,
+        clientId: this.config.ingestId,
+        sharedGroup: broker.sharedSubscriptions ? INGEST_GROUP : null,
+        logger: this.logger,
+      });
     const ingestor = new Ingestor({
-      url: broker.url,
-      clientId: this.config.ingestId,
-      username: credential?.username,
-      password: credential?.password,
-      sharedGroup: broker.sharedSubscriptions ? INGEST_USERNAME : null,
+      source,
       store,
       catalogue,
       clock: this.clock,

@@ -39,7 +39,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option("--admin-token <token>", `lab admin token (default $${ADMIN_TOKEN_ENV}, else fresh)`)
     .option(
       "--ingest-id <id>",
-      "MQTT client id of this ingest process, unique per process on a shared broker; on the embedded broker it starts with rpmlab-ingest (default rpmlab-ingest)",
+      "MQTT client id of this ingest process on an external broker (its persistent session), unique per process (default rpmlab-ingest); the embedded broker hands messages over in process",
     )
     .option("--log-level <level>", "pino level for the log on stderr", "info")
     .option("--json", "print one JSON line with the connection details once ready")

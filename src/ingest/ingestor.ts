@@ -1,30 +1,18 @@
-import type { IPublishPacket, MqttClient } from "mqtt";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Clock } from "../core/clock.ts";
 import { isRpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
-import { connectClient, subscribeAll } from "../mqtt/client.ts";
-import { ingestFilters } from "../mqtt/topics.ts";
 import type { Store } from "../store/store.ts";
-import { AckGate, type AckTicket } from "./ack-gate.ts";
 import type { BatchResult, IngestEvents } from "./events.ts";
 import { type Inbound, reasonOf } from "./prepare.ts";
 import { type BatchProcessor, MessageProcessor } from "./processor.ts";
+import type { IngestSink, IngestSource, Received, Settle } from "./source.ts";
 import { WorkerProcessor } from "./worker-processor.ts";
 
 export interface IngestorOptions {
-  /** Broker URL (Broker.url). */
-  readonly url: string;
-  /**
-   * Stable per ingest instance (a persistent session is found by it), and unique: two clients
-   * with one id take the session from each other in a loop (STYLE "Pitfalls").
-   */
-  readonly clientId: string;
-  readonly username?: string;
-  readonly password?: string;
-  /** Shared subscription group, e.g. "rpmlab-ingest"; null subscribes plainly (aedes 1.x). */
-  readonly sharedGroup: string | null;
+  /** Where messages come from (src/ingest/sources). */
+  readonly source: IngestSource;
   readonly store: Store;
   readonly catalogue: Catalogue;
   /** Receipt times (`created`) and store retry waits. */
@@ -57,24 +45,22 @@ const HIGH_WATER = 2 * MAX_BATCH;
 /** Event-loop turns without a new message after which a batch is committed. */
 const IDLE_TURNS = 4;
 
-interface Received {
+interface Queued {
   readonly inbound: Inbound;
-  readonly ticket: AckTicket | null;
+  readonly settle: Settle;
 }
 
 /**
- * The MQTT side of the ingestion core: one MQTT.js client on a persistent session (clean: false,
- * QoS 1), subscribed to every uplink and status topic, through a shared subscription when the
- * broker has them. Messages arriving while a batch commits form the next batch, so batches grow
- * with load; each commits in one transaction (MessageProcessor), and only then are its messages
- * acknowledged (AckGate).
+ * The ingestion core's pace: messages from a source (an MQTT subscription, or the embedded
+ * broker's tap) queue up; those arriving while a batch commits form the next batch, so batches
+ * grow with load; each commits in one transaction (MessageProcessor), and only then are its
+ * messages settled with their senders, in arrival order.
  */
-export class Ingestor {
+export class Ingestor implements IngestSink {
   readonly events = new TypedEvents<IngestEvents>();
   private readonly processor: BatchProcessor;
-  private client: MqttClient | undefined;
-  private gate: AckGate | undefined;
-  private queue: Received[] = [];
+  private started = false;
+  private queue: Queued[] = [];
   private paused: (() => void)[] = [];
   private scheduled = false;
   private draining: Promise<void> | undefined;
@@ -99,38 +85,19 @@ export class Ingestor {
     const o = this.options;
     this.stopping = false;
     await this.processor.start();
-    let client: MqttClient;
     try {
-      client = await connectClient(o.url, {
-        clientId: o.clientId,
-        ...(o.username === undefined ? {} : { username: o.username }),
-        ...(o.password === undefined ? {} : { password: o.password }),
-        handleMessage: (packet, done) => this.receive(packet, done),
-        prepare: (c) => {
-          this.gate = new AckGate(c);
-          c.on("close", () =>
-            o.logger?.info({ pending: this.queue.length }, "mqtt connection closed"),
-          );
-        },
-        onError: (error) => o.logger?.warn({ err: error.message }, "mqtt connection error"),
-      });
+      await o.source.start(this);
     } catch (error) {
       await this.processor.stop();
       throw error;
     }
-    this.client = client;
-    try {
-      await subscribeAll(client, ingestFilters(o.sharedGroup));
-    } catch (error) {
-      await this.stop();
-      throw error;
-    }
-    o.logger?.info({ url: o.url, clientId: o.clientId, shared: o.sharedGroup }, "ingest started");
+    this.started = true;
+    o.logger?.info({ source: o.source.describe }, "ingest started");
   }
 
   /**
-   * Commits what was received, then disconnects. Messages still queued behind the store are not
-   * acknowledged: the broker redelivers them to this session when it comes back.
+   * Commits what was received, then stops the source. Messages still queued behind the store
+   * are settled not committed: their senders keep them and send them again.
    */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -138,32 +105,31 @@ export class Ingestor {
     // Let a batch that is scheduled or under way finish; nothing new is scheduled now.
     while (this.scheduled || this.draining !== undefined) await (this.draining ?? nextTurn());
     if (this.queue.length > 0) await this.drain();
-    const client = this.client;
-    this.client = undefined;
-    this.queue = [];
-    for (const resume of this.paused.splice(0)) resume();
-    await client?.endAsync();
+    for (const message of this.queue.splice(0)) message.settle(false);
+    this.paused = [];
+    if (this.started) await this.options.source.stop();
+    this.started = false;
     await this.processor.stop();
   }
 
-  private receive(packet: IPublishPacket, done: (error?: Error) => void): void {
-    // While stopping, hold the callback: no PUBACK, and MQTT.js reads nothing more.
-    if (this.stopping) return;
-    const ticket =
-      packet.qos > 0 && packet.messageId !== undefined ? this.gate!.hold(packet.messageId) : null;
-    const payload = packet.payload;
+  deliver(message: Received, settle: Settle, proceed: () => void): void {
+    // While stopping: not committed, and the source is not asked for more.
+    if (this.stopping) {
+      settle(false);
+      return;
+    }
     this.queue.push({
       inbound: {
-        topic: packet.topic,
-        payload: typeof payload === "string" ? Buffer.from(payload, "utf8") : payload,
+        topic: message.topic,
+        payload: message.payload,
         receivedAt: this.options.clock.now(),
       },
-      ticket,
+      settle,
     });
     this.schedule();
-    // Backpressure: past the high-water mark MQTT.js stops reading until a batch is taken.
-    if (this.queue.length >= (this.options.highWater ?? HIGH_WATER)) this.paused.push(() => done());
-    else done();
+    // Backpressure: past the high-water mark the source waits until a batch is taken.
+    if (this.queue.length >= (this.options.highWater ?? HIGH_WATER)) this.paused.push(proceed);
+    else proceed();
   }
 
   /** A batch starts once the event loop has taken in what arrived with the first message. */
@@ -200,7 +166,7 @@ export class Ingestor {
   }
 
   /** Commits a batch, retrying while the store is unavailable; a poison message is isolated. */
-  private async commit(batch: readonly Received[]): Promise<void> {
+  private async commit(batch: readonly Queued[]): Promise<void> {
     for (;;) {
       try {
         this.acknowledge(batch, await this.processor.process(batch.map((m) => m.inbound)));
@@ -215,13 +181,17 @@ export class Ingestor {
         }
         const retryInMs = this.options.retryMs ?? 1000;
         this.events.emit("store_error", { error, retryInMs });
-        if (this.stopping || !(await this.wait(retryInMs))) return;
+        if (this.stopping || !(await this.wait(retryInMs))) {
+          // Stopped while the store was down: the senders keep these and send them again.
+          for (const message of batch) message.settle(false);
+          return;
+        }
       }
     }
   }
 
   /** A message the store refuses even alone: kept as a dead letter. False if the store is down. */
-  private async deadLetterAlone(message: Received, error: unknown): Promise<boolean> {
+  private async deadLetterAlone(message: Queued, error: unknown): Promise<boolean> {
     try {
       const row = await this.options.store.deadLetters.add({
         topic: message.inbound.topic,
@@ -242,8 +212,8 @@ export class Ingestor {
   }
 
   /** [MQTT-4.6.0-2] PUBACKs in arrival order, after the commit; then the events. */
-  private acknowledge(batch: readonly Received[], result: BatchResult): void {
-    for (const message of batch) if (message.ticket !== null) this.gate?.release(message.ticket);
+  private acknowledge(batch: readonly Queued[], result: BatchResult): void {
+    for (const message of batch) message.settle(true);
     if (result.stored.length > 0) this.events.emit("measurement.stored", { rows: result.stored });
     for (const row of result.deadLetters) this.events.emit("dead_letter", { row });
     for (const gateway of result.gateways) this.events.emit("gateway.status", { gateway });

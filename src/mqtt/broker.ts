@@ -21,7 +21,22 @@ export interface Broker {
   start(): Promise<void>;
   /** Disconnects every client and frees the port, so the process can exit. */
   stop(): Promise<void>;
+  /**
+   * Embedded broker only: from now on, each PUBLISH on a topic `accepts` approves (and the ACL
+   * allows) goes to `handler` before the broker routes it, and its publisher gets the PUBACK
+   * only once `handler` settles it committed. Settled not committed, the broker refuses it
+   * ([MQTT-3.3.5-2]: closes the connection; the publisher sends it again). A later call
+   * replaces the handler.
+   */
+  tap?(accepts: (topic: string) => boolean, handler: PublishHandler): void;
 }
+
+/** A tapped PUBLISH: its topic and payload, and the callback that lets the broker go on. */
+export type PublishHandler = (
+  topic: string,
+  payload: Buffer,
+  settle: (committed: boolean) => void,
+) => void;
 
 export interface BrokerOptions {
   /**

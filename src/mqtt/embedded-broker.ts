@@ -3,8 +3,7 @@ import type { Aedes, AedesOptions, AuthenticateError, Client } from "aedes";
 import { MQTT_PORT } from "../config/broker-spec.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { clientIdDenied, type MqttIdentity, publishDenied, subscribeDenied } from "./acl.ts";
-import type { Broker, BrokerOptions } from "./broker.ts";
-import { indexOutgoingQueues } from "./outgoing-queues.ts";
+import type { Broker, BrokerOptions, PublishHandler } from "./broker.ts";
 
 /** The embedded broker listens on the loopback interface only. */
 const HOST = "127.0.0.1";
@@ -30,6 +29,7 @@ export class EmbeddedBroker implements Broker {
   private readonly sockets = new Set<Socket>();
   private readonly identities = new WeakMap<Client, MqttIdentity>();
   private boundUrl: string | undefined;
+  private tapped: { accepts: (topic: string) => boolean; handler: PublishHandler } | undefined;
 
   constructor(
     private readonly port: number,
@@ -49,7 +49,6 @@ export class EmbeddedBroker implements Broker {
     if (this.aedes !== undefined) return;
     const { Aedes } = await import("aedes");
     const aedes = await Aedes.createBroker(this.handlers());
-    indexOutgoingQueues(aedes);
     const server = createServer(aedes.handle);
     server.on("connection", (socket) => {
       this.sockets.add(socket);
@@ -94,6 +93,27 @@ export class EmbeddedBroker implements Broker {
     await closed;
   }
 
+  tap(accepts: (topic: string) => boolean, handler: PublishHandler): void {
+    this.tapped = { accepts, handler };
+  }
+
+  /** The last step of authorizePublish: the tap, when it takes the topic, decides when. */
+  private pass(
+    packet: { topic: string; payload: Buffer | string },
+    done: (e: Error | null) => void,
+  ) {
+    const tapped = this.tapped;
+    if (tapped === undefined || !tapped.accepts(packet.topic)) {
+      done(null);
+      return;
+    }
+    const payload =
+      typeof packet.payload === "string" ? Buffer.from(packet.payload) : packet.payload;
+    tapped.handler(packet.topic, payload, (committed) =>
+      done(committed ? null : new Error("not committed: the ingestion core is stopping")),
+    );
+  }
+
   private listenError(error: unknown): RpmlabError {
     const code = (error as { code?: unknown }).code;
     const message =
@@ -115,7 +135,8 @@ export class EmbeddedBroker implements Broker {
       return {
         authorizePublish: (_client, packet, done) => {
           const refused = topicRefused(packet.topic);
-          done(refused === null ? null : new Error(refused));
+          if (refused === null) this.pass(packet, done);
+          else done(new Error(refused));
         },
       };
     }
@@ -151,7 +172,8 @@ export class EmbeddedBroker implements Broker {
         const denied =
           topicRefused(packet.topic) ??
           (identity === undefined ? "no identity" : publishDenied(identity, packet.topic));
-        done(denied === null ? null : new Error(denied));
+        if (denied === null) this.pass(packet, done);
+        else done(new Error(denied));
       },
       // [MQTT-3.9.3] a refused filter is granted 0x80 in the SUBACK; the connection stays.
       authorizeSubscribe: (client, sub, done) => {

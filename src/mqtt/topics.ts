@@ -159,3 +159,16 @@ export function ingestFilters(sharedGroup: string | null): string[] {
     sharedGroup === null ? filterOf(k) : `$share/${sharedGroup}/${filterOf(k)}`,
   );
 }
+
+const INGEST_FAMILIES = new Set(INGEST_KINDS as readonly string[]);
+
+/** Whether a topic matches one of the ingestion filters (`rpm/v1/gw/+/up` and the others). */
+export function isIngestTopic(topic: string): boolean {
+  const levels = topic.split("/");
+  return (
+    levels.length === 5 &&
+    `${levels[0]}/${levels[1]}` === TOPIC_ROOT &&
+    levels[3] !== "" &&
+    INGEST_FAMILIES.has(`${levels[2]}/${levels[4]}`)
+  );
+}

@@ -58,7 +58,7 @@ describe("acknowledgement after commit", () => {
       failures++;
       throw unavailable();
     });
-    const first = await lab.ingestor("rpmlab-ingest-1", broken);
+    const first = await lab.ingestor({ store: broken });
     const failed = new Promise<number>((resolve) =>
       first.events.on("store_error", (e) => resolve(e.retryInMs)),
     );
@@ -73,7 +73,7 @@ describe("acknowledgement after commit", () => {
     ).toEqual([]);
 
     // The next process with the same client id resumes the session: the broker redelivers.
-    const second = await lab.ingestor("rpmlab-ingest-1");
+    const second = await lab.ingestor();
     const outcomes = new Outcomes(second);
     await second.start();
     await outcomes.count(3);
@@ -91,7 +91,7 @@ describe("acknowledgement after commit", () => {
       if (down) throw unavailable();
       return tx;
     });
-    const ingestor = await lab.ingestor("rpmlab-ingest-1", flaky);
+    const ingestor = await lab.ingestor({ store: flaky });
     const outcomes = new Outcomes(ingestor);
     const failed = new Promise<number>((resolve) =>
       ingestor.events.on("store_error", (e) => resolve(e.retryInMs)),
@@ -138,7 +138,7 @@ describe("acknowledgement after commit", () => {
             : tx.measurements.insertMany(rows),
       },
     }));
-    const ingestor = await lab.ingestor("rpmlab-ingest-1", picky);
+    const ingestor = await lab.ingestor({ store: picky });
     const outcomes = new Outcomes(ingestor);
     await ingestor.start();
     await publish(gw, 3);

@@ -37,12 +37,13 @@ const sorted = <T extends ReturnType<typeof asRecord>>(records: readonly T[]) =>
   [...records].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 
 /**
- * Where the batches commit: in this thread on the memory store (as tests do), or in a worker
- * thread on a SQLite file (as `rpmlab serve` does, src/ingest/worker-processor.ts).
+ * How messages reach the ingestion core — a subscription (as on an external broker), or the
+ * embedded broker's tap (as `rpmlab serve` does) — and where the batches commit: in this thread
+ * on the memory store, or in a worker thread on a SQLite file (src/ingest/worker-processor.ts).
  */
 const MODES = [
-  { name: "in process, memory store", file: false },
-  { name: "worker thread, SQLite file", file: true },
+  { name: "subscription, in process, memory store", via: "subscription", file: false },
+  { name: "broker tap, worker thread, SQLite file", via: "tap", file: true },
 ] as const;
 
 for (const mode of MODES)
@@ -84,7 +85,11 @@ for (const mode of MODES)
         });
         devices.set(sender, device.id);
       }
-      ingestor = await lab.ingestor("rpmlab-ingest-1", store, mode.file ? spec : undefined);
+      ingestor = await lab.ingestor({
+        via: mode.via,
+        store,
+        ...(mode.file ? { workerStore: spec } : {}),
+      });
       outcomes = new Outcomes(ingestor);
       await ingestor.start();
 

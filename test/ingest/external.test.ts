@@ -8,6 +8,7 @@ import { SystemClock } from "../../src/core/clock.ts";
 import { Rng } from "../../src/core/rng.ts";
 import type { MessageOutcome } from "../../src/ingest/events.ts";
 import { Ingestor } from "../../src/ingest/ingestor.ts";
+import { MqttSubscription } from "../../src/ingest/sources/subscription.ts";
 import { connectClient } from "../../src/mqtt/client.ts";
 import { openStore } from "../../src/store/open.ts";
 import { Clients, hexId, imeiId, within } from "../mqtt/helpers.ts";
@@ -42,9 +43,11 @@ if (MQTT_URL !== undefined) {
         const ingestors = ["a", "b"].map(
           (x) =>
             new Ingestor({
-              url: MQTT_URL,
-              clientId: `rpmlab-ingest-${run}-${x}`,
-              sharedGroup: `rpmlab-ingest-${run}`,
+              source: new MqttSubscription({
+                url: MQTT_URL,
+                clientId: `rpmlab-ingest-${run}-${x}`,
+                sharedGroup: `rpmlab-ingest-${run}`,
+              }),
               store,
               catalogue,
               clock,

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MessageOutcome } from "../../src/ingest/events.ts";
 import { Ingestor } from "../../src/ingest/ingestor.ts";
 import { MessageProcessor } from "../../src/ingest/processor.ts";
+import { BrokerTap } from "../../src/ingest/sources/broker-tap.ts";
 import { type Broker, createBroker } from "../../src/mqtt/broker.ts";
 import { connectClient, subscribeAll } from "../../src/mqtt/client.ts";
 import { topicRefused } from "../../src/mqtt/embedded-broker.ts";
@@ -202,10 +203,9 @@ describe("fuzzed uplinks through a real broker", () => {
     // No ACL here: the fuzzer publishes on any topic, as a misbehaving client might.
     broker = createBroker("embedded:0");
     await broker.start();
+    // Through the broker's tap, as `rpmlab serve` ingests from its embedded broker.
     ingestor = new Ingestor({
-      url: broker.url,
-      clientId: "rpmlab-ingest-fuzz",
-      sharedGroup: null,
+      source: BrokerTap.of(broker)!,
       store,
       catalogue,
       clock: opened.clock,

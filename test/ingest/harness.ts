@@ -2,6 +2,9 @@ import type { MqttClient } from "mqtt";
 import type { Clock } from "../../src/core/clock.ts";
 import type { BatchResult, MessageOutcome } from "../../src/ingest/events.ts";
 import { Ingestor } from "../../src/ingest/ingestor.ts";
+import type { IngestSource } from "../../src/ingest/source.ts";
+import { BrokerTap } from "../../src/ingest/sources/broker-tap.ts";
+import { MqttSubscription } from "../../src/ingest/sources/subscription.ts";
 import { type Broker, createBroker } from "../../src/mqtt/broker.ts";
 import { connectClient, type LabClientOptions } from "../../src/mqtt/client.ts";
 import { issueCredentials, storeAuth } from "../../src/mqtt/credentials.ts";
@@ -55,26 +58,40 @@ export class IngestLab {
   }
 
   /**
-   * An ingestor with the ingestion service's credentials (issued once); `workerStore`, the spec
-   * of `store`, commits its batches in a worker thread.
+   * An ingestor on this broker: through a subscription with the ingestion service's
+   * credentials (issued once; as on an external broker), or through the broker's tap (as
+   * `serve` does on the embedded broker). `workerStore`, the spec of `store`, commits its
+   * batches in a worker thread.
    */
   async ingestor(
-    clientId = "rpmlab-ingest-1",
-    store: Store = this.store,
-    workerStore?: string,
+    options: {
+      via?: "subscription" | "tap";
+      clientId?: string;
+      store?: Store;
+      workerStore?: string;
+    } = {},
   ): Promise<Ingestor> {
-    this.service ??= issueCredentials(this.store.mqttCredentials, "service", "rpmlab-ingest");
-    const { username, password } = await this.service;
+    const { via = "subscription", clientId = "rpmlab-ingest-1", store = this.store } = options;
+    let source: IngestSource;
+    if (via === "tap") {
+      source = BrokerTap.of(this.broker)!;
+    } else {
+      this.service ??= issueCredentials(this.store.mqttCredentials, "service", "rpmlab-ingest");
+      const { username, password } = await this.service;
+      source = new MqttSubscription({
+        url: this.broker.url,
+        clientId,
+        username,
+        password,
+        sharedGroup: this.broker.sharedSubscriptions ? "rpmlab-ingest" : null,
+      });
+    }
     const ingestor = new Ingestor({
-      url: this.broker.url,
-      clientId,
-      username,
-      password,
-      sharedGroup: this.broker.sharedSubscriptions ? "rpmlab-ingest" : null,
+      source,
       store,
       catalogue,
       clock: this.clock,
-      workerStore,
+      ...(options.workerStore === undefined ? {} : { workerStore: options.workerStore }),
     });
     this.ingestors.push(ingestor);
     return ingestor;
