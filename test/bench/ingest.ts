@@ -19,6 +19,7 @@ import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { mappingFor } from "../../src/gatt/mapping.ts";
 import { Ingestor } from "../../src/ingest/ingestor.ts";
+import { BrokerTap } from "../../src/ingest/sources/broker-tap.ts";
 import { workerStoreOf } from "../../src/ingest/worker-processor.ts";
 import { createBroker } from "../../src/mqtt/broker.ts";
 import { connectClient, subscribeAll } from "../../src/mqtt/client.ts";
@@ -219,11 +220,10 @@ for (const [i, device] of devices.entries()) {
     status: "Delivered",
   });
 }
+// As `rpmlab serve` ingests from its embedded broker: through the broker's tap.
 const ingestor = new Ingestor({
-  url: broker.url,
-  clientId: "bench-ingest",
+  source: BrokerTap.of(broker)!,
   ...(MAX_BATCH === undefined ? {} : { maxBatch: MAX_BATCH }),
-  sharedGroup: broker.sharedSubscriptions ? "rpmlab-ingest" : null,
   store,
   catalogue,
   clock,
