@@ -3,7 +3,12 @@
  * beside the raw pub→sub throughput of the same embedded broker in the same run, with the same
  * messages (QoS 1, persistent sessions). Target: ingest ≥ 60 % of raw. Prints figures only.
  *
- *   node --import tsx test/bench/ingest.ts [messages] [readings-per-message] [store-spec] [max-batch]
+ *   node --import tsx test/bench/ingest.ts [--messages N] [--per-message N] [--store SPEC]
+ *     [--max-batch N] [--publishers N] [--window N]
+ *
+ * Publishers: MQTT connections, each publishing the messages of its share of the devices with
+ * `window` publications in flight; `--publishers 0` gives every gateway and IMEI its own
+ * connection, as in the field.
  *
  * Traffic: every device type of the catalogue, many devices each (their own gateway or IMEI,
  * activated for a patient), readings from generateReadings encoded with the shared codecs.
@@ -12,6 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
 import type { MqttClient } from "mqtt";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import type { Profile } from "../../src/catalogue/schema.ts";
@@ -31,15 +37,24 @@ import { PatientModels } from "../../src/readings/patients.ts";
 import { openStore } from "../../src/store/open.ts";
 import { cpuPerUnit, threadCpu } from "./_thread-cpu.ts";
 
-const MESSAGES = Number(process.argv[2] ?? 40_000);
-const PER_MESSAGE = Number(process.argv[3] ?? 1);
-const given = process.argv[4] || undefined;
+const { values: args } = parseArgs({
+  options: {
+    messages: { type: "string", default: "40000" },
+    "per-message": { type: "string", default: "1" },
+    store: { type: "string" },
+    "max-batch": { type: "string" },
+    publishers: { type: "string", default: "8" },
+    window: { type: "string", default: "500" },
+  },
+});
+const MESSAGES = Number(args.messages);
+const PER_MESSAGE = Number(args["per-message"]);
+const given = args.store;
 /** Messages per transaction at most; the Ingestor's default unless given. */
-const MAX_BATCH = process.argv[5] ? Number(process.argv[5]) : undefined;
+const MAX_BATCH = args["max-batch"] === undefined ? undefined : Number(args["max-batch"]);
 const DEVICES_PER_TYPE = 40;
-const PUBLISHERS = 8;
 /** Publications in flight per publisher (MQTT.js and aedes set no limit of their own). */
-const WINDOW = 500;
+const WINDOW = Number(args.window);
 const T0 = 1_767_225_600_000;
 
 const catalogue = Catalogue.load();
@@ -69,7 +84,15 @@ const devices: Device[] = catalogue.profiles.flatMap((profile, p) =>
 );
 
 /** Messages round-robin over the devices, each device's readings in its own order. */
-function buildMessages(): { topic: string; payload: Buffer; readings: number }[] {
+interface Message {
+  readonly topic: string;
+  readonly payload: Buffer;
+  readonly readings: number;
+  /** Index of the device (gateway or IMEI) that sends it. */
+  readonly sender: number;
+}
+
+function buildMessages(): Message[] {
   const streams = devices.map((device, i) => {
     const readings = generateReadings({
       devices: [device.profile],
@@ -82,9 +105,9 @@ function buildMessages(): { topic: string; payload: Buffer; readings: number }[]
         ? {}
         : { settings: { [device.profile.name]: { serialNumber: device.sensorId } } }),
     });
-    return { device, readings, next: 0, sequence: 0 };
+    return { device, index: i, readings, next: 0, sequence: 0 };
   });
-  const out: { topic: string; payload: Buffer; readings: number }[] = [];
+  const out: Message[] = [];
   let live = streams.filter((s) => s.readings.length > 0);
   while (out.length < MESSAGES && live.length > 0) {
     for (const s of live) {
@@ -132,21 +155,24 @@ function buildMessages(): { topic: string; payload: Buffer; readings: number }[]
                 }),
               ),
             };
-      out.push({ topic, payload, readings: batch.length });
+      out.push({ topic, payload, readings: batch.length, sender: s.index });
     }
     live = live.filter((s) => s.next < s.readings.length);
   }
   return out;
 }
 
-/** Publishes every message at QoS 1 from several publishers, each with a window in flight. */
+/**
+ * Publishes every message at QoS 1, each from the publisher of its device, with a window in
+ * flight per publisher; a device's messages go out in their order.
+ */
 async function publishAll(
   publishers: readonly MqttClient[],
-  messages: readonly { topic: string; payload: Buffer }[],
+  messages: readonly Message[],
 ): Promise<void> {
   await Promise.all(
     publishers.map(async (client, p) => {
-      const mine = messages.filter((_, i) => i % publishers.length === p);
+      const mine = messages.filter((m) => m.sender % publishers.length === p);
       let next = 0;
       const lane = async () => {
         while (next < mine.length) {
@@ -175,6 +201,7 @@ const totalReadings = messages.reduce((s, m) => s + m.readings, 0);
 const meanBytes = messages.reduce((s, m) => s + m.payload.length, 0) / messages.length;
 const broker = createBroker("embedded:0");
 await broker.start();
+const PUBLISHERS = Number(args.publishers) || devices.length;
 const publishers: MqttClient[] = [];
 for (let p = 0; p < PUBLISHERS; p++) {
   publishers.push(await connectClient(broker.url, { clientId: `bench-pub-${p}`, clean: true }));
