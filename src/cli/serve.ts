@@ -41,6 +41,15 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       "--ingest-id <id>",
       "MQTT client id of this ingest process, unique per process on a shared broker; on the embedded broker it starts with rpmlab-ingest (default rpmlab-ingest)",
     )
+    .option(
+      "--fulfilment-config <file>",
+      "YAML or JSON file of fulfilment simulator settings (README: Fulfilment)",
+    )
+    .option(
+      "--fulfilment <key=value>",
+      "one fulfilment setting, e.g. durations.in_transit=1d..3d or time_scale=1440; repeatable",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option("--log-level <level>", "pino level for the log on stderr", "info")
     .option("--json", "print one JSON line with the connection details once ready")
     .action(async (flags: Flags) => {

@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { type FulfilmentConfig, fulfilmentConfig } from "../../src/config/fulfilment-config.ts";
 import { type ErrorCode, RpmlabError } from "../../src/core/errors.ts";
 import { TypedEvents } from "../../src/core/events.ts";
 import type { FieldErrors } from "../../src/core/field-errors.ts";
@@ -40,6 +41,36 @@ export interface FulfilmentEnv {
   recorded: Recorded[];
   services: DeviceServices;
   account: AccountRow;
+  /** The fulfilment settings the services run with (QUIET unless a test says otherwise). */
+  config: FulfilmentConfig;
+}
+
+/**
+ * Fulfilment without surprises: no stock shortage, delivery issue or carrier hold, so a
+ * section not about them sees the plain path. Tests about them set their own probabilities.
+ */
+export const QUIET_OVERRIDES = {
+  probabilities: {
+    stock_shortage: 0,
+    delivery_issue: 0,
+    delivery_issue_signature: 0,
+    carrier_hold: 0,
+  },
+};
+export const QUIET = fulfilmentConfig(QUIET_OVERRIDES);
+
+/** Rebuilds the env's services with other fulfilment settings (over QUIET). */
+export function useConfig(env: FulfilmentEnv, ...layers: unknown[]): FulfilmentConfig {
+  env.config = fulfilmentConfig(QUIET_OVERRIDES, ...layers);
+  env.services = createDeviceServices({
+    store: env.store,
+    catalogue,
+    clock: env.clock,
+    events: env.events,
+    rng: env.rng,
+    fulfilment: env.config,
+  });
+  return env.config;
 }
 
 export async function fillEnv(env: FulfilmentEnv, harness: FulfilmentHarness): Promise<void> {
@@ -53,6 +84,8 @@ export async function fillEnv(env: FulfilmentEnv, harness: FulfilmentHarness): P
     "replacement.status",
     "device.activated",
     "whitelist.changed",
+    "shipment.scheduled",
+    "hardware.delivered",
   ] as const) {
     events.on(name, (payload) => recorded.push({ name, payload } as Recorded));
   }
@@ -61,7 +94,8 @@ export async function fillEnv(env: FulfilmentEnv, harness: FulfilmentHarness): P
   env.rng = rng;
   env.events = events;
   env.recorded = recorded;
-  env.services = createDeviceServices({ store, catalogue, clock, events, rng });
+  env.config = QUIET;
+  env.services = createDeviceServices({ store, catalogue, clock, events, rng, fulfilment: QUIET });
   env.account = await store.accounts.create({ clientDomain: "clinic", environment: "development" });
 }
 

@@ -69,7 +69,7 @@ export const HardwareLogOut = z.object({
   previous_hardware_uuid: text(),
   hardware_uuid: text(),
   reason: z
-    .enum(["activation", "update", "replacement", "unlink"])
+    .enum(["activation", "update", "replacement", "unlink", "shipment"])
     .describe("What changed the hardware_uuid."),
   created: iso(),
 });
