@@ -8,6 +8,7 @@ import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import type { FulfilmentEvents } from "../../src/fulfilment/events.ts";
 import { createDeviceServices, type DeviceServices } from "../../src/fulfilment/services.ts";
+import { FulfilmentSimulator } from "../../src/fulfilment/simulator.ts";
 import type { Store } from "../../src/store/store.ts";
 import type { AccountRow, PatientRow } from "../../src/store/types.ts";
 import type { NewMeasurement } from "../../src/store/types-ingest.ts";
@@ -191,4 +192,58 @@ export function orphan(over: Partial<NewMeasurement> = {}): NewMeasurement {
     raw: null,
     ...over,
   };
+}
+
+/** A fulfilment simulator on the env's store, clock and bus (stopped by `stopSimulators`). */
+const simulators: FulfilmentSimulator[] = [];
+export async function startSimulator(env: FulfilmentEnv): Promise<FulfilmentSimulator> {
+  const sim = new FulfilmentSimulator({
+    store: env.store,
+    catalogue,
+    clock: env.clock,
+    events: env.events,
+    fulfilment: env.config,
+  });
+  simulators.push(sim);
+  await sim.start();
+  return sim;
+}
+
+export async function stopSimulators(): Promise<void> {
+  for (const sim of simulators.splice(0)) await sim.stop();
+}
+
+/**
+ * Drives the virtual clock to `until`, one due transition at a time, letting each finish its
+ * store work before time moves on (a PostgreSQL transaction takes real time).
+ */
+export async function drive(env: FulfilmentEnv, sim: FulfilmentSimulator, until: number) {
+  await sim.whenIdle();
+  for (;;) {
+    const next = sim.nextDue();
+    if (next === undefined || next > until) break;
+    env.clock.runSync({ until: Math.max(next, env.clock.now()) });
+    await sim.whenIdle();
+  }
+  env.clock.runSync({ until });
+}
+
+/** Fulfilment statuses announced for one device, in order. */
+export function statusesOf(env: FulfilmentEnv, deviceId: string): string[] {
+  return eventsOf(env, "fulfilment.status")
+    .filter((e) => e.device.id === deviceId)
+    .map((e) => e.status);
+}
+
+/** A fulfilment request for a patient with a verified address. */
+export async function request(
+  env: FulfilmentEnv,
+  externalId = "P-1",
+  over: Record<string, unknown> = {},
+  device = "Vendor BPM - Wide Range",
+) {
+  if ((await env.store.patients.get(env.account.id, externalId)) === null) {
+    await patientWithAddress(env, externalId);
+  }
+  return activate(env, { device: { name: device }, patient: { external_id: externalId }, ...over });
 }
