@@ -151,11 +151,11 @@ export function fulfilmentConfig(...layers: readonly unknown[]): FulfilmentConfi
   for (const layer of layers) merged = deepMerge(merged, layer);
   const result = FulfilmentFile.safeParse(merged);
   if (!result.success) {
-    const problems = result.error.issues.map(
-      (i) => `fulfilment.${i.path.map(String).join(".") || "(root)"}: ${i.message}`,
-    );
+    const keyOf = (path: readonly PropertyKey[]) =>
+      ["fulfilment", ...path.map(String)].join(".");
+    const problems = result.error.issues.map((i) => `${keyOf(i.path)}: ${i.message}`);
     throw new RpmlabError("E_CONFIG_INVALID", problems.join("; "), {
-      field: `fulfilment.${result.error.issues[0]?.path.map(String).join(".") ?? ""}`,
+      field: keyOf(result.error.issues[0]?.path ?? []),
     });
   }
   const f = result.data;

@@ -60,10 +60,13 @@ export interface BillingReport {
   readonly accounts: readonly AccountBilling[];
 }
 
-/** UTC days on which the period was billable, within [from, to) and not after `now`. */
+/**
+ * UTC days on which the period was billable, within [from, to) and up to `now` (a device
+ * billable at this moment counts today).
+ */
 export function deviceDays(period: BillingPeriodRow, from: Ms, to: Ms, now: Ms): number {
   const start = Math.max(period.started, from);
-  const end = Math.min(period.ended ?? now, to, Math.max(now, period.started));
+  const end = Math.min(period.ended ?? Number.POSITIVE_INFINITY, to, now + 1);
   if (end <= start) return 0;
   const first = Math.floor(start / MS_PER_DAY);
   const last = Math.floor((end - 1) / MS_PER_DAY);
