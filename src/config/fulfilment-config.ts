@@ -151,8 +151,7 @@ export function fulfilmentConfig(...layers: readonly unknown[]): FulfilmentConfi
   for (const layer of layers) merged = deepMerge(merged, layer);
   const result = FulfilmentFile.safeParse(merged);
   if (!result.success) {
-    const keyOf = (path: readonly PropertyKey[]) =>
-      ["fulfilment", ...path.map(String)].join(".");
+    const keyOf = (path: readonly PropertyKey[]) => ["fulfilment", ...path.map(String)].join(".");
     const problems = result.error.issues.map((i) => `${keyOf(i.path)}: ${i.message}`);
     throw new RpmlabError("E_CONFIG_INVALID", problems.join("; "), {
       field: keyOf(result.error.issues[0]?.path ?? []),
