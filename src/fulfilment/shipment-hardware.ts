@@ -93,8 +93,9 @@ export async function shipRequestHardware(
  * device_types a new gateway is associated with the account and marked shipped; every device of
  * the old gateway moves to it (logged, status Replaced, whitelisted there as RE and removed from
  * the old one) with a Replaced event each, device_id = the old gateway id (spec 6.2). A
- * direct-cellular device replaced by a new unit gets a new IMEI the same way. A gateway device
- * replaced without its gateway keeps its hardware_uuid and status.
+ * direct-cellular device replaced by a new unit gets a new IMEI the same way. The Replaced
+ * webhooks carry the replacement's tracking link (wire-formats: "sends a fulfilment webhook when
+ * shipped"). A gateway device replaced without its gateway keeps its hardware_uuid and status.
  */
 export async function shipReplacementHardware(
   tx: StoreRepositories,
@@ -105,6 +106,8 @@ export async function shipReplacementHardware(
     readonly rng: Rng;
     readonly at: Ms;
     readonly imposed?: string | undefined;
+    /** The replacement's tracking link, carried by the Replaced webhooks. */
+    readonly trackingLink: string | null;
   },
 ): Promise<ShippedHardware> {
   const { replacement, at } = args;
@@ -150,7 +153,7 @@ export async function shipReplacementHardware(
         status: "Replaced",
         previousHardwareUuid,
         reason: null,
-        trackingLink: null,
+        trackingLink: args.trackingLink,
         at,
       });
     }

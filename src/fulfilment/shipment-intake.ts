@@ -1,7 +1,10 @@
 import type { StoreRepositories } from "../store/store.ts";
 import type { Ms } from "../store/types.ts";
 import type { ShipmentKind, ShipmentRow } from "../store/types-shipments.ts";
+import { atomically, type DeviceServiceDeps } from "./deps.ts";
+import { fulfilmentRequestOf } from "./device-meta.ts";
 import type { PendingEvents } from "./events.ts";
+import { PENDING, type ShipmentStep } from "./shipment-flow.ts";
 import { acceptance, planNext, shipmentRng } from "./shipment-plan.ts";
 import {
   announce,
@@ -24,6 +27,8 @@ export interface NewOrder {
   readonly shipGatewayOnly: boolean;
   readonly deliveryType: string | null;
   readonly at: Ms;
+  /** Keep this status (an order that predates shipments) instead of deciding one. */
+  readonly status?: string;
 }
 
 /**
@@ -40,7 +45,9 @@ export async function openShipment(
   order: NewOrder,
 ): Promise<ShipmentRow> {
   const rng = shipmentRng(deps.config, order.id, 0);
-  const status = order.heldFor !== null ? "Client Action Required" : acceptance(deps.config, rng);
+  const status =
+    order.status ??
+    (order.heldFor !== null ? "Client Action Required" : acceptance(deps.config, rng));
   const draft = {
     status,
     reason: order.heldFor,
@@ -68,7 +75,7 @@ export async function openShipment(
   await tx.shipments.addEvent(shipment.id, {
     status,
     at: order.at,
-    detail: describeStep(shipment, status),
+    detail: describeStep(shipment, status as ShipmentStep),
   });
   scheduled(events, shipment);
   return shipment;
@@ -131,4 +138,59 @@ export async function stopForUnlink(
     });
     scheduled(events, halted);
   }
+}
+
+/**
+ * Orders of a store from before shipments (migration 0004) get theirs, keeping their status, so
+ * the simulator moves them on like any other. Returns how many. Run by the simulator at start.
+ */
+export async function trackLegacyOrders(deps: DeviceServiceDeps & ShipmentDeps): Promise<number> {
+  const { store } = deps;
+  let tracked = 0;
+  const track = (order: NewOrder) =>
+    atomically(deps, async (tx, events) => {
+      if ((await tx.shipments.get(order.id)) !== null) return;
+      await openShipment(tx, events, deps, order);
+      tracked++;
+    });
+  for (const account of await store.accounts.list()) {
+    const at = deps.clock.now();
+    const { rows } = await store.devices.list(account.id, { status: PENDING });
+    for (const device of rows) {
+      const request = fulfilmentRequestOf(device.metaData);
+      if (device.hardwareUuid !== null || request === null) continue;
+      if ((await store.shipments.get(device.id)) !== null) continue;
+      await track({
+        accountId: account.id,
+        id: device.id,
+        kind: "device",
+        deviceId: device.id,
+        heldFor: request.reason,
+        requireSignature: device.requireSignature,
+        shipGatewayOnly: device.shipGatewayOnly,
+        deliveryType: request.delivery_type,
+        at,
+        status: device.status,
+      });
+    }
+    const replacements = await store.replacements.list(account.id);
+    for (const r of replacements.rows) {
+      if (!(PENDING as readonly (string | null)[]).includes(r.status)) continue;
+      if ((await store.shipments.get(r.id)) !== null) continue;
+      await track({
+        accountId: account.id,
+        id: r.id,
+        kind: "replacement",
+        deviceId: r.deviceId,
+        replacementId: r.id,
+        heldFor: null,
+        requireSignature: false,
+        shipGatewayOnly: false,
+        deliveryType: null,
+        at,
+        status: r.status!,
+      });
+    }
+  }
+  return tracked;
 }

@@ -14,7 +14,7 @@ import {
 } from "./shipment-hardware.ts";
 import { planNext, shipmentRng, transitPlan } from "./shipment-plan.ts";
 import type { FulfilmentStatus } from "./statuses.ts";
-import { drawHub, drawTracking } from "./tracking.ts";
+import { drawHub, drawTracking, type Tracking } from "./tracking.ts";
 
 /** What every shipment transition needs beside the transaction. */
 export interface ShipmentDeps {
@@ -71,8 +71,8 @@ export async function applyStep(
   let delivered: "doorstep" | "pickup" | null = null;
   switch (step) {
     case "Dropshipped": {
-      hardware = await shipHardware(tx, events, deps, order, rng, at, opts.hardwareUuid);
       const tracking = drawTracking(deps.config, rng.fork("tracking"));
+      hardware = await shipHardware(tx, events, deps, order, rng, at, opts.hardwareUuid, tracking);
       Object.assign(patch, tracking, transitPlan(deps.config, rng, at), {
         shipsDevice: hardware.shipsDevice,
         shipsGateway: hardware.shipsGateway,
@@ -193,6 +193,7 @@ function shipHardware(
   rng: Rng,
   at: Ms,
   imposed: string | undefined,
+  tracking: Tracking,
 ): Promise<ShippedHardware> {
   if (order.replacement !== null) {
     return shipReplacementHardware(tx, events, {
@@ -201,6 +202,7 @@ function shipHardware(
       rng,
       at,
       imposed,
+      trackingLink: tracking.trackingLink,
     });
   }
   return shipRequestHardware(tx, events, {

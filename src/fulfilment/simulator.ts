@@ -5,6 +5,7 @@ import type { Logger } from "../core/logger.ts";
 import type { Store } from "../store/store.ts";
 import type { FulfilmentEventSink, FulfilmentEvents } from "./events.ts";
 import { type DueOutcome, Orders } from "./orders.ts";
+import { trackLegacyOrders } from "./shipment-intake.ts";
 
 /** What the simulator listens on: the lab's event bus (a TypedEvents<FulfilmentEvents>). */
 export interface FulfilmentEventBus extends FulfilmentEventSink {
@@ -29,6 +30,10 @@ export interface FulfilmentSimulatorDeps {
  */
 const MAX_TIMER_MS = 2_147_483_647;
 
+/** A failed transition (e.g. the database was briefly unreachable) is retried this often. */
+const RETRIES = 3;
+const RETRY_AFTER_MS = 60_000;
+
 /**
  * The fulfilment simulator (issue 4 §2): a shipment's next transition is persisted with the
  * shipment; this arms one Clock timer per shipment for it, and applies it when due (orders.ts
@@ -36,16 +41,18 @@ const MAX_TIMER_MS = 2_147_483_647;
  * changed schedules from `shipment.scheduled` events, so the API, the admin's actions and its
  * own transitions all re-arm it the same way.
  *
- * `start()` first applies every transition already due, strictly in due order across shipments
- * (a lab that was down catches up, losing nothing), then arms the rest. Time comes only from
- * the Clock: on a VirtualClock a 5-day shipment completes in milliseconds of a virtual run; a
- * transition's time is its due time, not the moment its timer ran, so a seed reproduces the same
- * timeline however fast the clock is driven. Errors are logged, never thrown at the process.
+ * `start()` gives orders that predate shipments theirs, applies every transition already due,
+ * strictly in due order across shipments (a lab that was down catches up, losing nothing), then
+ * arms the rest. Time comes only from the Clock: on a VirtualClock a 5-day shipment completes in
+ * milliseconds of a virtual run; a transition's time is its due time, not the moment its timer
+ * ran, so a seed reproduces the same timeline however fast the clock is driven. Errors are
+ * logged and retried a few times, never thrown at the process.
  */
 export class FulfilmentSimulator {
   private readonly orders: Orders;
   private readonly timers = new Map<string, { handle: TimerHandle; at: number }>();
   private readonly inflight = new Set<Promise<void>>();
+  private readonly failures = new Map<string, number>();
   private unsubscribe: (() => void) | undefined;
   private running = false;
   private catchingUp = false;
@@ -62,6 +69,13 @@ export class FulfilmentSimulator {
     });
     this.catchingUp = true;
     try {
+      const legacy = await trackLegacyOrders({
+        ...this.deps,
+        config: this.deps.fulfilment,
+      });
+      if (legacy > 0) {
+        this.deps.logger?.info({ orders: legacy }, "pending orders from before shipments now ship");
+      }
       await this.catchUp();
     } finally {
       this.catchingUp = false;
@@ -115,14 +129,25 @@ export class FulfilmentSimulator {
     const run = this.orders
       .runDue(shipmentId, step)
       .then((outcome: DueOutcome) => {
+        this.failures.delete(shipmentId);
         // Woken before its time (a long wait armed in pieces): wait for the rest.
         if (outcome === "early" && !this.timers.has(shipmentId)) this.arm(shipmentId, step, at);
       })
       .catch((error: unknown) => {
+        const failed = (this.failures.get(shipmentId) ?? 0) + 1;
+        this.failures.set(shipmentId, failed);
+        const retry = failed <= RETRIES && !this.timers.has(shipmentId);
         this.deps.logger?.error(
-          { err: error, shipment: shipmentId },
-          "fulfilment transition failed; the order stays where it is until an admin moves it",
+          { err: error, shipment: shipmentId, attempt: failed },
+          retry
+            ? "fulfilment transition failed; retrying"
+            : "fulfilment transition failed; the order stays where it is until an admin moves it or the lab restarts",
         );
+        if (retry) {
+          this.arm(shipmentId, step, this.deps.clock.now() + RETRY_AFTER_MS * 2 ** (failed - 1));
+        } else {
+          this.failures.delete(shipmentId);
+        }
       });
     const tracked = run.finally(() => this.inflight.delete(tracked));
     this.inflight.add(tracked);

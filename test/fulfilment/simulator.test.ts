@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { fulfilmentConfig } from "../../src/config/fulfilment-config.ts";
 import { TypedEvents } from "../../src/core/events.ts";
+import type { Logger } from "../../src/core/logger.ts";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import type { FulfilmentEvents } from "../../src/fulfilment/events.ts";
@@ -239,4 +240,123 @@ describe("fulfilment simulator", () => {
       }
     }, 60_000);
   }
+});
+
+describe("fulfilment simulator, when things go wrong", () => {
+  afterEach(async () => {
+    for (const lab of [...open]) await closeLab(lab);
+  });
+
+  it("retries a failed transition, and gives up without crashing when it keeps failing", async () => {
+    const clock = new VirtualClock({ startMs: T0 });
+    const lab = await miniLab("memory", clock, "retry");
+    let failures = 2;
+    const errors: string[] = [];
+    const flaky: Store = {
+      ...lab.store,
+      transaction: (fn) =>
+        lab.store.transaction((tx) =>
+          fn({
+            ...tx,
+            shipments: {
+              ...tx.shipments,
+              update: async (...args) => {
+                if (failures > 0) {
+                  failures--;
+                  throw new Error("database briefly unreachable");
+                }
+                return tx.shipments.update(...args);
+              },
+            },
+          }),
+        ),
+    };
+    const events = new TypedEvents<FulfilmentEvents>();
+    const statuses: string[] = [];
+    events.on("fulfilment.status", (e) => statuses.push(`${e.status}@${e.at}`));
+    const fulfilment = fulfilmentConfig({ probabilities: { stock_shortage: 0 } });
+    const logger = {
+      error: (_obj: unknown, message: string) => errors.push(message),
+      info: () => undefined,
+    } as unknown as Logger;
+    const sim = new FulfilmentSimulator({
+      store: flaky,
+      catalogue,
+      clock,
+      events,
+      fulfilment,
+      logger,
+    });
+    const services = createDeviceServices({
+      store: lab.store,
+      catalogue,
+      clock,
+      events,
+      rng: new Rng("x"),
+      fulfilment,
+    });
+    await sim.start();
+    const account = await lab.store.accounts.create({
+      clientDomain: "c",
+      environment: "development",
+    });
+    await lab.store.patients.create(account.id, {
+      externalId: "P",
+      address: "12 Main Street",
+      city: "Irvine",
+      state: "CA",
+      zipCode: "92614",
+      addressStatus: "Verified",
+    });
+    const { device } = await services.activation.activate(account.id, {
+      device: { name: "Vendor Scale" },
+      patient: { external_id: "P" },
+    });
+    const order = await services.orders.get(device.id);
+    await drive({ ...lab, sim }, T0 + 30 * DAY);
+    expect(errors).toEqual([
+      "fulfilment transition failed; retrying",
+      "fulfilment transition failed; retrying",
+    ]);
+    // Shipped after two retries (1 and 2 minutes later), timed as planned.
+    expect(statuses[1]).toBe(`Dropshipped@${order.next_at}`);
+    expect(statuses.at(-1)).toMatch(/^Delivered@/);
+
+    failures = 100;
+    const second = await services.activation.activate(account.id, {
+      device: { name: "Vendor Pulse Ox" },
+      patient: { external_id: "P" },
+    });
+    await drive({ ...lab, sim }, T0 + 60 * DAY);
+    expect(errors.slice(2)).toEqual([
+      "fulfilment transition failed; retrying",
+      "fulfilment transition failed; retrying",
+      "fulfilment transition failed; retrying",
+      "fulfilment transition failed; the order stays where it is until an admin moves it or the lab restarts",
+    ]);
+    expect((await services.orders.get(second.device.id)).status).toBe("Ready to Ship");
+    await sim.stop();
+  });
+
+  it("gives pending orders of a store from before shipments theirs at start", async () => {
+    const clock = new VirtualClock({ startMs: T0 });
+    const lab = await miniLab("memory", clock, "legacy");
+    const account = await lab.store.accounts.create({
+      clientDomain: "c",
+      environment: "development",
+    });
+    // As activation wrote a request before migration 0004: a device row, no shipment.
+    const device = await lab.store.devices.create(account.id, {
+      name: "Vendor Scale",
+      sensorCode: "34",
+      status: "Ready to Ship",
+      metaData: { fulfillment_request: { delivery_type: null, requested: T0, reason: null } },
+    });
+    await lab.sim.start();
+    expect((await lab.services.orders.get(device.id)).status).toBe("Ready to Ship");
+    await drive(lab, T0 + 30 * DAY);
+    expect((await lab.store.devices.get(account.id, device.id))?.status).toMatch(
+      /^(Delivered|Available for Pickup)$/,
+    );
+  });
 });

@@ -77,6 +77,7 @@ export function replacementOrdersSection(env: FulfilmentEnv): void {
         }),
       ]);
       expect(replaced.every((e) => e.at === shipped.at)).toBe(true);
+      expect(replaced.every((e) => e.trackingLink === record.tracking_link)).toBe(true);
       // The device records are kept; their status stays Replaced while the box travels.
       expect((await env.store.devices.get(a, bpm.id))?.status).toBe("Replaced");
       expect(eventsOf(env, "hardware.delivered")).toMatchObject([
