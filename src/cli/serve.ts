@@ -74,6 +74,7 @@ function describe(info: LabInfo, config: ServeConfig): string {
     `  admin token:   ${info.admin_token}   (lab admin API: Authorization: Bearer <token>)`,
     `  MQTT broker:   ${info.mqtt_url}`,
     `  store:         ${redactStoreSpec(config.store)}   rate limit: ${formatRateLimit(config.rateLimit)}`,
+    `  fulfilment:    seed ${config.fulfilment.seed}, time scale ${config.fulfilment.timeScale}   (rpmlab orders list --url ${info.base_url})`,
     "Ctrl-C stops it.",
   ].join("\n");
 }

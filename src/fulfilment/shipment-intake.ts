@@ -1,18 +1,13 @@
 import type { StoreRepositories } from "../store/store.ts";
 import type { Ms } from "../store/types.ts";
 import type { ShipmentKind, ShipmentRow } from "../store/types-shipments.ts";
+import { describeStep } from "./carrier-history.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import { fulfilmentRequestOf } from "./device-meta.ts";
 import type { PendingEvents } from "./events.ts";
 import { PENDING, type ShipmentStep } from "./shipment-flow.ts";
 import { acceptance, planNext, shipmentRng } from "./shipment-plan.ts";
-import {
-  announce,
-  describeStep,
-  loadOrder,
-  type ShipmentDeps,
-  scheduled,
-} from "./shipment-transitions.ts";
+import { announce, loadOrder, type ShipmentDeps, scheduled } from "./shipment-transitions.ts";
 
 export interface NewOrder {
   readonly accountId: string;
