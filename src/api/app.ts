@@ -98,6 +98,7 @@ function apiContext(deps: ApiDeps): ApiContext {
     ...(deps.config.undeliverableAddresses === undefined
       ? {}
       : { undeliverableAddresses: deps.config.undeliverableAddresses }),
+    ...(deps.config.fulfilment === undefined ? {} : { fulfilment: deps.config.fulfilment }),
   });
   return { store: deps.store, clock: deps.clock, config: deps.config, catalogue, devices };
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, RawServerDefault } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { FulfilmentConfig } from "../config/fulfilment-config.ts";
 import type { RateLimit } from "../config/rate-limit.ts";
 import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/logger.ts";
@@ -24,6 +25,8 @@ export interface ApiConfig {
   readonly rateLimit?: RateLimit | null;
   /** Addresses verification answers Invalid for; default DEFAULT_UNDELIVERABLE_ADDRESSES. */
   readonly undeliverableAddresses?: readonly UndeliverableAddress[];
+  /** The fulfilment simulator's settings (shipments opened by the API); default the lab's. */
+  readonly fulfilment?: FulfilmentConfig;
 }
 
 /** What every route plugin receives as its options: the lab's services, nothing global. */
@@ -33,7 +36,7 @@ export interface ApiContext {
   readonly config: ApiConfig;
   /** The device types (hwi-device-types, activation names, spec 2.8). */
   readonly catalogue: Catalogue;
-  /** Activation, update, views, properties, gateways, unlink, replacements, logs. */
+  /** Activation, update, views, properties, gateways, unlink, replacements, logs, orders. */
   readonly devices: DeviceServices;
 }
 

@@ -9,6 +9,7 @@ import type { Logger } from "../core/logger.ts";
 import { Rng } from "../core/rng.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
+import { FulfilmentSimulator } from "../fulfilment/simulator.ts";
 import { Ingestor } from "../ingest/ingestor.ts";
 import { BrokerTap } from "../ingest/sources/broker-tap.ts";
 import { MqttSubscription } from "../ingest/sources/subscription.ts";
@@ -81,6 +82,19 @@ export class Lab {
     const events = new TypedEvents<FulfilmentEvents>();
     await this.startIngest({ store, broker, catalogue, events, rng: rng.fork("adoption") });
 
+    // Issue 4 §2: shipments move on the lab's clock; pending transitions are re-armed (those
+    // due while the lab was down apply at once, in order) before the API takes requests.
+    const fulfilment = new FulfilmentSimulator({
+      store,
+      catalogue,
+      clock,
+      events,
+      fulfilment: config.fulfilment,
+      logger: logger.child({ component: "fulfilment" }),
+    });
+    await fulfilment.start();
+    this.stack.push(() => fulfilment.stop());
+
     const adminToken = config.adminToken ?? randomBase62(32);
     const app = buildApp({
       store,
@@ -89,7 +103,7 @@ export class Lab {
       catalogue,
       events,
       rng: rng.fork("api"),
-      config: { adminToken, rateLimit: config.rateLimit },
+      config: { adminToken, rateLimit: config.rateLimit, fulfilment: config.fulfilment },
     });
     await app.listen({ host: config.host, port: config.port });
     this.stack.push(() => app.close());
@@ -139,7 +153,11 @@ export class Lab {
     });
     // A gateway that reports over MQTT is known from then on: devices activated on it while it
     // was unknown ("Unknown Gateway ID") are adopted, whitelisted and get their kept readings.
-    const services = createDeviceServices({ ...deps, clock: this.clock });
+    const services = createDeviceServices({
+      ...deps,
+      clock: this.clock,
+      fulfilment: this.config.fulfilment,
+    });
     ingestor.events.on("gateway.status", ({ gateway }) => {
       services.adoption.adopt(gateway.gatewayUuid).catch((error: unknown) => {
         this.logger.error({ err: error, gateway: gateway.gatewayUuid }, "gateway adoption failed");

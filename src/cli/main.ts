@@ -1,8 +1,10 @@
 import { Command, CommanderError } from "commander";
 import { isRpmlabError } from "../core/errors.ts";
 import { registerAccountsCommand } from "./accounts.ts";
+import { registerBillingCommand } from "./billing.ts";
 import { type CliIo, processIo } from "./io.ts";
 import { registerKeysCommand } from "./keys.ts";
+import { registerOrdersCommand } from "./orders.ts";
 import { registerProfilesCommand } from "./profiles.ts";
 import { registerReadingsCommand } from "./readings.ts";
 import { registerServeCommand } from "./serve.ts";
@@ -21,6 +23,8 @@ export function buildProgram(io: CliIo): Command {
   registerServeCommand(program, io);
   registerAccountsCommand(program, io);
   registerKeysCommand(program, io);
+  registerOrdersCommand(program, io);
+  registerBillingCommand(program, io);
   return program;
 }
 

@@ -41,6 +41,15 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       "--ingest-id <id>",
       "MQTT client id of this ingest process on an external broker (its persistent session), unique per process (default rpmlab-ingest); the embedded broker hands messages over in process",
     )
+    .option(
+      "--fulfilment-config <file>",
+      "YAML or JSON file of fulfilment simulator settings (README: Fulfilment)",
+    )
+    .option(
+      "--fulfilment <key=value>",
+      "one fulfilment setting, e.g. durations.in_transit=1d..3d or time_scale=1440; repeatable",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option("--log-level <level>", "pino level for the log on stderr", "info")
     .option("--json", "print one JSON line with the connection details once ready")
     .action(async (flags: Flags) => {
@@ -65,6 +74,7 @@ function describe(info: LabInfo, config: ServeConfig): string {
     `  admin token:   ${info.admin_token}   (lab admin API: Authorization: Bearer <token>)`,
     `  MQTT broker:   ${info.mqtt_url}`,
     `  store:         ${redactStoreSpec(config.store)}   rate limit: ${formatRateLimit(config.rateLimit)}`,
+    `  fulfilment:    seed ${config.fulfilment.seed}, time scale ${config.fulfilment.timeScale}   (rpmlab orders list --url ${info.base_url})`,
     "Ctrl-C stops it.",
   ].join("\n");
 }

@@ -1,5 +1,11 @@
 import { RpmlabError } from "../core/errors.ts";
 import { DEFAULT_BROKER, parseBrokerSpec } from "./broker-spec.ts";
+import {
+  type FulfilmentConfig,
+  fulfilmentAssignments,
+  fulfilmentConfig,
+  readFulfilmentFile,
+} from "./fulfilment-config.ts";
 import { resolveStoreSpec } from "./lab-store.ts";
 import { parseRateLimit, type RateLimit } from "./rate-limit.ts";
 import { parseStoreSpec } from "./store-spec.ts";
@@ -23,6 +29,10 @@ export interface ServeFlags {
   clientDomain?: string;
   adminToken?: string;
   ingestId?: string;
+  /** A YAML or JSON file of fulfilment settings (README "Fulfilment"). */
+  fulfilmentConfig?: string;
+  /** `key=value` fulfilment settings, applied over the file's. */
+  fulfilment?: string[];
 }
 
 /** Everything `rpmlab serve` needs, validated: one error names the option at fault. */
@@ -41,6 +51,8 @@ export interface ServeConfig {
    * what arrived while it was down) and unique among the processes sharing a broker.
    */
   readonly ingestId: string;
+  /** The fulfilment simulator's settings: defaults, then the file, then the assignments. */
+  readonly fulfilment: FulfilmentConfig;
 }
 
 export function serveConfig(
@@ -74,6 +86,10 @@ export function serveConfig(
     clientDomain: flags.clientDomain ?? DEFAULT_CLIENT_DOMAIN,
     adminToken: adminToken === "" ? undefined : adminToken,
     ingestId: ingestId(flags.ingestId ?? DEFAULT_INGEST_ID),
+    fulfilment: fulfilmentConfig(
+      flags.fulfilmentConfig === undefined ? {} : readFulfilmentFile(flags.fulfilmentConfig),
+      fulfilmentAssignments(flags.fulfilment ?? []),
+    ),
   };
 }
 

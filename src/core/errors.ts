@@ -29,6 +29,8 @@ export const ERROR_CODES = {
     "An MQTT payload is not JSON, or does not match the versioned schema of its topic.",
   E_INGEST_UNKNOWN_DEVICE:
     "An uplink reading names a sensor code or device type the catalogue does not know.",
+  E_LAB_UNREACHABLE:
+    "The rpmlab serve a command acts through does not answer at its base URL (--url, $RPMLAB_URL), or failed (HTTP 5xx).",
   E_API_UNAUTHENTICATED:
     "HTTP 401: no Authorization header, the wrong scheme, or an unknown or revoked key or token.",
   E_API_FORBIDDEN:

@@ -1,3 +1,4 @@
+import type { FulfilmentConfig } from "../config/fulfilment-config.ts";
 import { isRpmlabError } from "../core/errors.ts";
 import { FieldErrorCollector } from "../core/field-errors.ts";
 import type { StoreRepositories } from "../store/store.ts";
@@ -8,6 +9,7 @@ import { withFulfilmentRequest } from "./device-meta.ts";
 import { checkSlotFree } from "./gateway-slots.ts";
 import { bindHardware, gatewayOwnedElsewhere, isKnownGateway } from "./hardware-binding.ts";
 import { addressProblem, duplicateReason } from "./request-review.ts";
+import { openShipment } from "./shipment-intake.ts";
 import {
   ACTIVE,
   type FulfilmentStatus,
@@ -27,18 +29,26 @@ export interface ActivationResult {
   readonly reason: string | null;
 }
 
+export interface DeviceActivationDeps extends DeviceServiceDeps {
+  /** The fulfilment simulator's settings: a request's shipment is opened here. */
+  readonly fulfilment: FulfilmentConfig;
+}
+
 /**
  * POST hwi-devices (spec 2.4, 4.3; wire-formats "Devices"). The status a new device gets:
  * - hardware in hand (device.hardware_uuid sent):
  *   Active on a known gateway or on an IMEI; Unknown Gateway ID on a gateway id the lab has
  *   never seen (still created, 201), until that gateway shows up (gateway-adoption.ts).
  * - no hardware_uuid: a fulfilment request (the lab ships the device, or only a gateway with
- *   ship_gateway_only): Ready to Ship, or Client Action Required when the patient's address is
- *   missing or Invalid (and not confirmed) or the request duplicates a pending one (spec 3).
+ *   ship_gateway_only): Ready to Ship (On Hold on a seeded stock shortage), or Client Action
+ *   Required when the patient's address is missing or Invalid (and not confirmed) or the
+ *   request duplicates a pending one (spec 3); its shipment opens (shipment-intake.ts) and the
+ *   fulfilment simulator moves it on from there.
+ * Hardware in hand bills from activation (README "Billing"); a shipped device from delivery.
  * Everything is written in one transaction; events follow the commit.
  */
 export class DeviceActivation {
-  constructor(private readonly deps: DeviceServiceDeps) {}
+  constructor(private readonly deps: DeviceActivationDeps) {}
 
   async activate(accountId: string, body: unknown): Promise<ActivationResult> {
     const input = parseActivation(this.deps.catalogue, body);
@@ -58,14 +68,38 @@ export class DeviceActivation {
         patientExternalId: patient?.externalId ?? null,
         at,
       });
-      const device = (await tx.devices.get(accountId, created.id))!;
       const patientExternalId = patient?.externalId ?? null;
       if (isFulfilmentStatus(status)) {
+        const shipment = await openShipment(
+          tx,
+          events,
+          { catalogue: this.deps.catalogue, config: this.deps.fulfilment },
+          {
+            accountId,
+            id: created.id,
+            kind: "device",
+            deviceId: created.id,
+            heldFor: reason,
+            requireSignature: input.requireSignature,
+            shipGatewayOnly: input.shipGatewayOnly,
+            deliveryType: input.deliveryType,
+            at,
+          },
+        );
+        // On Hold: the stock draw of the shipment overrides the accepted status.
+        if (shipment.status !== status) {
+          await tx.devices.update(accountId, created.id, { status: shipment.status });
+        }
+      } else {
+        await tx.billingPeriods.open(accountId, created.id, at, "activation");
+      }
+      const device = (await tx.devices.get(accountId, created.id))!;
+      if (isFulfilmentStatus(device.status)) {
         events.add("fulfilment.status", {
           accountId,
           device,
           patientExternalId,
-          status,
+          status: device.status,
           previousHardwareUuid: null,
           reason,
           trackingLink: null,

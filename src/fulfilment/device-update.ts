@@ -1,3 +1,4 @@
+import type { FulfilmentConfig } from "../config/fulfilment-config.ts";
 import { MESSAGES } from "../core/drf-fields.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { FieldErrorCollector, isPlainObject } from "../core/field-errors.ts";
@@ -14,6 +15,7 @@ import { type NestedPatient, readNestedPatient } from "./patient-fields.ts";
 import { releaseHeldRequests } from "./request-review.ts";
 
 export interface DeviceUpdateDeps extends DeviceServiceDeps {
+  readonly fulfilment: FulfilmentConfig;
   /** Addresses verification answers Invalid for (the API's config); default the lab's list. */
   readonly undeliverableAddresses?: readonly UndeliverableAddress[];
 }
@@ -24,7 +26,7 @@ export interface DeviceUpdateResult {
   readonly patientCreated: boolean;
   /** Keys of the body outside `patient`: read-only on this call, ignored (spec 4.3). */
   readonly ignored: readonly string[];
-  /** Requests of the patient that left Client Action Required for Ready to Ship. */
+  /** Requests of the patient that left Client Action Required (Ready to Ship or On Hold). */
   readonly released: readonly DeviceRow[];
 }
 
@@ -88,7 +90,8 @@ export class DeviceUpdate {
       if (current.patientId !== updated.id) {
         await tx.devices.update(accountId, deviceId, { patientId: updated.id });
       }
-      const released = await releaseHeldRequests(tx, events, {
+      const shipping = { catalogue: this.deps.catalogue, config: this.deps.fulfilment };
+      const released = await releaseHeldRequests(tx, events, shipping, {
         accountId,
         patient: updated,
         at: this.deps.clock.now(),

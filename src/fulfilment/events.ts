@@ -54,12 +54,46 @@ export interface WhitelistChangedEvent {
   readonly at: Ms;
 }
 
+/**
+ * Issue 4 §2: a shipment's next transition changed (or it has none any more). Internal: the
+ * fulfilment simulator listens to arm its timer; nothing is sent to clients.
+ */
+export interface ShipmentScheduledEvent {
+  readonly shipmentId: string;
+  /** The shipment's step once the change committed: a timer fires only if it still holds. */
+  readonly step: number;
+  readonly nextStatus: string | null;
+  readonly nextAt: Ms | null;
+}
+
+/**
+ * Issue 4 §2: the hardware of an order is with the patient (Delivered, or collected from the
+ * carrier's facility). Scenarios use it to power the gateway and devices on. Not a webhook.
+ */
+export interface HardwareDeliveredEvent {
+  readonly accountId: string;
+  /** The order: an hwi_device_id (device request) or a replacement id. */
+  readonly orderId: string;
+  readonly kind: "device" | "replacement";
+  readonly via: "doorstep" | "pickup";
+  readonly patientExternalId: string | null;
+  /** The gateway in the box, or the patient's gateway the devices pair with; null for IMEIs. */
+  readonly gatewayUuid: string | null;
+  /** The devices to power on (none for a gateway-only box), after the change. */
+  readonly devices: readonly DeviceRow[];
+  /** Who signed for it (require_signature), else null. */
+  readonly signedBy: string | null;
+  readonly at: Ms;
+}
+
 /** A type, not an interface, so it satisfies TypedEvents' EventMap (an index signature). */
 export type FulfilmentEvents = {
   "fulfilment.status": FulfilmentStatusEvent;
   "replacement.status": ReplacementStatusEvent;
   "device.activated": DeviceActivatedEvent;
   "whitelist.changed": WhitelistChangedEvent;
+  "shipment.scheduled": ShipmentScheduledEvent;
+  "hardware.delivered": HardwareDeliveredEvent;
 };
 
 /** What the services need of an emitter: a TypedEvents<FulfilmentEvents> (src/core/events.ts). */

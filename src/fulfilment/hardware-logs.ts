@@ -10,7 +10,8 @@ import type {
 /**
  * An hwi-hardware-uuid-logs record (spec 2.7: "fields of hardware UUID log records: not shown";
  * rpmlab's choice). One per change of a device's hardware_uuid: reason activation (the device
- * was created on hardware), update, replacement (spec 4.3) or unlink (spec 4.2). Times epoch ms.
+ * was created on hardware), update, replacement (spec 4.3), unlink (spec 4.2) or shipment (a
+ * request got the hardware it was shipped with). Times epoch ms.
  */
 export interface HardwareLogRecord {
   readonly id: number;

@@ -1,3 +1,4 @@
+import type { FulfilmentConfig } from "../config/fulfilment-config.ts";
 import { MESSAGES } from "../core/drf-fields.ts";
 import { readText } from "../core/drf-read.ts";
 import { RpmlabError } from "../core/errors.ts";
@@ -6,11 +7,15 @@ import type { DeviceWithPatient, ListOptions, ListResult, Ms } from "../store/ty
 import type { ReplacementRow } from "../store/types-hardware.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import { isUuid } from "./identifiers.ts";
+import { openShipment } from "./shipment-intake.ts";
 
 /** wire-formats "Replacements": the name that asks for a replacement gateway. */
 export const GATEWAY = "Gateway";
 
-/** Replacement statuses (spec: not shown): the fulfilment statuses the lab moves them through. */
+/**
+ * Replacement statuses (spec: not shown): the fulfilment statuses its shipment moves through,
+ * from Ready to Ship (or On Hold) to Delivered, each with a `replacement.status` event.
+ */
 export const REPLACEMENT_REQUESTED = "Ready to Ship";
 export const REPLACEMENT_SHIPPED = "Dropshipped";
 
@@ -40,6 +45,12 @@ export interface ReplacementRecord {
   readonly new_hardware_uuid: string | null;
   readonly created: Ms;
   readonly modified: Ms;
+  /** Spec 6.2: special-order reads carry created_on, updated_on, shipped_on, delivered_on. */
+  readonly created_on: Ms;
+  readonly updated_on: Ms;
+  readonly shipped_on: Ms | null;
+  readonly delivered_on: Ms | null;
+  readonly tracking_link: string | null;
 }
 
 export function replacementRecord(r: ReplacementRow): ReplacementRecord {
@@ -58,19 +69,28 @@ export function replacementRecord(r: ReplacementRow): ReplacementRecord {
     new_hardware_uuid: r.newHardwareUuid,
     created: r.created,
     modified: r.modified,
+    created_on: r.created,
+    updated_on: r.modified,
+    shipped_on: r.shippedOn,
+    delivered_on: r.deliveredOn,
+    tracking_link: r.trackingLink,
   };
 }
 
 /**
  * POST and GET hwi-replacements/ (spec 4.3 "replacement-order endpoint"; wire-formats
  * "Replacements"). A replacement keeps the original device record: no new device, no
- * duplicate-order check, the device's status unchanged until the replacement ships
- * (replacement-shipping.ts). device_types names "Gateway" and/or the device's own type (current
- * or legacy name; stored under the current one). Shipping fields are all or none: none means the
- * replacement comes from the client's bulk inventory.
+ * duplicate-order check, the device's status unchanged until the replacement ships. Its
+ * shipment opens at once (Ready to Ship, or On Hold on a stock shortage) and the fulfilment
+ * simulator moves it to Delivered; at Dropshipped the hardware changes (shipment-hardware.ts).
+ * device_types names "Gateway" and/or the device's own type (current or legacy name; stored
+ * under the current one). Shipping fields are all or none: none means the replacement comes
+ * from the client's bulk inventory (it still moves through the shipment statuses).
  */
 export class Replacements {
-  constructor(private readonly deps: DeviceServiceDeps) {}
+  constructor(
+    private readonly deps: DeviceServiceDeps & { readonly fulfilment: FulfilmentConfig },
+  ) {}
 
   async create(accountId: string, body: unknown): Promise<ReplacementRow> {
     const errors = new FieldErrorCollector();
@@ -89,7 +109,8 @@ export class Replacements {
     });
     errors.throwIfAny();
     return atomically(this.deps, async (tx, events) => {
-      const replacement = await tx.replacements.create(accountId, {
+      const at = this.deps.clock.now();
+      const created = await tx.replacements.create(accountId, {
         deviceId: device!.id,
         deviceTypes: deviceTypes!,
         ...shipping,
@@ -97,11 +118,32 @@ export class Replacements {
         previousHardwareUuid: device!.hardwareUuid,
         status: REPLACEMENT_REQUESTED,
       });
+      const shipment = await openShipment(
+        tx,
+        events,
+        { catalogue: this.deps.catalogue, config: this.deps.fulfilment },
+        {
+          accountId,
+          id: created.id,
+          kind: "replacement",
+          deviceId: created.deviceId,
+          replacementId: created.id,
+          heldFor: null,
+          requireSignature: false,
+          shipGatewayOnly: false,
+          deliveryType: null,
+          at,
+        },
+      );
+      const replacement =
+        shipment.status === created.status
+          ? created
+          : await tx.replacements.update(accountId, created.id, { status: shipment.status });
       events.add("replacement.status", {
         accountId,
         replacement,
-        status: REPLACEMENT_REQUESTED,
-        at: this.deps.clock.now(),
+        status: shipment.status,
+        at,
       });
       return replacement;
     });

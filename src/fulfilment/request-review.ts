@@ -1,8 +1,12 @@
 import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceRow, Ms, PatientRow } from "../store/types.ts";
+import type { ShipmentRow } from "../store/types-shipments.ts";
 import { isCompleteAddress } from "./address-verification.ts";
 import { fulfilmentRequestOf, withFulfilmentRequest } from "./device-meta.ts";
 import type { PendingEvents } from "./events.ts";
+import { acceptHeld, openShipment } from "./shipment-intake.ts";
+import type { ShipmentDeps } from "./shipment-transitions.ts";
+import type { FulfilmentStatus } from "./statuses.ts";
 
 const DUPLICATE = "duplicate submission";
 
@@ -29,13 +33,15 @@ export function duplicateReason(open: DeviceRow): string {
 /**
  * Spec 3, "address_status Invalid → PUT/PATCH with confirm_address true → fulfilment no longer
  * blocked": after a patient's address changes, each of the patient's requests held for its
- * address (Client Action Required, not a duplicate) whose address problem is gone moves to Ready
- * to Ship, with a fulfilment event. Runs in the caller's transaction; returns the released
- * devices. The hwi-patients routes call it too, after PUT and PATCH.
+ * address (Client Action Required, not a duplicate) whose address problem is gone is accepted
+ * — Ready to Ship, or On Hold on a stock shortage (shipment-intake.ts) — with a fulfilment
+ * event. Runs in the caller's transaction; returns the released devices. PUT hwi-devices and
+ * the hwi-patients PUT and PATCH routes call it.
  */
 export async function releaseHeldRequests(
   tx: StoreRepositories,
   events: PendingEvents,
+  deps: ShipmentDeps,
   args: { readonly accountId: string; readonly patient: PatientRow; readonly at: Ms },
 ): Promise<DeviceRow[]> {
   const { accountId, patient, at } = args;
@@ -49,21 +55,50 @@ export async function releaseHeldRequests(
     const request = fulfilmentRequestOf(held.metaData);
     if (held.hardwareUuid !== null || request === null) continue;
     if (request.reason?.startsWith(DUPLICATE)) continue;
-    const device = await tx.devices.update(accountId, held.id, {
-      status: "Ready to Ship",
+    await tx.devices.update(accountId, held.id, {
       metaData: withFulfilmentRequest({ ...request, reason: null }, held.metaData),
     });
-    events.add("fulfilment.status", {
-      accountId,
-      device,
-      patientExternalId: patient.externalId,
-      status: "Ready to Ship",
-      previousHardwareUuid: null,
-      reason: null,
-      trackingLink: null,
-      at,
-    });
-    released.push(device);
+    const shipment = await tx.shipments.get(held.id);
+    if (shipment === null) {
+      const opened = await openShipment(tx, events, deps, {
+        accountId,
+        id: held.id,
+        kind: "device",
+        deviceId: held.id,
+        heldFor: null,
+        requireSignature: held.requireSignature,
+        shipGatewayOnly: held.shipGatewayOnly,
+        deliveryType: request.delivery_type,
+        at,
+      });
+      await announceOpened(tx, events, opened, patient, at);
+    } else {
+      await acceptHeld(tx, events, deps, shipment, at);
+    }
+    released.push((await tx.devices.get(accountId, held.id))!);
   }
   return released;
+}
+
+/** A request that had no shipment yet (a store from before shipments) takes its status. */
+async function announceOpened(
+  tx: StoreRepositories,
+  events: PendingEvents,
+  shipment: ShipmentRow,
+  patient: PatientRow,
+  at: Ms,
+): Promise<void> {
+  const device = await tx.devices.update(shipment.accountId, shipment.deviceId, {
+    status: shipment.status,
+  });
+  events.add("fulfilment.status", {
+    accountId: shipment.accountId,
+    device,
+    patientExternalId: patient.externalId,
+    status: shipment.status as FulfilmentStatus,
+    previousHardwareUuid: null,
+    reason: null,
+    trackingLink: null,
+    at,
+  });
 }

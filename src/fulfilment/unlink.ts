@@ -4,6 +4,7 @@ import type { DeviceRow, HardwareChange } from "../store/types.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import type { PendingEvents } from "./events.ts";
 import { deviceMacAddress, isUuid, normalizeGatewayUuid, normalizeImei } from "./identifiers.ts";
+import { stopForUnlink } from "./shipment-intake.ts";
 
 /** Which id the caller gave (wire-formats "Unlink": say in the response which was unlinked). */
 export type UnlinkForm = "hwi_device_id" | "gateway_id" | "imei";
@@ -33,7 +34,9 @@ function notFound(id: string): RpmlabError {
  * (a UUID: that device), a gateway id (12 hex, hyphens and case ignored: every device of the
  * gateway) or an IMEI (15 digits: the direct-cellular device on it). Every affected device loses
  * its hardware_uuid (null) and becomes Unlinked, the change is logged with the prior uuid, its
- * whitelist entry leaves the gateway, and a fulfilment event with device_id = prior uuid fires.
+ * whitelist entry leaves the gateway, its billing stops (spec 4.2: "so that billing for inactive
+ * devices stops") and a shipment still on its way stops moving; a fulfilment event with
+ * device_id = prior uuid fires.
  *
  * Repeating an unlink succeeds and changes nothing (clients retry until they see a 2xx). The
  * gateway stays associated with the account (gateway-info still answers; its hardware can take
@@ -69,6 +72,7 @@ export class Unlink {
         change = (await tx.devices.unlinkDevice(accountId, id, { status: UNLINKED }))!;
         await this.forget(tx, events, change.previousHardwareUuid!, [id]);
       }
+      await stopForUnlink(tx, events, { accountId, deviceIds: [id], at: this.deps.clock.now() });
       await this.announce(tx, events, accountId, [change]);
       return [change];
     });
@@ -104,6 +108,11 @@ export class Unlink {
           all.map((e) => e.macAddress),
         );
       }
+      await stopForUnlink(tx, events, {
+        accountId,
+        deviceIds: changes.map((c) => c.device.id),
+        at: this.deps.clock.now(),
+      });
       await this.announce(tx, events, accountId, changes);
       return changes;
     });

@@ -2,6 +2,7 @@ import type { Ctx } from "./context.ts";
 import { toStoreError } from "./dialect.ts";
 import { accountsRepo } from "./repos/accounts.ts";
 import { apiKeysRepo } from "./repos/api-keys.ts";
+import { billingPeriodsRepo } from "./repos/billing-periods.ts";
 import { deadLettersRepo } from "./repos/dead-letters.ts";
 import { devicePropertiesRepo } from "./repos/device-properties.ts";
 import { devicesRepo } from "./repos/devices.ts";
@@ -12,6 +13,7 @@ import { measurementsRepo } from "./repos/measurements.ts";
 import { mqttCredentialsRepo } from "./repos/mqtt-credentials.ts";
 import { patientsRepo } from "./repos/patients.ts";
 import { replacementsRepo } from "./repos/replacements.ts";
+import { shipmentsRepo } from "./repos/shipments.ts";
 import { webhooksRepo } from "./repos/webhooks.ts";
 import { whitelistRepo } from "./repos/whitelist.ts";
 import type { StoreRepositories } from "./store.ts";
@@ -34,6 +36,8 @@ export function buildRepositories(ctx: Ctx): StoreRepositories {
     hardwareLogs: g("hardwareLogs", hardwareLogsRepo(ctx)),
     replacements: g("replacements", replacementsRepo(ctx)),
     mqttCredentials: g("mqttCredentials", mqttCredentialsRepo(ctx)),
+    shipments: g("shipments", shipmentsRepo(ctx)),
+    billingPeriods: g("billingPeriods", billingPeriodsRepo(ctx)),
   };
 }
 

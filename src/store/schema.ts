@@ -117,6 +117,10 @@ export interface ReplacementsTable {
   status: string | null;
   created: Ms;
   modified: Ms;
+  /** Migration 0004: spec 6.2 special-order dates, and the carrier's tracking link. */
+  shipped_on: Ms | null;
+  delivered_on: Ms | null;
+  tracking_link: string | null;
 }
 
 export interface GatewaysTable {
@@ -209,6 +213,59 @@ export interface MqttCredentialsTable {
   modified: Ms;
 }
 
+/** Migration 0004: the fulfilment simulator's shipments (src/fulfilment/shipments*). */
+export interface ShipmentsTable {
+  id: string;
+  account_id: string;
+  kind: string;
+  device_id: string;
+  replacement_id: string | null;
+  status: string;
+  reason: string | null;
+  require_signature: Bool;
+  ship_gateway_only: Bool;
+  delivery_type: string | null;
+  ships_device: Bool | null;
+  ships_gateway: Bool | null;
+  hardware_uuid: string | null;
+  carrier: string | null;
+  tracking_number: string | null;
+  tracking_link: string | null;
+  step: number;
+  scans_planned: number;
+  scans_done: number;
+  transit_ms: Ms;
+  attempts: number;
+  next_status: string | null;
+  next_at: Ms | null;
+  expected_delivery: Ms | null;
+  shipped_on: Ms | null;
+  delivered_on: Ms | null;
+  delivered_via: string | null;
+  signed_by: string | null;
+  halted: string | null;
+  created: Ms;
+  modified: Ms;
+}
+
+export interface ShipmentEventsTable {
+  id: AutoId;
+  shipment_id: string;
+  status: string;
+  at: Ms;
+  detail: string;
+  location: string | null;
+}
+
+export interface BillingPeriodsTable {
+  id: AutoId;
+  account_id: string;
+  device_id: string;
+  started: Ms;
+  ended: Ms | null;
+  basis: string;
+}
+
 export interface Database {
   store_meta: StoreMetaTable;
   accounts: AccountsTable;
@@ -225,4 +282,7 @@ export interface Database {
   webhooks: WebhooksTable;
   dead_letters: DeadLettersTable;
   mqtt_credentials: MqttCredentialsTable;
+  shipments: ShipmentsTable;
+  shipment_events: ShipmentEventsTable;
+  billing_periods: BillingPeriodsTable;
 }

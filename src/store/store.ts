@@ -12,6 +12,7 @@ import type {
   HardwareLogRow,
   ListOptions,
   ListResult,
+  Ms,
   NewAccount,
   NewDevice,
   NewPatient,
@@ -46,6 +47,16 @@ import type {
   WebhookPatch,
   WebhookRow,
 } from "./types-ingest.ts";
+import type {
+  BillingBasis,
+  BillingPeriodRow,
+  NewShipment,
+  NewShipmentEvent,
+  ShipmentEventRow,
+  ShipmentFilter,
+  ShipmentPatch,
+  ShipmentRow,
+} from "./types-shipments.ts";
 
 /**
  * The storage boundary (DESIGN.md "Boundaries"): small repositories, every method async. Unique
@@ -103,8 +114,13 @@ export interface DevicesRepo {
     filter?: DeviceFilter,
     page?: ListOptions,
   ): Promise<ListResult<DeviceWithPatient>>;
-  /** Logs a hardware_uuid change. */
-  update(accountId: string, id: string, patch: DevicePatch): Promise<DeviceRow>;
+  /** Logs a hardware_uuid change, with reason "update" unless told. */
+  update(
+    accountId: string,
+    id: string,
+    patch: DevicePatch,
+    opts?: { reason?: HardwareLogReason },
+  ): Promise<DeviceRow>;
   delete(accountId: string, id: string): Promise<boolean>;
   /** For ingestion: the device in a gateway slot (or on an IMEI), any account. */
   findByHardware(match: OrphanMatch): Promise<DeviceRow | null>;
@@ -231,6 +247,8 @@ export interface ReplacementsRepo {
     page?: ListOptions,
   ): Promise<ListResult<ReplacementRow>>;
   update(accountId: string, id: string, patch: ReplacementPatch): Promise<ReplacementRow>;
+  /** Spec 3 Cancelled: a pending order is removed. False when absent. */
+  delete(accountId: string, id: string): Promise<boolean>;
 }
 
 /** Issue 4: broker credentials per gateway, per IMEI and per lab service; passwords hashed. */
@@ -242,6 +260,45 @@ export interface MqttCredentialsRepo {
   verify(username: string, password: string): Promise<MqttCredentialRow | null>;
   /** False when no such credential. */
   revoke(username: string): Promise<boolean>;
+}
+
+/**
+ * Issue 4 §2: shipments of the fulfilment simulator, each with its scheduled next transition.
+ * Ids are the orders' own (hwi_device_id, replacement id), unique across accounts.
+ */
+export interface ShipmentsRepo {
+  /** Not found when the device (or replacement) does not exist; conflict when the id exists. */
+  create(accountId: string, input: NewShipment): Promise<ShipmentRow>;
+  get(id: string): Promise<ShipmentRow | null>;
+  /** Oldest first. */
+  list(filter?: ShipmentFilter, page?: ListOptions): Promise<ListResult<ShipmentRow>>;
+  /**
+   * With `expectStep`, changes it only while its step is still that one, else E_STORE_CONFLICT:
+   * a timer and an admin action can never both apply a transition.
+   */
+  update(id: string, patch: ShipmentPatch, opts?: { expectStep?: number }): Promise<ShipmentRow>;
+  /** Shipments with a next transition due at or before `until` (every one without), by due time. */
+  due(until?: Ms, limit?: number): Promise<ShipmentRow[]>;
+  /** Shipped (Dropshipped) in [from, to), any or one account. */
+  shippedBetween(from: Ms, to: Ms, accountId?: string): Promise<ShipmentRow[]>;
+  addEvent(shipmentId: string, event: NewShipmentEvent): Promise<ShipmentEventRow>;
+  /** In the order they happened. */
+  events(shipmentId: string): Promise<ShipmentEventRow[]>;
+}
+
+/** Billable periods of devices: from activation or delivery until unlink (README "Billing"). */
+export interface BillingPeriodsRepo {
+  /** Opens a period, or returns the one already open for the device. */
+  open(accountId: string, deviceId: string, at: Ms, basis: BillingBasis): Promise<BillingPeriodRow>;
+  /** Ends the open periods of these devices; how many were open. */
+  close(accountId: string, deviceIds: readonly string[], at: Ms): Promise<number>;
+  /** Periods overlapping [from, to) (either bound optional); by account, start, id. */
+  list(filter: {
+    accountId?: string;
+    deviceId?: string;
+    from?: Ms;
+    to?: Ms;
+  }): Promise<BillingPeriodRow[]>;
 }
 
 export interface StoreRepositories {
@@ -259,6 +316,8 @@ export interface StoreRepositories {
   readonly hardwareLogs: HardwareLogsRepo;
   readonly replacements: ReplacementsRepo;
   readonly mqttCredentials: MqttCredentialsRepo;
+  readonly shipments: ShipmentsRepo;
+  readonly billingPeriods: BillingPeriodsRepo;
 }
 
 export interface Store extends StoreRepositories {

@@ -87,6 +87,10 @@ export interface ReplacementRow {
   readonly status: string | null;
   readonly created: Ms;
   readonly modified: Ms;
+  /** Spec 6.2 special orders: when it shipped (Dropshipped) and reached the patient. */
+  readonly shippedOn: Ms | null;
+  readonly deliveredOn: Ms | null;
+  readonly trackingLink: string | null;
 }
 
 export interface NewReplacement {
@@ -106,6 +110,9 @@ export interface NewReplacement {
 export interface ReplacementPatch {
   readonly newHardwareUuid?: string | null;
   readonly status?: string | null;
+  readonly shippedOn?: Ms | null;
+  readonly deliveredOn?: Ms | null;
+  readonly trackingLink?: string | null;
 }
 
 /**

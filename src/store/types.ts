@@ -158,7 +158,8 @@ export interface HardwareChange {
   readonly previousHardwareUuid: string | null;
 }
 
-export type HardwareLogReason = "activation" | "update" | "replacement" | "unlink";
+/** shipment: a fulfilment request got the hardware it was shipped with (Dropshipped). */
+export type HardwareLogReason = "activation" | "update" | "replacement" | "unlink" | "shipment";
 
 /** Fields of hwi-hardware-uuid-logs are "not shown" (spec 2.7): this is rpmlab's choice. */
 export interface HardwareLogRow {

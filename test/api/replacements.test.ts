@@ -52,6 +52,12 @@ describe("hwi-replacements/", () => {
       new_hardware_uuid: null,
       created: "2024-10-16T04:10:01.000000Z",
       modified: "2024-10-16T04:10:01.000000Z",
+      // Spec 6.2: special-order reads carry created_on, updated_on, shipped_on, delivered_on.
+      created_on: "2024-10-16T04:10:01.000000Z",
+      updated_on: "2024-10-16T04:10:01.000000Z",
+      shipped_on: null,
+      delivered_on: null,
+      tracking_link: null,
     });
     expect(ok<{ status: string }>(await call("GET", `hwi-devices/${device.id}/`)).status).toBe(
       "Active",

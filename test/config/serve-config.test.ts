@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_FULFILMENT_CONFIG } from "../../src/config/fulfilment-config.ts";
 import { serveConfig } from "../../src/config/serve-config.ts";
 import { isRpmlabError } from "../../src/core/errors.ts";
 
@@ -23,6 +24,7 @@ describe("rpmlab serve configuration", () => {
       clientDomain: "lab",
       adminToken: undefined,
       ingestId: "rpmlab-ingest",
+      fulfilment: DEFAULT_FULFILMENT_CONFIG,
     });
   });
 

@@ -6,7 +6,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { FULFILMENT_DEFAULTS } from "../../src/config/fulfilment-config.ts";
 import { ERROR_CODES } from "../../src/core/errors.ts";
+import { TRANSITION_DOCS } from "../../src/fulfilment/transition-docs.ts";
 import { TOPIC_KINDS, TOPIC_QOS, TOPICS } from "../../src/mqtt/topics.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
 
@@ -81,11 +83,35 @@ export function mqttTopicsSection(): string {
   );
 }
 
+/** The fulfilment simulator's transitions, with the defaults of the settings that time them. */
+export function fulfilmentSection(): string {
+  const defaultOf = (key: string) =>
+    key
+      .split(".")
+      .reduce<unknown>(
+        (node, part) => (node as Record<string, unknown>)[part],
+        FULFILMENT_DEFAULTS,
+      );
+  return table(
+    ["from", "to", "when", "default"],
+    TRANSITION_DOCS.map((t) => [
+      t.from,
+      t.to,
+      t.when,
+      [
+        ...t.settings.map((k) => `\`${k}\` ${String(defaultOf(k))}`),
+        ...(t.note ? [t.note] : []),
+      ].join(", "),
+    ]),
+  );
+}
+
 export const SECTIONS: Record<string, () => string> = {
   catalogue: catalogueSection,
   patients: patientsSection,
   errors: errorsSection,
   "mqtt-topics": mqttTopicsSection,
+  fulfilment: fulfilmentSection,
 };
 
 /** README text with every generated section replaced by its current content. */

@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { type FulfilmentConfig, fulfilmentConfig } from "../../src/config/fulfilment-config.ts";
 import { type ErrorCode, RpmlabError } from "../../src/core/errors.ts";
 import { TypedEvents } from "../../src/core/events.ts";
 import type { FieldErrors } from "../../src/core/field-errors.ts";
@@ -7,6 +8,7 @@ import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import type { FulfilmentEvents } from "../../src/fulfilment/events.ts";
 import { createDeviceServices, type DeviceServices } from "../../src/fulfilment/services.ts";
+import { FulfilmentSimulator } from "../../src/fulfilment/simulator.ts";
 import type { Store } from "../../src/store/store.ts";
 import type { AccountRow, PatientRow } from "../../src/store/types.ts";
 import type { NewMeasurement } from "../../src/store/types-ingest.ts";
@@ -40,6 +42,36 @@ export interface FulfilmentEnv {
   recorded: Recorded[];
   services: DeviceServices;
   account: AccountRow;
+  /** The fulfilment settings the services run with (QUIET unless a test says otherwise). */
+  config: FulfilmentConfig;
+}
+
+/**
+ * Fulfilment without surprises: no stock shortage, delivery issue or carrier hold, so a
+ * section not about them sees the plain path. Tests about them set their own probabilities.
+ */
+export const QUIET_OVERRIDES = {
+  probabilities: {
+    stock_shortage: 0,
+    delivery_issue: 0,
+    delivery_issue_signature: 0,
+    carrier_hold: 0,
+  },
+};
+export const QUIET = fulfilmentConfig(QUIET_OVERRIDES);
+
+/** Rebuilds the env's services with other fulfilment settings (over QUIET). */
+export function useConfig(env: FulfilmentEnv, ...layers: unknown[]): FulfilmentConfig {
+  env.config = fulfilmentConfig(QUIET_OVERRIDES, ...layers);
+  env.services = createDeviceServices({
+    store: env.store,
+    catalogue,
+    clock: env.clock,
+    events: env.events,
+    rng: env.rng,
+    fulfilment: env.config,
+  });
+  return env.config;
 }
 
 export async function fillEnv(env: FulfilmentEnv, harness: FulfilmentHarness): Promise<void> {
@@ -53,6 +85,8 @@ export async function fillEnv(env: FulfilmentEnv, harness: FulfilmentHarness): P
     "replacement.status",
     "device.activated",
     "whitelist.changed",
+    "shipment.scheduled",
+    "hardware.delivered",
   ] as const) {
     events.on(name, (payload) => recorded.push({ name, payload } as Recorded));
   }
@@ -61,7 +95,8 @@ export async function fillEnv(env: FulfilmentEnv, harness: FulfilmentHarness): P
   env.rng = rng;
   env.events = events;
   env.recorded = recorded;
-  env.services = createDeviceServices({ store, catalogue, clock, events, rng });
+  env.config = QUIET;
+  env.services = createDeviceServices({ store, catalogue, clock, events, rng, fulfilment: QUIET });
   env.account = await store.accounts.create({ clientDomain: "clinic", environment: "development" });
 }
 
@@ -157,4 +192,58 @@ export function orphan(over: Partial<NewMeasurement> = {}): NewMeasurement {
     raw: null,
     ...over,
   };
+}
+
+/** A fulfilment simulator on the env's store, clock and bus (stopped by `stopSimulators`). */
+const simulators: FulfilmentSimulator[] = [];
+export async function startSimulator(env: FulfilmentEnv): Promise<FulfilmentSimulator> {
+  const sim = new FulfilmentSimulator({
+    store: env.store,
+    catalogue,
+    clock: env.clock,
+    events: env.events,
+    fulfilment: env.config,
+  });
+  simulators.push(sim);
+  await sim.start();
+  return sim;
+}
+
+export async function stopSimulators(): Promise<void> {
+  for (const sim of simulators.splice(0)) await sim.stop();
+}
+
+/**
+ * Drives the virtual clock to `until`, one due transition at a time, letting each finish its
+ * store work before time moves on (a PostgreSQL transaction takes real time).
+ */
+export async function drive(env: FulfilmentEnv, sim: FulfilmentSimulator, until: number) {
+  await sim.whenIdle();
+  for (;;) {
+    const next = sim.nextDue();
+    if (next === undefined || next > until) break;
+    env.clock.runSync({ until: Math.max(next, env.clock.now()) });
+    await sim.whenIdle();
+  }
+  env.clock.runSync({ until });
+}
+
+/** Fulfilment statuses announced for one device, in order. */
+export function statusesOf(env: FulfilmentEnv, deviceId: string): string[] {
+  return eventsOf(env, "fulfilment.status")
+    .filter((e) => e.device.id === deviceId)
+    .map((e) => e.status);
+}
+
+/** A fulfilment request for a patient with a verified address. */
+export async function request(
+  env: FulfilmentEnv,
+  externalId = "P-1",
+  over: Record<string, unknown> = {},
+  device = "Vendor BPM - Wide Range",
+) {
+  if ((await env.store.patients.get(env.account.id, externalId)) === null) {
+    await patientWithAddress(env, externalId);
+  }
+  return activate(env, { device: { name: device }, patient: { external_id: externalId }, ...over });
 }

@@ -1,15 +1,19 @@
 import { afterEach, beforeEach, describe } from "vitest";
-import { type FulfilmentEnv, type FulfilmentHarness, fillEnv } from "./env.ts";
+import { type FulfilmentEnv, type FulfilmentHarness, fillEnv, stopSimulators } from "./env.ts";
 import { activationSection } from "./sections/activation.ts";
 import { activationRulesSection } from "./sections/activation-rules.ts";
 import { adoptionSection } from "./sections/adoption.ts";
+import { billingSection } from "./sections/billing.ts";
 import { deviceUpdateSection } from "./sections/device-update.ts";
 import { deviceViewSection } from "./sections/device-view.ts";
 import { gatewaysSection } from "./sections/gateways.ts";
 import { hardwareLogsSection } from "./sections/hardware-logs.ts";
+import { ordersSection } from "./sections/orders.ts";
 import { propertiesSection } from "./sections/properties.ts";
+import { replacementOrdersSection } from "./sections/replacement-orders.ts";
 import { replacementShippingSection } from "./sections/replacement-shipping.ts";
 import { replacementsSection } from "./sections/replacements.ts";
+import { shipmentsSection } from "./sections/shipments.ts";
 import { unlinkSection } from "./sections/unlink.ts";
 
 /**
@@ -24,6 +28,7 @@ export function fulfilmentSuite(name: string, harness: FulfilmentHarness): void 
       await fillEnv(env, harness);
     });
     afterEach(async () => {
+      await stopSimulators();
       await env.store.close();
       await harness.cleanup?.();
     });
@@ -38,5 +43,9 @@ export function fulfilmentSuite(name: string, harness: FulfilmentHarness): void 
     replacementsSection(env);
     replacementShippingSection(env);
     hardwareLogsSection(env);
+    shipmentsSection(env);
+    ordersSection(env);
+    replacementOrdersSection(env);
+    billingSection(env);
   });
 }

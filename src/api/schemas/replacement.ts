@@ -23,11 +23,20 @@ export const ReplacementOut = z.object({
   shipping_state: text(),
   shipping_zip_code: text(),
   notify_emails: text(),
-  status: text().describe("Ready to Ship when requested, Dropshipped once shipped."),
+  status: text().describe(
+    "The shipment's status: Ready to Ship (or On Hold) when requested, then Dropshipped, In Transit, Out for Delivery, Delivered (or Delivery Issue, Available for Pickup).",
+  ),
   previous_hardware_uuid: text().describe("The device's hardware_uuid when requested."),
   new_hardware_uuid: text().describe("The replacement gateway id or IMEI, once shipped."),
   created: iso(),
   modified: iso(),
+  created_on: iso().describe(
+    "Spec 6.2 special-order dates: created_on, updated_on, shipped_on, delivered_on.",
+  ),
+  updated_on: iso(),
+  shipped_on: iso().nullable().describe("When it was Dropshipped."),
+  delivered_on: iso().nullable().describe("When it reached the patient (Delivered or collected)."),
+  tracking_link: text().describe("The carrier's tracking link, once shipped."),
 });
 
 export const REPLACEMENT_JSON_SCHEMA = toJsonSchema(ReplacementOut);
@@ -39,6 +48,10 @@ export function replacementJson(r: ReplacementRecord): z.output<typeof Replaceme
     device_types: r.device_types.map((t) => ({ name: t.name })),
     created: toIsoMicros(r.created),
     modified: toIsoMicros(r.modified),
+    created_on: toIsoMicros(r.created_on),
+    updated_on: toIsoMicros(r.updated_on),
+    shipped_on: r.shipped_on === null ? null : toIsoMicros(r.shipped_on),
+    delivered_on: r.delivered_on === null ? null : toIsoMicros(r.delivered_on),
   };
 }
 
@@ -69,7 +82,7 @@ export const HardwareLogOut = z.object({
   previous_hardware_uuid: text(),
   hardware_uuid: text(),
   reason: z
-    .enum(["activation", "update", "replacement", "unlink"])
+    .enum(["activation", "update", "replacement", "unlink", "shipment"])
     .describe("What changed the hardware_uuid."),
   created: iso(),
 });

@@ -78,7 +78,7 @@ export function devicesRepo(ctx: Ctx): DevicesRepo {
       return withPatient as DeviceWithPatient;
     },
     list: (accountId, filter, page) => listDevices(ctx, accountId, filter ?? {}, page),
-    update(accountId, id, patch: DevicePatch) {
+    update(accountId, id, patch: DevicePatch, opts) {
       return atomic(ctx, async (tx) => {
         const current = await getRow(tx, accountId, id);
         if (current === undefined) throw notFound("device", { id });
@@ -118,7 +118,7 @@ export function devicesRepo(ctx: Ctx): DevicesRepo {
             deviceId: id,
             previousHardwareUuid: current.hardware_uuid,
             hardwareUuid,
-            reason: "update",
+            reason: opts?.reason ?? "update",
           });
         }
         return toDeviceRow(ctx, r);

@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import { type Ctx, countOf, notFound, paged } from "../context.ts";
-import { readNum, writeJson } from "../dialect.ts";
+import { readNum, readNumOrNull, writeJson } from "../dialect.ts";
 import type { ReplacementsTable } from "../schema.ts";
 import type { ReplacementsRepo } from "../store.ts";
 import type { ReplacementRow } from "../types-hardware.ts";
@@ -22,6 +22,9 @@ function toReplacementRow(ctx: Ctx, r: Selectable<ReplacementsTable>): Replaceme
     status: r.status,
     created: readNum(r.created),
     modified: readNum(r.modified),
+    shippedOn: readNumOrNull(r.shipped_on),
+    deliveredOn: readNumOrNull(r.delivered_on),
+    trackingLink: r.tracking_link,
   };
 }
 
@@ -56,6 +59,9 @@ export function replacementsRepo(ctx: Ctx): ReplacementsRepo {
           status: input.status ?? null,
           created: now,
           modified: now,
+          shipped_on: null,
+          delivered_on: null,
+          tracking_link: null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -88,6 +94,9 @@ export function replacementsRepo(ctx: Ctx): ReplacementsRepo {
             ? {}
             : { new_hardware_uuid: patch.newHardwareUuid }),
           ...(patch.status === undefined ? {} : { status: patch.status }),
+          ...(patch.shippedOn === undefined ? {} : { shipped_on: patch.shippedOn }),
+          ...(patch.deliveredOn === undefined ? {} : { delivered_on: patch.deliveredOn }),
+          ...(patch.trackingLink === undefined ? {} : { tracking_link: patch.trackingLink }),
           modified: ctx.clock.now(),
         })
         .where("account_id", "=", accountId)
@@ -96,6 +105,14 @@ export function replacementsRepo(ctx: Ctx): ReplacementsRepo {
         .executeTakeFirst();
       if (r === undefined) throw notFound("replacement", { id });
       return toReplacementRow(ctx, r);
+    },
+    async delete(accountId, id) {
+      const result = await db
+        .deleteFrom("replacements")
+        .where("account_id", "=", accountId)
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
   };
 }

@@ -205,6 +205,7 @@ export function activationSection(env: FulfilmentEnv): void {
         catalogue,
         clock: env.clock,
         events: env.events,
+        fulfilment: env.config,
       });
       const error = await activation
         .activate(env.account.id, {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fulfilmentWebhookBody } from "../../../src/fulfilment/events.ts";
 import { deviceMacAddress } from "../../../src/fulfilment/identifiers.ts";
+import { shipmentRng } from "../../../src/fulfilment/shipment-plan.ts";
 import { activate, eventsOf, type FulfilmentEnv, GW, IMEI, knownGateway } from "../env.ts";
 
 /** Spec 3 "gateway replaced → Replaced", 4.3, 6.2: what happens when a replacement ships. */
@@ -84,7 +85,7 @@ export function replacementShippingSection(env: FulfilmentEnv): void {
       await expect(ship(replacement.id)).rejects.toMatchObject({ code: "E_STORE_CONFLICT" });
     });
 
-    it("draws the new gateway id from the Rng forked by replacement id", async () => {
+    it("draws the new gateway id from the shipment's Rng (forked by replacement id and step)", async () => {
       await knownGateway(env);
       const { device } = await activate(env, {
         device: { name: "Vendor Scale", hardware_uuid: GW },
@@ -94,7 +95,9 @@ export function replacementShippingSection(env: FulfilmentEnv): void {
         device_types: [{ name: "Gateway" }],
       });
       const shipped = await ship(r.id);
-      expect(shipped.newHardwareUuid).toBe(env.rng.fork(`replacement:${r.id}`).hex(12));
+      // Opened at step 0; shipping is the first transition, step 1.
+      const rng = shipmentRng(env.config, r.id, 1).fork("hardware");
+      expect(shipped.newHardwareUuid).toBe(rng.hex(12));
     });
 
     it("ships onto an imposed gateway id, and changes no id for a device-only replacement", async () => {

@@ -67,6 +67,12 @@ export function replacementsSection(env: FulfilmentEnv): void {
           new_hardware_uuid: null,
           created: T0 + 1000,
           modified: T0 + 1000,
+          // Spec 6.2: special-order reads carry these four dates.
+          created_on: T0 + 1000,
+          updated_on: T0 + 1000,
+          shipped_on: null,
+          delivered_on: null,
+          tracking_link: null,
         },
       ]);
       expect(await env.services.replacements.get(a, replacement.id)).toEqual(rows[0]);

@@ -121,7 +121,10 @@ export const patientsRoutes: RoutePlugin = async (app, ctx) => {
     },
     async (request) => {
       const { id } = accountOf(request);
-      return patientJson(await patients.replace(id, request.params.externalId, request.body));
+      const patient = await patients.replace(id, request.params.externalId, request.body);
+      // Spec 3: a request held for this patient's address ships once it is deliverable.
+      await ctx.devices.reviewHeldRequests(id, patient.externalId);
+      return patientJson(patient);
     },
   );
 
@@ -140,7 +143,10 @@ export const patientsRoutes: RoutePlugin = async (app, ctx) => {
     },
     async (request) => {
       const { id } = accountOf(request);
-      return patientJson(await patients.update(id, request.params.externalId, request.body));
+      const patient = await patients.update(id, request.params.externalId, request.body);
+      // Spec 3: a request held for this patient's address ships once it is deliverable.
+      await ctx.devices.reviewHeldRequests(id, patient.externalId);
+      return patientJson(patient);
     },
   );
 

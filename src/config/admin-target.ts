@@ -1,0 +1,47 @@
+import { RpmlabError } from "../core/errors.ts";
+import { ADMIN_TOKEN_ENV, DEFAULT_HOST, DEFAULT_HTTP_PORT } from "./serve-config.ts";
+
+/** Environment variable naming the base URL of a running `rpmlab serve`. */
+export const LAB_URL_ENV = "RPMLAB_URL";
+export const DEFAULT_LAB_URL = `http://${DEFAULT_HOST}:${DEFAULT_HTTP_PORT}`;
+
+/** Where a CLI command finds the lab admin API of a running `rpmlab serve`. */
+export interface AdminTarget {
+  /** Scheme, host and port (and path prefix, if any), without a trailing slash. */
+  readonly baseUrl: string;
+  readonly token: string;
+}
+
+/**
+ * `--url` (else $RPMLAB_URL, else serve's default address) and `--admin-token` (else
+ * $RPMLAB_ADMIN_TOKEN): commands that act on a running lab go through its admin API, because
+ * the running serve owns the fulfilment timers.
+ */
+export function adminTarget(
+  flags: { url?: string | undefined; adminToken?: string | undefined },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): AdminTarget {
+  const raw = flags.url || env[LAB_URL_ENV] || DEFAULT_LAB_URL;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = new URL("invalid:");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      `--url must be the http(s) base URL rpmlab serve printed, e.g. ${DEFAULT_LAB_URL}; got "${raw}"`,
+      { field: "url" },
+    );
+  }
+  const token = flags.adminToken || env[ADMIN_TOKEN_ENV];
+  if (token === undefined || token === "") {
+    throw new RpmlabError(
+      "E_USAGE",
+      `this command acts through a running rpmlab serve: give its admin token (--admin-token, or $${ADMIN_TOKEN_ENV}); serve prints it at start`,
+      { field: "admin-token" },
+    );
+  }
+  return { baseUrl: url.toString().replace(/\/+$/, ""), token };
+}

@@ -1,0 +1,254 @@
+import { readFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { RpmlabError } from "../core/errors.ts";
+import { type MsRange, parseDurationRange } from "./duration.ts";
+
+/**
+ * The fulfilment simulator's settings (issue 4 §2): how long each transition takes (a range,
+ * drawn per shipment from its seeded Rng), how often stock runs short, a delivery fails or the
+ * carrier holds a package, how many scans a package gets in transit. Defaults look like US
+ * ground shipping: 1–2 business days to ship, 2–5 days in transit. README "Fulfilment" has the
+ * table of transitions; every key below can be set in a file (`rpmlab serve
+ * --fulfilment-config lab.yaml`) or one at a time (`--fulfilment durations.in_transit=1d..3d`).
+ */
+
+export const CARRIERS = ["ups", "fedex", "usps"] as const;
+export type Carrier = (typeof CARRIERS)[number];
+
+/** The defaults, as a configuration file spells them. */
+export const FULFILMENT_DEFAULTS = {
+  seed: "rpmlab",
+  time_scale: 1,
+  tracking_base_url: "https://tracking.rpmlab.test",
+  durations: {
+    restock: "2d..7d",
+    processing: "1d..2d",
+    first_scan: "4h..20h",
+    in_transit: "2d..5d",
+    out_for_delivery: "2h..9h",
+    reattempt: "18h..30h",
+    pickup: "1d..5d",
+    duplicate_cleanup: "3d",
+  },
+  in_transit_scans: "2..5",
+  probabilities: {
+    stock_shortage: 0.05,
+    delivery_issue: 0.04,
+    delivery_issue_signature: 0.12,
+    carrier_hold: 0.03,
+  },
+  max_delivery_attempts: 3,
+  carriers: ["ups", "fedex", "usps"],
+} as const;
+
+export interface FulfilmentDurations {
+  /** On Hold → Ready to Ship: stock arrives. */
+  readonly restock: MsRange;
+  /** Ready to Ship → Dropshipped, in business days (weekends are skipped). */
+  readonly processing: MsRange;
+  /** Dropshipped → In Transit: the carrier's first scan. */
+  readonly firstScan: MsRange;
+  /** First scan → Out for Delivery, spread over the in-transit scans. */
+  readonly inTransit: MsRange;
+  /** Out for Delivery → Delivered (or Delivery Issue). */
+  readonly outForDelivery: MsRange;
+  /** Delivery Issue → the next attempt (Out for Delivery), or Available for Pickup. */
+  readonly reattempt: MsRange;
+  /** Available for Pickup → the patient collects it (no webhook: spec 6.2). */
+  readonly pickup: MsRange;
+  /** A duplicate held in Client Action Required → Cancelled; null: never. */
+  readonly duplicateCleanup: MsRange | null;
+}
+
+export interface FulfilmentConfig {
+  /** Every shipment's Rng is forked from this seed and the shipment's id. */
+  readonly seed: string;
+  /** Divides every drawn duration: 1440 runs a day of shipping in a minute. */
+  readonly timeScale: number;
+  /** Tracking links are `<base>/<carrier>/<tracking number>`. */
+  readonly trackingBaseUrl: string;
+  readonly durations: FulfilmentDurations;
+  /** Carrier scans while In Transit (each one fires In Transit), inclusive range. */
+  readonly inTransitScans: { readonly min: number; readonly max: number };
+  readonly probabilities: {
+    /** Accepted request → On Hold instead of Ready to Ship. */
+    readonly stockShortage: number;
+    /** Out for Delivery → Delivery Issue instead of Delivered. */
+    readonly deliveryIssue: number;
+    /** The same, when a signature is required (nobody home to sign). */
+    readonly deliveryIssueSignature: number;
+    /** Last in-transit scan → Available for Pickup instead of Out for Delivery. */
+    readonly carrierHold: number;
+  };
+  /** After this many failed attempts the carrier holds the package for pickup. */
+  readonly maxDeliveryAttempts: number;
+  readonly carriers: readonly Carrier[];
+}
+
+const range = z.string().transform((text, ctx) => {
+  const parsed = parseDurationRange(text);
+  if (parsed === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      message: `"${text}" is not a duration or a range of them, e.g. 4h, 1.5d, 2d..5d (units ms, s, m, h, d)`,
+    });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
+const intRange = z.union([z.number(), z.string()]).transform((value, ctx) => {
+  const m = /^(\d+)(?:\.\.(\d+))?$/.exec(String(value).trim());
+  const min = Number(m?.[1]);
+  const max = Number(m?.[2] ?? m?.[1]);
+  if (m === null || min < 1 || max < min || max > 50) {
+    ctx.addIssue({
+      code: "custom",
+      message: `"${value}" is not a whole number or range from 1 to 50, e.g. 3 or 2..5`,
+    });
+    return z.NEVER;
+  }
+  return { min, max };
+});
+
+const probability = z
+  .number({ error: "must be a number from 0 to 1" })
+  .min(0, "must be a number from 0 to 1")
+  .max(1, "must be a number from 0 to 1");
+
+const FulfilmentFile = z.strictObject({
+  seed: z.union([z.string().min(1), z.number()]).transform(String),
+  time_scale: z.number().positive("must be a number greater than 0"),
+  tracking_base_url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+  durations: z.strictObject({
+    restock: range,
+    processing: range,
+    first_scan: range,
+    in_transit: range,
+    out_for_delivery: range,
+    reattempt: range,
+    pickup: range,
+    duplicate_cleanup: z.union([z.literal("off"), range]),
+  }),
+  in_transit_scans: intRange,
+  probabilities: z.strictObject({
+    stock_shortage: probability,
+    delivery_issue: probability,
+    delivery_issue_signature: probability,
+    carrier_hold: probability,
+  }),
+  max_delivery_attempts: z.int().min(1).max(10),
+  carriers: z.array(z.enum(CARRIERS)).min(1),
+});
+
+/**
+ * The configuration from layers of overrides (a file's content, then single keys), each laid
+ * over the defaults in turn. Every problem is reported at once, named by its key.
+ */
+export function fulfilmentConfig(...layers: readonly unknown[]): FulfilmentConfig {
+  let merged: unknown = FULFILMENT_DEFAULTS;
+  for (const layer of layers) merged = deepMerge(merged, layer);
+  const result = FulfilmentFile.safeParse(merged);
+  if (!result.success) {
+    const keyOf = (path: readonly PropertyKey[]) => ["fulfilment", ...path.map(String)].join(".");
+    const problems = result.error.issues.map((i) => `${keyOf(i.path)}: ${i.message}`);
+    throw new RpmlabError("E_CONFIG_INVALID", problems.join("; "), {
+      field: keyOf(result.error.issues[0]?.path ?? []),
+    });
+  }
+  const f = result.data;
+  return {
+    seed: f.seed,
+    timeScale: f.time_scale,
+    trackingBaseUrl: f.tracking_base_url.replace(/\/+$/, ""),
+    durations: {
+      restock: f.durations.restock,
+      processing: f.durations.processing,
+      firstScan: f.durations.first_scan,
+      inTransit: f.durations.in_transit,
+      outForDelivery: f.durations.out_for_delivery,
+      reattempt: f.durations.reattempt,
+      pickup: f.durations.pickup,
+      duplicateCleanup:
+        f.durations.duplicate_cleanup === "off" ? null : f.durations.duplicate_cleanup,
+    },
+    inTransitScans: f.in_transit_scans,
+    probabilities: {
+      stockShortage: f.probabilities.stock_shortage,
+      deliveryIssue: f.probabilities.delivery_issue,
+      deliveryIssueSignature: f.probabilities.delivery_issue_signature,
+      carrierHold: f.probabilities.carrier_hold,
+    },
+    maxDeliveryAttempts: f.max_delivery_attempts,
+    carriers: f.carriers,
+  };
+}
+
+export const DEFAULT_FULFILMENT_CONFIG: FulfilmentConfig = fulfilmentConfig();
+
+/**
+ * `key=value` assignments (`--fulfilment durations.in_transit=1d..3d`) as one override layer.
+ * Values are read as YAML scalars, so `0.1` is a number and `[ups, usps]` a list.
+ */
+export function fulfilmentAssignments(assignments: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const assignment of assignments) {
+    const eq = assignment.indexOf("=");
+    const key = eq < 0 ? "" : assignment.slice(0, eq).trim();
+    if (!/^[a-z_]+(\.[a-z_]+)*$/.test(key)) {
+      throw new RpmlabError(
+        "E_CONFIG_INVALID",
+        `--fulfilment takes key=value, e.g. durations.in_transit=1d..3d or probabilities.carrier_hold=0.1; got "${assignment}"`,
+        { field: "fulfilment" },
+      );
+    }
+    const path = key.replace(/^fulfilment\./, "").split(".");
+    let node = out;
+    for (const part of path.slice(0, -1)) {
+      const next = node[part];
+      node[part] = next !== null && typeof next === "object" ? next : {};
+      node = node[part] as Record<string, unknown>;
+    }
+    node[path[path.length - 1]!] = parseYaml(assignment.slice(eq + 1)) ?? "";
+  }
+  return out;
+}
+
+/** A YAML or JSON file holding the fulfilment keys (or a `fulfilment:` section with them). */
+export function readFulfilmentFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      `cannot read the fulfilment config ${path}: ${(error as Error).message}`,
+      { field: "fulfilment-config", file: path },
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (error) {
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      `${path} is not YAML or JSON: ${(error as Error).message}`,
+      { field: "fulfilment-config", file: path },
+    );
+  }
+  if (isObject(parsed) && isObject(parsed.fulfilment)) return parsed.fulfilment;
+  return parsed ?? {};
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** `over` laid on `base`: objects merge key by key, anything else replaces. */
+function deepMerge(base: unknown, over: unknown): unknown {
+  if (!isObject(base) || !isObject(over)) return over === undefined ? base : over;
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) out[key] = deepMerge(base[key], value);
+  return out;
+}

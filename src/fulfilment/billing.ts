@@ -1,0 +1,168 @@
+import type { Clock } from "../core/clock.ts";
+import { FieldErrorCollector, fieldError } from "../core/field-errors.ts";
+import { civilFromDays, daysFromCivil, MS_PER_DAY } from "../core/time.ts";
+import type { Store } from "../store/store.ts";
+import type { Ms } from "../store/types.ts";
+import type { BillingBasis, BillingPeriodRow } from "../store/types-shipments.ts";
+
+/**
+ * What the vendor would bill (issue 4 §2 "Billing"): device-days per account over a period, and
+ * the hardware shipped in it.
+ *
+ * A device is billable while its hardware is with the patient and linked to it: from activation
+ * when the hardware was in hand (device.hardware_uuid sent), from delivery — Delivered, or the
+ * patient collecting a package held for pickup — when the lab shipped it; until it is unlinked
+ * (spec 4.2: unlink "so that billing for inactive devices stops"). A request never delivered,
+ * or Cancelled, bills nothing. A replacement keeps the device billing (its record is kept, spec
+ * 4.3). A device-day is a UTC calendar day on which the device was billable at any moment.
+ *
+ * Hardware: each shipment counts the device and/or gateway in its box (ship_gateway_only: the
+ * gateway only, spec 2.4 "only the gateway cost is billed"; a device joining the patient's
+ * gateway: the device only).
+ */
+
+export interface BillingQuery {
+  /** A client domain; every account when absent. */
+  readonly account?: string | undefined;
+  /** First day, YYYY-MM-DD (UTC). */
+  readonly from?: string | undefined;
+  /** Last day, inclusive, YYYY-MM-DD. */
+  readonly to?: string | undefined;
+  /** A calendar month, YYYY-MM, instead of from/to. */
+  readonly month?: string | undefined;
+}
+
+export interface DeviceBilling {
+  readonly hwi_device_id: string;
+  readonly device_name: string | null;
+  readonly basis: BillingBasis;
+  readonly billable_from: Ms;
+  /** Null while still billing. */
+  readonly billable_until: Ms | null;
+  readonly device_days: number;
+}
+
+export interface AccountBilling {
+  readonly account_id: string;
+  readonly client_domain: string;
+  readonly device_days: number;
+  readonly devices: readonly DeviceBilling[];
+  readonly hardware_shipped: { readonly devices: number; readonly gateways: number };
+}
+
+export interface BillingReport {
+  /** First day (midnight UTC) and the day after the last (exclusive). */
+  readonly from: Ms;
+  readonly to: Ms;
+  /** Days after the lab's clock are not billed yet. */
+  readonly as_of: Ms;
+  readonly device_days: number;
+  readonly accounts: readonly AccountBilling[];
+}
+
+/**
+ * UTC days on which the period was billable, within [from, to) and up to `now` (a device
+ * billable at this moment counts today).
+ */
+export function deviceDays(period: BillingPeriodRow, from: Ms, to: Ms, now: Ms): number {
+  const start = Math.max(period.started, from);
+  const end = Math.min(period.ended ?? Number.POSITIVE_INFINITY, to, now + 1);
+  if (end <= start) return 0;
+  const first = Math.floor(start / MS_PER_DAY);
+  const last = Math.floor((end - 1) / MS_PER_DAY);
+  return last - first + 1;
+}
+
+export async function billingReport(
+  deps: { readonly store: Store; readonly clock: Clock },
+  query: BillingQuery,
+): Promise<BillingReport> {
+  const { store, clock } = deps;
+  const now = clock.now();
+  const { from, to } = period(query, now);
+  const errors = new FieldErrorCollector();
+  let accounts = await store.accounts.list();
+  const domain = query.account?.trim();
+  if (domain !== undefined && domain !== "") {
+    const one = await store.accounts.getByClientDomain(domain);
+    if (one === null) errors.add("account", `No account has client domain "${domain}".`);
+    accounts = one === null ? [] : [one];
+  }
+  errors.throwIfAny();
+  const out: AccountBilling[] = [];
+  for (const account of accounts) {
+    const periods = await store.billingPeriods.list({ accountId: account.id, from, to });
+    const devices: DeviceBilling[] = [];
+    for (const p of periods) {
+      const days = deviceDays(p, from, to, now);
+      if (days === 0) continue;
+      const device = await store.devices.get(account.id, p.deviceId);
+      devices.push({
+        hwi_device_id: p.deviceId,
+        device_name: device?.name ?? null,
+        basis: p.basis,
+        billable_from: p.started,
+        billable_until: p.ended,
+        device_days: days,
+      });
+    }
+    const shipped = await store.shipments.shippedBetween(from, to, account.id);
+    out.push({
+      account_id: account.id,
+      client_domain: account.clientDomain,
+      device_days: devices.reduce((sum, d) => sum + d.device_days, 0),
+      devices,
+      hardware_shipped: {
+        devices: shipped.filter((s) => s.shipsDevice === true).length,
+        gateways: shipped.filter((s) => s.shipsGateway === true).length,
+      },
+    });
+  }
+  out.sort((a, b) => a.client_domain.localeCompare(b.client_domain));
+  return {
+    from,
+    to,
+    as_of: now,
+    device_days: out.reduce((sum, a) => sum + a.device_days, 0),
+    accounts: out,
+  };
+}
+
+const DAY_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
+const MONTH_TEXT = /^(\d{4})-(\d{2})$/;
+
+/** The report's days: a month, from/to (either defaulting to the month of `now`), or this month. */
+function period(query: BillingQuery, now: Ms): { from: Ms; to: Ms } {
+  const errors = new FieldErrorCollector();
+  const today = civilFromDays(Math.floor(now / MS_PER_DAY));
+  const monthStart = (year: number, month: number) => daysFromCivil(year, month, 1) * MS_PER_DAY;
+  const nextMonth = (year: number, month: number) =>
+    month === 12 ? monthStart(year + 1, 1) : monthStart(year, month + 1);
+  const month = query.month?.trim();
+  if (month) {
+    if (query.from || query.to) errors.add("month", "Give month, or from and to, not both.");
+    const m = MONTH_TEXT.exec(month);
+    const [y, mo] = [Number(m?.[1]), Number(m?.[2])];
+    if (m === null || mo < 1 || mo > 12) errors.add("month", `"${month}" is not a month: YYYY-MM.`);
+    errors.throwIfAny();
+    return { from: monthStart(y, mo), to: nextMonth(y, mo) };
+  }
+  const day = (field: "from" | "to", text: string | undefined): Ms | undefined => {
+    const t = text?.trim();
+    if (!t) return undefined;
+    const m = DAY_TEXT.exec(t);
+    const days = m === null ? NaN : daysFromCivil(Number(m[1]), Number(m[2]), Number(m[3]));
+    const back = Number.isNaN(days) ? undefined : civilFromDays(days);
+    if (back === undefined || back.month !== Number(m?.[2]) || back.day !== Number(m?.[3])) {
+      errors.add(field, `"${t}" is not a date: YYYY-MM-DD.`);
+      return undefined;
+    }
+    return days * MS_PER_DAY;
+  };
+  const from = day("from", query.from) ?? monthStart(today.year, today.month);
+  const last = day("to", query.to);
+  errors.throwIfAny();
+  const to = last === undefined ? nextMonth(today.year, today.month) : last + MS_PER_DAY;
+  if (to <= from) throw fieldError("to", "The last day comes before the first (from).");
+  return { from, to };
+}

@@ -1,0 +1,191 @@
+import type { StoreRepositories } from "../store/store.ts";
+import type { Ms } from "../store/types.ts";
+import type { ShipmentKind, ShipmentRow } from "../store/types-shipments.ts";
+import { describeStep } from "./carrier-history.ts";
+import { atomically, type DeviceServiceDeps } from "./deps.ts";
+import { fulfilmentRequestOf } from "./device-meta.ts";
+import type { PendingEvents } from "./events.ts";
+import { PENDING, type ShipmentStep } from "./shipment-flow.ts";
+import { acceptance, planNext, shipmentRng } from "./shipment-plan.ts";
+import { announce, loadOrder, type ShipmentDeps, scheduled } from "./shipment-transitions.ts";
+
+export interface NewOrder {
+  readonly accountId: string;
+  /** The order's id: the hwi_device_id of a request, the replacement's id. */
+  readonly id: string;
+  readonly kind: ShipmentKind;
+  readonly deviceId: string;
+  readonly replacementId?: string | null;
+  /** Why the request needs the client (Client Action Required, spec 3), else null. */
+  readonly heldFor: string | null;
+  readonly requireSignature: boolean;
+  readonly shipGatewayOnly: boolean;
+  readonly deliveryType: string | null;
+  readonly at: Ms;
+  /** Keep this status (an order that predates shipments) instead of deciding one. */
+  readonly status?: string;
+}
+
+/**
+ * Opens the shipment of a new order, in the caller's transaction (issue 4 §2: activating a
+ * device with a shipping request, or ordering a replacement, starts a shipment). A request the
+ * client must act on starts in Client Action Required; an accepted one in Ready to Ship, or On
+ * Hold on a seeded stock shortage (spec 3). The order takes that status (the caller announces
+ * it) and the next step is planned. Returns the shipment.
+ */
+export async function openShipment(
+  tx: StoreRepositories,
+  events: PendingEvents,
+  deps: ShipmentDeps,
+  order: NewOrder,
+): Promise<ShipmentRow> {
+  const rng = shipmentRng(deps.config, order.id, 0);
+  const status =
+    order.status ??
+    (order.heldFor !== null ? "Client Action Required" : acceptance(deps.config, rng));
+  const draft = {
+    status,
+    reason: order.heldFor,
+    requireSignature: order.requireSignature,
+    scansPlanned: 0,
+    scansDone: 0,
+    transitMs: 0,
+    attempts: 0,
+    deliveredOn: null,
+  };
+  const next = planNext(deps.config, rng, draft, order.at);
+  const shipment = await tx.shipments.create(order.accountId, {
+    id: order.id,
+    kind: order.kind,
+    deviceId: order.deviceId,
+    replacementId: order.replacementId ?? null,
+    status,
+    reason: order.heldFor,
+    requireSignature: order.requireSignature,
+    shipGatewayOnly: order.shipGatewayOnly,
+    deliveryType: order.deliveryType,
+    nextStatus: next?.status ?? null,
+    nextAt: next?.at ?? null,
+  });
+  await tx.shipments.addEvent(shipment.id, {
+    status,
+    at: order.at,
+    detail: describeStep(shipment, status as ShipmentStep),
+  });
+  scheduled(events, shipment);
+  return shipment;
+}
+
+/**
+ * Spec 3 "address_status Invalid → confirm_address true → fulfilment no longer blocked": a
+ * request held in Client Action Required for its address is accepted once the address problem
+ * is gone — Ready to Ship, or On Hold on a stock shortage — with its webhook, in the caller's
+ * transaction. Returns the shipment after the change.
+ */
+export async function acceptHeld(
+  tx: StoreRepositories,
+  events: PendingEvents,
+  deps: ShipmentDeps,
+  shipment: ShipmentRow,
+  at: Ms,
+): Promise<ShipmentRow> {
+  const step = shipment.step + 1;
+  const rng = shipmentRng(deps.config, shipment.id, step);
+  const status = acceptance(deps.config, rng);
+  const next = planNext(deps.config, rng, { ...shipment, status, reason: null }, at);
+  const updated = await tx.shipments.update(
+    shipment.id,
+    { status, reason: null, step, nextStatus: next?.status ?? null, nextAt: next?.at ?? null },
+    { expectStep: shipment.step },
+  );
+  await tx.shipments.addEvent(shipment.id, { status, at, detail: describeStep(updated, status) });
+  await announce(tx, events, updated, await loadOrder(tx, updated), status, at);
+  scheduled(events, updated);
+  return updated;
+}
+
+/**
+ * Spec 4.2: an unlinked device stops billing, and its request stops moving — a shipment not yet
+ * delivered is halted (no further transitions, no further webhooks: the device is Unlinked).
+ * In the caller's transaction.
+ */
+export async function stopForUnlink(
+  tx: StoreRepositories,
+  events: PendingEvents,
+  args: { readonly accountId: string; readonly deviceIds: readonly string[]; readonly at: Ms },
+): Promise<void> {
+  const { accountId, deviceIds, at } = args;
+  await tx.billingPeriods.close(accountId, deviceIds, at);
+  for (const id of deviceIds) {
+    const shipment = await tx.shipments.get(id);
+    if (shipment === null || shipment.accountId !== accountId || shipment.kind !== "device")
+      continue;
+    if (shipment.deliveredOn !== null || shipment.halted !== null) continue;
+    const halted = await tx.shipments.update(
+      id,
+      { step: shipment.step + 1, nextStatus: null, nextAt: null, halted: "unlinked" },
+      { expectStep: shipment.step },
+    );
+    await tx.shipments.addEvent(id, {
+      status: shipment.status,
+      at,
+      detail: "Stopped: the device was unlinked",
+    });
+    scheduled(events, halted);
+  }
+}
+
+/**
+ * Orders of a store from before shipments (migration 0004) get theirs, keeping their status, so
+ * the simulator moves them on like any other. Returns how many. Run by the simulator at start.
+ */
+export async function trackLegacyOrders(deps: DeviceServiceDeps & ShipmentDeps): Promise<number> {
+  const { store } = deps;
+  let tracked = 0;
+  const track = (order: NewOrder) =>
+    atomically(deps, async (tx, events) => {
+      if ((await tx.shipments.get(order.id)) !== null) return;
+      await openShipment(tx, events, deps, order);
+      tracked++;
+    });
+  for (const account of await store.accounts.list()) {
+    const at = deps.clock.now();
+    const { rows } = await store.devices.list(account.id, { status: PENDING });
+    for (const device of rows) {
+      const request = fulfilmentRequestOf(device.metaData);
+      if (device.hardwareUuid !== null || request === null) continue;
+      if ((await store.shipments.get(device.id)) !== null) continue;
+      await track({
+        accountId: account.id,
+        id: device.id,
+        kind: "device",
+        deviceId: device.id,
+        heldFor: request.reason,
+        requireSignature: device.requireSignature,
+        shipGatewayOnly: device.shipGatewayOnly,
+        deliveryType: request.delivery_type,
+        at,
+        status: device.status,
+      });
+    }
+    const replacements = await store.replacements.list(account.id);
+    for (const r of replacements.rows) {
+      if (!(PENDING as readonly (string | null)[]).includes(r.status)) continue;
+      if ((await store.shipments.get(r.id)) !== null) continue;
+      await track({
+        accountId: account.id,
+        id: r.id,
+        kind: "replacement",
+        deviceId: r.deviceId,
+        replacementId: r.id,
+        heldFor: null,
+        requireSignature: false,
+        shipGatewayOnly: false,
+        deliveryType: null,
+        at,
+        status: r.status!,
+      });
+    }
+  }
+  return tracked;
+}

@@ -1,0 +1,107 @@
+import type { AddressInfo } from "node:net";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fulfilmentConfig } from "../../src/config/fulfilment-config.ts";
+import { runCli } from "../catalogue/cli-io.ts";
+import { ADMIN_TOKEN, type Lab, makeLab } from "./helpers.ts";
+import { activate, BPM, hwiCall } from "./hwi-fixtures.ts";
+
+const QUIET = fulfilmentConfig({
+  probabilities: {
+    stock_shortage: 0,
+    delivery_issue: 0,
+    delivery_issue_signature: 0,
+    carrier_hold: 0,
+  },
+});
+
+/** `rpmlab orders …` and `rpmlab billing` against a listening lab (port 0), as a user runs them. */
+describe("rpmlab orders / billing", () => {
+  let lab: Lab;
+  let url: string;
+  beforeEach(async () => {
+    lab = await makeLab({ config: { fulfilment: QUIET } });
+    await lab.app.listen({ host: "127.0.0.1", port: 0 });
+    url = `http://127.0.0.1:${(lab.app.server.address() as AddressInfo).port}`;
+  });
+  afterEach(() => lab.close());
+
+  const cli = (...args: string[]) => runCli(...args, "--url", url, "--admin-token", ADMIN_TOKEN);
+
+  async function order(externalId: string) {
+    const call = hwiCall(lab);
+    await call("POST", "hwi-patients/", {
+      external_id: externalId,
+      address: "12 Main Street",
+      city: "Irvine",
+      state: "CA",
+      zip_code: "92614",
+    });
+    return activate(lab, { device: { name: BPM }, patient: { external_id: externalId } });
+  }
+
+  it("lists, advances, injects and cancels orders through the admin API", async () => {
+    const a = await order("P-1");
+    const b = await order("P-2");
+    const listed = await cli("orders", "list");
+    expect(listed).toMatchObject({ code: 0, stderr: "" });
+    expect(listed.stdout.split("\n")[0]).toMatch(/^ID\s+KIND\s+ACCOUNT\s+STATUS\s+CARRIER/);
+    expect(listed.stdout).toContain(a.id);
+    expect(listed.stdout).toMatch(/Ready to Ship\s+Dropshipped/);
+
+    const advanced = await cli("orders", "advance", a.id, "Out for Delivery", "--json");
+    expect(advanced.code, advanced.stderr).toBe(0);
+    expect(JSON.parse(advanced.stdout)).toMatchObject({ status: "Out for Delivery" });
+
+    const delivered = await cli("orders", "inject", a.id, "delivered", "--detail", "Porch");
+    expect(delivered.code, delivered.stderr).toBe(0);
+    expect(delivered.stdout).toMatch(
+      new RegExp(`^order ${a.id} \\(device, acme-dev\\): Delivered`),
+    );
+    expect(delivered.stdout).toMatch(/Delivered\s+Porch/);
+
+    const shipped = JSON.parse(
+      (await cli("orders", "list", "--status", "pending", "--json")).stdout,
+    );
+    expect(shipped.map((o: { id: string }) => o.id)).toEqual([b.id]);
+    const cancelled = await cli("orders", "cancel", b.id);
+    expect(cancelled.stdout).toContain("cancelled, removed");
+    expect((await cli("orders", "list", "--json")).stdout).not.toContain(b.id);
+  });
+
+  it("reports billing as a table and as JSON", async () => {
+    const a = await order("P-1");
+    await cli("orders", "advance", a.id, "Delivered");
+    const table = await cli("billing", "--month", "2024-10");
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^billing 2024-10-01 to 2024-10-31 \(as of 2024-10-16 04:10Z\)/);
+    expect(table.stdout).toMatch(/acme-dev\s+1\s+1\s+1\s+1/);
+    const json = JSON.parse((await cli("billing", "--account", "acme-dev", "--json")).stdout);
+    expect(json).toMatchObject({ device_days: 1, accounts: [{ client_domain: "acme-dev" }] });
+  });
+
+  it("fails clearly: the API's 400 and 404, a wrong token, no token, no lab at the URL", async () => {
+    const a = await order("P-1");
+    const bad = await cli("orders", "advance", a.id, "Replaced");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(
+      /^rpmlab: E_API_VALIDATION: .* 400 status: Replaced is not a carrier status/,
+    );
+    const missing = await cli("orders", "show", "nope");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("E_API_NOT_FOUND: GET");
+    expect(missing.stderr).toContain('No order has id "nope".');
+    const wrong = await runCli("orders", "list", "--url", url, "--admin-token", "x".repeat(20));
+    expect(wrong.stderr).toContain("E_API_UNAUTHENTICATED");
+    const none = await runCli("orders", "list", "--url", url);
+    if (process.env.RPMLAB_ADMIN_TOKEN === undefined) {
+      expect(none.code).toBe(2);
+      expect(none.stderr).toContain("E_USAGE: this command acts through a running rpmlab serve");
+    }
+    await lab.app.close();
+    const down = await cli("orders", "list");
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(
+      /^rpmlab: E_LAB_UNREACHABLE: no rpmlab serve answers at http:\/\/127\.0\.0\.1:\d+/,
+    );
+  });
+});

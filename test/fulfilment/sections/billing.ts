@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { parseIso } from "../../../src/core/time.ts";
+import {
+  DAY,
+  drive,
+  eventsOf,
+  type FulfilmentEnv,
+  fieldErrors,
+  GW,
+  knownGateway,
+  request,
+  startSimulator,
+  T0,
+} from "../env.ts";
+
+/** Midnight UTC of an ISO date. */
+const day = (iso: string) => parseIso(iso)!;
+
+/** Issue 4 §2: billable device-days per account, as the vendor would bill them. */
+export function billingSection(env: FulfilmentEnv): void {
+  describe("billing", () => {
+    it("bills in-hand devices from activation and shipped ones from delivery, until unlink", async () => {
+      const a = env.account.id;
+      const sim = await startSimulator(env);
+      await knownGateway(env);
+      // 2024-10-16 (T0): activated with the hardware in hand; unlinked on 2024-10-21.
+      const inHand = await env.services.activation.activate(a, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+      });
+      const shipped = await request(env);
+      const never = await request(env, "P-2", {}, "Vendor Pulse Ox");
+      await env.services.orders.advance(never.device.id, { status: "Cancelled" });
+      await drive(env, sim, day("2024-10-21") + 3_600_000);
+      await env.services.unlink.unlink(a, inHand.device.id);
+      await drive(env, sim, day("2024-11-05") + 12 * 3_600_000);
+
+      const delivered = eventsOf(env, "hardware.delivered")[0]!.at;
+      const deliveredDay = Math.floor(delivered / DAY) * DAY;
+      const october = await env.services.billing({ month: "2024-10" });
+      const account = october.accounts.find((x) => x.account_id === a)!;
+      const shippedDays = (day("2024-11-01") - deliveredDay) / DAY;
+      expect(account.devices).toEqual([
+        {
+          hwi_device_id: inHand.device.id,
+          device_name: "Vendor Scale",
+          basis: "activation",
+          billable_from: T0,
+          billable_until: day("2024-10-21") + 3_600_000,
+          device_days: 6,
+        },
+        {
+          hwi_device_id: shipped.device.id,
+          device_name: "Vendor BPM - Wide Range",
+          basis: "delivery",
+          billable_from: delivered,
+          billable_until: null,
+          device_days: shippedDays,
+        },
+      ]);
+      expect(account.device_days).toBe(6 + shippedDays);
+      expect(account.hardware_shipped).toEqual({ devices: 1, gateways: 1 });
+      expect(october).toMatchObject({ from: day("2024-10-01"), to: day("2024-11-01") });
+
+      // November so far: the shipped device only, up to today (the lab's clock) included.
+      const november = await env.services.billing({ from: "2024-11-01", to: "2024-11-30" });
+      expect(november.accounts.find((x) => x.account_id === a)).toMatchObject({
+        device_days: 5,
+        devices: [{ hwi_device_id: shipped.device.id, device_days: 5 }],
+        hardware_shipped: { devices: 0, gateways: 0 },
+      });
+      expect(november.as_of).toBe(env.clock.now());
+      const one = await env.services.billing({
+        account: "clinic",
+        from: "2024-10-20",
+        to: "2024-10-20",
+      });
+      expect(one.accounts).toHaveLength(1);
+      expect(one.accounts[0]!.devices.map((d) => d.device_days)).toEqual([1]);
+    });
+
+    it("refuses a malformed period or an unknown account, keyed by field", async () => {
+      expect(await fieldErrors(env.services.billing({ month: "2024-13" }))).toEqual({
+        month: ['"2024-13" is not a month: YYYY-MM.'],
+      });
+      expect(await fieldErrors(env.services.billing({ from: "2024-02-30" }))).toEqual({
+        from: ['"2024-02-30" is not a date: YYYY-MM-DD.'],
+      });
+      expect(
+        await fieldErrors(env.services.billing({ from: "2024-10-02", to: "2024-10-01" })),
+      ).toEqual({
+        to: ["The last day comes before the first (from)."],
+      });
+      expect(await fieldErrors(env.services.billing({ account: "nobody" }))).toEqual({
+        account: ['No account has client domain "nobody".'],
+      });
+    });
+  });
+}

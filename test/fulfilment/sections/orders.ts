@@ -1,0 +1,173 @@
+import { describe, expect, it } from "vitest";
+import {
+  DAY,
+  drive,
+  eventsOf,
+  type FulfilmentEnv,
+  fieldErrors,
+  GW2,
+  request,
+  startSimulator,
+  statusesOf,
+  T0,
+} from "../env.ts";
+
+/** Issue 4 §2 "Admin": advance an order, inject carrier events, list orders. */
+export function ordersSection(env: FulfilmentEnv): void {
+  const orders = () => env.services.orders;
+
+  describe("orders (admin)", () => {
+    it("advances an order through every status on the carrier's way, each announced, at the lab's time", async () => {
+      const { device } = await request(env);
+      env.clock.runSync({ until: T0 + 5 * 3_600_000 });
+      const now = env.clock.now();
+      const order = await orders().advance(device.id, { status: "Delivered" });
+      expect(order).toMatchObject({ status: "Delivered", delivered_on: now, next_status: null });
+      expect(statusesOf(env, device.id)).toEqual([
+        "Ready to Ship",
+        "Dropshipped",
+        "In Transit",
+        "Out for Delivery",
+        "Delivered",
+      ]);
+      expect(
+        eventsOf(env, "fulfilment.status")
+          .slice(1)
+          .every((e) => e.at === now && e.trackingLink === order.tracking_link),
+      ).toBe(true);
+      expect(eventsOf(env, "hardware.delivered")).toHaveLength(1);
+    });
+
+    it("refuses what no carrier could do, with a 400 keyed by the field that says why", async () => {
+      const { device } = await request(env);
+      expect(await fieldErrors(orders().advance(device.id, { status: "Shipped" }))).toEqual({
+        status: [expect.stringMatching(/^"Shipped" is not a valid choice\. Fulfilment statuses: /)],
+      });
+      expect(await fieldErrors(orders().advance(device.id, { status: "Replaced" }))).toEqual({
+        status: [expect.stringContaining("Replaced is not a carrier status")],
+      });
+      expect(await fieldErrors(orders().advance(device.id, {}))).toEqual({
+        status: ["This field is required."],
+      });
+      expect(
+        await fieldErrors(
+          orders().advance(device.id, { status: "Ready to Ship", hardware_uuid: GW2 }),
+        ),
+      ).toEqual({ status: [expect.stringContaining("cannot get to Ready to Ship")] });
+      expect(
+        await fieldErrors(orders().advance(device.id, { status: "On Hold", hardware_uuid: GW2 })),
+      ).toEqual({ hardware_uuid: [expect.stringContaining("passes Dropshipped")] });
+      await orders().advance(device.id, { status: "Available for Pickup" });
+      expect(statusesOf(env, device.id)).toEqual([
+        "Ready to Ship",
+        "Dropshipped",
+        "Available for Pickup",
+      ]);
+      expect(await fieldErrors(orders().advance(device.id, { status: "Delivered" }))).toEqual({
+        status: [expect.stringContaining("never Delivered (spec 6.2)")],
+      });
+      expect(await fieldErrors(orders().inject(device.id, { event: "scan" }))).toEqual({
+        event: [
+          "A scan event cannot happen to an order in Available for Pickup. Possible now: picked_up.",
+        ],
+      });
+      await orders().inject(device.id, { event: "picked_up" });
+      expect(await fieldErrors(orders().inject(device.id, { event: "picked_up" }))).toEqual({
+        event: [
+          "A picked_up event cannot happen to an order in Available for Pickup (already with the patient). No carrier event can.",
+        ],
+      });
+      expect(await fieldErrors(orders().inject(device.id, { event: "teleport" }))).toEqual({
+        event: [
+          expect.stringMatching(/^"teleport" is not a valid choice\. Carrier events: scan, /),
+        ],
+      });
+      await expect(orders().advance("nope", { status: "Delivered" })).rejects.toMatchObject({
+        code: "E_STORE_NOT_FOUND",
+      });
+    });
+
+    it("ships the gateway the admin names, and injects carrier events with their details", async () => {
+      const a = env.account.id;
+      const { device } = await request(env);
+      await orders().advance(device.id, {
+        status: "Dropshipped",
+        hardware_uuid: "fe-d0-91-a6-43-ff",
+      });
+      expect((await env.store.devices.get(a, device.id))?.hardwareUuid).toBe(GW2);
+      expect((await env.store.gateways.getForAccount(a, GW2))?.shippedOn).toBe(env.clock.now());
+      await orders().inject(device.id, { event: "scan", location: "Reno, NV", detail: "Departed" });
+      await orders().advance(device.id, { status: "In Transit" });
+      const order = await orders().inject(device.id, { event: "delivery_issue" });
+      expect(order.status).toBe("Delivery Issue");
+      expect(order.history.slice(-3)).toMatchObject([
+        { status: "In Transit", location: "Reno, NV", detail: "Departed" },
+        { status: "In Transit" },
+        { status: "Delivery Issue" },
+      ]);
+      expect(order.next_status).toBe("Out for Delivery");
+    });
+
+    it("cancels a pending order (the order is removed), not a shipped one", async () => {
+      const a = env.account.id;
+      const pending = await request(env);
+      const shipped = await request(env, "P-2", {}, "Vendor Scale");
+      const gone = await orders().advance(pending.device.id, { status: "Cancelled" });
+      expect(gone).toMatchObject({ status: "Cancelled", removed: true, next_status: null });
+      expect(gone.history.at(-1)).toMatchObject({ status: "Cancelled" });
+      expect(await env.store.devices.get(a, pending.device.id)).toBeNull();
+      expect(statusesOf(env, pending.device.id)).toEqual(["Ready to Ship", "Cancelled"]);
+      await orders().advance(shipped.device.id, { status: "Dropshipped" });
+      expect(
+        await fieldErrors(orders().advance(shipped.device.id, { status: "Cancelled" })),
+      ).toEqual({
+        status: [expect.stringContaining("Only a pending order")],
+      });
+    });
+
+    it("lets the simulator carry on from wherever the admin left the order", async () => {
+      const sim = await startSimulator(env);
+      const { device } = await request(env);
+      await orders().advance(device.id, { status: "Out for Delivery" });
+      await drive(env, sim, T0 + DAY);
+      expect(statusesOf(env, device.id)).toEqual([
+        "Ready to Ship",
+        "Dropshipped",
+        "In Transit",
+        "Out for Delivery",
+        "Delivered",
+      ]);
+      // A timer armed for a step the admin already took does nothing.
+      expect(await orders().runDue(device.id, 0)).toBe("stale");
+    });
+
+    it("lists orders by status (shipped, pending or one), account and kind", async () => {
+      const other = await env.store.accounts.create({
+        clientDomain: "elsewhere",
+        environment: "development",
+      });
+      const a = await request(env);
+      const b = await request(env, "P-2", {}, "Vendor Scale");
+      await orders().advance(b.device.id, { status: "In Transit" });
+      await env.store.patients.create(other.id, { externalId: "X" });
+      const ids = async (query: Record<string, string>) =>
+        (await orders().list(query)).rows.map((o) => o.id);
+      expect(await ids({})).toEqual([a.device.id, b.device.id]);
+      expect(await ids({ status: "shipped" })).toEqual([b.device.id]);
+      expect(await ids({ status: "pending" })).toEqual([a.device.id]);
+      expect(await ids({ status: "Ready to Ship" })).toEqual([a.device.id]);
+      expect(await ids({ account: "CLINIC" })).toEqual([a.device.id, b.device.id]);
+      expect(await ids({ account: "elsewhere" })).toEqual([]);
+      expect(await ids({ kind: "replacement" })).toEqual([]);
+      const [first] = (await orders().list({ status: "pending" })).rows;
+      expect(first).toMatchObject({ client_domain: "clinic", hwi_device_id: a.device.id });
+      expect(
+        await fieldErrors(orders().list({ status: "lost", account: "nobody", kind: "x" })),
+      ).toEqual({
+        status: [expect.stringContaining('"lost" is not a valid choice.')],
+        account: ['No account has client domain "nobody".'],
+        kind: ['"x" is not a valid choice. Use device or replacement.'],
+      });
+    });
+  });
+}
