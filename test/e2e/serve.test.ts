@@ -141,16 +141,17 @@ function serveJourney(label: string, brokerSpec: () => string) {
         return device.body.status === "Active" ? device : undefined;
       }, "the device to become Active after the gateway checked in");
 
-      // Three days of readings ending now (so the unpaginated 30-day window holds them), with
-      // the device's own re-sends, one envelope per reading; the first envelope twice, as a
-      // broker redelivery would.
+      // Ten days of readings ending now (serve runs on the system clock, and the unpaginated
+      // 30-day window must hold them), with the device's own re-sends, one envelope per
+      // reading; the first envelope twice, as a broker redelivery would. Ten days, not fewer:
+      // how many readings a short window holds depends on the time of day it ends.
       const now = Math.floor(Date.now() / MINUTE) * MINUTE;
       const generated = generateReadings({
         devices: [profile],
         patient,
         rng: new Rng(`e2e/${gatewayUuid}`),
-        start: now - 3 * DAY,
-        days: 3,
+        start: now - 10 * DAY,
+        days: 10,
         duplicateRate: 0.1,
       }).filter((r) => r.timestamp < now);
       const mapping = mappingFor(profile);
