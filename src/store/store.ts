@@ -37,6 +37,7 @@ import type {
   DeadLetterRow,
   InsertManyResult,
   MeasurementQuery,
+  MeasurementRecord,
   MeasurementRow,
   NewDeadLetter,
   NewMeasurement,
@@ -191,6 +192,8 @@ export interface MeasurementsRepo {
   insertMany(rows: readonly NewMeasurement[]): Promise<InsertManyResult>;
   get(id: number): Promise<MeasurementRow | null>;
   query(q: MeasurementQuery): Promise<ListResult<MeasurementRow>>;
+  /** The same query, reading only what a measurement GET renders (the API's hot path). */
+  records(q: MeasurementQuery): Promise<ListResult<MeasurementRecord>>;
   /** Readings kept before their device was activated. */
   listOrphans(match: OrphanMatch): Promise<MeasurementRow[]>;
   /** Gives orphan readings their account, device and patient; returns them. */

@@ -42,6 +42,29 @@ export interface MeasurementRow {
   readonly created: Ms;
 }
 
+/**
+ * What a measurement GET renders of a stored record (spec 2.5; wire-formats "Measurement
+ * record"): the API's queries read these columns only, not what ingestion keeps for idempotence
+ * and audit (source, raw bytes, message id…).
+ */
+export type MeasurementRecord = Pick<
+  MeasurementRow,
+  | "id"
+  | "metric"
+  | "deviceName"
+  | "deviceId"
+  | "patientExternalId"
+  | "hardwareUuid"
+  | "sensorCode"
+  | "value1"
+  | "value2"
+  | "created"
+  | "timestamp"
+  | "timezoneOffset"
+  | "estimatedTimestamp"
+  | "filterParams"
+>;
+
 export type NewMeasurement = Omit<MeasurementRow, "id" | "created"> & {
   /** Defaults to the store's clock. */
   readonly created?: Ms;

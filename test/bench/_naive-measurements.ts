@@ -1,8 +1,9 @@
 /**
  * The baseline of measurements-page.ts: what a minimal hand-written service answering GET
- * hwi-devices/{id}/measurements/?page=N does, with the SQL the store runs (same count and page
- * statements, prepared once) and JSON.stringify (Fastify's default without a response schema).
- * Not a benchmark itself (run.ts skips files starting with "_").
+ * hwi-devices/{id}/measurements/?page=N does, with the store's count and page statements
+ * (prepared once; the page reads `select *`, as a first version would, where the store reads
+ * only the columns it renders) and JSON.stringify (Fastify's default without a response
+ * schema). Not a benchmark itself (run.ts skips files starting with "_").
  */
 import { createHash } from "node:crypto";
 import Database from "better-sqlite3";

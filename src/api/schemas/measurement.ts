@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { toIsoMicros } from "../../core/time.ts";
-import type { MeasurementRow } from "../../store/types-ingest.ts";
+import type { MeasurementRecord } from "../../store/types-ingest.ts";
 import {
   clientErrorResponses,
   DETAIL_SCHEMA,
@@ -48,7 +48,7 @@ export const MEASUREMENT_LISTS = listSchemas(MEASUREMENT_JSON_SCHEMA);
 
 const NO_VALUE = "0.00";
 
-export function measurementJson(m: MeasurementRow): MeasurementJson {
+export function measurementJson(m: MeasurementRecord): MeasurementJson {
   return {
     id: m.id,
     metric_type: m.metric,

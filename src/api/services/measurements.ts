@@ -150,7 +150,7 @@ export class MeasurementPages {
     if (mode.kind === "flat") {
       const rules = flatRules(filter, ctx.clock.now());
       const limit = Number.isFinite(rules.limit) ? rules.limit : Number.MAX_SAFE_INTEGER;
-      const { rows } = await ctx.store.measurements.query({ ...base, ...rules.filter, limit });
+      const { rows } = await ctx.store.measurements.records({ ...base, ...rules.filter, limit });
       if (rows.length === 0) await whenEmpty();
       return sendList(reply, rows.map(measurementJson), MEASUREMENT_LISTS);
     }
@@ -160,7 +160,7 @@ export class MeasurementPages {
       mode,
       async (options) => {
         const result = await this.cursors.page(key, options, (window) =>
-          ctx.store.measurements.query({ ...base, ...window }),
+          ctx.store.measurements.records({ ...base, ...window }),
         );
         if (result.total === 0) await whenEmpty();
         return result;

@@ -1,5 +1,10 @@
 import type { ListOptions, ListResult } from "../../store/types.ts";
-import type { MeasurementRow } from "../../store/types-ingest.ts";
+
+/** What a cursor needs of a record: its place in the (timestamp, id) order. */
+interface Keyed {
+  readonly timestamp: number;
+  readonly id: number;
+}
 
 /** Where a page starts: right after this (timestamp, id), while the query matched `total`. */
 interface Cursor {
@@ -38,11 +43,11 @@ export class PageCursors {
    * One page of `query` (offset paging with the total), through a remembered cursor when there
    * is one. `key` identifies the query's target and filters.
    */
-  async page(
+  async page<R extends Keyed>(
     key: string,
     options: ListOptions,
-    run: (window: PageWindow) => Promise<ListResult<MeasurementRow>>,
-  ): Promise<ListResult<MeasurementRow>> {
+    run: (window: PageWindow) => Promise<ListResult<R>>,
+  ): Promise<ListResult<R>> {
     const limit = options.limit ?? 0;
     const offset = options.offset ?? 0;
     const count = options.count === true;
@@ -57,12 +62,12 @@ export class PageCursors {
   }
 
   /** A full page with more after it: where the next page starts. */
-  private remember(
+  private remember<R extends Keyed>(
     key: string,
     limit: number,
     offset: number,
-    result: ListResult<MeasurementRow>,
-  ): ListResult<MeasurementRow> {
+    result: ListResult<R>,
+  ): ListResult<R> {
     const last = result.rows[result.rows.length - 1];
     const total = result.total;
     if (last !== undefined && total !== undefined && result.rows.length === limit) {

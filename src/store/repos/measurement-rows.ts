@@ -3,32 +3,58 @@ import type { Ctx } from "../context.ts";
 import { invalid } from "../context.ts";
 import { readBool, readNum, readNumOrNull, writeBytesOrNull, writeJson } from "../dialect.ts";
 import type { MeasurementsTable } from "../schema.ts";
-import type { MeasurementRow, NewMeasurement } from "../types-ingest.ts";
+import type { MeasurementRecord, MeasurementRow, NewMeasurement } from "../types-ingest.ts";
 
-export function toMeasurementRow(ctx: Ctx, r: Selectable<MeasurementsTable>): MeasurementRow {
+/** The columns of a MeasurementRecord, in the order a measurement GET renders them. */
+export const RECORD_COLUMNS = [
+  "id",
+  "metric",
+  "device_name",
+  "device_id",
+  "patient_external_id",
+  "hardware_uuid",
+  "sensor_code",
+  "value_1",
+  "value_2",
+  "created",
+  "timestamp",
+  "timezone_offset",
+  "estimated_timestamp",
+  "filter_params",
+] as const;
+
+export type RecordColumns = Pick<Selectable<MeasurementsTable>, (typeof RECORD_COLUMNS)[number]>;
+
+export function toMeasurementRecord(ctx: Ctx, r: RecordColumns): MeasurementRecord {
   return {
     id: readNum(r.id),
-    accountId: r.account_id,
-    deviceId: r.device_id,
+    metric: r.metric,
     deviceName: r.device_name,
+    deviceId: r.device_id,
     patientExternalId: r.patient_external_id,
-    source: r.source,
     hardwareUuid: r.hardware_uuid,
     sensorCode: r.sensor_code,
-    sensorId: r.sensor_id,
-    metric: r.metric,
     value1: readNum(r.value_1),
     value2: readNumOrNull(r.value_2),
+    created: readNum(r.created),
     timestamp: readNum(r.timestamp),
     timezoneOffset: readNum(r.timezone_offset),
     estimatedTimestamp: readBool(r.estimated_timestamp),
-    filterParams: ctx.d.readJson(r.filter_params) as MeasurementRow["filterParams"],
+    filterParams: ctx.d.readJson(r.filter_params) as MeasurementRecord["filterParams"],
+  };
+}
+
+export function toMeasurementRow(ctx: Ctx, r: Selectable<MeasurementsTable>): MeasurementRow {
+  return {
+    ...toMeasurementRecord(ctx, r),
+    accountId: r.account_id,
+    source: r.source,
+    sensorId: r.sensor_id,
     measurementIndex: readNumOrNull(r.measurement_index),
     deviceLogIndex: readNumOrNull(r.device_log_index),
     messageId: r.message_id,
     characteristicUuid: r.characteristic_uuid,
     raw: r.raw === null ? null : new Uint8Array(r.raw),
-    created: readNum(r.created),
   };
 }
 

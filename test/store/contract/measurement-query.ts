@@ -1,6 +1,32 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { MeasurementQuery } from "../../../src/store/types-ingest.ts";
+import type {
+  MeasurementQuery,
+  MeasurementRecord,
+  MeasurementRow,
+} from "../../../src/store/types-ingest.ts";
 import { type ContractEnv, DAY, expectCode, MINUTE, newAccount, reading, T0 } from "./env.ts";
+
+/** The fields of a MeasurementRecord (what the API renders), in no particular order. */
+const RECORD_KEYS = [
+  "id",
+  "metric",
+  "deviceName",
+  "deviceId",
+  "patientExternalId",
+  "hardwareUuid",
+  "sensorCode",
+  "value1",
+  "value2",
+  "created",
+  "timestamp",
+  "timezoneOffset",
+  "estimatedTimestamp",
+  "filterParams",
+] as const satisfies readonly (keyof MeasurementRecord)[];
+
+function recordOf(row: MeasurementRow): MeasurementRecord {
+  return Object.fromEntries(RECORD_KEYS.map((k) => [k, row[k]])) as MeasurementRecord;
+}
 
 /**
  * Spec 4.4 and 8, wire-formats "Measurement queries": by device or patient, metric__name,
@@ -163,6 +189,59 @@ export function measurementQueryContract(env: ContractEnv): void {
         after: { timestamp: T0 + 2 * MINUTE, id: ids.a2! },
       });
       expect(back.rows.map((m) => m.id)).toEqual([ids.a1, ids.b2]);
+    });
+
+    it("records: the same query, with only the fields a measurement GET renders", async () => {
+      const withValues = await env.store.measurements.insertMany([
+        reading({
+          accountId,
+          deviceId: "dA",
+          patientExternalId: "P-1",
+          metric: "blood_pressure",
+          value1: 128.5,
+          value2: 82,
+          timestamp: T0 + 3 * MINUTE,
+          estimatedTimestamp: true,
+          filterParams: { measurement_index: 3, nested: { list: [1, "two", null] } },
+          raw: new Uint8Array([1, 2, 3]),
+        }),
+      ]);
+      expect(withValues.inserted).toHaveLength(1);
+      const queries: MeasurementQuery[] = [
+        { accountId, patientExternalId: "P-1", limit: 100, count: true },
+        { accountId, deviceId: "dA", metric: "blood_pressure", limit: 1, offset: 1, count: true },
+        { accountId, deviceId: "dA", limit: 2, order: "desc", timestampGte: T0 + MINUTE },
+        { accountId, patientExternalId: "P-1", limit: 2, after: { timestamp: T0, id: ids.a4! } },
+        { accountId, patientExternalId: "P-1", limit: 100, createdLt: T0 + 3 * DAY },
+      ];
+      for (const q of queries) {
+        const full = await env.store.measurements.query(q);
+        const records = await env.store.measurements.records(q);
+        expect(records.total).toBe(full.total);
+        expect(records.rows.length).toBeGreaterThan(0);
+        expect(records.rows).toEqual(full.rows.map(recordOf));
+        for (const r of records.rows)
+          expect(Object.keys(r).sort()).toEqual([...RECORD_KEYS].sort());
+      }
+      const [stored] = (
+        await env.store.measurements.records({ accountId, deviceId: "dA", limit: 1, order: "desc" })
+      ).rows;
+      expect(stored).toEqual({
+        id: withValues.inserted[0]!.id,
+        metric: "blood_pressure",
+        deviceName: null,
+        deviceId: "dA",
+        patientExternalId: "P-1",
+        hardwareUuid: "297056120BD7",
+        sensorCode: "10",
+        value1: 128.5,
+        value2: 82,
+        created: withValues.inserted[0]!.created,
+        timestamp: T0 + 3 * MINUTE,
+        timezoneOffset: -4,
+        estimatedTimestamp: true,
+        filterParams: { measurement_index: 3, nested: { list: [1, "two", null] } },
+      });
     });
 
     it("needs exactly one of device and patient, and a sane limit", async () => {
