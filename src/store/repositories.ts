@@ -12,6 +12,8 @@ import { measurementsRepo } from "./repos/measurements.ts";
 import { mqttCredentialsRepo } from "./repos/mqtt-credentials.ts";
 import { patientsRepo } from "./repos/patients.ts";
 import { replacementsRepo } from "./repos/replacements.ts";
+import { webhookDeliveriesRepo } from "./repos/webhook-deliveries.ts";
+import { webhookOutboxRepo } from "./repos/webhook-outbox.ts";
 import { webhooksRepo } from "./repos/webhooks.ts";
 import { whitelistRepo } from "./repos/whitelist.ts";
 import type { StoreRepositories } from "./store.ts";
@@ -34,6 +36,8 @@ export function buildRepositories(ctx: Ctx): StoreRepositories {
     hardwareLogs: g("hardwareLogs", hardwareLogsRepo(ctx)),
     replacements: g("replacements", replacementsRepo(ctx)),
     mqttCredentials: g("mqttCredentials", mqttCredentialsRepo(ctx)),
+    webhookOutbox: g("webhookOutbox", webhookOutboxRepo(ctx)),
+    webhookDeliveries: g("webhookDeliveries", webhookDeliveriesRepo(ctx)),
   };
 }
 

@@ -26,6 +26,8 @@ export interface AccountsTable {
   client_domain_lc: string;
   environment: string;
   asr_enabled: Bool;
+  /** 0003: leave status metrics out of measurement webhooks (spec 6.3.3). */
+  omit_status_metrics: Generated<Bool>;
   created: Ms;
   modified: Ms;
 }
@@ -187,6 +189,8 @@ export interface WebhooksTable {
   event: string;
   post_as_array: Bool;
   enabled_by_default: Bool;
+  /** 0003: HMAC-SHA256 key of the X-Rpmlab-Signature header; null: unsigned. */
+  signing_secret: string | null;
   created: Ms;
   modified: Ms;
 }
@@ -209,6 +213,47 @@ export interface MqttCredentialsTable {
   modified: Ms;
 }
 
+export interface WebhookOutboxTable {
+  id: AutoId;
+  account_id: string;
+  event: string;
+  /** {"ranges": [[first, last], …]} (MEASUREMENT) or {"body": …, "hwi_device_id", "patient_id"}. */
+  payload: Json;
+  created: Ms;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  webhook_id: string;
+  event: string;
+  /** The JSON text posted. */
+  body: string;
+  state: string;
+  retry: Bool;
+  test: Bool;
+  attempts: number;
+  next_attempt_at: Ms | null;
+  hwi_device_id: string | null;
+  patient_id: string | null;
+  measurement_ids: Json;
+  created: Ms;
+  modified: Ms;
+}
+
+export interface WebhookAttemptsTable {
+  id: AutoId;
+  delivery_id: string;
+  number: number;
+  at: Ms;
+  endpoint: string | null;
+  status_code: number | null;
+  error: string | null;
+  latency_ms: number;
+  response_snippet: string | null;
+  manual: Bool;
+}
+
 export interface Database {
   store_meta: StoreMetaTable;
   accounts: AccountsTable;
@@ -225,4 +270,7 @@ export interface Database {
   webhooks: WebhooksTable;
   dead_letters: DeadLettersTable;
   mqtt_credentials: MqttCredentialsTable;
+  webhook_outbox: WebhookOutboxTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

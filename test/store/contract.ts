@@ -14,6 +14,7 @@ import { measurementQueryContract } from "./contract/measurement-query.ts";
 import { mqttCredentialsContract } from "./contract/mqtt-credentials.ts";
 import { patientsContract } from "./contract/patients.ts";
 import { registryContract } from "./contract/registry.ts";
+import { webhookDeliveryContract } from "./contract/webhook-delivery.ts";
 
 export type { StoreHarness } from "./contract/env.ts";
 
@@ -60,5 +61,6 @@ export function storeContract(name: string, harness: StoreHarness): void {
     measurementQueryContract(env);
     registryContract(env);
     mqttCredentialsContract(env);
+    webhookDeliveryContract(env, harness.persistent);
   });
 }
