@@ -1,6 +1,9 @@
 import type { WebhookDeliveryConfig } from "../../src/config/webhook-config.ts";
+import { TypedEvents } from "../../src/core/events.ts";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import type { FulfilmentEvents } from "../../src/fulfilment/events.ts";
+import { createDeviceServices, type DeviceServices } from "../../src/fulfilment/services.ts";
 import { MessageProcessor } from "../../src/ingest/processor.ts";
 import type { GeneratedReading } from "../../src/readings/generated.ts";
 import { openStore } from "../../src/store/open.ts";
@@ -35,6 +38,8 @@ export class WebhookLab {
   readonly processor: MessageProcessor;
   readonly dispatcher: WebhookDispatcher;
   readonly sender: WebhookSender;
+  /** The device services (activation, unlink, replacements…), nudging as serve's do. */
+  readonly devices: DeviceServices;
   private messages = 0;
 
   private constructor(
@@ -56,6 +61,17 @@ export class WebhookLab {
       config: { timeoutMs: 2000, concurrency: 4, ...options.config },
       // Nudges drive the work here; a poll every virtual 10 minutes is the fallback.
       pollMs: 10 * MINUTE,
+    });
+    const events = new TypedEvents<FulfilmentEvents>();
+    for (const name of ["fulfilment.status", "replacement.status"] as const) {
+      events.on(name, () => this.dispatcher.nudge());
+    }
+    this.devices = createDeviceServices({
+      store,
+      catalogue,
+      clock,
+      events,
+      rng: new Rng("webhook-tests/devices"),
     });
   }
 

@@ -26,7 +26,10 @@ export type Answer =
   | { readonly hold: true };
 
 export class Receiver {
+  /** Requests answered or held. */
   readonly received: Received[] = [];
+  /** Every request that arrived, dropped ones too. */
+  readonly seen: Received[] = [];
   /** Requests being answered right now; the most there ever were at once. */
   inFlight = 0;
   maxInFlight = 0;
@@ -49,6 +52,7 @@ export class Receiver {
           json = undefined;
         }
         const request = { path: req.url ?? "", headers: req.headers, body, json };
+        this.seen.push(request);
         const answer = this.behaviour(request);
         if ("destroy" in answer) {
           req.socket.destroy();
