@@ -6,6 +6,7 @@ import { registerKeysCommand } from "./keys.ts";
 import { registerProfilesCommand } from "./profiles.ts";
 import { registerReadingsCommand } from "./readings.ts";
 import { registerServeCommand } from "./serve.ts";
+import { registerWebhooksCommand } from "./webhooks.ts";
 
 /** Builds the commander program. Commands parse their options and call into src/; no logic here. */
 export function buildProgram(io: CliIo): Command {
@@ -21,6 +22,7 @@ export function buildProgram(io: CliIo): Command {
   registerServeCommand(program, io);
   registerAccountsCommand(program, io);
   registerKeysCommand(program, io);
+  registerWebhooksCommand(program, io);
   return program;
 }
 

@@ -41,6 +41,14 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       "--ingest-id <id>",
       "MQTT client id of this ingest process, unique per process on a shared broker; on the embedded broker it starts with rpmlab-ingest (default rpmlab-ingest)",
     )
+    .option(
+      "--webhook-timeout <duration>",
+      "limit of each webhook attempt to connect, to answer and between body chunks, e.g. 10s (default 10s)",
+    )
+    .option(
+      "--webhook-concurrency <n>",
+      "webhook requests in flight to one endpoint at most (default 8)",
+    )
     .option("--log-level <level>", "pino level for the log on stderr", "info")
     .option("--json", "print one JSON line with the connection details once ready")
     .action(async (flags: Flags) => {

@@ -3,6 +3,14 @@ import { DEFAULT_BROKER, parseBrokerSpec } from "./broker-spec.ts";
 import { resolveStoreSpec } from "./lab-store.ts";
 import { parseRateLimit, type RateLimit } from "./rate-limit.ts";
 import { parseStoreSpec } from "./store-spec.ts";
+import {
+  DEFAULT_WEBHOOK_CONCURRENCY,
+  DEFAULT_WEBHOOK_SENDER,
+  DEFAULT_WEBHOOK_TIMEOUT_MS,
+  parseWebhookConcurrency,
+  parseWebhookTimeout,
+  type WebhookDeliveryConfig,
+} from "./webhook-config.ts";
 
 /** Environment variable holding the lab admin token, so scripts can fix it across restarts. */
 export const ADMIN_TOKEN_ENV = "RPMLAB_ADMIN_TOKEN";
@@ -23,6 +31,8 @@ export interface ServeFlags {
   clientDomain?: string;
   adminToken?: string;
   ingestId?: string;
+  webhookTimeout?: string;
+  webhookConcurrency?: string;
 }
 
 /** Everything `rpmlab serve` needs, validated: one error names the option at fault. */
@@ -41,6 +51,10 @@ export interface ServeConfig {
    * what arrived while it was down) and unique among the processes sharing a broker.
    */
   readonly ingestId: string;
+  /** The webhook sender boundary's spec (DESIGN.md "Boundaries"): serve posts over HTTP. */
+  readonly webhookSender: string;
+  /** Per endpoint: each attempt's timeout and the requests in flight at most. */
+  readonly webhooks: WebhookDeliveryConfig;
 }
 
 export function serveConfig(
@@ -74,6 +88,17 @@ export function serveConfig(
     clientDomain: flags.clientDomain ?? DEFAULT_CLIENT_DOMAIN,
     adminToken: adminToken === "" ? undefined : adminToken,
     ingestId: ingestId(flags.ingestId ?? DEFAULT_INGEST_ID),
+    webhookSender: DEFAULT_WEBHOOK_SENDER,
+    webhooks: {
+      timeoutMs:
+        flags.webhookTimeout === undefined
+          ? DEFAULT_WEBHOOK_TIMEOUT_MS
+          : parseWebhookTimeout(flags.webhookTimeout),
+      concurrency:
+        flags.webhookConcurrency === undefined
+          ? DEFAULT_WEBHOOK_CONCURRENCY
+          : parseWebhookConcurrency(flags.webhookConcurrency),
+    },
   };
 }
 

@@ -1,3 +1,5 @@
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "../../src/api/app.ts";
 import type { WebhookDeliveryConfig } from "../../src/config/webhook-config.ts";
 import { TypedEvents } from "../../src/core/events.ts";
 import { Rng } from "../../src/core/rng.ts";
@@ -12,6 +14,7 @@ import type { AccountRow, DeviceRow } from "../../src/store/types.ts";
 import type { NewWebhook, WebhookRow } from "../../src/store/types-ingest.ts";
 import type { DeliveryRow } from "../../src/store/types-webhooks.ts";
 import { WebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
+import { ManualSends } from "../../src/webhooks/manual.ts";
 import { createWebhookSender, type WebhookSender } from "../../src/webhooks/sender.ts";
 import { catalogue, inbound, type Sender, uplinkMessage } from "../ingest/fixtures.ts";
 import { consumerSchema } from "./consumer-schema.ts";
@@ -21,6 +24,7 @@ import type { Received } from "./receiver.ts";
 export const START = 1_772_409_600_000;
 export const MINUTE = 60_000;
 export const HOUR = 3_600_000;
+export const ADMIN_TOKEN = "webhook-tests-admin-token";
 
 export interface WebhookLabOptions {
   readonly store?: string;
@@ -40,7 +44,11 @@ export class WebhookLab {
   readonly sender: WebhookSender;
   /** The device services (activation, unlink, replacements…), nudging as serve's do. */
   readonly devices: DeviceServices;
+  readonly events = new TypedEvents<FulfilmentEvents>();
+  readonly manual: ManualSends;
   private messages = 0;
+  private app: FastifyInstance | undefined;
+  private key: string | undefined;
 
   private constructor(
     readonly clock: VirtualClock,
@@ -62,16 +70,65 @@ export class WebhookLab {
       // Nudges drive the work here; a poll every virtual 10 minutes is the fallback.
       pollMs: 10 * MINUTE,
     });
-    const events = new TypedEvents<FulfilmentEvents>();
     for (const name of ["fulfilment.status", "replacement.status"] as const) {
-      events.on(name, () => this.dispatcher.nudge());
+      this.events.on(name, () => this.dispatcher.nudge());
     }
     this.devices = createDeviceServices({
       store,
       catalogue,
       clock,
-      events,
+      events: this.events,
       rng: new Rng("webhook-tests/devices"),
+    });
+    this.manual = new ManualSends({
+      store,
+      clock,
+      rng: new Rng("webhook-tests"),
+      sender: this.sender,
+    });
+  }
+
+  /** The HWI and lab admin API over this lab, wired to the dispatcher as serve wires it. */
+  async api(): Promise<{ app: FastifyInstance; key: string }> {
+    if (this.app === undefined || this.key === undefined) {
+      this.key = (await this.store.apiKeys.create(this.account.id, { name: "tests" })).key;
+      this.app = buildApp({
+        store: this.store,
+        clock: this.clock,
+        catalogue,
+        events: this.events,
+        config: { adminToken: ADMIN_TOKEN },
+        webhooks: { nudge: () => this.dispatcher.nudge(), manual: this.manual },
+      });
+    }
+    return { app: this.app, key: this.key };
+  }
+
+  /** A JSON call on the account's HWI paths. */
+  async hwi(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown) {
+    const { app, key } = await this.api();
+    return app.inject({
+      method,
+      url: `/clients/${this.account.clientDomain}/hwi/${path}`,
+      headers: {
+        authorization: `Api-Key ${key}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+  }
+
+  /** A JSON call on the lab admin API. */
+  async admin(method: "GET" | "POST" | "PATCH", path: string, body?: unknown) {
+    const { app } = await this.api();
+    return app.inject({
+      method,
+      url: `/lab/v1/${path}`,
+      headers: {
+        authorization: `Bearer ${ADMIN_TOKEN}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
   }
 
@@ -136,6 +193,7 @@ export class WebhookLab {
   }
 
   async close(): Promise<void> {
+    await this.app?.close();
     await this.dispatcher.stop();
     await this.sender.close();
     await this.store.close();

@@ -12,6 +12,7 @@ import { webhooksRoutes } from "./hwi/webhooks.ts";
 import { labAccountsRoutes } from "./lab/accounts.ts";
 import { labKeysRoutes } from "./lab/keys.ts";
 import { labMqttCredentialsRoutes } from "./lab/mqtt-credentials.ts";
+import { labWebhookDeliveriesRoutes } from "./lab/webhook-deliveries.ts";
 import { v2MeasurementsRoutes } from "./v2/measurements.ts";
 
 /**
@@ -34,5 +35,5 @@ export const API_ROUTES: RouteTable = {
   ],
   asr: [],
   v2: [v2MeasurementsRoutes],
-  lab: [labAccountsRoutes, labKeysRoutes, labMqttCredentialsRoutes],
+  lab: [labAccountsRoutes, labKeysRoutes, labMqttCredentialsRoutes, labWebhookDeliveriesRoutes],
 };
