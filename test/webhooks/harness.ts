@@ -70,7 +70,7 @@ export class WebhookLab {
       // Nudges drive the work here; a poll every virtual 10 minutes is the fallback.
       pollMs: 10 * MINUTE,
     });
-    for (const name of ["fulfilment.status", "replacement.status"] as const) {
+    for (const name of ["fulfilment.status", "replacement.status", "device.activated"] as const) {
       this.events.on(name, () => this.dispatcher.nudge());
     }
     this.devices = createDeviceServices({
