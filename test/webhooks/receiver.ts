@@ -30,6 +30,8 @@ export class Receiver {
   readonly received: Received[] = [];
   /** Every request that arrived, dropped ones too. */
   readonly seen: Received[] = [];
+  /** Requests answered at once with a 2xx: what a client would have processed. */
+  readonly accepted: Received[] = [];
   /** Requests being answered right now; the most there ever were at once. */
   inFlight = 0;
   maxInFlight = 0;
@@ -53,30 +55,35 @@ export class Receiver {
         }
         const request = { path: req.url ?? "", headers: req.headers, body, json };
         this.seen.push(request);
-        const answer = this.behaviour(request);
-        if ("destroy" in answer) {
-          req.socket.destroy();
-          return;
-        }
-        this.received.push(request);
-        this.inFlight++;
-        this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-        res.on("close", () => {
-          this.inFlight--;
-        });
+        this.answer(request, req.socket, res);
         for (const wake of this.waiters.splice(0)) wake();
-        if ("hold" in answer) {
-          this.held.push(res);
-          return;
-        }
-        res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
-        res.end(answer.body ?? "");
       });
     });
     this.server.on("connection", (socket) => {
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
     });
+  }
+
+  private answer(request: Received, socket: Socket, res: ServerResponse): void {
+    const answer = this.behaviour(request);
+    if ("destroy" in answer) {
+      socket.destroy();
+      return;
+    }
+    this.received.push(request);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    res.on("close", () => {
+      this.inFlight--;
+    });
+    if ("hold" in answer) {
+      this.held.push(res);
+      return;
+    }
+    if (answer.status >= 200 && answer.status < 300) this.accepted.push(request);
+    res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
+    res.end(answer.body ?? "");
   }
 
   static async start(): Promise<Receiver> {
@@ -97,15 +104,16 @@ export class Receiver {
 
   /** Waits until `n` requests were answered or held (not dropped). */
   count(n: number, ms?: number): Promise<void> {
+    return this.until(() => this.received.length >= n, `${n} webhook requests`, ms);
+  }
+
+  /** Waits until `done()` holds, checked as each request arrives. */
+  until(done: () => boolean, what: string, ms?: number): Promise<void> {
     const check = (resolve: () => void) => {
-      if (this.received.length >= n) resolve();
+      if (done()) resolve();
       else this.waiters.push(() => check(resolve));
     };
-    return within(
-      new Promise<void>(check),
-      `${n} webhook requests (have ${this.received.length})`,
-      ms,
-    );
+    return within(new Promise<void>(check), what, ms);
   }
 
   async close(): Promise<void> {
