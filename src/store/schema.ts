@@ -233,6 +233,8 @@ export interface WebhookDeliveriesTable {
   retry: Bool;
   test: Bool;
   attempts: number;
+  /** Position among the deliveries created together: the claim order after next_attempt_at. */
+  seq: number;
   next_attempt_at: Ms | null;
   hwi_device_id: string | null;
   patient_id: string | null;

@@ -274,7 +274,7 @@ export interface WebhookOutboxRepo {
   take(limit: number): Promise<OutboxEntry[]>;
   delete(ids: readonly number[]): Promise<void>;
   count(): Promise<number>;
-  /** The account's measurements in these id runs, by id. */
+  /** The account's measurements in these id runs, by id, without their raw bytes (null). */
   measurements(accountId: string, ranges: readonly IdRange[]): Promise<MeasurementRow[]>;
   /** device id → value of the property `key`, for the devices that have it. */
   propertyValues(deviceIds: readonly string[], key: string): Promise<Map<string, string>>;

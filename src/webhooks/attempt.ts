@@ -52,15 +52,14 @@ export function webhookRequest(
  * One attempt at a delivery and what it leads to: delivered on a 2xx; otherwise a measurement
  * delivery waits for its next attempt (retry-policy.ts) or gives up as failed, and any other kind
  * is not retried (spec 6.1). A manual resend changes a delivery only when it succeeds. A webhook
- * deleted meanwhile fails the delivery without a request. Null when `signal` aborted the request:
- * nothing happened that the log should keep.
+ * deleted meanwhile fails the delivery without a request.
  */
 export async function attemptDelivery(
   deps: AttemptDeps,
   delivery: DeliveryRow,
   webhook: WebhookRow | null,
-  opts: { readonly manual: boolean; readonly signal?: AbortSignal },
-): Promise<AttemptOutcome | null> {
+  opts: { readonly manual: boolean },
+): Promise<AttemptOutcome> {
   const number = delivery.attempts + 1;
   const at = deps.clock.now();
   if (webhook === null) {
@@ -79,11 +78,7 @@ export async function attemptDelivery(
       nextAttemptAt: null,
     };
   }
-  const response = await deps.sender.send(
-    webhookRequest(delivery, webhook, number, at),
-    opts.signal,
-  );
-  if (opts.signal?.aborted === true) return null;
+  const response = await deps.sender.send(webhookRequest(delivery, webhook, number, at));
   const ok =
     response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
   const attempt = {

@@ -12,6 +12,17 @@ export interface Expansion {
   /** Outbox entries taken (fewer than EXPAND_BATCH: the outbox is empty now). */
   readonly taken: number;
   readonly created: readonly DeliveryRow[];
+  /** Those created already claimed (due at the claim's end), with their webhook. */
+  readonly claimed: readonly { readonly delivery: DeliveryRow; readonly webhook: WebhookRow }[];
+}
+
+/**
+ * Deliveries a dispatcher can start at once are created claimed, saving a claim each: `reserve`
+ * says whether the webhook's lane has room for one more, and `until` is when such a claim lapses.
+ */
+export interface CreateClaimed {
+  readonly reserve: (webhook: WebhookRow) => boolean;
+  readonly until: number;
 }
 
 /**
@@ -20,22 +31,39 @@ export interface Expansion {
  * once, whatever process does it and whenever it stops. The webhooks are those registered at
  * this moment; a kind nobody listens to leaves nothing.
  */
-export function expandOutbox(store: Store, statusMetrics: StatusMetrics): Promise<Expansion> {
+export function expandOutbox(
+  store: Store,
+  statusMetrics: StatusMetrics,
+  claim?: CreateClaimed,
+): Promise<Expansion> {
   return store.transaction(async (tx) => {
     const entries = await tx.webhookOutbox.take(EXPAND_BATCH);
-    if (entries.length === 0) return { taken: 0, created: [] };
+    if (entries.length === 0) return { taken: 0, created: [], claimed: [] };
     const deliveries: NewDelivery[] = [];
+    const byId = new Map<string, WebhookRow>();
     for (const [accountId, list] of byAccount(entries)) {
       const webhooks = await tx.webhooks.list(accountId);
+      for (const w of webhooks) byId.set(w.id, w);
       deliveries.push(
         ...(await measurementsOf(tx, accountId, list, webhooks, statusMetrics)),
         ...othersOf(accountId, list, webhooks),
       );
     }
+    const held = deliveries.map((d) => claim?.reserve(byId.get(d.webhookId)!) ?? false);
     const created =
-      deliveries.length === 0 ? [] : await tx.webhookDeliveries.createMany(deliveries);
+      deliveries.length === 0
+        ? []
+        : await tx.webhookDeliveries.createMany(
+            deliveries.map((d, i) => (held[i] ? { ...d, nextAttemptAt: claim!.until } : d)),
+          );
     await tx.webhookOutbox.delete(entries.map((e) => e.id));
-    return { taken: entries.length, created };
+    return {
+      taken: entries.length,
+      created,
+      claimed: created.flatMap((delivery, i) =>
+        held[i] ? [{ delivery, webhook: byId.get(delivery.webhookId)! }] : [],
+      ),
+    };
   });
 }
 

@@ -1,3 +1,4 @@
+import { startStopwatch } from "../core/stopwatch.ts";
 import type { WebhookRow } from "../store/types-ingest.ts";
 import type { DeliveryRow } from "../store/types-webhooks.ts";
 
@@ -7,23 +8,46 @@ export interface Job {
   readonly webhook: WebhookRow | null;
 }
 
+/** Rounds of `concurrency` attempts a fast endpoint may have waiting. */
+const MAX_ROUNDS = 16;
+
 /**
  * One endpoint's queue (issue 4 §1: "a slow or dead endpoint never delays the others"): at most
- * `concurrency` attempts in flight, and as many again claimed and waiting, so the dispatcher
- * never claims more for an endpoint than it can start soon (a claim lapses after two timeouts).
+ * `concurrency` attempts in flight, and claimed ones waiting their turn — as many as the
+ * endpoint gets through within one timeout at its recent pace (up to 16 rounds of its
+ * concurrency; one round while it is slow, dead or new). A claim lapses after two timeouts, so
+ * a delivery never waits here until another dispatcher may take it.
  */
 export class Lane {
   private inFlight = 0;
   private readonly waiting: Job[] = [];
+  /** Recent attempt duration, real ms (moving average); a new endpoint counts as slow. */
+  private pace: number;
 
   constructor(
     private readonly concurrency: number,
+    private readonly timeoutMs: number,
     private readonly run: (job: Job) => Promise<void>,
-  ) {}
+    /** After each job, once the next ones started. */
+    private readonly settled: (lane: Lane) => void,
+  ) {
+    this.pace = timeoutMs;
+  }
 
   /** Jobs it can take now. */
   get free(): number {
-    return 2 * this.concurrency - this.inFlight - this.waiting.length;
+    return this.capacity - this.inFlight - this.waiting.length;
+  }
+
+  /** What to claim for it now: nothing until half its room is free, so claims come in batches. */
+  get claimable(): number {
+    const free = this.free;
+    return free >= Math.ceil(this.capacity / 2) ? free : 0;
+  }
+
+  private get capacity(): number {
+    const rounds = Math.min(MAX_ROUNDS, Math.max(1, Math.floor(this.timeoutMs / this.pace)));
+    return this.concurrency * (1 + rounds);
   }
 
   get idle(): boolean {
@@ -44,9 +68,12 @@ export class Lane {
     while (this.inFlight < this.concurrency && this.waiting.length > 0) {
       const job = this.waiting.shift()!;
       this.inFlight++;
+      const elapsed = startStopwatch();
       void this.run(job).finally(() => {
+        this.pace = 0.8 * this.pace + 0.2 * Math.max(1, elapsed());
         this.inFlight--;
         this.next();
+        this.settled(this);
       });
     }
   }

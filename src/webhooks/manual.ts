@@ -89,7 +89,7 @@ export class ManualSends {
   ): Promise<DeliveryDetail> {
     const { store } = this.deps;
     const outcome = await attemptDelivery(this.deps, delivery, webhook, { manual });
-    if (outcome !== null) await store.transaction((tx) => tx.webhookDeliveries.record([outcome]));
+    await store.transaction((tx) => tx.webhookDeliveries.record([outcome]));
     return {
       delivery: (await store.webhookDeliveries.get(delivery.accountId, delivery.id)) ?? delivery,
       attempts: await store.webhookDeliveries.attempts(delivery.id),

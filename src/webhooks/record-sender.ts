@@ -34,5 +34,7 @@ export class RecordSender implements WebhookSender {
     };
   }
 
+  async abort(): Promise<void> {}
+
   async close(): Promise<void> {}
 }

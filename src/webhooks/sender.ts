@@ -22,7 +22,7 @@ export interface WebhookResponse {
   readonly error: string | null;
   /** Real milliseconds from sending to the end of the answer. */
   readonly latencyMs: number;
-  /** The start of the answer's body (at most SNIPPET_CHARS, "…" when cut). */
+  /** The start of the answer's body (at most SNIPPET_CHARS, "…" when cut; snippet.ts). */
   readonly snippet: string | null;
   /** The Retry-After header of the answer, as sent. */
   readonly retryAfter: string | null;
@@ -33,13 +33,12 @@ export interface WebhookResponse {
  * tests only), chosen by a spec string.
  */
 export interface WebhookSender {
-  send(request: WebhookRequest, signal?: AbortSignal): Promise<WebhookResponse>;
+  send(request: WebhookRequest): Promise<WebhookResponse>;
+  /** Cuts off every request under way: each answers with an error (the lab is stopping). */
+  abort(): Promise<void>;
   /** Lets requests under way finish, then closes the connections. */
   close(): Promise<void>;
 }
-
-/** Characters of an answer's body kept in the delivery log. */
-export const SNIPPET_CHARS = 512;
 
 export function createWebhookSender(
   spec: string,
@@ -51,9 +50,4 @@ export function createWebhookSender(
     timeoutMs: config.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
     concurrency: config.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY,
   });
-}
-
-/** A body cut to SNIPPET_CHARS, marked when cut. */
-export function snippetOf(text: string, cut = false): string {
-  return text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : cut ? `${text}…` : text;
 }

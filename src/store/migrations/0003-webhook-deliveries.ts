@@ -50,6 +50,9 @@ export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
     .addColumn("retry", d.bool, (c) => c.notNull())
     .addColumn("test", d.bool, (c) => c.notNull())
     .addColumn("attempts", "integer", (c) => c.notNull())
+    // Position among the deliveries created with it: with next_attempt_at, the claim's order,
+    // which is also the order they were written in (a claim then updates neighbouring rows).
+    .addColumn("seq", "integer", (c) => c.notNull())
     .addColumn("next_attempt_at", d.ms)
     .addColumn("hwi_device_id", "text")
     .addColumn("patient_id", "text")
@@ -57,29 +60,20 @@ export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
     .addColumn("created", d.ms, (c) => c.notNull())
     .addColumn("modified", d.ms, (c) => c.notNull())
     .execute();
-  // The dispatcher's queries touch pending rows only: which are due, per webhook, and when next.
+  // The dispatcher's queries touch pending rows only: which are due, per webhook, and when next
+  // (few rows once the backlog is gone: the time of the next retry needs no index of its own).
+  // seq completes the claim's order, so a claim reads its first rows off the index, unsorted.
   await db.schema
     .createIndex("webhook_deliveries_due")
     .on("webhook_deliveries")
-    .columns(["webhook_id", "next_attempt_at"])
+    .columns(["webhook_id", "next_attempt_at", "seq"])
     .where(sql.ref("state"), "=", "pending")
     .execute();
-  await db.schema
-    .createIndex("webhook_deliveries_next")
-    .on("webhook_deliveries")
-    .column("next_attempt_at")
-    .where(sql.ref("state"), "=", "pending")
-    .execute();
-  // The log, newest first per account; and pruning by age.
+  // The log, newest first per account; pruning by age goes account by account through it too.
   await db.schema
     .createIndex("webhook_deliveries_list")
     .on("webhook_deliveries")
     .columns(["account_id", "created", "id"])
-    .execute();
-  await db.schema
-    .createIndex("webhook_deliveries_created")
-    .on("webhook_deliveries")
-    .column("created")
     .execute();
 
   await db.schema

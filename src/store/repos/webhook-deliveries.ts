@@ -39,7 +39,7 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
   return {
     async createMany(inputs) {
       const now = ctx.clock.now();
-      const rows = inputs.map((input) => deliveryInsertable(ctx, input, now));
+      const rows = inputs.map((input, i) => deliveryInsertable(ctx, input, now, i));
       for (const part of chunked(rows, INSERT_ROWS)) {
         await db.insertInto("webhook_deliveries").values(part).execute();
       }
@@ -124,7 +124,7 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
               .where("webhook_id", "=", webhookId)
               .where("next_attempt_at", "<=", now)
               .orderBy("next_attempt_at")
-              .orderBy("id")
+              .orderBy("seq")
               .limit(limit);
             return d.kind === "postgres" ? due.forUpdate().skipLocked() : due;
           },
@@ -138,8 +138,10 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
         .where("next_attempt_at", "<=", now)
         .returningAll()
         .execute();
-      // RETURNING promises no order: oldest first, as they were due.
-      return rows.map((r) => toDeliveryRow(ctx, r)).sort(byCreated);
+      // RETURNING promises no order: as they were due, then created.
+      return rows
+        .sort((a, b) => readNum(a.next_attempt_at) - readNum(b.next_attempt_at) || a.seq - b.seq)
+        .map((r) => toDeliveryRow(ctx, r));
     },
 
     async record(outcomes) {
@@ -203,20 +205,27 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
 
     async prune(before) {
       let total = 0;
-      for (;;) {
-        const old = db
-          .selectFrom("webhook_deliveries")
-          .select("id")
-          .where("created", "<", before)
-          .where("state", "<>", "pending")
-          .limit(CHUNK);
-        const ids = (await old.execute()).map((r) => r.id);
-        if (ids.length === 0) return total;
-        // Attempts first: no reliance on ON DELETE CASCADE being enabled on the connection.
-        await db.deleteFrom("webhook_attempts").where("delivery_id", "in", ids).execute();
-        await db.deleteFrom("webhook_deliveries").where("id", "in", ids).execute();
-        total += ids.length;
+      const accounts = await db.selectFrom("accounts").select("id").execute();
+      for (const { id: account } of accounts) {
+        for (;;) {
+          const ids = (
+            await db
+              .selectFrom("webhook_deliveries")
+              .select("id")
+              .where("account_id", "=", account)
+              .where("created", "<", before)
+              .where("state", "<>", "pending")
+              .limit(CHUNK)
+              .execute()
+          ).map((r) => r.id);
+          if (ids.length === 0) break;
+          // Attempts first: no reliance on ON DELETE CASCADE being enabled on the connection.
+          await db.deleteFrom("webhook_attempts").where("delivery_id", "in", ids).execute();
+          await db.deleteFrom("webhook_deliveries").where("id", "in", ids).execute();
+          total += ids.length;
+        }
       }
+      return total;
     },
   };
 
@@ -230,8 +239,4 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
       .executeTakeFirst();
     if (r !== undefined) numbers.set(r.id, readNum(r.attempts));
   }
-}
-
-function byCreated(a: DeliveryRow, b: DeliveryRow): number {
-  return a.created - b.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

@@ -51,6 +51,7 @@ export function deliveryInsertable(
   ctx: Ctx,
   input: NewDelivery,
   now: number,
+  seq: number,
 ): Insertable<WebhookDeliveriesTable> {
   return {
     id: ctx.ids.uuid(),
@@ -62,6 +63,7 @@ export function deliveryInsertable(
     retry: ctx.d.toBool(input.retry),
     test: ctx.d.toBool(input.test ?? false),
     attempts: 0,
+    seq,
     next_attempt_at: input.nextAttemptAt ?? now,
     hwi_device_id: input.hwiDeviceId ?? null,
     patient_id: input.patientId ?? null,

@@ -3,7 +3,7 @@ import { type Ctx, chunked, invalid } from "../context.ts";
 import { readNum, writeJson } from "../dialect.ts";
 import type { WebhookOutboxTable } from "../schema.ts";
 import type { WebhookOutboxRepo } from "../store.ts";
-import { WEBHOOK_EVENTS, type WebhookEvent } from "../types-ingest.ts";
+import { type MeasurementRow, WEBHOOK_EVENTS, type WebhookEvent } from "../types-ingest.ts";
 import type { IdRange, OutboxEntry } from "../types-webhooks.ts";
 import { toMeasurementRow } from "./measurement-rows.ts";
 
@@ -13,6 +13,29 @@ interface Payload {
   readonly hwi_device_id?: string | null;
   readonly patient_id?: string | null;
 }
+
+const RECORD_COLUMNS = [
+  "id",
+  "account_id",
+  "device_id",
+  "device_name",
+  "patient_external_id",
+  "source",
+  "hardware_uuid",
+  "sensor_code",
+  "sensor_id",
+  "metric",
+  "value_1",
+  "value_2",
+  "timestamp",
+  "timezone_offset",
+  "estimated_timestamp",
+  "filter_params",
+  "measurement_index",
+  "device_log_index",
+  "dedupe_index",
+  "created",
+] as const;
 
 function toEntry(ctx: Ctx, r: Selectable<WebhookOutboxTable>): OutboxEntry {
   const p = ctx.d.readJson(r.payload) as Payload;
@@ -78,20 +101,26 @@ export function webhookOutboxRepo(ctx: Ctx): WebhookOutboxRepo {
       return readNum(row?.n ?? 0);
     },
     async measurements(accountId, ranges) {
-      const rows = [];
+      const out: MeasurementRow[] = [];
       for (const [first, last] of ranges) {
-        rows.push(
-          ...(await db
-            .selectFrom("measurements")
-            .selectAll()
-            .where("account_id", "=", accountId)
-            .where("id", ">=", first)
-            .where("id", "<=", last)
-            .orderBy("id")
-            .execute()),
-        );
+        // By id alone (the primary key); the account is checked here: with it in the query,
+        // SQLite preferred an account index and read every row of the account.
+        const rows = await db
+          .selectFrom("measurements")
+          // What a webhook record shows: not the raw bytes kept for audit.
+          .select(RECORD_COLUMNS)
+          .where("id", ">=", first)
+          .where("id", "<=", last)
+          .orderBy("id")
+          .execute();
+        for (const r of rows) {
+          if (r.account_id !== accountId) continue;
+          out.push(
+            toMeasurementRow(ctx, { ...r, message_id: null, characteristic_uuid: null, raw: null }),
+          );
+        }
       }
-      return rows.map((r) => toMeasurementRow(ctx, r));
+      return out;
     },
     async propertyValues(deviceIds, key) {
       const out = new Map<string, string>();
