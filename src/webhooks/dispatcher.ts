@@ -38,7 +38,7 @@ export const DEFAULT_RETENTION_MS = 7 * MS_PER_DAY;
 /** With work due that no lane can take, look again this much later (clock ms). */
 const RESCAN_MS = 1000;
 /** Finished attempts that make a round on their own. */
-const RECORD_BATCH = 256;
+const RECORD_BATCH = 512;
 /** On stop, how long attempts under way may finish before they are cut off (clock ms). */
 const STOP_GRACE_MS = 2000;
 

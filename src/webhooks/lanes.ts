@@ -9,12 +9,12 @@ export interface Job {
 }
 
 /** Rounds of `concurrency` attempts a fast endpoint may have waiting. */
-const MAX_ROUNDS = 16;
+const MAX_ROUNDS = 64;
 
 /**
  * One endpoint's queue (issue 4 §1: "a slow or dead endpoint never delays the others"): at most
  * `concurrency` attempts in flight, and claimed ones waiting their turn — as many as the
- * endpoint gets through within one timeout at its recent pace (up to 16 rounds of its
+ * endpoint gets through within one timeout at its recent pace (up to 64 rounds of its
  * concurrency; one round while it is slow, dead or new). A claim lapses after two timeouts, so
  * a delivery never waits here until another dispatcher may take it.
  */
@@ -39,10 +39,15 @@ export class Lane {
     return this.capacity - this.inFlight - this.waiting.length;
   }
 
-  /** What to claim for it now: nothing until half its room is free, so claims come in batches. */
+  /**
+   * What to claim for it now: its room, once half of it is free (claims come in batches) or
+   * once fewer than a round wait (it must not run dry while work is due).
+   */
   get claimable(): number {
     const free = this.free;
-    return free >= Math.ceil(this.capacity / 2) ? free : 0;
+    return free >= Math.ceil(this.capacity / 2) || this.waiting.length < this.concurrency
+      ? free
+      : 0;
   }
 
   private get capacity(): number {
