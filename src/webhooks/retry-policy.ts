@@ -25,7 +25,7 @@ export interface RetryInput {
   readonly now: number;
   /** Attempts made, the failed one included. */
   readonly attempts: number;
-  /** A Retry-After the endpoint sent (429, 503), in ms; honoured up to MAX_RETRY_MS. */
+  /** A Retry-After the endpoint sent (429, 503), in ms: waited for, up to MAX_RETRY_MS. */
   readonly retryAfterMs?: number | null;
   /** The delivery's own stream for this attempt (forked per delivery and attempt). */
   readonly rng: Rng;
@@ -34,7 +34,7 @@ export interface RetryInput {
 /** When to try again, or null: give up. */
 export function nextAttemptAt(input: RetryInput): number | null {
   const jittered = nominalDelay(input.attempts) * input.rng.uniform(1 - JITTER, 1 + JITTER);
-  const wait = Math.min(MAX_RETRY_MS * (1 + JITTER), Math.max(jittered, input.retryAfterMs ?? 0));
+  const wait = Math.max(jittered, Math.min(MAX_RETRY_MS, input.retryAfterMs ?? 0));
   const at = input.now + Math.round(wait);
   return at - input.created > GIVE_UP_AFTER_MS ? null : at;
 }

@@ -9,6 +9,12 @@ import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { ERROR_CODES } from "../../src/core/errors.ts";
 import { TOPIC_KINDS, TOPIC_QOS, TOPICS } from "../../src/mqtt/topics.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
+import {
+  formatDuration,
+  GIVE_UP_AFTER_MS,
+  MAX_RETRY_MS,
+  scheduleTable,
+} from "../../src/webhooks/retry-policy.ts";
 
 export const README_PATH = fileURLToPath(new URL("../../README.md", import.meta.url));
 
@@ -81,11 +87,32 @@ export function mqttTopicsSection(): string {
   );
 }
 
+/** The measurement webhooks' retry schedule (src/webhooks/retry-policy.ts). */
+export function webhookRetriesSection(): string {
+  const rows = scheduleTable();
+  return table(
+    ["attempt", "wait before it (±20 %)", "time since the first attempt (nominal)"],
+    [
+      ...rows.map((r) => [
+        String(r.attempt),
+        r.attempt === 1 ? "none: sent at once" : formatDuration(r.waitMs),
+        formatDuration(r.sinceFirstMs),
+      ]),
+      [
+        `${rows.length + 1}, …`,
+        formatDuration(MAX_RETRY_MS),
+        `until ${formatDuration(GIVE_UP_AFTER_MS)} after the delivery was created: then \`failed\``,
+      ],
+    ],
+  );
+}
+
 export const SECTIONS: Record<string, () => string> = {
   catalogue: catalogueSection,
   patients: patientsSection,
   errors: errorsSection,
   "mqtt-topics": mqttTopicsSection,
+  "webhook-retries": webhookRetriesSection,
 };
 
 /** README text with every generated section replaced by its current content. */

@@ -1,3 +1,6 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TEST_DEVICE_ID } from "../../src/webhooks/payloads/samples.ts";
 import { verifySignature } from "../../src/webhooks/signature.ts";
@@ -63,6 +66,35 @@ describe("webhook requests", () => {
       expect(verifySignature(header, `${r.body} `, secret, now)).toBe(false);
       // A replay more than five minutes later is refused.
       expect(verifySignature(header, r.body, secret, now + 301_000)).toBe(false);
+    }
+  });
+
+  it("the README's verification snippet accepts rpmlab's signature and refuses a forgery or a replay", async () => {
+    const readme = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
+    const code = /### Signatures[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(code).toBeDefined();
+    // The snippet as a user pastes it, its import given as arguments.
+    const verify = new Function(
+      "createHmac",
+      "timingSafeEqual",
+      `${code!.replace(/^import .*$/m, "")}\nreturn verifyRpmlabSignature;`,
+    )(createHmac, timingSafeEqual) as (
+      header: string,
+      body: string,
+      secret: string,
+      nowMs: number,
+    ) => boolean;
+    const secret = "whsec_readme-0123456789abcdefghij";
+    await lab.webhook({ endpoint: receiver.url("/signed"), signingSecret: secret });
+    await lab.device(bpm, "P-1");
+    await lab.ingest(bpm, readingsOf(bpm, 5, 0).slice(0, 1));
+    await lab.settle();
+    const now = lab.clock.now();
+    for (const r of receiver.received) {
+      const header = r.headers["x-rpmlab-signature"] as string;
+      expect(verify(header, r.body, secret, now)).toBe(true);
+      expect(verify(header, r.body.replace("P-1", "P-2"), secret, now)).toBe(false);
+      expect(verify(header, r.body, secret, now + 6 * 60_000)).toBe(false);
     }
   });
 
