@@ -23,6 +23,8 @@ describe("rpmlab serve configuration", () => {
       clientDomain: "lab",
       adminToken: undefined,
       ingestId: "rpmlab-ingest",
+      webhookSender: "http",
+      webhooks: { timeoutMs: 10_000, concurrency: 8 },
     });
   });
 
