@@ -52,8 +52,9 @@ describe("rpmlab serve killed with -9 while delivering webhooks", () => {
   const serve = () =>
     startServe([
       ...["--store", store, "--broker", "embedded:0", "--port", "0"],
-      // A claim lapses after 2 × timeout + 1 s: 3 s here.
-      ...["--webhook-timeout", "1s", "--webhook-concurrency", "4"],
+      // Held requests must not time out before the kill (the setup takes a few seconds); a
+      // claim then lapses 2 × timeout + 1 s after it was made: 17 s.
+      ...["--webhook-timeout", "8s", "--webhook-concurrency", "4"],
     ]);
   const call = async (path: string, init: RequestInit = {}, admin = false) => {
     const { base_url, api_key, admin_token } = served!.info;
@@ -168,7 +169,7 @@ describe("rpmlab serve killed with -9 while delivering webhooks", () => {
     served = await serve();
     const expected = records + PATIENTS;
     const ids = () => new Set(receiver.accepted.map(delivery));
-    await receiver.until(() => ids().size >= expected, `${expected} webhooks delivered`, 30_000);
+    await receiver.until(() => ids().size >= expected, `${expected} webhooks delivered`, 45_000);
 
     // Every event arrived, each as a strict consumer reads it.
     const m = receiver.accepted.filter((r) => r.path === "/m");
@@ -219,5 +220,5 @@ describe("rpmlab serve killed with -9 while delivering webhooks", () => {
     }, "every delivery logged as delivered");
     expect(await served.stop()).toBe(0);
     served = undefined;
-  });
+  }, 120_000);
 });
