@@ -31,11 +31,14 @@ export interface CreateClaimed {
  * once, whatever process does it and whenever it stops. The webhooks are those registered at
  * this moment; a kind nobody listens to leaves nothing.
  */
-export function expandOutbox(
+export async function expandOutbox(
   store: Store,
   statusMetrics: StatusMetrics,
   claim?: CreateClaimed,
 ): Promise<Expansion> {
+  // A read first: an empty outbox (every poll, most nudges) takes no write lock. On SQLite the
+  // transaction below waits for the one writer, the ingestion worker's batches included.
+  if ((await store.webhookOutbox.count()) === 0) return { taken: 0, created: [], claimed: [] };
   return store.transaction(async (tx) => {
     const entries = await tx.webhookOutbox.take(EXPAND_BATCH);
     if (entries.length === 0) return { taken: 0, created: [], claimed: [] };
