@@ -66,11 +66,10 @@ if (pgh !== undefined) {
     it("two dispatchers on one database share the outbox and the deliveries: each sent once", async () => {
       await lab.webhook({ endpoint: receiver.url("/a") });
       await lab.webhook({ endpoint: receiver.url("/b"), postAsArray: true });
-      const other = await openStore(spec, {
-        clock: lab.clock,
-        rng: new Rng("second-process"),
-        migrate: false,
-      });
+      // A second process opens the same database (migrated already: nothing to apply).
+      const other = await pgh.locked(() =>
+        openStore(spec, { clock: lab.clock, rng: new Rng("second-process") }),
+      );
       const sender = createWebhookSender("http", { timeoutMs: 2000, concurrency: 4 });
       const second = new WebhookDispatcher({
         store: other,
