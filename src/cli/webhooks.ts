@@ -11,6 +11,7 @@ import { renderDeliveries, renderDelivery } from "../app/webhook-views.ts";
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, parseWebhookTimeout } from "../config/webhook-config.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { Rng } from "../core/rng.ts";
+import type { Store } from "../store/store.ts";
 import type { DeliveryDetail } from "../webhooks/manual.ts";
 import { ManualSends } from "../webhooks/manual.ts";
 import { createWebhookSender } from "../webhooks/sender.ts";
@@ -86,34 +87,43 @@ export function registerWebhooksCommand(program: Command, io: CliIo): void {
       io.out(renderDelivery(detail, flags.json === true));
     });
 
-  webhooks
-    .command("resend")
-    .description(
+  manualCommand(webhooks, io, {
+    name: "resend",
+    description:
       "Send a delivery again now (same delivery id and body); exit code 1 unless the endpoint answers 2xx",
-    )
-    .argument("<client-domain>")
-    .argument("<delivery-id>")
-    .option(
-      "--timeout <duration>",
-      "limit of the attempt, e.g. 10s",
-      `${DEFAULT_WEBHOOK_TIMEOUT_MS}ms`,
-    )
-    .option("--store <spec>", STORE_OPTION_HELP)
-    .option("--json", "print the delivery as JSON")
-    .action(async (domain: string, id: string, flags: Flags & { timeout: string }) => {
-      const detail = await manually(flags, (store, manual) =>
-        resendDelivery(store, manual, domain, id),
-      );
-      report(io, detail, flags);
-    });
-
-  webhooks
-    .command("test")
-    .description(
+    argument: "<delivery-id>",
+    send: resendDelivery,
+  });
+  manualCommand(webhooks, io, {
+    name: "test",
+    description:
       "Send a test webhook (sample body, fixed test device id) to a webhook; exit code 1 unless it answers 2xx",
-    )
+    argument: "<webhook-id>",
+    send: testWebhook,
+  });
+}
+
+/** `resend` and `test`: one attempt from this process, printed, exit code 1 unless 2xx. */
+function manualCommand(
+  webhooks: Command,
+  io: CliIo,
+  spec: {
+    name: string;
+    description: string;
+    argument: string;
+    send: (
+      store: Store,
+      manual: ManualSends,
+      domain: string,
+      id: string,
+    ) => Promise<DeliveryDetail>;
+  },
+): void {
+  webhooks
+    .command(spec.name)
+    .description(spec.description)
     .argument("<client-domain>")
-    .argument("<webhook-id>")
+    .argument(spec.argument)
     .option(
       "--timeout <duration>",
       "limit of the attempt, e.g. 10s",
@@ -122,9 +132,7 @@ export function registerWebhooksCommand(program: Command, io: CliIo): void {
     .option("--store <spec>", STORE_OPTION_HELP)
     .option("--json", "print the delivery as JSON")
     .action(async (domain: string, id: string, flags: Flags & { timeout: string }) => {
-      const detail = await manually(flags, (store, manual) =>
-        testWebhook(store, manual, domain, id),
-      );
+      const detail = await manually(flags, (store, manual) => spec.send(store, manual, domain, id));
       report(io, detail, flags);
     });
 }
@@ -132,10 +140,7 @@ export function registerWebhooksCommand(program: Command, io: CliIo): void {
 /** Runs a manual send with a sender of this process, closed after. */
 async function manually(
   flags: Flags & { timeout: string },
-  fn: (
-    store: Parameters<Parameters<typeof withLabStore>[1]>[0],
-    manual: ManualSends,
-  ) => Promise<DeliveryDetail>,
+  fn: (store: Store, manual: ManualSends) => Promise<DeliveryDetail>,
 ): Promise<DeliveryDetail> {
   const sender = createWebhookSender("http", { timeoutMs: parseWebhookTimeout(flags.timeout) });
   try {
