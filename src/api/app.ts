@@ -11,6 +11,7 @@ import { TypedEvents } from "../core/events.ts";
 import { Rng } from "../core/rng.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
+import { standaloneWebhookControl } from "../webhooks/control.ts";
 import { authenticate } from "./auth.ts";
 import { registerJsonOnly } from "./content-types.ts";
 import { registerErrorHandler } from "./errors.ts";
@@ -69,7 +70,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   });
 
   registerOpenApi(app, deps.config);
-  const ctx = apiContext(deps);
+  const ctx = apiContext(deps, app);
   const routes = deps.routes ?? API_ROUTES;
   app.register(async (clientApi) => {
     // One limiter for the three client scopes: a key's budget is shared across them.
@@ -87,8 +88,18 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
 }
 
 /** The services every route plugin receives, built once per app. */
-function apiContext(deps: ApiDeps): ApiContext {
+function apiContext(deps: ApiDeps, app: FastifyInstance): ApiContext {
   const catalogue = deps.catalogue ?? Catalogue.load();
+  let webhooks = deps.webhooks;
+  if (webhooks === undefined) {
+    const standalone = standaloneWebhookControl({
+      store: deps.store,
+      clock: deps.clock,
+      rng: (deps.rng ?? new Rng("rpmlab-api")).fork("webhooks"),
+    });
+    app.addHook("onClose", () => standalone.close());
+    webhooks = standalone;
+  }
   const devices = createDeviceServices({
     store: deps.store,
     catalogue,
@@ -100,7 +111,14 @@ function apiContext(deps: ApiDeps): ApiContext {
       : { undeliverableAddresses: deps.config.undeliverableAddresses }),
     ...(deps.config.fulfilment === undefined ? {} : { fulfilment: deps.config.fulfilment }),
   });
-  return { store: deps.store, clock: deps.clock, config: deps.config, catalogue, devices };
+  return {
+    store: deps.store,
+    clock: deps.clock,
+    config: deps.config,
+    catalogue,
+    devices,
+    webhooks,
+  };
 }
 
 /** A scope: its authentication hook, then its route plugins. */

@@ -36,7 +36,11 @@ export function registerOpenApi(app: FastifyInstance, config: ApiConfig): void {
         { name: "hwi-replacements", description: "Replacement orders (spec 4.3)" },
         { name: "measurements", description: "Measurement queries (spec 2.5, 4.4, 8)" },
         { name: "webhooks", description: "The webhook registry (spec 6; wire-formats)" },
-        { name: "lab", description: "Lab admin API: accounts and keys (the vendor's dashboard)" },
+        {
+          name: "lab",
+          description:
+            "Lab admin API (the vendor's dashboard): accounts and keys, the webhook delivery log, resends and test sends",
+        },
       ],
       components: {
         securitySchemes: {
@@ -118,5 +122,6 @@ function description(config: ApiConfig): string {
     "- **Not found** answers Django's `No <Model> matches the given query.` (Patient, Device, Gateway, Webhook, …).",
     "- **Devices**: unknown gateway ids are accepted (201, status `Unknown Gateway ID`); PUT changes only the nested patient; hwi-devices has no PATCH or DELETE (405). Properties live at hwi-devices/{id}/properties/ (GET, POST/PUT `{key, value}`) and properties/{key}/ (GET, DELETE). unlink-gateway/{id}/ takes GET and POST, a gateway id, hwi_device_id or IMEI, and says which it unlinked.",
     `- **Rate limit** per key: ${formatRateLimit(config.rateLimit ?? null)} here (the real service: 1/s); 429 with Retry-After.`,
+    '- **Webhooks** (spec 6): every POST carries `X-Rpmlab-Delivery` (the same on every attempt), `X-Rpmlab-Event`, `X-Rpmlab-Attempt`, the webhook\'s `auth_header: auth_key`, and with a `signing_secret` (rpmlab\'s addition) `X-Rpmlab-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. Measurement deliveries are retried with exponential backoff for 24 hours; the other kinds are not (spec 6.1). `enabled_by_default` and `measurement_webhook_id` route measurements (spec 6.3). The README\'s "Webhooks" section has the payloads, the retry schedule and a signature check.',
   ].join("\n");
 }

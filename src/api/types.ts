@@ -11,6 +11,7 @@ import type { FulfilmentEventSink } from "../fulfilment/events.ts";
 import type { DeviceServices } from "../fulfilment/services.ts";
 import type { Store } from "../store/store.ts";
 import type { AccountRow, ApiKeyRow } from "../store/types.ts";
+import type { WebhookControl } from "../webhooks/control.ts";
 
 export interface ApiConfig {
   /**
@@ -38,6 +39,8 @@ export interface ApiContext {
   readonly catalogue: Catalogue;
   /** Activation, update, views, properties, gateways, unlink, replacements, logs, orders. */
   readonly devices: DeviceServices;
+  /** The webhook dispatcher's nudge; resends and test sends (issue 4 §1). */
+  readonly webhooks: WebhookControl;
 }
 
 /**
@@ -77,6 +80,11 @@ export interface ApiDeps {
   readonly rng?: Rng;
   /** The routes to serve; default API_ROUTES (routes/index.ts). */
   readonly routes?: RouteTable;
+  /**
+   * The webhook dispatcher's control (serve's); default: no dispatcher to nudge, and resends
+   * and test sends through an HTTP sender the app closes with itself.
+   */
+  readonly webhooks?: WebhookControl;
 }
 
 /** Who a request authenticated as: set by the scope's auth hook before any handler runs. */

@@ -9,17 +9,25 @@ export function renderAccounts(accounts: readonly AccountRow[], json: boolean): 
   if (accounts.length === 0)
     return "no accounts (create one: rpmlab accounts create <client-domain>)";
   return formatTable(
-    ["CLIENT DOMAIN", "ENVIRONMENT", "ASR", "CREATED", "ID"],
+    ["CLIENT DOMAIN", "ENVIRONMENT", "ASR", "STATUS METRICS", "CREATED", "ID"],
     accounts.map((a) => {
       const j = accountJson(a);
-      return [j.client_domain, j.environment, a.asrEnabled ? "on" : "off", j.created, j.id];
+      return [
+        j.client_domain,
+        j.environment,
+        a.asrEnabled ? "on" : "off",
+        a.omitStatusMetrics ? "omitted" : "sent",
+        j.created,
+        j.id,
+      ];
     }),
   );
 }
 
 export function renderAccount(account: AccountRow, json: boolean, verb: string): string {
   if (json) return JSON.stringify(accountJson(account), null, 2);
-  return `${verb} account ${account.clientDomain} (${account.environment}, ASR ${account.asrEnabled ? "on" : "off"}), id ${account.id}`;
+  const status = account.omitStatusMetrics ? ", status metrics left out of webhooks" : "";
+  return `${verb} account ${account.clientDomain} (${account.environment}, ASR ${account.asrEnabled ? "on" : "off"}${status}), id ${account.id}`;
 }
 
 export function renderKeys(keys: readonly ApiKeyRow[], json: boolean): string {

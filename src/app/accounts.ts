@@ -59,6 +59,19 @@ export async function setAsrEnabled(
   return store.accounts.update(account.id, { asrEnabled: enabled });
 }
 
+/**
+ * Spec 6.3.3: battery and other status data left out of outbound webhook payloads — "enabled on
+ * request through the customer success manager"; here, the lab admin API and `rpmlab accounts`.
+ */
+export async function setOmitStatusMetrics(
+  store: Store,
+  clientDomain: string,
+  omit: boolean,
+): Promise<AccountRow> {
+  const account = await findAccount(store, clientDomain);
+  return store.accounts.update(account.id, { omitStatusMetrics: omit });
+}
+
 /** A new key of the account's environment; the plain key is in the result only. */
 export async function createKey(
   store: Store,
@@ -123,6 +136,7 @@ export function accountJson(a: AccountRow) {
     client_domain: a.clientDomain,
     environment: a.environment,
     asr_enabled: a.asrEnabled,
+    omit_status_metrics: a.omitStatusMetrics,
     created: toIsoMicros(a.created),
     modified: toIsoMicros(a.modified),
   };

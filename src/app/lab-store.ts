@@ -1,5 +1,5 @@
 import { resolveStoreSpec } from "../config/lab-store.ts";
-import { SystemClock } from "../core/clock.ts";
+import { type Clock, SystemClock } from "../core/clock.ts";
 import { Rng } from "../core/rng.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/store.ts";
@@ -12,12 +12,12 @@ import type { Store } from "../store/store.ts";
  */
 export async function withLabStore<T>(
   spec: string | undefined,
-  fn: (store: Store) => Promise<T>,
+  fn: (store: Store, clock: Clock) => Promise<T>,
 ): Promise<T> {
   const clock = new SystemClock();
   const store = await openStore(resolveStoreSpec(spec), { clock, rng: new Rng("rpmlab-cli") });
   try {
-    return await fn(store);
+    return await fn(store, clock);
   } finally {
     await store.close();
     clock.dispose();

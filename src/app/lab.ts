@@ -19,6 +19,9 @@ import { storeAuth } from "../mqtt/credentials.ts";
 import { randomBase62 } from "../store/api-key-secret.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/store.ts";
+import { WebhookDispatcher } from "../webhooks/dispatcher.ts";
+import { ManualSends } from "../webhooks/manual.ts";
+import { createWebhookSender } from "../webhooks/sender.ts";
 import { createAccount, createKey } from "./accounts.ts";
 
 /** What `rpmlab serve` prints once it is ready (one JSON line with --json). */
@@ -78,9 +81,44 @@ export class Lab {
     await broker.start();
     this.stack.push(() => broker.stop());
 
-    // One bus for the fulfilment events of the API and of gateway adoption (webhooks listen here).
+    // Issue 4 §1: the webhook dispatcher, stopped after the API and ingestion (which write its
+    // outbox) and before the store.
+    const sender = createWebhookSender(config.webhookSender, config.webhooks);
+    this.stack.push(() => sender.close());
+    const webhookRng = rng.fork("webhooks");
+    const dispatcher = new WebhookDispatcher({
+      store,
+      clock,
+      rng: webhookRng,
+      catalogue,
+      sender,
+      config: config.webhooks,
+      logger: logger.child({ component: "webhooks" }),
+    });
+    dispatcher.start();
+    this.stack.push(() => dispatcher.stop());
+    const webhooks = {
+      nudge: () => dispatcher.nudge(),
+      manual: new ManualSends({ store, clock, rng: webhookRng, sender }),
+    };
+
+    // One bus for the fulfilment events of the API and of gateway adoption; their webhook
+    // events are in the outbox already (atomically()), the nudge only says so at once.
     const events = new TypedEvents<FulfilmentEvents>();
-    await this.startIngest({ store, broker, catalogue, events, rng: rng.fork("adoption") });
+    events.on("fulfilment.status", webhooks.nudge);
+    events.on("replacement.status", webhooks.nudge);
+    // Orphan readings attached to the new device wait in the outbox too.
+    events.on("device.activated", ({ orphansAttached }) => {
+      if (orphansAttached > 0) webhooks.nudge();
+    });
+    await this.startIngest({
+      store,
+      broker,
+      catalogue,
+      events,
+      rng: rng.fork("adoption"),
+      onStored: webhooks.nudge,
+    });
 
     // Issue 4 §2: shipments move on the lab's clock; pending transitions are re-armed (those
     // due while the lab was down apply at once, in order) before the API takes requests.
@@ -104,6 +142,7 @@ export class Lab {
       events,
       rng: rng.fork("api"),
       config: { adminToken, rateLimit: config.rateLimit, fulfilment: config.fulfilment },
+      webhooks,
     });
     await app.listen({ host: config.host, port: config.port });
     this.stack.push(() => app.close());
@@ -131,6 +170,8 @@ export class Lab {
     catalogue: Catalogue;
     events: TypedEvents<FulfilmentEvents>;
     rng: Rng;
+    /** A batch stored measurements: their webhook outbox entry is committed. */
+    onStored: () => void;
   }): Promise<void> {
     const { store, broker, catalogue } = deps;
     // The embedded broker hands publishes over in process (BrokerTap: the gateway's PUBACK then
@@ -157,6 +198,9 @@ export class Lab {
       ...deps,
       clock: this.clock,
       fulfilment: this.config.fulfilment,
+    });
+    ingestor.events.on("batch", (batch) => {
+      if (batch.stored.length > 0) deps.onStored();
     });
     ingestor.events.on("gateway.status", ({ gateway }) => {
       services.adoption.adopt(gateway.gatewayUuid).catch((error: unknown) => {

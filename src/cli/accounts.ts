@@ -1,6 +1,11 @@
 import type { Command } from "commander";
 import { renderAccount, renderAccounts } from "../app/account-views.ts";
-import { createAccount, parseEnvironment, setAsrEnabled } from "../app/accounts.ts";
+import {
+  createAccount,
+  parseEnvironment,
+  setAsrEnabled,
+  setOmitStatusMetrics,
+} from "../app/accounts.ts";
 import { withLabStore } from "../app/lab-store.ts";
 import { RpmlabError } from "../core/errors.ts";
 import type { CliIo } from "./io.ts";
@@ -56,6 +61,27 @@ export function registerAccountsCommand(program: Command, io: CliIo): void {
       }
       const account = await withLabStore(flags.store, (store) =>
         setAsrEnabled(store, domain, state === "on"),
+      );
+      io.out(renderAccount(account, flags.json === true, "updated"));
+    });
+
+  accounts
+    .command("status-metrics")
+    .description(
+      "Send or leave out battery and other status metrics in measurement webhooks (spec 6.3.3)",
+    )
+    .argument("<client-domain>")
+    .argument("<send|omit>")
+    .option("--store <spec>", STORE_OPTION_HELP)
+    .option("--json", "print the account as JSON")
+    .action(async (domain: string, choice: string, flags: StoreFlags) => {
+      if (choice !== "send" && choice !== "omit") {
+        throw new RpmlabError("E_USAGE", `expected send or omit, got "${choice}"`, {
+          field: "choice",
+        });
+      }
+      const account = await withLabStore(flags.store, (store) =>
+        setOmitStatusMetrics(store, domain, choice === "omit"),
       );
       io.out(renderAccount(account, flags.json === true, "updated"));
     });

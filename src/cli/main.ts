@@ -8,6 +8,7 @@ import { registerOrdersCommand } from "./orders.ts";
 import { registerProfilesCommand } from "./profiles.ts";
 import { registerReadingsCommand } from "./readings.ts";
 import { registerServeCommand } from "./serve.ts";
+import { registerWebhooksCommand } from "./webhooks.ts";
 
 /** Builds the commander program. Commands parse their options and call into src/; no logic here. */
 export function buildProgram(io: CliIo): Command {
@@ -25,6 +26,7 @@ export function buildProgram(io: CliIo): Command {
   registerKeysCommand(program, io);
   registerOrdersCommand(program, io);
   registerBillingCommand(program, io);
+  registerWebhooksCommand(program, io);
   return program;
 }
 

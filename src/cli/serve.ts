@@ -50,6 +50,14 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       "one fulfilment setting, e.g. durations.in_transit=1d..3d or time_scale=1440; repeatable",
       (value: string, previous: string[] = []) => [...previous, value],
     )
+    .option(
+      "--webhook-timeout <duration>",
+      "limit of each webhook attempt to connect, to answer and between body chunks, e.g. 10s (default 10s)",
+    )
+    .option(
+      "--webhook-concurrency <n>",
+      "webhook requests in flight to one endpoint at most (default 8)",
+    )
     .option("--log-level <level>", "pino level for the log on stderr", "info")
     .option("--json", "print one JSON line with the connection details once ready")
     .action(async (flags: Flags) => {

@@ -9,6 +9,14 @@ import {
 import { resolveStoreSpec } from "./lab-store.ts";
 import { parseRateLimit, type RateLimit } from "./rate-limit.ts";
 import { parseStoreSpec } from "./store-spec.ts";
+import {
+  DEFAULT_WEBHOOK_CONCURRENCY,
+  DEFAULT_WEBHOOK_SENDER,
+  DEFAULT_WEBHOOK_TIMEOUT_MS,
+  parseWebhookConcurrency,
+  parseWebhookTimeout,
+  type WebhookDeliveryConfig,
+} from "./webhook-config.ts";
 
 /** Environment variable holding the lab admin token, so scripts can fix it across restarts. */
 export const ADMIN_TOKEN_ENV = "RPMLAB_ADMIN_TOKEN";
@@ -33,6 +41,8 @@ export interface ServeFlags {
   fulfilmentConfig?: string;
   /** `key=value` fulfilment settings, applied over the file's. */
   fulfilment?: string[];
+  webhookTimeout?: string;
+  webhookConcurrency?: string;
 }
 
 /** Everything `rpmlab serve` needs, validated: one error names the option at fault. */
@@ -53,6 +63,10 @@ export interface ServeConfig {
   readonly ingestId: string;
   /** The fulfilment simulator's settings: defaults, then the file, then the assignments. */
   readonly fulfilment: FulfilmentConfig;
+  /** The webhook sender boundary's spec (DESIGN.md "Boundaries"): serve posts over HTTP. */
+  readonly webhookSender: string;
+  /** Per endpoint: each attempt's timeout and the requests in flight at most. */
+  readonly webhooks: WebhookDeliveryConfig;
 }
 
 export function serveConfig(
@@ -90,6 +104,17 @@ export function serveConfig(
       flags.fulfilmentConfig === undefined ? {} : readFulfilmentFile(flags.fulfilmentConfig),
       fulfilmentAssignments(flags.fulfilment ?? []),
     ),
+    webhookSender: DEFAULT_WEBHOOK_SENDER,
+    webhooks: {
+      timeoutMs:
+        flags.webhookTimeout === undefined
+          ? DEFAULT_WEBHOOK_TIMEOUT_MS
+          : parseWebhookTimeout(flags.webhookTimeout),
+      concurrency:
+        flags.webhookConcurrency === undefined
+          ? DEFAULT_WEBHOOK_CONCURRENCY
+          : parseWebhookConcurrency(flags.webhookConcurrency),
+    },
   };
 }
 

@@ -43,6 +43,8 @@ export const ERROR_CODES = {
     "HTTP 405: the path exists but does not take that method (the Allow header lists those it takes).",
   E_API_UNSUPPORTED_MEDIA_TYPE: "HTTP 415: a request body that is not application/json.",
   E_API_THROTTLED: "HTTP 429: the key's rate limit is used up (Retry-After says for how long).",
+  E_WEBHOOK_NOT_DELIVERED:
+    "A webhook resend or test send got no 2xx answer from the endpoint (the delivery log says what it got).",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

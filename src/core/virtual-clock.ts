@@ -54,6 +54,11 @@ export class VirtualClock implements Clock {
     return this.queue.size;
   }
 
+  /** When the next event is due, or undefined when none waits (to step to it, runSync). */
+  nextEventAt(): number | undefined {
+    return this.queue.peek()?.at;
+  }
+
   /** Schedules `fn` at an absolute virtual instant; an instant in the past means "now". */
   schedule(atMs: number, fn: () => void): TimerHandle {
     const id = this.nextId++;

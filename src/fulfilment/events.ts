@@ -101,18 +101,33 @@ export interface FulfilmentEventSink {
   emit<K extends keyof FulfilmentEvents & string>(name: K, payload: FulfilmentEvents[K]): void;
 }
 
+/** One gathered event: its name and payload. */
+export type PendingEvent = {
+  [K in keyof FulfilmentEvents & string]: {
+    readonly name: K;
+    readonly payload: FulfilmentEvents[K];
+  };
+}[keyof FulfilmentEvents & string];
+
 /** Events gathered inside a transaction, emitted once it committed. */
 export class PendingEvents {
-  private readonly items: Array<() => void> = [];
+  private readonly items: PendingEvent[] = [];
 
   constructor(private readonly sink: FulfilmentEventSink) {}
 
   add<K extends keyof FulfilmentEvents & string>(name: K, payload: FulfilmentEvents[K]): void {
-    this.items.push(() => this.sink.emit(name, payload));
+    this.items.push({ name, payload } as PendingEvent);
+  }
+
+  /** What was gathered so far, in order (atomically() writes the webhook events to the outbox). */
+  get gathered(): readonly PendingEvent[] {
+    return this.items;
   }
 
   flush(): void {
-    for (const emit of this.items.splice(0)) emit();
+    for (const { name, payload } of this.items.splice(0)) {
+      this.sink.emit(name, payload as never);
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import { fieldError } from "../core/field-errors.ts";
 import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceRow, Ms } from "../store/types.ts";
 import type { GatewayRow } from "../store/types-hardware.ts";
+import { recordStoredMeasurements } from "../webhooks/outbox.ts";
 import type { PendingEvents } from "./events.ts";
 import { deviceMacAddress } from "./identifiers.ts";
 
@@ -78,5 +79,7 @@ export async function bindHardware(
       patientExternalId: args.patientExternalId,
     },
   );
+  // Readings kept before the activation are now the device's: its measurement webhooks get them.
+  await recordStoredMeasurements(tx, attached);
   return { gatewayKnown: true, orphansAttached: attached.length };
 }

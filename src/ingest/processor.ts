@@ -6,6 +6,7 @@ import type { Uplink } from "../mqtt/uplink.ts";
 import type { Store, StoreRepositories } from "../store/store.ts";
 import type { GatewayRow, GatewayStatus } from "../store/types-hardware.ts";
 import type { DeadLetterRow, MeasurementRow, NewMeasurement } from "../store/types-ingest.ts";
+import { recordStoredMeasurements } from "../webhooks/outbox.ts";
 import type { BatchResult, MessageOutcome, StoredMeasurement } from "./events.ts";
 import { type Inbound, type Prepared, prepare, reasonOf } from "./prepare.ts";
 import { Resolver } from "./resolve.ts";
@@ -154,6 +155,8 @@ export class MessageProcessor implements BatchProcessor {
       );
     }
     await tx.gateways.recordMeasurements(latest);
+    // Issue 4 §1: the measurement webhooks' outbox, in this transaction; one entry per account.
+    await recordStoredMeasurements(tx, inserted);
 
     const deadLetters: DeadLetterRow[] = [];
     for (const d of dead) {

@@ -14,6 +14,8 @@ import { mqttCredentialsRepo } from "./repos/mqtt-credentials.ts";
 import { patientsRepo } from "./repos/patients.ts";
 import { replacementsRepo } from "./repos/replacements.ts";
 import { shipmentsRepo } from "./repos/shipments.ts";
+import { webhookDeliveriesRepo } from "./repos/webhook-deliveries.ts";
+import { webhookOutboxRepo } from "./repos/webhook-outbox.ts";
 import { webhooksRepo } from "./repos/webhooks.ts";
 import { whitelistRepo } from "./repos/whitelist.ts";
 import type { StoreRepositories } from "./store.ts";
@@ -38,6 +40,8 @@ export function buildRepositories(ctx: Ctx): StoreRepositories {
     mqttCredentials: g("mqttCredentials", mqttCredentialsRepo(ctx)),
     shipments: g("shipments", shipmentsRepo(ctx)),
     billingPeriods: g("billingPeriods", billingPeriodsRepo(ctx)),
+    webhookOutbox: g("webhookOutbox", webhookOutboxRepo(ctx)),
+    webhookDeliveries: g("webhookDeliveries", webhookDeliveriesRepo(ctx)),
   };
 }
 

@@ -26,6 +26,8 @@ export interface AccountsTable {
   client_domain_lc: string;
   environment: string;
   asr_enabled: Bool;
+  /** 0003: leave status metrics out of measurement webhooks (spec 6.3.3). */
+  omit_status_metrics: Generated<Bool>;
   created: Ms;
   modified: Ms;
 }
@@ -191,6 +193,8 @@ export interface WebhooksTable {
   event: string;
   post_as_array: Bool;
   enabled_by_default: Bool;
+  /** 0003: HMAC-SHA256 key of the X-Rpmlab-Signature header; null: unsigned. */
+  signing_secret: string | null;
   created: Ms;
   modified: Ms;
 }
@@ -248,6 +252,36 @@ export interface ShipmentsTable {
   modified: Ms;
 }
 
+export interface WebhookOutboxTable {
+  id: AutoId;
+  account_id: string;
+  event: string;
+  /** {"ranges": [[first, last], …]} (MEASUREMENT) or {"body": …, "hwi_device_id", "patient_id"}. */
+  payload: Json;
+  created: Ms;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  webhook_id: string;
+  event: string;
+  /** The JSON text posted. */
+  body: string;
+  state: string;
+  retry: Bool;
+  test: Bool;
+  attempts: number;
+  /** Position among the deliveries created together: the claim order after next_attempt_at. */
+  seq: number;
+  next_attempt_at: Ms | null;
+  hwi_device_id: string | null;
+  patient_id: string | null;
+  measurement_ids: Json;
+  created: Ms;
+  modified: Ms;
+}
+
 export interface ShipmentEventsTable {
   id: AutoId;
   shipment_id: string;
@@ -264,6 +298,19 @@ export interface BillingPeriodsTable {
   started: Ms;
   ended: Ms | null;
   basis: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: AutoId;
+  delivery_id: string;
+  number: number;
+  at: Ms;
+  endpoint: string | null;
+  status_code: number | null;
+  error: string | null;
+  latency_ms: number;
+  response_snippet: string | null;
+  manual: Bool;
 }
 
 export interface Database {
@@ -285,4 +332,7 @@ export interface Database {
   shipments: ShipmentsTable;
   shipment_events: ShipmentEventsTable;
   billing_periods: BillingPeriodsTable;
+  webhook_outbox: WebhookOutboxTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

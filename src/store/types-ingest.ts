@@ -150,6 +150,8 @@ export interface WebhookRow {
   readonly postAsArray: boolean;
   /** Spec 6.3: default true. */
   readonly enabledByDefault: boolean;
+  /** rpmlab's addition: the HMAC-SHA256 key of X-Rpmlab-Signature; null: requests unsigned. */
+  readonly signingSecret: string | null;
   readonly created: Ms;
   readonly modified: Ms;
 }
@@ -162,6 +164,7 @@ export interface NewWebhook {
   readonly event: WebhookEvent;
   readonly postAsArray?: boolean;
   readonly enabledByDefault?: boolean;
+  readonly signingSecret?: string | null;
 }
 
 export type WebhookPatch = Partial<Omit<NewWebhook, "id">>;

@@ -14,6 +14,8 @@ export interface AccountRow {
   readonly clientDomain: string;
   readonly environment: Environment;
   readonly asrEnabled: boolean;
+  /** Spec 6.3.3: status metrics (battery and the like) are left out of measurement webhooks. */
+  readonly omitStatusMetrics: boolean;
   readonly created: Ms;
   readonly modified: Ms;
 }

@@ -244,7 +244,7 @@ describe("nested patient (device activation)", () => {
   afterEach(() => lab.close());
 
   it("creates a record holding only the external_id, then links to it", async () => {
-    const service = patientService({ store: lab.store });
+    const service = patientService({ store: lab.store, clock: lab.clock });
     const first = await service.upsertNested(lab.dev.account.id, { external_id: "P-7" });
     expect(first.created).toBe(true);
     expect(first.patient).toMatchObject({ externalId: "P-7", name: null, addressStatus: null });
@@ -255,7 +255,7 @@ describe("nested patient (device activation)", () => {
   });
 
   it("other nested fields update the record, with address verification", async () => {
-    const service = patientService({ store: lab.store });
+    const service = patientService({ store: lab.store, clock: lab.clock });
     await service.upsertNested(lab.dev.account.id, { external_id: "P-7" });
     const updated = await service.upsertNested(lab.dev.account.id, {
       external_id: "P-7",

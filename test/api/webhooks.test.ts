@@ -12,6 +12,8 @@ const KEYS = [
   "event",
   "post_as_array",
   "enabled_by_default",
+  "signed",
+  "signing_secret",
 ];
 
 /** wire-formats "Webhook registry"; spec 6.1 kinds, 6.3.1 enabled_by_default. */
@@ -41,6 +43,8 @@ describe("webhooks/", () => {
       event: "MEASUREMENT",
       post_as_array: false,
       enabled_by_default: true,
+      signed: false,
+      signing_secret: null,
     });
     const full = await call("POST", "webhooks/", {
       endpoint: "http://127.0.0.1:9000/hook",
@@ -155,6 +159,41 @@ describe("webhooks/", () => {
     expect((await call("PUT", `webhooks/${created.id}/`, {})).json()).toEqual({
       endpoint: ["This field is required."],
     });
+  });
+
+  it("signing_secret (rpmlab's addition): true makes one, shown in that answer only; a string is your own; false turns signing off", async () => {
+    const made = await call("POST", "webhooks/", {
+      endpoint: "https://c.example/a",
+      signing_secret: true,
+    });
+    expect(made.statusCode).toBe(201);
+    expect(made.json()).toMatchObject({ signed: true });
+    expect(made.json().signing_secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+    const { id } = made.json();
+    expect(ok(await call("GET", `webhooks/${id}/`))).toMatchObject({
+      signed: true,
+      signing_secret: null,
+    });
+    expect((await lab.store.webhooks.get(lab.dev.account.id, id))?.signingSecret).toBe(
+      made.json().signing_secret,
+    );
+    // A PATCH of something else keeps the secret, and does not show it.
+    const renamed = ok(await call("PATCH", `webhooks/${id}/`, { post_as_array: true }));
+    expect(renamed).toMatchObject({ signed: true, signing_secret: null });
+    const own = "my-own-secret-of-enough-length";
+    expect(ok(await call("PATCH", `webhooks/${id}/`, { signing_secret: own }))).toMatchObject({
+      signed: true,
+      signing_secret: own,
+    });
+    expect(ok(await call("PATCH", `webhooks/${id}/`, { signing_secret: false }))).toMatchObject({
+      signed: false,
+      signing_secret: null,
+    });
+    for (const bad of ["short", "has a space in the middle of it", 42, ["x"]]) {
+      const res = await call("PATCH", `webhooks/${id}/`, { signing_secret: bad });
+      expect(res.statusCode, String(bad)).toBe(400);
+      expect(Object.keys(res.json())).toEqual(["signing_secret"]);
+    }
   });
 
   it("DELETE answers 204 then 404; unknown ids are 404 on every method", async () => {

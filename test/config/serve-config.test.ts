@@ -25,6 +25,8 @@ describe("rpmlab serve configuration", () => {
       adminToken: undefined,
       ingestId: "rpmlab-ingest",
       fulfilment: DEFAULT_FULFILMENT_CONFIG,
+      webhookSender: "http",
+      webhooks: { timeoutMs: 10_000, concurrency: 8 },
     });
   });
 

@@ -11,6 +11,12 @@ import { ERROR_CODES } from "../../src/core/errors.ts";
 import { TRANSITION_DOCS } from "../../src/fulfilment/transition-docs.ts";
 import { TOPIC_KINDS, TOPIC_QOS, TOPICS } from "../../src/mqtt/topics.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
+import {
+  formatDuration,
+  GIVE_UP_AFTER_MS,
+  MAX_RETRY_MS,
+  scheduleTable,
+} from "../../src/webhooks/retry-policy.ts";
 
 export const README_PATH = fileURLToPath(new URL("../../README.md", import.meta.url));
 
@@ -106,12 +112,33 @@ export function fulfilmentSection(): string {
   );
 }
 
+/** The measurement webhooks' retry schedule (src/webhooks/retry-policy.ts). */
+export function webhookRetriesSection(): string {
+  const rows = scheduleTable();
+  return table(
+    ["attempt", "wait before it (±20 %)", "time since the first attempt (nominal)"],
+    [
+      ...rows.map((r) => [
+        String(r.attempt),
+        r.attempt === 1 ? "none: sent at once" : formatDuration(r.waitMs),
+        formatDuration(r.sinceFirstMs),
+      ]),
+      [
+        `${rows.length + 1}, …`,
+        formatDuration(MAX_RETRY_MS),
+        `until ${formatDuration(GIVE_UP_AFTER_MS)} after the delivery was created: then \`failed\``,
+      ],
+    ],
+  );
+}
+
 export const SECTIONS: Record<string, () => string> = {
   catalogue: catalogueSection,
   patients: patientsSection,
   errors: errorsSection,
   "mqtt-topics": mqttTopicsSection,
   fulfilment: fulfilmentSection,
+  "webhook-retries": webhookRetriesSection,
 };
 
 /** README text with every generated section replaced by its current content. */

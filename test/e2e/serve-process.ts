@@ -21,6 +21,8 @@ export interface Served {
   readonly stderr: () => string;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
+  /** SIGKILL (kill -9): no shutdown of any kind; resolves once the process is gone. */
+  kill(): Promise<void>;
 }
 
 export async function startServe(args: string[], deadlineMs = 30_000): Promise<Served> {
@@ -61,6 +63,12 @@ export async function startServe(args: string[], deadlineMs = 30_000): Promise<S
       child.kill("SIGTERM");
       const [code] = (await exited) as [number | null];
       return code;
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill("SIGKILL");
+      await exited;
     },
   };
 }

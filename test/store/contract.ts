@@ -15,6 +15,7 @@ import { mqttCredentialsContract } from "./contract/mqtt-credentials.ts";
 import { patientsContract } from "./contract/patients.ts";
 import { registryContract } from "./contract/registry.ts";
 import { shipmentsContract } from "./contract/shipments.ts";
+import { webhookDeliveryContract } from "./contract/webhook-delivery.ts";
 
 export type { StoreHarness } from "./contract/env.ts";
 
@@ -62,5 +63,6 @@ export function storeContract(name: string, harness: StoreHarness): void {
     registryContract(env);
     mqttCredentialsContract(env);
     shipmentsContract(env);
+    webhookDeliveryContract(env, harness.persistent);
   });
 }

@@ -13,6 +13,7 @@ import { labAccountsRoutes } from "./lab/accounts.ts";
 import { labKeysRoutes } from "./lab/keys.ts";
 import { labMqttCredentialsRoutes } from "./lab/mqtt-credentials.ts";
 import { labOrdersRoutes } from "./lab/orders.ts";
+import { labWebhookDeliveriesRoutes } from "./lab/webhook-deliveries.ts";
 import { v2MeasurementsRoutes } from "./v2/measurements.ts";
 
 /**
@@ -35,5 +36,11 @@ export const API_ROUTES: RouteTable = {
   ],
   asr: [],
   v2: [v2MeasurementsRoutes],
-  lab: [labAccountsRoutes, labKeysRoutes, labMqttCredentialsRoutes, labOrdersRoutes],
+  lab: [
+    labAccountsRoutes,
+    labKeysRoutes,
+    labMqttCredentialsRoutes,
+    labOrdersRoutes,
+    labWebhookDeliveriesRoutes,
+  ],
 };

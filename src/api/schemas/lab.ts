@@ -26,6 +26,11 @@ export const AccountBody = drfObject({
 
 export const AccountPatchBody = drfObject({
   asr_enabled: booleanField().optional().describe("Enable or disable the ASR module."),
+  omit_status_metrics: booleanField()
+    .optional()
+    .describe(
+      "true: battery and other status metrics are left out of measurement webhooks (spec 6.3.3).",
+    ),
 });
 
 export const KeyBody = drfObject({
@@ -48,6 +53,11 @@ export const AccountOut = z.object({
   client_domain: z.string(),
   environment: z.string(),
   asr_enabled: z.boolean(),
+  omit_status_metrics: z
+    .boolean()
+    .describe(
+      "Battery and other status metrics (the catalogue's category status) are left out of measurement webhooks (spec 6.3.3).",
+    ),
   created: iso(),
   modified: iso(),
 });

@@ -13,10 +13,15 @@ import {
   type WebhookPatch,
   type WebhookRow,
 } from "../../store/types-ingest.ts";
+import { generateSigningSecret } from "../../webhooks/signature.ts";
 import { iso, toJsonSchema } from "../json-schema.ts";
 import { listSchemas } from "../pagination.ts";
 
 /** The webhook registry (wire-formats "Webhook registry"; spec 6.1, 6.3). */
+
+const SECRET_HELP =
+  'true: the lab makes a secret (whsec_…), shown in this answer only; a string: your own secret (24 to 200 visible ASCII characters); false, null or "": requests are not signed.';
+const SECRET_PATTERN = /^[\x21-\x7e]{24,200}$/;
 
 /** RFC 9110 §5.1: a field name is a token. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -46,7 +51,16 @@ const FIELDS = {
   enabled_by_default: booleanField()
     .optional()
     .describe(
-      "Default true: the webhook receives every device's data; false: only devices whose measurement_webhook_id names it (spec 6.3).",
+      "MEASUREMENT webhooks (spec 6.3.1). Default true: the webhook receives every device's data; false: only devices whose measurement_webhook_id names it (spec 6.3.2). Other kinds receive every event of their kind.",
+    ),
+  signing_secret: z
+    .union([z.boolean(), z.string(), z.null()], { error: SECRET_HELP })
+    .refine((v) => typeof v !== "string" || v === "" || SECRET_PATTERN.test(v), {
+      error: "A signing secret is 24 to 200 visible ASCII characters, without spaces.",
+    })
+    .optional()
+    .describe(
+      `rpmlab's addition, opt-in: ${SECRET_HELP} With a secret, every POST carries X-Rpmlab-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>"> (README "Webhooks").`,
     ),
 };
 
@@ -84,12 +98,20 @@ export const WebhookOut = z.object({
   event: z.enum(WEBHOOK_EVENTS),
   post_as_array: z.boolean(),
   enabled_by_default: z.boolean(),
+  signed: z.boolean().describe("rpmlab's addition: requests carry X-Rpmlab-Signature."),
+  signing_secret: z
+    .string()
+    .nullable()
+    .describe(
+      "The signing secret, in the answer to the request that set it only (store it then); null otherwise.",
+    ),
 });
 
 export const WEBHOOK_JSON_SCHEMA = toJsonSchema(WebhookOut);
 export const WEBHOOK_LISTS = listSchemas(WEBHOOK_JSON_SCHEMA);
 
-export function webhookJson(w: WebhookRow): z.output<typeof WebhookOut> {
+/** The wire form; `revealSecret` in the answer to the request that set the secret only. */
+export function webhookJson(w: WebhookRow, revealSecret = false): z.output<typeof WebhookOut> {
   return {
     id: w.id,
     created: toIsoMicros(w.created),
@@ -100,7 +122,22 @@ export function webhookJson(w: WebhookRow): z.output<typeof WebhookOut> {
     event: w.event,
     post_as_array: w.postAsArray,
     enabled_by_default: w.enabledByDefault,
+    signed: w.signingSecret !== null,
+    signing_secret: revealSecret ? w.signingSecret : null,
   };
+}
+
+/** A signing_secret as sent: true makes one; a string is the secret; false, null, "": none. */
+function secretOf(v: boolean | string | null): string | null {
+  if (v === true) return generateSigningSecret();
+  return v === false || v === null || v === "" ? null : v;
+}
+
+/** Whether a body sets a secret (the answer then shows it). */
+export function setsSecret(b: { signing_secret?: boolean | string | null | undefined }): boolean {
+  return (
+    b.signing_secret === true || (typeof b.signing_secret === "string" && b.signing_secret !== "")
+  );
 }
 
 const blankToNull = (v: string | null | undefined) => (v === "" ? null : v);
@@ -114,6 +151,7 @@ export function newWebhook(b: WebhookInput): NewWebhook {
     event: b.event ?? "MEASUREMENT",
     postAsArray: b.post_as_array ?? false,
     enabledByDefault: b.enabled_by_default ?? true,
+    signingSecret: b.signing_secret === undefined ? null : secretOf(b.signing_secret),
   };
 }
 
@@ -126,5 +164,6 @@ export function webhookPatch(b: WebhookPatchInput): WebhookPatch {
   if (b.event !== undefined) patch.event = b.event;
   if (b.post_as_array !== undefined) patch.postAsArray = b.post_as_array;
   if (b.enabled_by_default !== undefined) patch.enabledByDefault = b.enabled_by_default;
+  if (b.signing_secret !== undefined) patch.signingSecret = secretOf(b.signing_secret);
   return patch;
 }

@@ -1,3 +1,4 @@
+import type { Clock } from "../../core/clock.ts";
 import { isRpmlabError } from "../../core/errors.ts";
 import { nextAddressState } from "../../fulfilment/address-status.ts";
 import {
@@ -8,6 +9,8 @@ import {
 } from "../../fulfilment/address-verification.ts";
 import type { Store, StoreRepositories } from "../../store/store.ts";
 import type { PatientRow } from "../../store/types.ts";
+import { recordPatientChange } from "../../webhooks/outbox.ts";
+import { type PatientAction, patientWebhookBody } from "../../webhooks/payloads/patient.ts";
 import { apiError } from "../errors.ts";
 import {
   ADDRESS_KEYS,
@@ -37,17 +40,24 @@ export interface PatientService {
     accountId: string,
     body: PatientPatchInput & { external_id: string },
   ): Promise<{ patient: PatientRow; created: boolean }>;
+  /** DELETE (spec 4.1): linked devices stay, without patient data. 404 when absent. */
+  delete(accountId: string, externalId: string): Promise<void>;
 }
 
 /**
  * Patient writes with address verification (spec 3 transitions): every create or update that
- * touches the address runs the rule-based verifier, in the same transaction as the write.
+ * touches the address runs the rule-based verifier, in the same transaction as the write. Every
+ * create, update and delete writes its patient webhook (spec 6.1) to the outbox in that
+ * transaction too, and nudges the dispatcher once it committed.
  */
 export function patientService(deps: {
   store: Store;
+  clock: Clock;
   undeliverableAddresses?: readonly UndeliverableAddress[];
+  /** Called after a write committed an outbox entry: the dispatcher has work. */
+  onOutbox?: () => void;
 }): PatientService {
-  const { store } = deps;
+  const { store, clock } = deps;
   const undeliverable = deps.undeliverableAddresses ?? DEFAULT_UNDELIVERABLE_ADDRESSES;
   const verify = (a: PostalAddress) => verifyAddress(a, undeliverable);
 
@@ -57,35 +67,59 @@ export function patientService(deps: {
     return patient;
   };
 
-  const update = (tx: StoreRepositories, before: PatientRow, body: PatientPatchInput) => {
+  /** The patient webhook of a write, in the write's transaction. */
+  const announce = async (
+    tx: StoreRepositories,
+    action: PatientAction,
+    patient: PatientRow,
+    previousExternalId: string | null = null,
+  ): Promise<PatientRow> => {
+    const at = action === "deleted" ? clock.now() : patient.modified;
+    const body = patientWebhookBody(action, patient, at, previousExternalId);
+    await recordPatientChange(tx, patient.accountId, body);
+    return patient;
+  };
+
+  /** A write in a transaction; the dispatcher is nudged once it committed. */
+  const write = async <T>(fn: (tx: StoreRepositories) => Promise<T>): Promise<T> => {
+    const result = await store.transaction(fn);
+    deps.onOutbox?.();
+    return result;
+  };
+
+  const update = async (tx: StoreRepositories, before: PatientRow, body: PatientPatchInput) => {
     const fields = patientFields(body);
     const after = { ...before, ...fields };
     const touched = ADDRESS_KEYS.some((key) => body[key] !== undefined);
     const state = nextAddressState({ before, after, touched }, verify);
     const patch = body.external_id === undefined ? {} : { externalId: body.external_id };
-    return tx.patients.update(before.accountId, before.externalId, {
+    const updated = await tx.patients.update(before.accountId, before.externalId, {
       ...fields,
       ...patch,
       ...state,
     });
+    return announce(tx, "updated", updated, before.externalId);
   };
 
   return {
     create: (accountId, body) =>
-      unique(() => {
-        const fields = patientFields(body);
-        const after = { ...fields, confirmAddress: fields.confirmAddress ?? false };
-        const state = nextAddressState({ before: null, after, touched: true }, verify);
-        return store.patients.create(accountId, {
-          externalId: body.external_id,
-          ...fields,
-          ...state,
-        });
-      }),
+      unique(() =>
+        write(async (tx) => {
+          const fields = patientFields(body);
+          const after = { ...fields, confirmAddress: fields.confirmAddress ?? false };
+          const state = nextAddressState({ before: null, after, touched: true }, verify);
+          const created = await tx.patients.create(accountId, {
+            externalId: body.external_id,
+            ...fields,
+            ...state,
+          });
+          return announce(tx, "created", created);
+        }),
+      ),
 
     replace: (accountId, externalId, body) =>
       unique(() =>
-        store.transaction(async (tx) => {
+        write(async (tx) => {
           const before = await existing(tx, accountId, externalId);
           const fields = patientFields(body);
           const after = {
@@ -96,27 +130,34 @@ export function patientService(deps: {
             confirmAddress: fields.confirmAddress ?? false,
           };
           const state = nextAddressState({ before, after, touched: true }, verify);
-          return tx.patients.replace(accountId, before.externalId, {
+          const replaced = await tx.patients.replace(accountId, before.externalId, {
             externalId: body.external_id,
             ...fields,
             ...state,
           });
+          return announce(tx, "updated", replaced, before.externalId);
         }),
       ),
 
     update: (accountId, externalId, body) =>
       unique(() =>
-        store.transaction(async (tx) =>
-          update(tx, await existing(tx, accountId, externalId), body),
-        ),
+        write(async (tx) => update(tx, await existing(tx, accountId, externalId), body)),
       ),
 
     upsertNested: (accountId, body) =>
-      store.transaction(async (tx) => {
+      write(async (tx) => {
         const ensured = await tx.patients.ensure(accountId, body.external_id);
+        if (ensured.created) await announce(tx, "created", ensured.patient);
         const { external_id: _, ...rest } = body;
         if (Object.values(rest).every((v) => v === undefined)) return ensured;
         return { patient: await update(tx, ensured.patient, rest), created: ensured.created };
+      }),
+
+    delete: (accountId, externalId) =>
+      write(async (tx) => {
+        const patient = await existing(tx, accountId, externalId);
+        await tx.patients.delete(accountId, patient.externalId);
+        await announce(tx, "deleted", patient);
       }),
   };
 }

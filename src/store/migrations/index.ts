@@ -2,6 +2,7 @@ import type { Kysely, Migration, MigrationProvider } from "kysely";
 import type { Dialect } from "../dialect.ts";
 import { up as initial } from "./0001-initial.ts";
 import { up as mqttCredentials } from "./0002-mqtt-credentials.ts";
+import { up as webhookDeliveries } from "./0003-webhook-deliveries.ts";
 import { up as shipments } from "./0004-shipments.ts";
 
 /**
@@ -17,6 +18,7 @@ export function migrationProvider(d: Dialect): MigrationProvider {
     getMigrations: async () => ({
       "0001_initial": step(initial),
       "0002_mqtt_credentials": step(mqttCredentials),
+      "0003_webhook_deliveries": step(webhookDeliveries),
       "0004_shipments": step(shipments),
     }),
   };

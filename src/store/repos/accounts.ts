@@ -13,6 +13,7 @@ export function toAccountRow(r: Selectable<AccountsTable>): AccountRow {
     clientDomain: r.client_domain,
     environment: r.environment as Environment,
     asrEnabled: readBool(r.asr_enabled),
+    omitStatusMetrics: readBool(r.omit_status_metrics),
     created: readNum(r.created),
     modified: readNum(r.modified),
   };
@@ -84,6 +85,9 @@ export function accountsRepo(ctx: Ctx): AccountsRepo {
         .updateTable("accounts")
         .set({
           ...(patch.asrEnabled === undefined ? {} : { asr_enabled: d.toBool(patch.asrEnabled) }),
+          ...(patch.omitStatusMetrics === undefined
+            ? {}
+            : { omit_status_metrics: d.toBool(patch.omitStatusMetrics) }),
           modified: ctx.clock.now(),
         })
         .where("id", "=", id)

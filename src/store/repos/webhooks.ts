@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import { type Ctx, invalid, notFound } from "../context.ts";
+import { type Ctx, chunked, invalid, notFound } from "../context.ts";
 import { readBool, readNum } from "../dialect.ts";
 import type { WebhooksTable } from "../schema.ts";
 import type { WebhooksRepo } from "../store.ts";
@@ -15,6 +15,7 @@ function toWebhookRow(r: Selectable<WebhooksTable>): WebhookRow {
     event: r.event as WebhookEvent,
     postAsArray: readBool(r.post_as_array),
     enabledByDefault: readBool(r.enabled_by_default),
+    signingSecret: r.signing_secret,
     created: readNum(r.created),
     modified: readNum(r.modified),
   };
@@ -47,6 +48,7 @@ export function webhooksRepo(ctx: Ctx): WebhooksRepo {
           event: input.event,
           post_as_array: d.toBool(input.postAsArray ?? false),
           enabled_by_default: d.toBool(input.enabledByDefault ?? true),
+          signing_secret: input.signingSecret ?? null,
           created: now,
           modified: now,
         })
@@ -62,6 +64,15 @@ export function webhooksRepo(ctx: Ctx): WebhooksRepo {
         .where("id", "=", id)
         .executeTakeFirst();
       return r === undefined ? null : toWebhookRow(r);
+    },
+    async getMany(ids) {
+      const out: WebhookRow[] = [];
+      for (const part of chunked(ids)) {
+        if (part.length === 0) continue;
+        const rows = await db.selectFrom("webhooks").selectAll().where("id", "in", part).execute();
+        out.push(...rows.map(toWebhookRow));
+      }
+      return out;
     },
     async list(accountId, filter) {
       let q = db.selectFrom("webhooks").selectAll().where("account_id", "=", accountId);
@@ -84,6 +95,7 @@ export function webhooksRepo(ctx: Ctx): WebhooksRepo {
           ...(patch.enabledByDefault === undefined
             ? {}
             : { enabled_by_default: d.toBool(patch.enabledByDefault) }),
+          ...(patch.signingSecret === undefined ? {} : { signing_secret: patch.signingSecret }),
           modified: ctx.clock.now(),
         })
         .where("account_id", "=", accountId)

@@ -34,7 +34,9 @@ const VERIFICATION =
 export const patientsRoutes: RoutePlugin = async (app, ctx) => {
   const patients = patientService({
     store: ctx.store,
+    clock: ctx.clock,
     undeliverableAddresses: ctx.config.undeliverableAddresses,
+    onOutbox: () => ctx.webhooks.nudge(),
   });
 
   app.post(
@@ -168,11 +170,7 @@ export const patientsRoutes: RoutePlugin = async (app, ctx) => {
       },
     },
     async (request, reply) => {
-      const deleted = await ctx.store.patients.delete(
-        accountOf(request).id,
-        request.params.externalId,
-      );
-      if (!deleted) throw apiError.notFound(PATIENT_NOT_FOUND);
+      await patients.delete(accountOf(request).id, request.params.externalId);
       return reply.code(204).send();
     },
   );

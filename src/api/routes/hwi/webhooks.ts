@@ -12,6 +12,7 @@ import {
   headerMissing,
   NEEDS_HEADER,
   newWebhook,
+  setsSecret,
   WEBHOOK_JSON_SCHEMA,
   WEBHOOK_LISTS,
   WebhookBody,
@@ -31,8 +32,8 @@ const invalid = describe(
 );
 const notFound = describe(DETAIL_SCHEMA, `Unknown id: "${NO_WEBHOOK}"`);
 const params = z.object({ id: z.string().describe("The webhook's id (UUID, any case).") });
-const STORES =
-  "The registry only: rpmlab records webhooks here; delivery is a later part of the lab.";
+const DELIVERY =
+  'Delivery is described in the README ("Webhooks"): payloads, routing, retries, signatures; its log, resends and test sends are in the lab admin API.';
 
 /** {hwi}/webhooks/ (wire-formats "Webhook registry"; spec 6.1, 6.3: "not shown"). */
 export const webhooksRoutes: RoutePlugin = async (app, ctx) => {
@@ -50,7 +51,7 @@ export const webhooksRoutes: RoutePlugin = async (app, ctx) => {
         tags: TAGS,
         security: SECURITY,
         summary: "List webhooks",
-        description: `Oldest first: a flat array without page, the envelope with page. ${STORES}`,
+        description: `Oldest first: a flat array without page, the envelope with page. ${DELIVERY}`,
         querystring: z.object(paginationQuery),
         response: {
           200: WEBHOOK_LISTS.either,
@@ -69,7 +70,7 @@ export const webhooksRoutes: RoutePlugin = async (app, ctx) => {
           rows: all.slice(offset, limit === undefined ? undefined : offset + limit),
           total: all.length,
         }),
-        webhookJson,
+        (row) => webhookJson(row),
         ctx.config.baseUrl,
       );
       return sendList(reply, body, WEBHOOK_LISTS);
@@ -83,14 +84,14 @@ export const webhooksRoutes: RoutePlugin = async (app, ctx) => {
         tags: TAGS,
         security: SECURITY,
         summary: "Register a webhook",
-        description: `201 with the webhook. event defaults to MEASUREMENT, post_as_array to false, enabled_by_default to true (spec 6.3.1). ${STORES}`,
+        description: `201 with the webhook. event defaults to MEASUREMENT, post_as_array to false, enabled_by_default to true (spec 6.3.1). ${DELIVERY}`,
         body: WebhookBody,
         response: { 201: WEBHOOK, 400: invalid, ...clientErrorResponses() },
       },
     },
     async (request, reply) => {
       const row = await webhooks.create(accountOf(request).id, newWebhook(request.body));
-      return reply.code(201).send(webhookJson(row));
+      return reply.code(201).send(webhookJson(row, setsSecret(request.body)));
     },
   );
 
@@ -124,7 +125,8 @@ export const webhooksRoutes: RoutePlugin = async (app, ctx) => {
     async (request) => {
       const accountId = accountOf(request).id;
       const current = await existing(accountId, request.params.id);
-      return webhookJson(await webhooks.update(accountId, current.id, newWebhook(request.body)));
+      const row = await webhooks.update(accountId, current.id, newWebhook(request.body));
+      return webhookJson(row, setsSecret(request.body));
     },
   );
 
@@ -149,7 +151,8 @@ export const webhooksRoutes: RoutePlugin = async (app, ctx) => {
         auth_key: patch.authKey === undefined ? current.authKey : patch.authKey,
       };
       if (headerMissing(merged)) throw apiError.field("auth_header", NEEDS_HEADER);
-      return webhookJson(await webhooks.update(accountId, current.id, patch));
+      const row = await webhooks.update(accountId, current.id, patch);
+      return webhookJson(row, setsSecret(request.body));
     },
   );
 

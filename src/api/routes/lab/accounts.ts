@@ -1,4 +1,10 @@
-import { accountJson, createAccount, findAccount, setAsrEnabled } from "../../../app/accounts.ts";
+import {
+  accountJson,
+  createAccount,
+  findAccount,
+  setAsrEnabled,
+  setOmitStatusMetrics,
+} from "../../../app/accounts.ts";
 import type { Environment } from "../../../store/types.ts";
 import { DETAIL_SCHEMA, FIELD_ERRORS_SCHEMA } from "../../json-schema.ts";
 import {
@@ -75,8 +81,9 @@ export const labAccountsRoutes: RoutePlugin = async (app, ctx) => {
       schema: {
         tags: TAGS,
         security: SECURITY,
-        summary: "Enable or disable the ASR module",
-        description: "While disabled, every ASR path of the account answers 403 (spec 1.4, 4.5).",
+        summary: "Enable or disable the ASR module; leave status metrics out of webhooks",
+        description:
+          "asr_enabled: while disabled, every ASR path of the account answers 403 (spec 1.4, 4.5). omit_status_metrics: battery and other status metrics are left out of measurement webhooks (spec 6.3.3: the real service enables it on request).",
         params: DomainParams,
         body: AccountPatchBody,
         response: { 200: ACCOUNT_JSON, 400: FIELD_ERRORS_SCHEMA, 404: DETAIL_SCHEMA, ...ERRORS },
@@ -84,11 +91,10 @@ export const labAccountsRoutes: RoutePlugin = async (app, ctx) => {
     },
     async (request) => {
       const { clientDomain } = request.params;
-      const enabled = request.body.asr_enabled;
-      const account =
-        enabled === undefined
-          ? await findAccount(store, clientDomain)
-          : await setAsrEnabled(store, clientDomain, enabled);
+      const { asr_enabled: asr, omit_status_metrics: omit } = request.body;
+      let account = await findAccount(store, clientDomain);
+      if (asr !== undefined) account = await setAsrEnabled(store, clientDomain, asr);
+      if (omit !== undefined) account = await setOmitStatusMetrics(store, clientDomain, omit);
       return accountJson(account);
     },
   );

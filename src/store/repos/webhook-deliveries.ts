@@ -1,0 +1,242 @@
+import { CHUNK, type Ctx, chunked, countOf, paged } from "../context.ts";
+import { readNum } from "../dialect.ts";
+import type { WebhookDeliveriesRepo } from "../store.ts";
+import type { AttemptOutcome, AttemptRow } from "../types-webhooks.ts";
+import {
+  attemptInsertable,
+  deliveryInsertable,
+  toAttemptRow,
+  toDeliveryRow,
+} from "./webhook-delivery-rows.ts";
+
+/** Rows per multi-row insert: a delivery has 15 columns, an attempt 10 (bound parameters). */
+const INSERT_ROWS = 200;
+
+/**
+ * Webhook deliveries and their attempts (issue 4 §1). A pending delivery's next_attempt_at is
+ * both its due time and its claim: a dispatcher claims due rows by moving it to when its claim
+ * lapses, so a process that dies while sending gives the delivery back by itself (its attempt
+ * is then made again, with the same delivery id).
+ */
+export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
+  const { db, d } = ctx;
+  const pending = () => db.selectFrom("webhook_deliveries").where("state", "=", "pending");
+
+  const attemptsOf = async (ids: readonly string[]): Promise<AttemptRow[]> => {
+    const out: AttemptRow[] = [];
+    for (const part of chunked(ids)) {
+      const rows = await db
+        .selectFrom("webhook_attempts")
+        .selectAll()
+        .where("delivery_id", "in", part)
+        .orderBy("id")
+        .execute();
+      out.push(...rows.map((r) => toAttemptRow(r)));
+    }
+    return out;
+  };
+
+  return {
+    async createMany(inputs) {
+      const now = ctx.clock.now();
+      const rows = inputs.map((input, i) => deliveryInsertable(ctx, input, now, i));
+      for (const part of chunked(rows, INSERT_ROWS)) {
+        await db.insertInto("webhook_deliveries").values(part).execute();
+      }
+      return rows.map((r, i) => ({
+        id: r.id,
+        accountId: r.account_id,
+        webhookId: r.webhook_id,
+        event: inputs[i]!.event,
+        body: r.body,
+        state: "pending",
+        retry: inputs[i]!.retry,
+        test: inputs[i]!.test ?? false,
+        attempts: 0,
+        nextAttemptAt: readNum(r.next_attempt_at),
+        hwiDeviceId: r.hwi_device_id ?? null,
+        patientId: r.patient_id ?? null,
+        measurementIds: inputs[i]!.measurementIds ?? null,
+        created: now,
+        modified: now,
+      }));
+    },
+
+    async get(accountId, id) {
+      const r = await db
+        .selectFrom("webhook_deliveries")
+        .selectAll()
+        .where("account_id", "=", accountId)
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return r === undefined ? null : toDeliveryRow(ctx, r);
+    },
+
+    async list(accountId, filter, page) {
+      let q = db.selectFrom("webhook_deliveries").selectAll().where("account_id", "=", accountId);
+      if (filter?.webhookId !== undefined) q = q.where("webhook_id", "=", filter.webhookId);
+      if (filter?.state !== undefined) q = q.where("state", "=", filter.state);
+      if (filter?.event !== undefined) q = q.where("event", "=", filter.event);
+      if (filter?.hwiDeviceId !== undefined) q = q.where("hwi_device_id", "=", filter.hwiDeviceId);
+      if (filter?.patientId !== undefined) q = q.where("patient_id", "=", filter.patientId);
+      // A log: newest first.
+      const rows = (
+        await paged(q.orderBy("created", "desc").orderBy("id", "desc"), page).execute()
+      ).map((r) => toDeliveryRow(ctx, r));
+      const last = new Map<string, AttemptRow>();
+      for (const a of await attemptsOf(rows.map((r) => r.id))) last.set(a.deliveryId, a);
+      const total = page?.count ? await countOf(q) : undefined;
+      return {
+        rows: rows.map((r) => ({ ...r, lastAttempt: last.get(r.id) ?? null })),
+        ...(total === undefined ? {} : { total }),
+      };
+    },
+
+    attempts: (deliveryId) => attemptsOf([deliveryId]),
+
+    async dueWebhooks(now) {
+      const rows = await pending()
+        .select("webhook_id")
+        .distinct()
+        .where("next_attempt_at", "<=", now)
+        .execute();
+      return rows.map((r) => r.webhook_id);
+    },
+
+    async nextDue() {
+      const row = await pending()
+        .select((eb) => eb.fn.min("next_attempt_at").as("at"))
+        .executeTakeFirst();
+      return row?.at === null || row?.at === undefined ? null : readNum(row.at);
+    },
+
+    async claim(webhookId, { now, until, limit }) {
+      // The due rows are chosen once, in a materialised CTE: PostgreSQL may run a LIMIT
+      // subquery of `id in (…)` more than once and update more than `limit` rows.
+      const rows = await db
+        .with(
+          (wb) => wb("due").materialized(),
+          (qb) => {
+            const due = qb
+              .selectFrom("webhook_deliveries")
+              .select("id")
+              .where("state", "=", "pending")
+              .where("webhook_id", "=", webhookId)
+              .where("next_attempt_at", "<=", now)
+              .orderBy("next_attempt_at")
+              .orderBy("seq")
+              .limit(limit);
+            return d.kind === "postgres" ? due.forUpdate().skipLocked() : due;
+          },
+        )
+        .updateTable("webhook_deliveries")
+        .set({ next_attempt_at: until })
+        .where("id", "in", (eb) => eb.selectFrom("due").select("due.id"))
+        // Checked again on the row itself: PostgreSQL re-reads a row another transaction
+        // claimed meanwhile, and this condition then leaves it out.
+        .where("state", "=", "pending")
+        .where("next_attempt_at", "<=", now)
+        .returningAll()
+        .execute();
+      // RETURNING promises no order: as they were due, then created.
+      return rows
+        .sort((a, b) => readNum(a.next_attempt_at) - readNum(b.next_attempt_at) || a.seq - b.seq)
+        .map((r) => toDeliveryRow(ctx, r));
+    },
+
+    async record(outcomes) {
+      if (outcomes.length === 0) return;
+      const now = ctx.clock.now();
+      const numbers = new Map<string, number>();
+      // Delivered: one statement for all of them (the common case).
+      const delivered = outcomes.filter((o) => o.state === "delivered").map((o) => o.deliveryId);
+      for (const part of chunked(delivered)) {
+        const rows = await db
+          .updateTable("webhook_deliveries")
+          .set((eb) => ({
+            state: "delivered",
+            next_attempt_at: null,
+            attempts: eb("attempts", "+", 1),
+            modified: now,
+          }))
+          .where("id", "in", part)
+          .returning(["id", "attempts"])
+          .execute();
+        for (const r of rows) numbers.set(r.id, readNum(r.attempts));
+      }
+      for (const o of outcomes) {
+        if (o.state === "delivered") continue;
+        const r = await db
+          .updateTable("webhook_deliveries")
+          .set((eb) => ({
+            state: o.state,
+            next_attempt_at: o.nextAttemptAt,
+            attempts: eb("attempts", "+", 1),
+            modified: now,
+          }))
+          .where("id", "=", o.deliveryId)
+          // Delivered once is delivered: a late failure (a resend racing an automatic attempt)
+          // is logged but never makes it pending again.
+          .where("state", "<>", "delivered")
+          .returning(["id", "attempts"])
+          .executeTakeFirst();
+        if (r !== undefined) numbers.set(r.id, readNum(r.attempts));
+        else await countLoggedOnly(o, numbers);
+      }
+      const attempts = outcomes.flatMap((o) => {
+        const n = numbers.get(o.deliveryId);
+        return n === undefined ? [] : [attemptInsertable(ctx, o.deliveryId, n, o.attempt)];
+      });
+      for (const part of chunked(attempts, INSERT_ROWS)) {
+        await db.insertInto("webhook_attempts").values(part).execute();
+      }
+    },
+
+    async release(ids, at) {
+      for (const part of chunked(ids)) {
+        await db
+          .updateTable("webhook_deliveries")
+          .set({ next_attempt_at: at })
+          .where("id", "in", part)
+          .where("state", "=", "pending")
+          .execute();
+      }
+    },
+
+    async prune(before) {
+      let total = 0;
+      const accounts = await db.selectFrom("accounts").select("id").execute();
+      for (const { id: account } of accounts) {
+        for (;;) {
+          const ids = (
+            await db
+              .selectFrom("webhook_deliveries")
+              .select("id")
+              .where("account_id", "=", account)
+              .where("created", "<", before)
+              .where("state", "<>", "pending")
+              .limit(CHUNK)
+              .execute()
+          ).map((r) => r.id);
+          if (ids.length === 0) break;
+          // Attempts first: no reliance on ON DELETE CASCADE being enabled on the connection.
+          await db.deleteFrom("webhook_attempts").where("delivery_id", "in", ids).execute();
+          await db.deleteFrom("webhook_deliveries").where("id", "in", ids).execute();
+          total += ids.length;
+        }
+      }
+      return total;
+    },
+  };
+
+  /** A delivered delivery's late failed attempt: logged with the next number, state kept. */
+  async function countLoggedOnly(o: AttemptOutcome, numbers: Map<string, number>) {
+    const r = await db
+      .updateTable("webhook_deliveries")
+      .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
+      .where("id", "=", o.deliveryId)
+      .returning(["id", "attempts"])
+      .executeTakeFirst();
+    if (r !== undefined) numbers.set(r.id, readNum(r.attempts));
+  }
+}

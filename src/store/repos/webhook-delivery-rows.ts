@@ -1,0 +1,93 @@
+import type { Insertable, Selectable } from "kysely";
+import type { Ctx } from "../context.ts";
+import { readBool, readNum, readNumOrNull, writeJson } from "../dialect.ts";
+import type { WebhookAttemptsTable, WebhookDeliveriesTable } from "../schema.ts";
+import type { WebhookEvent } from "../types-ingest.ts";
+import type {
+  AttemptRow,
+  DeliveryRow,
+  DeliveryState,
+  NewAttempt,
+  NewDelivery,
+} from "../types-webhooks.ts";
+
+export function toDeliveryRow(ctx: Ctx, r: Selectable<WebhookDeliveriesTable>): DeliveryRow {
+  const ids = ctx.d.readJson(r.measurement_ids) as number[] | null;
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    webhookId: r.webhook_id,
+    event: r.event as WebhookEvent,
+    body: r.body,
+    state: r.state as DeliveryState,
+    retry: readBool(r.retry),
+    test: readBool(r.test),
+    attempts: readNum(r.attempts),
+    nextAttemptAt: readNumOrNull(r.next_attempt_at),
+    hwiDeviceId: r.hwi_device_id,
+    patientId: r.patient_id,
+    measurementIds: ids,
+    created: readNum(r.created),
+    modified: readNum(r.modified),
+  };
+}
+
+export function toAttemptRow(r: Selectable<WebhookAttemptsTable>): AttemptRow {
+  return {
+    id: readNum(r.id),
+    deliveryId: r.delivery_id,
+    number: readNum(r.number),
+    at: readNum(r.at),
+    endpoint: r.endpoint,
+    statusCode: readNumOrNull(r.status_code),
+    error: r.error,
+    latencyMs: readNum(r.latency_ms),
+    responseSnippet: r.response_snippet,
+    manual: readBool(r.manual),
+  };
+}
+
+export function deliveryInsertable(
+  ctx: Ctx,
+  input: NewDelivery,
+  now: number,
+  seq: number,
+): Insertable<WebhookDeliveriesTable> {
+  return {
+    id: ctx.ids.uuid(),
+    account_id: input.accountId,
+    webhook_id: input.webhookId,
+    event: input.event,
+    body: input.body,
+    state: "pending",
+    retry: ctx.d.toBool(input.retry),
+    test: ctx.d.toBool(input.test ?? false),
+    attempts: 0,
+    seq,
+    next_attempt_at: input.nextAttemptAt ?? now,
+    hwi_device_id: input.hwiDeviceId ?? null,
+    patient_id: input.patientId ?? null,
+    measurement_ids: writeJson(input.measurementIds ?? null),
+    created: now,
+    modified: now,
+  };
+}
+
+export function attemptInsertable(
+  ctx: Ctx,
+  deliveryId: string,
+  number: number,
+  a: NewAttempt,
+): Insertable<WebhookAttemptsTable> {
+  return {
+    delivery_id: deliveryId,
+    number,
+    at: a.at,
+    endpoint: a.endpoint,
+    status_code: a.statusCode,
+    error: a.error,
+    latency_ms: a.latencyMs,
+    response_snippet: a.responseSnippet,
+    manual: ctx.d.toBool(a.manual),
+  };
+}

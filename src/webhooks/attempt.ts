@@ -1,0 +1,119 @@
+import type { Clock } from "../core/clock.ts";
+import type { Rng } from "../core/rng.ts";
+import type { WebhookRow } from "../store/types-ingest.ts";
+import type { AttemptOutcome, DeliveryRow } from "../store/types-webhooks.ts";
+import { nextAttemptAt } from "./retry-policy.ts";
+import type { WebhookRequest, WebhookSender } from "./sender.ts";
+import { SIGNATURE_HEADER, signatureHeader } from "./signature.ts";
+
+/** The delivery's UUID: the same on every attempt, so a receiver can tell a repeat. */
+export const DELIVERY_HEADER = "X-Rpmlab-Delivery";
+/** MEASUREMENT, FULFILLMENT, SPECIAL_ORDER or PATIENT. */
+export const EVENT_HEADER = "X-Rpmlab-Event";
+/** 1 for the first attempt. */
+export const ATTEMPT_HEADER = "X-Rpmlab-Attempt";
+export const USER_AGENT = "rpmlab-webhooks/1";
+
+export interface AttemptDeps {
+  readonly sender: WebhookSender;
+  readonly clock: Clock;
+  /** Retry jitter: forked per delivery and attempt, so a restart draws the same waits. */
+  readonly rng: Rng;
+}
+
+/**
+ * The POST of one attempt: the webhook's endpoint as it is now, its static auth header
+ * (wire-formats: auth_header/auth_key "sent with each POST"), rpmlab's delivery headers, and the
+ * signature when the webhook has a secret. rpmlab's headers are set last: an auth_header of the
+ * same name cannot hide them.
+ */
+export function webhookRequest(
+  delivery: DeliveryRow,
+  webhook: WebhookRow,
+  number: number,
+  atMs: number,
+): WebhookRequest {
+  const headers: Record<string, string> = {};
+  if (webhook.authHeader !== null && webhook.authKey !== null) {
+    headers[webhook.authHeader] = webhook.authKey;
+  }
+  headers["content-type"] = "application/json";
+  headers["user-agent"] = USER_AGENT;
+  headers[DELIVERY_HEADER] = delivery.id;
+  headers[EVENT_HEADER] = delivery.event;
+  headers[ATTEMPT_HEADER] = String(number);
+  if (webhook.signingSecret !== null) {
+    headers[SIGNATURE_HEADER] = signatureHeader(webhook.signingSecret, delivery.body, atMs);
+  }
+  return { url: webhook.endpoint, headers, body: delivery.body };
+}
+
+/**
+ * One attempt at a delivery and what it leads to: delivered on a 2xx; otherwise a measurement
+ * delivery waits for its next attempt (retry-policy.ts) or gives up as failed, and any other kind
+ * is not retried (spec 6.1). A manual resend changes a delivery only when it succeeds. A webhook
+ * deleted meanwhile fails the delivery without a request.
+ */
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  delivery: DeliveryRow,
+  webhook: WebhookRow | null,
+  opts: { readonly manual: boolean },
+): Promise<AttemptOutcome> {
+  const number = delivery.attempts + 1;
+  const at = deps.clock.now();
+  if (webhook === null) {
+    return {
+      deliveryId: delivery.id,
+      attempt: {
+        at,
+        endpoint: null,
+        statusCode: null,
+        error: "the webhook was deleted",
+        latencyMs: 0,
+        responseSnippet: null,
+        manual: opts.manual,
+      },
+      state: delivery.state === "delivered" ? "delivered" : "failed",
+      nextAttemptAt: null,
+    };
+  }
+  const response = await deps.sender.send(webhookRequest(delivery, webhook, number, at));
+  const ok =
+    response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
+  const attempt = {
+    at,
+    endpoint: webhook.endpoint,
+    statusCode: response.statusCode,
+    error: response.error,
+    latencyMs: response.latencyMs,
+    responseSnippet: response.snippet,
+    manual: opts.manual,
+  };
+  const outcome = (state: AttemptOutcome["state"], next: number | null): AttemptOutcome => ({
+    deliveryId: delivery.id,
+    attempt,
+    state,
+    nextAttemptAt: next,
+  });
+  if (ok) return outcome("delivered", null);
+  if (opts.manual) return outcome(delivery.state, delivery.nextAttemptAt);
+  if (!delivery.retry || delivery.test) return outcome("not_retried", null);
+  const now = deps.clock.now();
+  const next = nextAttemptAt({
+    created: delivery.created,
+    now,
+    attempts: number,
+    retryAfterMs: retryAfterMs(response.retryAfter, now),
+    rng: deps.rng.fork(`delivery:${delivery.id}/attempt:${number}`),
+  });
+  return next === null ? outcome("failed", null) : outcome("pending", next);
+}
+
+/** RFC 9110 §10.2.3: delay-seconds or an HTTP-date. */
+function retryAfterMs(value: string | null, now: number): number | null {
+  if (value === null) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, at - now) : null;
+}

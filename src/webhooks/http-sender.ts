@@ -1,0 +1,160 @@
+import { type Dispatcher, Pool } from "undici";
+import type { WebhookDeliveryConfig } from "../config/webhook-config.ts";
+import { startStopwatch } from "../core/stopwatch.ts";
+import type { WebhookRequest, WebhookResponse, WebhookSender } from "./sender.ts";
+import { SNIPPET_CHARS, snippetOf } from "./snippet.ts";
+
+/** Bytes of an answer read before its connection is given up rather than drained. */
+const DRAIN_LIMIT = 64 * 1024;
+/** Bytes kept for the snippet (SNIPPET_CHARS characters of UTF-8 at most). */
+const SNIPPET_BYTES = SNIPPET_CHARS * 4;
+
+/**
+ * Posts with undici: one keep-alive pool per endpoint origin, at most `concurrency` connections
+ * each, so a slow or dead endpoint ties up its own connections and never another's (the
+ * dispatcher's lanes keep its queue too). Every attempt is bounded by `timeoutMs` to connect,
+ * to get the answer's headers and between chunks of its body. Redirects are not followed (a 3xx
+ * is a failed attempt, as a 4xx or 5xx).
+ */
+export class HttpSender implements WebhookSender {
+  private readonly pools = new Map<string, Pool>();
+
+  constructor(private readonly config: WebhookDeliveryConfig) {}
+
+  send(request: WebhookRequest): Promise<WebhookResponse> {
+    const elapsed = startStopwatch();
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return Promise.resolve(failed(`not a valid URL: ${request.url}`, elapsed()));
+    }
+    const { timeoutMs } = this.config;
+    // undici's dispatch with a handler: no stream or promise per answer, which costs a third of
+    // the throughput of request() (test/bench/webhooks.ts).
+    return new Promise((resolve) => {
+      let statusCode = 0;
+      let retryAfter: string | null = null;
+      const chunks: Buffer[] = [];
+      let read = 0;
+      let abort: ((error?: Error) => void) | undefined;
+      // undici's (legacy) handler interface, the one a Pool accepts directly.
+      const handler: Dispatcher.DispatchHandler = {
+        onConnect(cancel) {
+          abort = cancel;
+        },
+        onHeaders(status, rawHeaders) {
+          statusCode = status;
+          retryAfter = headerValue(rawHeaders, "retry-after");
+          return true;
+        },
+        onData(chunk) {
+          if (read < SNIPPET_BYTES) chunks.push(chunk);
+          read += chunk.length;
+          // Given up rather than drained forever: that connection closes.
+          if (read > DRAIN_LIMIT) abort?.(new Error("the answer's body is too long"));
+          return true;
+        },
+        onComplete() {
+          resolve(answered(statusCode, chunks, read, retryAfter, elapsed()));
+        },
+        onError(error) {
+          // A body cut off after its status came: the answer counts, its body is a snippet.
+          if (statusCode !== 0 && read > DRAIN_LIMIT) {
+            resolve(answered(statusCode, chunks, read, retryAfter, elapsed()));
+          } else {
+            resolve(failed(describeError(error, timeoutMs), elapsed()));
+          }
+        },
+      };
+      this.pool(url.origin).dispatch(
+        {
+          method: "POST",
+          path: `${url.pathname}${url.search}`,
+          headers: request.headers,
+          body: request.body,
+        },
+        handler,
+      );
+    });
+  }
+
+  async abort(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    // Requests under way reject (UND_ERR_DESTROYED); later ones get new pools.
+    await Promise.all(pools.map((pool) => pool.destroy()));
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((pool) => pool.close()));
+  }
+
+  private pool(origin: string): Pool {
+    let pool = this.pools.get(origin);
+    if (pool === undefined) {
+      const { timeoutMs, concurrency } = this.config;
+      pool = new Pool(origin, {
+        connections: concurrency,
+        connect: { timeout: timeoutMs },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      this.pools.set(origin, pool);
+    }
+    return pool;
+  }
+}
+
+/** A header of undici's raw list (name, value, name, value…), or null. */
+function headerValue(raw: Buffer[] | string[] | null, name: string): string | null {
+  if (raw === null) return null;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (String(raw[i]).toLowerCase() === name) return String(raw[i + 1]);
+  }
+  return null;
+}
+
+function answered(
+  statusCode: number,
+  chunks: Buffer[],
+  read: number,
+  retryAfter: string | null,
+  latencyMs: number,
+): WebhookResponse {
+  const text = Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString("utf8");
+  return {
+    statusCode,
+    error: null,
+    latencyMs,
+    snippet: text === "" ? null : snippetOf(text, read > SNIPPET_BYTES),
+    retryAfter,
+  };
+}
+
+function failed(error: string, latencyMs: number): WebhookResponse {
+  return { statusCode: null, error, latencyMs, snippet: null, retryAfter: null };
+}
+
+/** What the delivery log says about a failed request. */
+function describeError(error: unknown, timeoutMs: number): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  switch (code) {
+    case "UND_ERR_CONNECT_TIMEOUT":
+      return `could not connect within ${timeoutMs} ms`;
+    case "UND_ERR_HEADERS_TIMEOUT":
+      return `no answer within ${timeoutMs} ms`;
+    case "UND_ERR_BODY_TIMEOUT":
+      return `the answer's body stalled for ${timeoutMs} ms`;
+    case "UND_ERR_ABORTED":
+    case "UND_ERR_DESTROYED":
+      return "aborted: the lab stopped";
+    case "ECONNREFUSED":
+      return "connection refused";
+    default:
+      return typeof code === "string" ? `${code}: ${message}` : message;
+  }
+}

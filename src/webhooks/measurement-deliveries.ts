@@ -1,0 +1,61 @@
+import type { MeasurementRow, WebhookRow } from "../store/types-ingest.ts";
+import type { NewDelivery } from "../store/types-webhooks.ts";
+import { byReading, measurementWebhookRecord } from "./payloads/measurement.ts";
+import { measurementTargets } from "./routing.ts";
+import type { StatusMetrics } from "./status-metrics.ts";
+
+export interface MeasurementBatch {
+  readonly accountId: string;
+  /** The records stored, by id. */
+  readonly rows: readonly MeasurementRow[];
+  /** The account's MEASUREMENT webhooks. */
+  readonly webhooks: readonly WebhookRow[];
+  /** device id → its measurement_webhook_id, for the devices that have one. */
+  readonly routes: ReadonlyMap<string, string>;
+  /** Spec 6.3.3, the account's choice. */
+  readonly omitStatusMetrics: boolean;
+  readonly statusMetrics: StatusMetrics;
+}
+
+/**
+ * The deliveries of stored measurements: routed per device (spec 6.3), status metrics left out
+ * when the account asked (6.3.3), then one delivery per record, or with post_as_array one per
+ * physical reading carrying its records as an array (wire-formats "Webhook registry"). Retried
+ * (spec 6.1).
+ */
+export function measurementDeliveries(batch: MeasurementBatch): NewDelivery[] {
+  const perWebhook = new Map<string, MeasurementRow[]>();
+  for (const row of batch.rows) {
+    if (batch.omitStatusMetrics && batch.statusMetrics.isStatus(row.deviceName, row.metric)) {
+      continue;
+    }
+    const route = row.deviceId === null ? undefined : batch.routes.get(row.deviceId);
+    for (const webhook of measurementTargets(batch.webhooks, route)) {
+      const rows = perWebhook.get(webhook.id);
+      if (rows === undefined) perWebhook.set(webhook.id, [row]);
+      else rows.push(row);
+    }
+  }
+  const out: NewDelivery[] = [];
+  for (const webhook of batch.webhooks) {
+    const rows = perWebhook.get(webhook.id);
+    if (rows === undefined) continue;
+    const groups = webhook.postAsArray ? byReading(rows) : rows.map((row) => [row]);
+    for (const group of groups) {
+      const records = group.map(measurementWebhookRecord);
+      const first = group[0]!;
+      out.push({
+        accountId: batch.accountId,
+        webhookId: webhook.id,
+        event: "MEASUREMENT",
+        // Spec 6.1 / wire-formats: an array only for a webhook that posts arrays.
+        body: JSON.stringify(webhook.postAsArray ? records : records[0]),
+        retry: true,
+        hwiDeviceId: first.deviceId,
+        patientId: first.patientExternalId,
+        measurementIds: group.map((row) => row.id),
+      });
+    }
+  }
+  return out;
+}

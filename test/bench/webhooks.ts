@@ -1,0 +1,397 @@
+/**
+ * Webhook benchmark (issue 4 §1). Prints figures, asserts nothing.
+ *
+ *   node --import tsx test/bench/webhooks.ts [deliveries] [seconds-at-1000-readings/s]
+ *
+ * 1. Throughput: measurement webhooks delivered per second by the dispatcher to a local receiver
+ *    (a plain node:http server in a worker thread answering 200), from deliveries waiting in a
+ *    SQLite file store (outbox entries already written by ingestion), with the default
+ *    per-endpoint concurrency — beside autocannon's requests per second against the same receiver,
+ *    in the same run, with the same body size and as many connections. Target ≥ 50 %.
+ * 2. Latency: readings stored at 1,000 readings per second (ingestion's worker thread committing
+ *    to a SQLite file, as in `rpmlab serve`), p50/p99 from the commit to the receiver having the
+ *    webhook; once with post_as_array (a webhook per reading), once with one POST per record.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { Worker } from "node:worker_threads";
+import autocannon from "autocannon";
+import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import type { Profile } from "../../src/catalogue/schema.ts";
+import { DEFAULT_WEBHOOK_CONCURRENCY } from "../../src/config/webhook-config.ts";
+import { SystemClock } from "../../src/core/clock.ts";
+import { Rng } from "../../src/core/rng.ts";
+import { toIsoMicros } from "../../src/core/time.ts";
+import { mappingFor } from "../../src/gatt/mapping.ts";
+import type { Inbound } from "../../src/ingest/prepare.ts";
+import { MessageProcessor } from "../../src/ingest/processor.ts";
+import { WorkerProcessor } from "../../src/ingest/worker-processor.ts";
+import { encodePayload } from "../../src/mqtt/payload.ts";
+import { topicOf } from "../../src/mqtt/topics.ts";
+import { gatewayUplink } from "../../src/mqtt/uplink.ts";
+import { generateReadings } from "../../src/readings/generate.ts";
+import type { GeneratedReading } from "../../src/readings/generated.ts";
+import { PatientModels } from "../../src/readings/patients.ts";
+import { openStore } from "../../src/store/open.ts";
+import type { Store } from "../../src/store/store.ts";
+import { WebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
+import { measurementWebhookRecord } from "../../src/webhooks/payloads/measurement.ts";
+import { createWebhookSender } from "../../src/webhooks/sender.ts";
+
+const DELIVERIES = Number(process.argv[2] ?? 20_000);
+const LATENCY_SECONDS = Number(process.argv[3] ?? 8);
+const READINGS_PER_SECOND = 1000;
+const TICK_MS = 10;
+const CONCURRENCY = DEFAULT_WEBHOOK_CONCURRENCY;
+const T0 = 1_767_225_600_000;
+const catalogue = Catalogue.load();
+const patients = PatientModels.load();
+const PROFILES = [
+  "Vendor BPM - Wide Range",
+  "Vendor Pulse Ox",
+  "Vendor Scale",
+  "Vendor Glucometer",
+];
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+
+// ---------------------------------------------------------------------------------------------
+// The receiver: its own thread, so neither autocannon nor the dispatcher shares its event loop.
+
+const RECEIVER = `
+const http = require("node:http");
+const { parentPort } = require("node:worker_threads");
+let count = 0, target = Infinity, keys = false;
+const arrivals = [];
+const server = http.createServer({ keepAliveTimeout: 60000 }, (req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    const at = performance.timeOrigin + performance.now();
+    if (keys) {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      for (const r of Array.isArray(body) ? body : [body]) {
+        arrivals.push([r.hwi_device_id + "|" + r.metric + "|" + r.timestamp, at]);
+      }
+    }
+    res.writeHead(200, { "content-type": "text/plain" });
+    res.end("ok");
+    if (++count >= target) { target = Infinity; parentPort.postMessage({ type: "reached", count }); }
+  });
+});
+server.listen(0, "127.0.0.1", () => parentPort.postMessage({ type: "port", port: server.address().port }));
+parentPort.on("message", (m) => {
+  if (m.type === "reset") { count = 0; arrivals.length = 0; keys = m.keys; parentPort.postMessage({ type: "reset" }); }
+  else if (m.type === "expect") { target = m.n; if (count >= target) { target = Infinity; parentPort.postMessage({ type: "reached", count }); } }
+  else if (m.type === "arrivals") parentPort.postMessage({ type: "arrivals", arrivals });
+  else if (m.type === "stop") server.close(() => process.exit(0));
+});
+`;
+
+class ReceiverThread {
+  private readonly worker = new Worker(RECEIVER, { eval: true });
+  port = 0;
+
+  async start(): Promise<void> {
+    this.port = ((await this.next("port")) as { port: number }).port;
+  }
+
+  url(): string {
+    return `http://127.0.0.1:${this.port}/hook`;
+  }
+
+  async reset(keys: boolean): Promise<void> {
+    this.worker.postMessage({ type: "reset", keys });
+    await this.next("reset");
+  }
+
+  reached(n: number): Promise<unknown> {
+    const done = this.next("reached");
+    this.worker.postMessage({ type: "expect", n });
+    return done;
+  }
+
+  async arrivals(): Promise<Map<string, number>> {
+    const got = this.next("arrivals");
+    this.worker.postMessage({ type: "arrivals" });
+    return new Map(((await got) as { arrivals: [string, number][] }).arrivals);
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise((resolve) => this.worker.once("exit", resolve));
+    this.worker.postMessage({ type: "stop" });
+    await exited;
+  }
+
+  private next(type: string): Promise<unknown> {
+    return new Promise((resolve) => {
+      const on = (m: { type: string }) => {
+        if (m.type !== type) return;
+        this.worker.off("message", on);
+        resolve(m);
+      };
+      this.worker.on("message", on);
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Devices and their readings, one uplink message per reading.
+
+interface Device {
+  readonly profile: Profile;
+  readonly gateway: string;
+  readonly address: string;
+}
+
+const hex = (n: number, width: number) => n.toString(16).toUpperCase().padStart(width, "0");
+
+function devicesFor(count: number): Device[] {
+  return Array.from({ length: count }, (_, i) => ({
+    profile: catalogue.get(PROFILES[i % PROFILES.length]!),
+    gateway: `BE${hex(i, 10)}`,
+    address: `F0${hex(i, 10)}`,
+  }));
+}
+
+function messagesOf(device: Device, i: number, days: number): Inbound[] {
+  const readings: GeneratedReading[] = generateReadings({
+    devices: [device.profile],
+    patient: patients.models[i % patients.models.length]!,
+    rng: new Rng(`bench-webhooks/${i}`),
+    start: T0,
+    days,
+    duplicateRate: 0,
+  });
+  const mapping = mappingFor(device.profile);
+  return readings.map((r, n) => ({
+    topic: topicOf("gw/up", device.gateway),
+    payload: encodePayload(
+      "gw/up",
+      gatewayUplink({
+        messageId: `${device.gateway}-${n}`,
+        gatewayUuid: device.gateway,
+        sentAt: r.timestamp + 60_000,
+        readings: [
+          {
+            deviceAddress: device.address,
+            sensorCode: device.profile.sensor_code!,
+            receivedAt: r.timestamp + 30_000,
+            sequence: n & 0xffff,
+            values: mapping.encode(r, device.profile, (n * 8) & 0xffff),
+          },
+        ],
+      }),
+    ),
+    receivedAt: r.timestamp + 60_000,
+  }));
+}
+
+/** Messages round-robin over the devices. */
+function interleave(streams: Inbound[][], limit: number): Inbound[] {
+  const out: Inbound[] = [];
+  for (let n = 0; out.length < limit; n++) {
+    let any = false;
+    for (const s of streams) {
+      if (n < s.length && out.length < limit) {
+        out.push(s[n]!);
+        any = true;
+      }
+    }
+    if (!any) break;
+  }
+  return out;
+}
+
+async function lab(
+  spec: string,
+  devices: readonly Device[],
+  postAsArray: boolean,
+  clock: SystemClock,
+) {
+  const store = await openStore(spec, { clock, rng: new Rng("bench-webhooks") });
+  const account = await store.accounts.create({ clientDomain: "bench", environment: "production" });
+  for (const [i, device] of devices.entries()) {
+    const patient = await store.patients.create(account.id, { externalId: `P-${i}` });
+    await store.devices.create(account.id, {
+      name: device.profile.name,
+      sensorCode: device.profile.sensor_code,
+      hardwareUuid: device.gateway,
+      patientId: patient.id,
+      status: "Active",
+    });
+  }
+  await store.webhooks.create(account.id, {
+    endpoint: receiver.url(),
+    event: "MEASUREMENT",
+    postAsArray,
+  });
+  return store;
+}
+
+function dispatcherOn(store: Store, clock: SystemClock) {
+  const config = { timeoutMs: 10_000, concurrency: CONCURRENCY };
+  const sender = createWebhookSender("http", config);
+  const dispatcher = new WebhookDispatcher({
+    store,
+    clock,
+    rng: new Rng("bench-webhooks"),
+    catalogue,
+    sender,
+    config,
+  });
+  return { dispatcher, sender };
+}
+
+const receiver = new ReceiverThread();
+await receiver.start();
+const dir = mkdtempSync(join(tmpdir(), "rpmlab-bench-webhooks-"));
+const clock = new SystemClock();
+
+// 1. Throughput ---------------------------------------------------------------------------------
+{
+  const devices = devicesFor(80);
+  const streams = devices.map((d, i) => messagesOf(d, i, 120));
+  const spec = `sqlite:${join(dir, "throughput.db")}`;
+  const store = await lab(spec, devices, false, clock);
+  const processor = new MessageProcessor({ store, catalogue });
+  // What ingestion leaves: measurements and their outbox entries, committed in batches.
+  const all = interleave(streams, Number.MAX_SAFE_INTEGER);
+  let stored = 0;
+  for (let i = 0; i < all.length && stored < DELIVERIES; i += 200) {
+    const result = await processor.process(all.slice(i, i + 200));
+    stored += result.stored.length;
+  }
+  const sample = JSON.stringify(measurementWebhookRecord((await store.measurements.get(1))!));
+
+  // autocannon against the same receiver: same body size, as many connections.
+  await receiver.reset(false);
+  const cannon = await autocannon({
+    url: receiver.url(),
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: sample,
+    connections: CONCURRENCY,
+    duration: 5,
+  });
+  const cannonRate = cannon.requests.total / (cannon.duration || 5);
+
+  // The HTTP client alone (the dispatcher's sender, no store): the ceiling of the dispatcher.
+  await receiver.reset(false);
+  const bare = createWebhookSender("http", { timeoutMs: 10_000, concurrency: CONCURRENCY });
+  const request = {
+    url: receiver.url(),
+    headers: { "content-type": "application/json" },
+    body: sample,
+  };
+  let sentBare = 0;
+  const bareStarted = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (sentBare++ < stored) await bare.send(request);
+    }),
+  );
+  const bareRate = stored / ((performance.now() - bareStarted) / 1000);
+  await bare.close();
+
+  await receiver.reset(false);
+  const { dispatcher, sender } = dispatcherOn(store, clock);
+  const reached = receiver.reached(stored);
+  const started = performance.now();
+  dispatcher.start();
+  await reached;
+  const receivedSeconds = (performance.now() - started) / 1000;
+  await dispatcher.idle();
+  const recordedSeconds = (performance.now() - started) / 1000;
+  await dispatcher.stop();
+  await sender.close();
+  const delivered = (
+    await store.webhookDeliveries.list(
+      (await store.accounts.getByClientDomain("bench"))!.id,
+      { state: "delivered" },
+      { limit: 0, count: true },
+    )
+  ).total;
+  await store.close();
+
+  const rate = stored / receivedSeconds;
+  console.log(
+    `webhook throughput: ${fmt(stored)} measurement webhooks (one POST per record, ${sample.length} B bodies) from a SQLite file store, ${CONCURRENCY} connections`,
+  );
+  console.log(`  autocannon POST → receiver:        ${fmt(cannonRate)} req/s`);
+  console.log(`  the sender alone (undici, no store): ${fmt(bareRate)} req/s`);
+  console.log(
+    `  dispatcher → receiver:             ${fmt(rate)} webhooks/s received (${fmt(stored / recordedSeconds)}/s with every attempt recorded; ${fmt(delivered ?? 0)} delivered in the log)`,
+  );
+  console.log(
+    `  dispatcher / autocannon: ${((100 * rate) / cannonRate).toFixed(0)} % (target ≥ 50 %: ${rate >= 0.5 * cannonRate ? "met" : "NOT met"}); dispatcher / sender alone: ${((100 * rate) / bareRate).toFixed(0)} %`,
+  );
+}
+
+// 2. Latency at 1,000 readings per second ----------------------------------------------------------
+for (const postAsArray of LATENCY_SECONDS > 0 ? [true, false] : []) {
+  const devices = devicesFor(200);
+  const streams = devices.map((d, i) => messagesOf(d, i, 60));
+  const total = READINGS_PER_SECOND * LATENCY_SECONDS;
+  const messages = interleave(streams, total);
+  const spec = `sqlite:${join(dir, `latency-${postAsArray}.db`)}`;
+  const store = await lab(spec, devices, postAsArray, clock);
+  // As `rpmlab serve` does: batches commit in a worker thread on the SQLite file.
+  const processor = new WorkerProcessor({ storeSpec: spec, catalogue, clock });
+  await processor.start();
+  const { dispatcher, sender } = dispatcherOn(store, clock);
+  dispatcher.start();
+  await receiver.reset(true);
+
+  const storedAt = new Map<string, number>();
+  let records = 0;
+  let webhooks = 0;
+  const perTick = (READINGS_PER_SECOND * TICK_MS) / 1000;
+  const commits: Promise<void>[] = [];
+  const started = performance.now();
+  for (let sent = 0, tick = 0; sent < messages.length; tick++) {
+    const due = started + tick * TICK_MS;
+    const wait = due - performance.now();
+    if (wait > 0) await clock.sleep(wait);
+    const batch = messages.slice(sent, sent + perTick);
+    sent += batch.length;
+    commits.push(
+      processor.process(batch).then((result) => {
+        const at = performance.timeOrigin + performance.now();
+        for (const row of result.stored) {
+          storedAt.set(`${row.deviceId}|${row.metric}|${toIsoMicros(row.timestamp)}`, at);
+        }
+        records += result.stored.length;
+        webhooks += postAsArray
+          ? new Set(result.stored.map((r) => `${r.deviceId}|${r.timestamp}`)).size
+          : result.stored.length;
+        dispatcher.nudge();
+      }),
+    );
+  }
+  await Promise.all(commits);
+  const ingestSeconds = (performance.now() - started) / 1000;
+  await receiver.reached(webhooks);
+  await dispatcher.idle();
+  const arrivals = await receiver.arrivals();
+  const latencies = [...storedAt].map(([key, at]) => (arrivals.get(key) ?? Number.NaN) - at);
+  const missing = latencies.filter(Number.isNaN).length;
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
+  await dispatcher.stop();
+  await sender.close();
+  await processor.stop();
+  await store.close();
+  console.log(
+    `webhook latency, ${postAsArray ? "post_as_array (one webhook per reading)" : "one POST per record"}: ${fmt(messages.length)} readings (${fmt(records)} records, ${fmt(webhooks)} webhooks) stored at ${fmt(messages.length / ingestSeconds)} readings/s`,
+  );
+  console.log(
+    `  stored → received: p50 ${pct(0.5).toFixed(1)} ms  p99 ${pct(0.99).toFixed(1)} ms  max ${latencies.at(-1)!.toFixed(1)} ms${missing > 0 ? `  (${missing} missing)` : ""}`,
+  );
+}
+
+clock.dispose();
+await receiver.stop();
+rmSync(dir, { recursive: true, force: true });

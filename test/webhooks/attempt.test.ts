@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { Rng } from "../../src/core/rng.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import type { WebhookRow } from "../../src/store/types-ingest.ts";
+import type { DeliveryRow } from "../../src/store/types-webhooks.ts";
+import { attemptDelivery } from "../../src/webhooks/attempt.ts";
+import { RecordSender } from "../../src/webhooks/record-sender.ts";
+import { GIVE_UP_AFTER_MS } from "../../src/webhooks/retry-policy.ts";
+
+const T = 1_772_409_600_000;
+const webhook: WebhookRow = {
+  id: "w-1",
+  accountId: "a-1",
+  endpoint: "https://client.example/hook",
+  authHeader: "X-Token",
+  authKey: "k",
+  event: "MEASUREMENT",
+  postAsArray: false,
+  enabledByDefault: true,
+  signingSecret: null,
+  created: T,
+  modified: T,
+};
+const delivery = (over: Partial<DeliveryRow> = {}): DeliveryRow => ({
+  id: "d-1",
+  accountId: "a-1",
+  webhookId: "w-1",
+  event: "MEASUREMENT",
+  body: '{"metric":"pulse"}',
+  state: "pending",
+  retry: true,
+  test: false,
+  attempts: 0,
+  nextAttemptAt: T,
+  hwiDeviceId: null,
+  patientId: null,
+  measurementIds: [1],
+  created: T,
+  modified: T,
+  ...over,
+});
+
+/** What one attempt leads to, with the `record` sender (no socket). */
+describe("a webhook attempt's outcome", () => {
+  const clock = new VirtualClock({ startMs: T });
+  const sender = new RecordSender();
+  const deps = { sender, clock, rng: new Rng("attempts") };
+
+  it("2xx delivers; a failure waits for its retry, the same wait for the same delivery and attempt", async () => {
+    sender.answer = () => ({ statusCode: 204 });
+    expect(await attemptDelivery(deps, delivery(), webhook, { manual: false })).toMatchObject({
+      state: "delivered",
+      nextAttemptAt: null,
+      attempt: { statusCode: 204, endpoint: webhook.endpoint, manual: false },
+    });
+    expect(sender.requests.at(-1)?.headers).toMatchObject({
+      "X-Token": "k",
+      "X-Rpmlab-Attempt": "1",
+    });
+    sender.answer = () => ({ statusCode: 500, body: "oops" });
+    const a = await attemptDelivery(deps, delivery({ attempts: 2 }), webhook, { manual: false });
+    const b = await attemptDelivery(deps, delivery({ attempts: 2 }), webhook, { manual: false });
+    expect(a.state).toBe("pending");
+    // Jitter from the delivery's own stream: a restart draws the same wait.
+    expect(a.nextAttemptAt).toBe(b.nextAttemptAt);
+    expect(a.nextAttemptAt! - T).toBeGreaterThanOrEqual(60_000 * 0.8);
+    expect(a.nextAttemptAt! - T).toBeLessThanOrEqual(60_000 * 1.2);
+    expect(sender.requests.at(-1)?.headers["X-Rpmlab-Attempt"]).toBe("3");
+  });
+
+  it("gives up when the next attempt would fall past 24 hours; other kinds and tests are not retried", async () => {
+    sender.answer = () => ({ error: "connection refused" });
+    const old = delivery({ created: T - GIVE_UP_AFTER_MS + 10_000, attempts: 30 });
+    expect((await attemptDelivery(deps, old, webhook, { manual: false })).state).toBe("failed");
+    const patient = delivery({ event: "PATIENT", retry: false });
+    expect(await attemptDelivery(deps, patient, webhook, { manual: false })).toMatchObject({
+      state: "not_retried",
+      attempt: { statusCode: null, error: "connection refused" },
+    });
+    const test = delivery({ test: true });
+    expect((await attemptDelivery(deps, test, webhook, { manual: false })).state).toBe(
+      "not_retried",
+    );
+  });
+
+  it("a failed resend changes nothing but the log; a deleted webhook fails without a request", async () => {
+    sender.answer = () => ({ statusCode: 503 });
+    const waiting = delivery({ attempts: 3, nextAttemptAt: T + 90_000 });
+    expect(await attemptDelivery(deps, waiting, webhook, { manual: true })).toMatchObject({
+      state: "pending",
+      nextAttemptAt: T + 90_000,
+      attempt: { manual: true, statusCode: 503 },
+    });
+    const count = sender.requests.length;
+    expect(await attemptDelivery(deps, delivery(), null, { manual: false })).toMatchObject({
+      state: "failed",
+      attempt: { endpoint: null, error: "the webhook was deleted" },
+    });
+    expect(sender.requests.length).toBe(count);
+  });
+});

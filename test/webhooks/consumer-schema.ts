@@ -1,0 +1,124 @@
+/**
+ * A strict consumer of rpmlab's webhooks, written from wire-formats.md (and, for the kinds it
+ * leaves "not shown", from the README's webhook section), not from rpmlab's code: what a real
+ * integration's validation would accept. Types and required fields as documented: value_1,
+ * value_2 and sensor_code strings (sensor_code null only for direct-cellular devices), integer
+ * timezone_offset, filter_params an object or null, ISO times with microseconds and Z, no field
+ * that the documents do not name, and no array body unless the webhook posts arrays.
+ */
+import { z } from "zod";
+
+const iso = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+const twoDecimals = z.string().regex(/^-?\d+\.\d{2}$/);
+const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+
+/** Spec 3, the fulfilment statuses, as the spec writes them. */
+const STATUSES = [
+  "Client Action Required",
+  "On Hold",
+  "Ready to Ship",
+  "Dropshipped",
+  "In Transit",
+  "Out for Delivery",
+  "Delivery Issue",
+  "Available for Pickup",
+  "Delivered",
+  "Replaced",
+  "Unlinked",
+  "Cancelled",
+] as const;
+
+export const MeasurementRecord = z
+  .strictObject({
+    metric: z.string().min(1),
+    device_name: z.string().min(1),
+    hwi_device_id: uuid,
+    patient_id: z.string().min(1).nullable(),
+    hardware_uuid: z.string().min(1),
+    sensor_code: z.string().regex(/^\d+$/).nullable(),
+    value_1: twoDecimals,
+    value_2: twoDecimals,
+    created: iso,
+    timestamp: iso,
+    timezone_offset: z.number().int(),
+    estimated_timestamp: z.boolean(),
+    filter_params: z.record(z.string(), z.unknown()).nullable(),
+  })
+  // wire-formats: in the measurement webhook `created` repeats `timestamp`.
+  .refine((r) => r.created === r.timestamp, { message: "created must equal timestamp" });
+
+export const FulfilmentBody = z.strictObject({
+  hwi_device_id: uuid,
+  patient_id: z.string().min(1).nullable(),
+  hardware_uuid: z.string().min(1).nullable(),
+  sensor_code: z.string().regex(/^\d+$/).nullable(),
+  device_name: z.string().min(1),
+  status: z.enum(STATUSES),
+  tracking_link: z.string().nullable(),
+  device_id: z.string().nullable(),
+});
+
+export const SpecialOrderBody = z.strictObject({
+  id: uuid,
+  order_type: z.literal("replacement"),
+  status: z.string().min(1),
+  hwi_device_id: uuid,
+  patient_id: z.string().nullable(),
+  device_types: z.array(z.strictObject({ name: z.string().min(1) })).min(1),
+  previous_hardware_uuid: z.string().nullable(),
+  new_hardware_uuid: z.string().nullable(),
+  shipping_name: z.string().nullable(),
+  shipping_address: z.string().nullable(),
+  shipping_city: z.string().nullable(),
+  shipping_state: z.string().nullable(),
+  shipping_zip_code: z.string().nullable(),
+  notify_emails: z.string().nullable(),
+  created_on: iso,
+  updated_on: iso,
+  shipped_on: iso.nullable(),
+  delivered_on: iso.nullable(),
+  tracking_link: z.string().url().nullable(),
+});
+
+const text = z.string().nullable();
+export const PatientBody = z.strictObject({
+  action: z.enum(["created", "updated", "deleted"]),
+  patient_id: z.string().min(1),
+  previous_patient_id: z.string().min(1).nullable(),
+  timestamp: iso,
+  patient: z.strictObject({
+    external_id: z.string().min(1),
+    name: text,
+    address: text,
+    city: text,
+    state: text,
+    zip_code: text,
+    phone_number: text,
+    email: text,
+    physician: text,
+    clinic_name: text,
+    care_manager: text,
+    sms_opt_in: z.boolean(),
+    confirm_address: z.boolean(),
+    address_status: z.enum(["Verified", "Invalid"]).nullable(),
+    address_verified_by: text,
+  }),
+});
+
+export type MeasurementRecordBody = z.output<typeof MeasurementRecord>;
+
+/** The schema a consumer applies to a POST of a webhook of this kind and array setting. */
+export function consumerSchema(event: string, postAsArray: boolean): z.ZodType {
+  switch (event) {
+    case "MEASUREMENT":
+      return postAsArray ? z.array(MeasurementRecord).min(1) : MeasurementRecord;
+    case "FULFILLMENT":
+      return FulfilmentBody;
+    case "SPECIAL_ORDER":
+      return SpecialOrderBody;
+    case "PATIENT":
+      return PatientBody;
+    default:
+      throw new Error(`no consumer for event ${event}`);
+  }
+}

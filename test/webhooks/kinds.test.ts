@@ -1,0 +1,181 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { WebhookRow } from "../../src/store/types-ingest.ts";
+import { expectConsumable, WebhookLab } from "./harness.ts";
+import { Receiver } from "./receiver.ts";
+
+const GW = "297056120BD7";
+const GW2 = "FED091A643FF";
+const BPM = "Vendor BPM - Wide Range";
+const ADDRESS = { address: "12 Main Street", city: "Irvine", state: "CA", zip_code: "92614" };
+
+/**
+ * Fulfilment, special-order and patient webhooks for the events that exist today, from the API
+ * through the outbox to a real receiver; every body as a strict consumer reads it.
+ */
+describe("fulfilment, special-order and patient webhooks", () => {
+  let lab: WebhookLab;
+  let receiver: Receiver;
+  let hooks: Record<"FULFILLMENT" | "SPECIAL_ORDER" | "PATIENT", WebhookRow>;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of several shapes
+  const bodies = (path: string): any[] => {
+    const event = path.toUpperCase() as keyof typeof hooks;
+    return expectConsumable(
+      receiver.received.filter((r) => r.path === `/${path}`),
+      hooks[event],
+    );
+  };
+
+  beforeEach(async () => {
+    lab = await WebhookLab.open();
+    receiver = await Receiver.start();
+    hooks = {
+      FULFILLMENT: await lab.webhook({
+        endpoint: receiver.url("/fulfillment"),
+        event: "FULFILLMENT",
+      }),
+      SPECIAL_ORDER: await lab.webhook({
+        endpoint: receiver.url("/special_order"),
+        event: "SPECIAL_ORDER",
+      }),
+      PATIENT: await lab.webhook({ endpoint: receiver.url("/patient"), event: "PATIENT" }),
+    };
+    // A measurement webhook, to show nothing else goes there.
+    await lab.webhook({ endpoint: receiver.url("/measurement") });
+  });
+  afterEach(async () => {
+    await lab.close();
+    await receiver.close();
+  });
+
+  it("fulfilment requests fire Ready to Ship or Client Action Required; an unlink fires Unlinked with the prior gateway", async () => {
+    await lab.hwi("POST", "hwi-patients/", { external_id: "P-1", name: "Pat One", ...ADDRESS });
+    const ready = await lab.hwi("POST", "hwi-devices/", {
+      device: { name: BPM },
+      patient: { external_id: "P-1" },
+    });
+    expect(ready.statusCode, ready.body).toBe(201);
+    const blocked = await lab.hwi("POST", "hwi-devices/", {
+      device: { name: "Vendor Scale" },
+      patient: { external_id: "P-2" },
+    });
+    await lab.store.gateways.updateStatus(GW, {});
+    const active = await lab.hwi("POST", "hwi-devices/", {
+      device: { name: "Vendor Glucometer", hardware_uuid: GW },
+      patient: { external_id: "P-1" },
+    });
+    expect(active.json().status).toBe("Active");
+    const unlinked = await lab.hwi("POST", `unlink-gateway/${GW}/`);
+    expect(unlinked.statusCode).toBe(200);
+    await lab.settle();
+
+    // Deliveries to one endpoint run side by side: their order of arrival is not promised.
+    const got = new Map(bodies("fulfillment").map((b) => [b.status, b]));
+    expect([...got.keys()].sort()).toEqual(["Client Action Required", "Ready to Ship", "Unlinked"]);
+    expect(got.get("Ready to Ship")).toMatchObject({
+      hwi_device_id: ready.json().id,
+      patient_id: "P-1",
+      device_name: BPM,
+      sensor_code: "10",
+      hardware_uuid: null,
+      device_id: null,
+    });
+    expect(got.get("Client Action Required")?.hwi_device_id).toBe(blocked.json().id);
+    // Spec 6.2: Unlinked carries the prior hardware uuid in device_id; hardware_uuid is null.
+    expect(got.get("Unlinked")).toMatchObject({
+      hwi_device_id: active.json().id,
+      hardware_uuid: null,
+      device_id: GW,
+      patient_id: "P-1",
+    });
+    expect(receiver.received.filter((r) => r.path === "/measurement")).toEqual([]);
+    expect(
+      receiver.received.every((r) => r.headers["x-rpmlab-event"] === r.path.slice(1).toUpperCase()),
+    ).toBe(true);
+  });
+
+  it("a replacement order fires special-order webhooks; its gateway shipping fires Replaced", async () => {
+    await lab.store.gateways.updateStatus(GW, {});
+    const device = (
+      await lab.hwi("POST", "hwi-devices/", {
+        device: { name: BPM, hardware_uuid: GW },
+        patient: { external_id: "P-9" },
+      })
+    ).json();
+    const order = await lab.hwi("POST", "hwi-replacements/", {
+      hwi_device_id: device.id,
+      device_types: [{ name: "Gateway" }],
+      shipping_name: "Pat Nine",
+      shipping_address: ADDRESS.address,
+      shipping_city: ADDRESS.city,
+      shipping_state: ADDRESS.state,
+      shipping_zip_code: ADDRESS.zip_code,
+    });
+    expect(order.statusCode).toBe(201);
+    lab.clock.runSync({ until: lab.clock.now() + 60_000 });
+    await lab.devices.replacementShipping.ship(lab.account.id, order.json().id, {
+      hardwareUuid: GW2,
+    });
+    await lab.settle();
+
+    const orders = bodies("special_order").sort((a, b) => (a.updated_on < b.updated_on ? -1 : 1));
+    expect(orders.map((o) => o.status)).toEqual(["Ready to Ship", "Dropshipped"]);
+    expect(orders[0]).toMatchObject({
+      id: order.json().id,
+      order_type: "replacement",
+      hwi_device_id: device.id,
+      patient_id: "P-9",
+      device_types: [{ name: "Gateway" }],
+      previous_hardware_uuid: GW,
+      new_hardware_uuid: null,
+      shipped_on: null,
+      delivered_on: null,
+    });
+    expect(orders[1]).toMatchObject({ new_hardware_uuid: GW2, shipped_on: orders[1].updated_on });
+    expect(orders[1].created_on).toBe(orders[0].created_on);
+    const replaced = bodies("fulfillment").filter((b) => b.status === "Replaced");
+    expect(replaced).toEqual([
+      expect.objectContaining({ hwi_device_id: device.id, hardware_uuid: GW2, device_id: GW }),
+    ]);
+  });
+
+  it("patients: created, updated (a rename says so), deleted; a refused write sends nothing", async () => {
+    expect(
+      (await lab.hwi("POST", "hwi-patients/", { external_id: "P-1", ...ADDRESS })).statusCode,
+    ).toBe(201);
+    expect((await lab.hwi("POST", "hwi-patients/", { external_id: "p-1" })).statusCode).toBe(400);
+    lab.clock.runSync({ until: lab.clock.now() + 1000 });
+    expect((await lab.hwi("PATCH", "hwi-patients/P-1/", { name: "Pat" })).statusCode).toBe(200);
+    expect(
+      (await lab.hwi("PUT", "hwi-patients/P-1/", { external_id: "P-2", name: "Pat" })).statusCode,
+    ).toBe(200);
+    expect((await lab.hwi("DELETE", "hwi-patients/P-2/")).statusCode).toBe(204);
+    expect((await lab.hwi("DELETE", "hwi-patients/P-2/")).statusCode).toBe(404);
+    await lab.settle();
+
+    const got = bodies("patient");
+    const key = (b: (typeof got)[number]) => `${b.action} ${b.patient_id} ${b.previous_patient_id}`;
+    expect(got.map(key).sort()).toEqual([
+      "created P-1 null",
+      "deleted P-2 null",
+      "updated P-1 null",
+      "updated P-2 P-1",
+    ]);
+    const one = (k: string) => got.find((b) => key(b) === k)!;
+    expect(one("created P-1 null").patient).toMatchObject({
+      external_id: "P-1",
+      address_status: "Verified",
+    });
+    expect(one("updated P-1 null").patient.name).toBe("Pat");
+    // PUT: fields left out returned to their defaults; the delete carries the record as it was.
+    expect(one("deleted P-2 null").patient).toMatchObject({
+      external_id: "P-2",
+      name: "Pat",
+      address: null,
+    });
+    expect(one("updated P-1 null").timestamp > one("created P-1 null").timestamp).toBe(true);
+    const logged = await lab.deliveries();
+    expect(logged.filter((d) => d.event === "PATIENT").every((d) => d.state === "delivered")).toBe(
+      true,
+    );
+  });
+});

@@ -1,0 +1,180 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../catalogue/cli-io.ts";
+import { catalogue, readingsOf, senderFor } from "../ingest/fixtures.ts";
+import { HOUR, START, WebhookLab } from "./harness.ts";
+import { Receiver } from "./receiver.ts";
+
+const bpm = senderFor(catalogue.get("Vendor BPM - Wide Range"), 1);
+
+/**
+ * Issue 4 §1 "Inspection": the delivery log with attempts, resend and the status-metric choice,
+ * through the lab admin API and `rpmlab webhooks`, on a SQLite file both share.
+ */
+describe("webhook delivery log, resend", () => {
+  let dir: string;
+  let spec: string;
+  let lab: WebhookLab;
+  let receiver: Receiver;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), "rpmlab-webhooks-"));
+    spec = `sqlite:${join(dir, "lab.db")}`;
+    lab = await WebhookLab.open({ store: spec });
+    receiver = await Receiver.start();
+  });
+  afterEach(async () => {
+    await lab.close();
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A measurement delivery that gave up, and a patient delivery that was not retried. */
+  async function failures() {
+    const m = await lab.webhook({ endpoint: receiver.url("/m") });
+    const p = await lab.webhook({ endpoint: receiver.url("/p"), event: "PATIENT" });
+    receiver.behaviour = () => ({ status: 503, body: "down for maintenance" });
+    await lab.device(bpm, "P-1");
+    await lab.ingest(bpm, readingsOf(bpm, 5, 0).slice(0, 1));
+    await lab.hwi("POST", "hwi-patients/", { external_id: "P-2" });
+    await lab.runUntil(START + 25 * HOUR);
+    receiver.behaviour = () => ({ status: 200, body: "thanks" });
+    return { m, p };
+  }
+
+  it("the admin API lists deliveries with their last attempt, filters them, shows one with every attempt, and resends", async () => {
+    const { m, p } = await failures();
+    const all = (await lab.admin("GET", "accounts/clinic/webhook-deliveries/")).json();
+    const measurements = all.filter((d: { event: string }) => d.event === "MEASUREMENT");
+    expect(measurements.length).toBeGreaterThan(1);
+    expect(measurements.every((d: { state: string }) => d.state === "failed")).toBe(true);
+    expect(measurements[0].last_attempt).toMatchObject({
+      status_code: 503,
+      response_snippet: "down for maintenance",
+      endpoint: m.endpoint,
+      manual: false,
+    });
+    const patient = all.find((d: { event: string }) => d.event === "PATIENT");
+    expect(patient).toMatchObject({ state: "not_retried", attempts: 1, patient_id: "P-2" });
+
+    const q = (query: string) => lab.admin("GET", `accounts/clinic/webhook-deliveries/?${query}`);
+    expect((await q(`webhook_id=${p.id}`)).json().map((d: { id: string }) => d.id)).toEqual([
+      patient.id,
+    ]);
+    expect((await q("state=not_retried")).json()).toHaveLength(1);
+    expect((await q("event=measurement")).json()).toHaveLength(measurements.length);
+    expect((await q("patient_id=P-1")).json()).toHaveLength(measurements.length);
+    const page = (await q("page=1&page_size=2")).json();
+    expect(page).toMatchObject({ count: all.length, previous: null });
+    expect(page.results).toHaveLength(2);
+    const bad = await q("state=lost");
+    expect(bad.statusCode).toBe(400);
+    expect(Object.keys(bad.json())).toEqual(["state"]);
+
+    const detail = (
+      await lab.admin("GET", `accounts/clinic/webhook-deliveries/${measurements[0].id}/`)
+    ).json();
+    expect(detail.body).toMatchObject({
+      patient_id: "P-1",
+      hwi_device_id: measurements[0].hwi_device_id,
+    });
+    expect(detail.attempt_log.length).toBe(detail.attempts);
+    expect(detail.attempt_log.map((a: { number: number }) => a.number)).toEqual(
+      detail.attempt_log.map((_: unknown, i: number) => i + 1),
+    );
+
+    // Resend: one attempt now, same delivery id and body; delivered.
+    const before = receiver.received.length;
+    const resent = await lab.admin(
+      "POST",
+      `accounts/clinic/webhook-deliveries/${measurements[0].id}/resend/`,
+    );
+    expect(resent.statusCode).toBe(200);
+    expect(resent.json()).toMatchObject({ state: "delivered", attempts: detail.attempts + 1 });
+    expect(resent.json().attempt_log.at(-1)).toMatchObject({
+      status_code: 200,
+      manual: true,
+      response_snippet: "thanks",
+    });
+    const posted = receiver.received.slice(before);
+    expect(posted).toHaveLength(1);
+    expect(posted[0]!.headers["x-rpmlab-delivery"]).toBe(measurements[0].id);
+    expect(posted[0]!.body).toBe(JSON.stringify(detail.body));
+    // Not found, wrong account, no token.
+    expect(
+      (await lab.admin("POST", "accounts/clinic/webhook-deliveries/nope/resend/")).statusCode,
+    ).toBe(404);
+    expect((await lab.admin("GET", "accounts/nobody/webhook-deliveries/")).statusCode).toBe(404);
+    const { app } = await lab.api();
+    expect(
+      (await app.inject({ method: "GET", url: "/lab/v1/accounts/clinic/webhook-deliveries/" }))
+        .statusCode,
+    ).toBe(401);
+  });
+
+  it("rpmlab webhooks lists, shows and resends from the store; exit code 1 when the endpoint refuses", async () => {
+    await failures();
+    const cli = (...args: string[]) => runCli("webhooks", ...args, "--store", spec);
+    const table = await cli("deliveries", "clinic", "--state", "failed");
+    expect(table.code, table.stderr).toBe(0);
+    const lines = table.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(
+      /^CREATED\s+EVENT\s+STATE\s+ATTEMPTS\s+LAST ATTEMPT\s+DELIVERY\s+WEBHOOK/,
+    );
+    expect(lines.slice(1).every((l) => /MEASUREMENT\s+failed\s+\d+\s+503 in/.test(l))).toBe(true);
+    const listed = JSON.parse((await cli("deliveries", "clinic", "--json", "--limit", "1")).stdout);
+    expect(listed).toHaveLength(1);
+    const id: string = JSON.parse(
+      (await cli("deliveries", "clinic", "--json", "--event", "PATIENT")).stdout,
+    )[0].id;
+
+    const shown = await cli("delivery", "clinic", id);
+    expect(shown.stdout).toMatch(/^delivery [0-9a-f-]{36}: PATIENT, not_retried after 1 attempt/);
+    expect(shown.stdout).toContain("503 in");
+    expect(shown.stdout).toContain('"action": "created"');
+
+    const resent = await cli("resend", "clinic", id, "--json");
+    expect(resent.code, resent.stderr).toBe(0);
+    expect(JSON.parse(resent.stdout)).toMatchObject({ state: "delivered", attempts: 2 });
+    expect(receiver.received.at(-1)!.headers["x-rpmlab-delivery"]).toBe(id);
+
+    receiver.behaviour = () => ({ status: 410, body: "gone" });
+    const refused = await cli("resend", "clinic", id);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^rpmlab: E_WEBHOOK_NOT_DELIVERED: .*410/);
+    // Delivered once stays delivered; the refused resend is in the log.
+    expect(JSON.parse((await cli("delivery", "clinic", id, "--json")).stdout)).toMatchObject({
+      state: "delivered",
+      attempts: 3,
+    });
+    const bad = await cli("deliveries", "clinic", "--state", "lost");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('"lost" is not a valid choice');
+  });
+
+  it("rpmlab webhooks test sends a sample to a webhook", async () => {
+    const w = await lab.webhook({ endpoint: receiver.url("/m") });
+    const sent = await runCli("webhooks", "test", "clinic", w.id, "--store", spec);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toMatch(/MEASUREMENT \(test\), delivered after 1 attempt/);
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it("the admin API and rpmlab accounts set the status-metric choice", async () => {
+    const patched = await lab.admin("PATCH", "accounts/clinic/", { omit_status_metrics: true });
+    expect(patched.json()).toMatchObject({ omit_status_metrics: true, asr_enabled: false });
+    const back = await runCli(
+      "accounts",
+      "status-metrics",
+      "clinic",
+      "send",
+      "--json",
+      "--store",
+      spec,
+    );
+    expect(JSON.parse(back.stdout)).toMatchObject({ omit_status_metrics: false });
+    const usage = await runCli("accounts", "status-metrics", "clinic", "maybe", "--store", spec);
+    expect(usage.code).toBe(2);
+  });
+});
