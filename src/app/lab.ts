@@ -107,10 +107,10 @@ export class Lab {
     const events = new TypedEvents<FulfilmentEvents>();
     events.on("fulfilment.status", webhooks.nudge);
     events.on("replacement.status", webhooks.nudge);
-    // Orphan readings attached to the new device wait in the outbox too.
-    events.on("device.activated", ({ orphansAttached }) => {
-      if (orphansAttached > 0) webhooks.nudge();
-    });
+    events.on("patient.written", webhooks.nudge);
+    // Orphan readings attached to the new device, and a patient its activation created, wait in
+    // the outbox too.
+    events.on("device.activated", webhooks.nudge);
     await this.startIngest({
       store,
       broker,

@@ -60,6 +60,8 @@ export class DeviceActivation {
           ? null
           : await tx.patients.ensure(accountId, input.patientExternalId);
       const patient = ensured?.patient ?? null;
+      if (ensured?.created)
+        events.add("patient.written", { action: "created", patient: ensured.patient });
       const { status, reason } = await this.initialStatus(tx, accountId, input, patient);
       const created = await this.create(tx, accountId, input, patient, status, reason, at);
       const binding = await bindHardware(tx, events, {

@@ -86,7 +86,10 @@ export class DeviceUpdate {
     errors.throwIfAny();
     return atomically(this.deps, async (tx, events) => {
       const { patient, created } = await this.target(tx, accountId, current, nested);
+      if (created) events.add("patient.written", { action: "created", patient });
       const updated = await this.applyFields(tx, accountId, patient, nested);
+      if (updated !== patient)
+        events.add("patient.written", { action: "updated", patient: updated });
       if (current.patientId !== updated.id) {
         await tx.devices.update(accountId, deviceId, { patientId: updated.id });
       }

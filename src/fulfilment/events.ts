@@ -1,10 +1,11 @@
-import type { DeviceRow, Ms } from "../store/types.ts";
+import type { DeviceRow, Ms, PatientRow } from "../store/types.ts";
 import type { ReplacementRow, WhitelistRow } from "../store/types-hardware.ts";
 import type { FulfilmentStatus } from "./statuses.ts";
 
 /**
- * What the device services announce. Nothing is sent from here: the webhook dispatcher listens
- * to `fulfilment.status` and `replacement.status`, the gateway simulator to `whitelist.changed`.
+ * What the device services announce. Nothing is sent from here: the webhook outbox takes
+ * `fulfilment.status`, `replacement.status` and `patient.written` (atomically()), the gateway
+ * simulator listens to `whitelist.changed`.
  * Every event is emitted after its transaction committed, so no listener ever sees a change that
  * was rolled back.
  */
@@ -86,6 +87,16 @@ export interface HardwareDeliveredEvent {
   readonly at: Ms;
 }
 
+/**
+ * A patient a device service wrote (spec 6.1 patient webhooks): created by an activation's nested
+ * patient (spec 2.1), or its fields updated through a device (PUT hwi-devices, spec 4.3).
+ */
+export interface PatientWrittenEvent {
+  readonly action: "created" | "updated";
+  /** The record after the write. */
+  readonly patient: PatientRow;
+}
+
 /** A type, not an interface, so it satisfies TypedEvents' EventMap (an index signature). */
 export type FulfilmentEvents = {
   "fulfilment.status": FulfilmentStatusEvent;
@@ -94,6 +105,7 @@ export type FulfilmentEvents = {
   "whitelist.changed": WhitelistChangedEvent;
   "shipment.scheduled": ShipmentScheduledEvent;
   "hardware.delivered": HardwareDeliveredEvent;
+  "patient.written": PatientWrittenEvent;
 };
 
 /** What the services need of an emitter: a TypedEvents<FulfilmentEvents> (src/core/events.ts). */

@@ -3,7 +3,7 @@ import { fulfilmentWebhookBody } from "../fulfilment/events.ts";
 import type { StoreRepositories } from "../store/store.ts";
 import type { MeasurementRow } from "../store/types-ingest.ts";
 import type { IdRange } from "../store/types-webhooks.ts";
-import type { PatientWebhookBody } from "./payloads/patient.ts";
+import { type PatientWebhookBody, patientWebhookBody } from "./payloads/patient.ts";
 import { specialOrderWebhookBody } from "./payloads/special-order.ts";
 
 /**
@@ -48,7 +48,8 @@ export function idRuns(ids: readonly number[]): IdRange[] {
 
 /**
  * The webhook-worthy events a device service gathered in its transaction (atomically()):
- * fulfilment statuses (FULFILLMENT, spec 6.2) and replacement orders (SPECIAL_ORDER, spec 6.1).
+ * fulfilment statuses (FULFILLMENT, spec 6.2), replacement orders (SPECIAL_ORDER, spec 6.1) and
+ * patients written through a device (PATIENT, spec 6.1).
  * New statuses emitted through `fulfilment.status` need nothing more here.
  */
 export async function recordDeviceEvents(
@@ -65,6 +66,13 @@ export async function recordDeviceEvents(
         hwiDeviceId: e.device.id,
         patientId: e.patientExternalId,
       });
+    } else if (event.name === "patient.written") {
+      const { action, patient } = event.payload;
+      await recordPatientChange(
+        tx,
+        patient.accountId,
+        patientWebhookBody(action, patient, patient.modified),
+      );
     } else if (event.name === "replacement.status") {
       const e = event.payload;
       const device = await tx.devices.get(e.accountId, e.replacement.deviceId);

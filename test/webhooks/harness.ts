@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.ts";
+import type { FulfilmentConfig } from "../../src/config/fulfilment-config.ts";
 import type { WebhookDeliveryConfig } from "../../src/config/webhook-config.ts";
 import { TypedEvents } from "../../src/core/events.ts";
 import { Rng } from "../../src/core/rng.ts";
@@ -28,6 +29,8 @@ export const ADMIN_TOKEN = "webhook-tests-admin-token";
 
 export interface WebhookLabOptions {
   readonly store?: string;
+  /** The fulfilment settings of the device services and the API (default the lab's). */
+  readonly fulfilment?: FulfilmentConfig;
   readonly config?: Partial<WebhookDeliveryConfig>;
   readonly sender?: WebhookSender;
 }
@@ -49,6 +52,7 @@ export class WebhookLab {
   private messages = 0;
   private app: FastifyInstance | undefined;
   private key: string | undefined;
+  private readonly fulfilment: FulfilmentConfig | undefined;
 
   private constructor(
     readonly clock: VirtualClock,
@@ -57,6 +61,7 @@ export class WebhookLab {
     options: WebhookLabOptions,
   ) {
     this.processor = new MessageProcessor({ store, catalogue });
+    this.fulfilment = options.fulfilment;
     this.sender =
       options.sender ??
       createWebhookSender("http", { timeoutMs: 2000, concurrency: 4, ...options.config });
@@ -70,7 +75,12 @@ export class WebhookLab {
       // Nudges drive the work here; a poll every virtual 10 minutes is the fallback.
       pollMs: 10 * MINUTE,
     });
-    for (const name of ["fulfilment.status", "replacement.status", "device.activated"] as const) {
+    for (const name of [
+      "fulfilment.status",
+      "replacement.status",
+      "device.activated",
+      "patient.written",
+    ] as const) {
       this.events.on(name, () => this.dispatcher.nudge());
     }
     this.devices = createDeviceServices({
@@ -79,6 +89,7 @@ export class WebhookLab {
       clock,
       events: this.events,
       rng: new Rng("webhook-tests/devices"),
+      ...(options.fulfilment === undefined ? {} : { fulfilment: options.fulfilment }),
     });
     this.manual = new ManualSends({
       store,
@@ -97,7 +108,10 @@ export class WebhookLab {
         clock: this.clock,
         catalogue,
         events: this.events,
-        config: { adminToken: ADMIN_TOKEN },
+        config: {
+          adminToken: ADMIN_TOKEN,
+          ...(this.fulfilment === undefined ? {} : { fulfilment: this.fulfilment }),
+        },
         webhooks: { nudge: () => this.dispatcher.nudge(), manual: this.manual },
       });
     }

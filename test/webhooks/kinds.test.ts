@@ -178,4 +178,33 @@ describe("fulfilment, special-order and patient webhooks", () => {
       true,
     );
   });
+
+  it("patients written through devices: a new nested patient is created, a PUT of its fields updates it", async () => {
+    const device = await lab.hwi("POST", "hwi-devices/", {
+      device: { name: BPM },
+      patient: { external_id: "P-7" },
+    });
+    expect(device.statusCode, device.body).toBe(201);
+    // Linking a second device to the same patient creates nothing.
+    await lab.hwi("POST", "hwi-devices/", {
+      device: { name: "Vendor Scale" },
+      patient: { external_id: "P-7" },
+    });
+    lab.clock.runSync({ until: lab.clock.now() + 1000 });
+    const put = await lab.hwi("PUT", `hwi-devices/${device.json().id}/`, {
+      patient: { name: "Pat Seven", phone_number: "+15555550107" },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    await lab.settle();
+
+    const got = bodies("patient");
+    expect(got.map((b) => `${b.action} ${b.patient_id}`)).toEqual(
+      expect.arrayContaining(["created P-7", "updated P-7"]),
+    );
+    expect(got).toHaveLength(2);
+    const created = got.find((b) => b.action === "created")!;
+    expect(created.patient).toMatchObject({ external_id: "P-7", name: null });
+    const updated = got.find((b) => b.action === "updated")!;
+    expect(updated.patient).toMatchObject({ name: "Pat Seven", phone_number: "+15555550107" });
+  });
 });
