@@ -1,0 +1,586 @@
+import { bdAddrFromWire, bdAddrToWire } from "../hci/address.ts";
+import { ADV_TYPE, OP, STATUS } from "../hci/constants.ts";
+import * as ev from "../hci/events.ts";
+import type { LinkParams } from "../medium/link.ts";
+import {
+  LE_FEATURES,
+  LE_STATES,
+  LMP_FEATURES,
+  LOCAL_VERSION,
+  supportedCommands,
+} from "./identity.ts";
+import type { VirtualController } from "./virtual-controller.ts";
+
+/** What a handler decided: the status, return parameters after it, and what follows the reply. */
+export interface Outcome {
+  status: number;
+  ret?: Buffer;
+  /** Runs after the Command Complete/Status is sent, only on success. */
+  after?: () => void;
+}
+
+export interface CommandEntry {
+  /** Command Complete, or Command Status followed by later events (Vol 4 Part E §4.4). */
+  kind: "complete" | "status";
+  /** Exact parameter length; anything else is Invalid HCI Command Parameters (0x12). */
+  length: number;
+  /** Return parameter length after the status, zero-filled on errors so hosts can read them. */
+  returnLength: number;
+  run(ctl: VirtualController, p: Buffer): Outcome;
+}
+
+const ok = (ret?: Buffer): Outcome =>
+  ret === undefined ? { status: STATUS.SUCCESS } : { status: STATUS.SUCCESS, ret };
+const fail = (status: number, ret?: Buffer): Outcome =>
+  ret === undefined ? { status } : { status, ret };
+const handleRet = (p: Buffer): Buffer => p.subarray(0, 2);
+
+/** Connection parameter rules shared by LE Create Connection and LE Connection Update (§7.8.12). */
+function validConnectionParams(
+  min: number,
+  max: number,
+  latency: number,
+  timeout: number,
+): boolean {
+  if (min < 0x0006 || max > 0x0c80 || min > max) return false;
+  if (latency > 0x01f3 || timeout < 0x000a || timeout > 0x0c80) return false;
+  // Supervision timeout (ms) > (1 + latency) × max interval (ms) × 2.
+  return timeout * 10 > (1 + latency) * max * 1.25 * 2;
+}
+
+const table: Array<[number, CommandEntry]> = [
+  // ---- Link Control ----
+  [
+    OP.DISCONNECT, // §7.1.6
+    {
+      kind: "status",
+      length: 3,
+      returnLength: 0,
+      run: (ctl, p) => {
+        const conn = ctl.connections.get(p.readUInt16LE(0));
+        if (conn === undefined) return fail(STATUS.UNKNOWN_CONNECTION_ID);
+        const reason = p[2]!;
+        if (![0x05, 0x13, 0x14, 0x15, 0x1a, 0x29, 0x3b].includes(reason))
+          return fail(STATUS.INVALID_PARAMETERS);
+        if (conn.terminating) return fail(STATUS.COMMAND_DISALLOWED);
+        return { status: STATUS.SUCCESS, after: () => ctl.terminate(conn, reason) };
+      },
+    },
+  ],
+  // ---- Controller & Baseband ----
+  [
+    OP.SET_EVENT_MASK, // §7.3.1
+    {
+      kind: "complete",
+      length: 8,
+      returnLength: 0,
+      run: (ctl, p) => {
+        ctl.eventMask = p.readBigUInt64LE(0);
+        return ok();
+      },
+    },
+  ],
+  [
+    OP.RESET, // §7.3.2
+    {
+      kind: "complete",
+      length: 0,
+      returnLength: 0,
+      run: (ctl) => {
+        ctl.reset();
+        return ok();
+      },
+    },
+  ],
+  [
+    OP.SET_CONTROLLER_TO_HOST_FLOW_CONTROL, // §7.3.38: only "off" is supported
+    {
+      kind: "complete",
+      length: 1,
+      returnLength: 0,
+      run: (_c, p) => (p[0] === 0 ? ok() : fail(STATUS.UNSUPPORTED_FEATURE)),
+    },
+  ],
+  [
+    OP.HOST_BUFFER_SIZE, // §7.3.39: the ACL packet size the host takes from us
+    {
+      kind: "complete",
+      length: 7,
+      returnLength: 0,
+      run: (ctl, p) => {
+        const length = p.readUInt16LE(0);
+        if (length < 27) return fail(STATUS.INVALID_PARAMETERS);
+        ctl.hostAclLength = length;
+        return ok();
+      },
+    },
+  ],
+  [OP.SET_EVENT_MASK_PAGE_2, { kind: "complete", length: 8, returnLength: 0, run: () => ok() }], // §7.3.69
+  [
+    OP.READ_LE_HOST_SUPPORT, // §7.3.78
+    {
+      kind: "complete",
+      length: 0,
+      returnLength: 2,
+      run: (ctl) => ok(Buffer.from([ctl.leHostSupported ? 1 : 0, 0])),
+    },
+  ],
+  [
+    OP.WRITE_LE_HOST_SUPPORT, // §7.3.79
+    {
+      kind: "complete",
+      length: 2,
+      returnLength: 0,
+      run: (ctl, p) => {
+        if (p[0]! > 1) return fail(STATUS.INVALID_PARAMETERS);
+        ctl.leHostSupported = p[0] === 1;
+        return ok();
+      },
+    },
+  ],
+  // ---- Informational ----
+  [
+    OP.READ_LOCAL_VERSION, // §7.4.1
+    {
+      kind: "complete",
+      length: 0,
+      returnLength: 8,
+      run: () => {
+        const r = Buffer.alloc(8);
+        r[0] = LOCAL_VERSION.hciVersion;
+        r.writeUInt16LE(LOCAL_VERSION.hciRevision, 1);
+        r[3] = LOCAL_VERSION.lmpVersion;
+        r.writeUInt16LE(LOCAL_VERSION.manufacturer, 4);
+        r.writeUInt16LE(LOCAL_VERSION.lmpSubversion, 6);
+        return ok(r);
+      },
+    },
+  ],
+  [
+    OP.READ_LOCAL_SUPPORTED_COMMANDS, // §7.4.2
+    {
+      kind: "complete",
+      length: 0,
+      returnLength: 64,
+      run: () => ok(supportedCommands(IMPLEMENTED)),
+    },
+  ],
+  [
+    OP.READ_LOCAL_SUPPORTED_FEATURES,
+    { kind: "complete", length: 0, returnLength: 8, run: () => ok(LMP_FEATURES) },
+  ], // §7.4.3
+  [
+    OP.READ_BUFFER_SIZE, // §7.4.5: the shared ACL buffers, as an LE-only controller reports them
+    {
+      kind: "complete",
+      length: 0,
+      returnLength: 7,
+      run: (ctl) => {
+        const r = Buffer.alloc(7);
+        r.writeUInt16LE(ctl.aclBufferLength, 0);
+        r.writeUInt16LE(ctl.aclBufferCount, 3);
+        return ok(r);
+      },
+    },
+  ],
+  [
+    OP.READ_BD_ADDR,
+    {
+      kind: "complete",
+      length: 0,
+      returnLength: 6,
+      run: (ctl) => ok(Buffer.from(bdAddrToWire(ctl.address))),
+    },
+  ], // §7.4.6
+  // ---- Status ----
+  [
+    OP.READ_RSSI, // §7.5.4
+    {
+      kind: "complete",
+      length: 2,
+      returnLength: 3,
+      run: (ctl, p) => {
+        const conn = ctl.connections.get(p.readUInt16LE(0));
+        const r = Buffer.alloc(3);
+        p.copy(r, 0, 0, 2);
+        if (conn === undefined) return fail(STATUS.UNKNOWN_CONNECTION_ID, r);
+        r.writeInt8(Math.max(-127, Math.min(20, Math.round(conn.link.rssi))), 2);
+        return ok(r);
+      },
+    },
+  ],
+  // ---- LE Controller ----
+  [
+    OP.LE_SET_EVENT_MASK, // §7.8.1
+    {
+      kind: "complete",
+      length: 8,
+      returnLength: 0,
+      run: (ctl, p) => {
+        ctl.leEventMask = p.readBigUInt64LE(0);
+        return ok();
+      },
+    },
+  ],
+  [
+    OP.LE_READ_BUFFER_SIZE, // §7.8.2 [v1]
+    {
+      kind: "complete",
+      length: 0,
+      returnLength: 3,
+      run: (ctl) => {
+        const r = Buffer.alloc(3);
+        r.writeUInt16LE(ctl.aclBufferLength, 0);
+        r[2] = ctl.aclBufferCount;
+        return ok(r);
+      },
+    },
+  ],
+  [
+    OP.LE_READ_LOCAL_SUPPORTED_FEATURES,
+    { kind: "complete", length: 0, returnLength: 8, run: () => ok(LE_FEATURES) },
+  ], // §7.8.3
+  [
+    OP.LE_SET_RANDOM_ADDRESS, // §7.8.4
+    {
+      kind: "complete",
+      length: 6,
+      returnLength: 0,
+      run: (ctl, p) => {
+        if (ctl.adv.enabled || ctl.scan.enabled) return fail(STATUS.COMMAND_DISALLOWED);
+        ctl.randomAddress = bdAddrFromWire(p);
+        return ok();
+      },
+    },
+  ],
+  [
+    OP.LE_SET_ADVERTISING_PARAMETERS, // §7.8.5
+    {
+      kind: "complete",
+      length: 15,
+      returnLength: 0,
+      run: (ctl, p) => {
+        if (ctl.adv.enabled) return fail(STATUS.COMMAND_DISALLOWED);
+        const intervalMin = p.readUInt16LE(0);
+        const intervalMax = p.readUInt16LE(2);
+        const type = p[4]!;
+        const directedHigh = type === ADV_TYPE.ADV_DIRECT_IND_HIGH;
+        if (
+          type > 0x04 ||
+          p[5]! > 0x03 ||
+          p[6]! > 0x01 ||
+          (p[13]! & 0x07) === 0 ||
+          p[13]! > 0x07 ||
+          p[14]! > 0x03
+        ) {
+          return fail(STATUS.INVALID_PARAMETERS);
+        }
+        if (
+          !directedHigh &&
+          (intervalMin < 0x0020 || intervalMax > 0x4000 || intervalMin > intervalMax)
+        ) {
+          return fail(STATUS.INVALID_PARAMETERS);
+        }
+        ctl.adv.params = {
+          intervalMin: directedHigh ? 6 : intervalMin, // high duty cycle: ≤ 3.75 ms (Vol 6 Part B §4.4.2.4.3)
+          intervalMax,
+          type,
+          ownAddressType: p[5]!,
+          peerAddressType: p[6]!,
+          peerAddress: bdAddrFromWire(p, 7),
+          channelMap: p[13]!,
+          filterPolicy: p[14]!,
+        };
+        return ok();
+      },
+    },
+  ],
+  [
+    OP.LE_READ_ADVERTISING_CHANNEL_TX_POWER,
+    {
+      kind: "complete",
+      length: 0,
+      returnLength: 1,
+      run: (ctl) => ok(Buffer.from([ctl.medium.propagation.txPowerDbm & 0xff])),
+    },
+  ], // §7.8.6
+  [
+    OP.LE_SET_ADVERTISING_DATA, // §7.8.7
+    {
+      kind: "complete",
+      length: 32,
+      returnLength: 0,
+      run: (ctl, p) => {
+        if (p[0]! > 31) return fail(STATUS.INVALID_PARAMETERS);
+        ctl.adv.data = Buffer.from(p.subarray(1, 1 + p[0]!));
+        return ok();
+      },
+    },
+  ],
+  [
+    OP.LE_SET_SCAN_RESPONSE_DATA, // §7.8.8
+    {
+      kind: "complete",
+      length: 32,
+      returnLength: 0,
+      run: (ctl, p) => {
+        if (p[0]! > 31) return fail(STATUS.INVALID_PARAMETERS);
+        ctl.adv.scanResponse = Buffer.from(p.subarray(1, 1 + p[0]!));
+        return ok();
+      },
+    },
+  ],
+  [
+    OP.LE_SET_ADVERTISING_ENABLE, // §7.8.9
+    {
+      kind: "complete",
+      length: 1,
+      returnLength: 0,
+      run: (ctl, p) => {
+        if (p[0]! > 1) return fail(STATUS.INVALID_PARAMETERS);
+        const on = p[0] === 1;
+        return {
+          status: STATUS.SUCCESS,
+          after: () => (on ? !ctl.adv.enabled && ctl.startAdvertising() : ctl.stopAdvertising()),
+        };
+      },
+    },
+  ],
+  [
+    OP.LE_SET_SCAN_PARAMETERS, // §7.8.10
+    {
+      kind: "complete",
+      length: 7,
+      returnLength: 0,
+      run: (ctl, p) => {
+        if (ctl.scan.enabled) return fail(STATUS.COMMAND_DISALLOWED);
+        const interval = p.readUInt16LE(1);
+        const window = p.readUInt16LE(3);
+        if (
+          p[0]! > 1 ||
+          interval < 4 ||
+          interval > 0x4000 ||
+          window < 4 ||
+          window > interval ||
+          p[5]! > 3 ||
+          p[6]! > 3
+        ) {
+          return fail(STATUS.INVALID_PARAMETERS);
+        }
+        Object.assign(ctl.scan, {
+          active: p[0] === 1,
+          interval,
+          window,
+          ownAddressType: p[5]!,
+          filterPolicy: p[6]!,
+        });
+        return ok();
+      },
+    },
+  ],
+  [
+    OP.LE_SET_SCAN_ENABLE, // §7.8.11: enabling again resets the duplicate filter
+    {
+      kind: "complete",
+      length: 2,
+      returnLength: 0,
+      run: (ctl, p) => {
+        if (p[0]! > 1 || p[1]! > 1) return fail(STATUS.INVALID_PARAMETERS);
+        ctl.scan.enabled = p[0] === 1;
+        ctl.scan.filterDuplicates = p[1] === 1;
+        ctl.scan.seen.clear();
+        return ok();
+      },
+    },
+  ],
+  [
+    OP.LE_CREATE_CONNECTION, // §7.8.12
+    {
+      kind: "status",
+      length: 25,
+      returnLength: 0,
+      run: (ctl, p) => {
+        if (ctl.initiating !== undefined) return fail(STATUS.COMMAND_DISALLOWED);
+        const peerAddress = bdAddrFromWire(p, 6);
+        const [min, max, latency, timeout] = [
+          p.readUInt16LE(13),
+          p.readUInt16LE(15),
+          p.readUInt16LE(17),
+          p.readUInt16LE(19),
+        ];
+        if (
+          p[4]! > 1 ||
+          p[5]! > 3 ||
+          p[12]! > 3 ||
+          !validConnectionParams(min, max, latency, timeout)
+        ) {
+          return fail(STATUS.INVALID_PARAMETERS);
+        }
+        if (p[4] === 1) return fail(STATUS.UNSUPPORTED_FEATURE); // the filter accept list is always empty
+        for (const c of ctl.connections.values())
+          if (c.peerAddress === peerAddress) return fail(STATUS.CONNECTION_ALREADY_EXISTS);
+        ctl.initiating = {
+          peerAddress,
+          peerAddressType: p[5]! & 1,
+          interval: min,
+          latency,
+          timeout,
+        };
+        return ok();
+      },
+    },
+  ],
+  [
+    OP.LE_CREATE_CONNECTION_CANCEL, // §7.8.13: then LE Connection Complete with Unknown Connection Identifier
+    {
+      kind: "complete",
+      length: 0,
+      returnLength: 0,
+      run: (ctl) => {
+        const init = ctl.initiating;
+        if (init === undefined) return fail(STATUS.COMMAND_DISALLOWED);
+        ctl.initiating = undefined;
+        return {
+          status: STATUS.SUCCESS,
+          after: () =>
+            ctl.event(
+              ev.leConnectionComplete({
+                status: STATUS.UNKNOWN_CONNECTION_ID,
+                handle: 0,
+                role: 0,
+                peerAddressType: init.peerAddressType,
+                peerAddress: init.peerAddress,
+                interval: 0,
+                latency: 0,
+                supervisionTimeout: 0,
+                centralClockAccuracy: 0,
+              }),
+            ),
+        };
+      },
+    },
+  ],
+  [
+    OP.LE_READ_FILTER_ACCEPT_LIST_SIZE,
+    { kind: "complete", length: 0, returnLength: 1, run: () => ok(Buffer.from([0])) },
+  ], // §7.8.14
+  [
+    OP.LE_CLEAR_FILTER_ACCEPT_LIST,
+    { kind: "complete", length: 0, returnLength: 0, run: () => ok() },
+  ], // §7.8.15
+  [
+    OP.LE_CONNECTION_UPDATE, // §7.8.18
+    {
+      kind: "status",
+      length: 14,
+      returnLength: 0,
+      run: (ctl, p) => {
+        const conn = ctl.connections.get(p.readUInt16LE(0));
+        if (conn === undefined) return fail(STATUS.UNKNOWN_CONNECTION_ID);
+        const [min, max, latency, timeout] = [
+          p.readUInt16LE(2),
+          p.readUInt16LE(4),
+          p.readUInt16LE(6),
+          p.readUInt16LE(8),
+        ];
+        if (!validConnectionParams(min, max, latency, timeout))
+          return fail(STATUS.INVALID_PARAMETERS);
+        const params: LinkParams = { interval: max, latency, timeout };
+        return { status: STATUS.SUCCESS, after: () => ctl.requestUpdate(conn, params) };
+      },
+    },
+  ],
+  [
+    OP.LE_READ_REMOTE_FEATURES, // §7.8.21
+    {
+      kind: "status",
+      length: 2,
+      returnLength: 0,
+      run: (ctl, p) => {
+        const conn = ctl.connections.get(p.readUInt16LE(0));
+        if (conn === undefined) return fail(STATUS.UNKNOWN_CONNECTION_ID);
+        return {
+          status: STATUS.SUCCESS,
+          after: () => conn.link.send(ctl, { kind: "feature_req" }),
+        };
+      },
+    },
+  ],
+  [
+    OP.LE_RAND, // §7.8.23
+    {
+      kind: "complete",
+      length: 0,
+      returnLength: 8,
+      run: (ctl) => ok(Buffer.from(Array.from({ length: 8 }, () => ctl.rng.int(0, 255)))),
+    },
+  ],
+  [
+    OP.LE_ENABLE_ENCRYPTION, // §7.8.24: central only; Encryption Change follows on both sides
+    {
+      kind: "status",
+      length: 28,
+      returnLength: 0,
+      run: (ctl, p) => {
+        const conn = ctl.connections.get(p.readUInt16LE(0));
+        if (conn === undefined) return fail(STATUS.UNKNOWN_CONNECTION_ID);
+        if (conn.role !== 0) return fail(STATUS.COMMAND_DISALLOWED);
+        const random = Buffer.from(p.subarray(2, 10));
+        const ediv = p.readUInt16LE(10);
+        const key = Buffer.from(p.subarray(12, 28));
+        return {
+          status: STATUS.SUCCESS,
+          after: () => conn.link.send(ctl, { kind: "enc_req", random, ediv, key }),
+        };
+      },
+    },
+  ],
+  [
+    OP.LE_LTK_REQUEST_REPLY, // §7.8.25
+    {
+      kind: "complete",
+      length: 18,
+      returnLength: 2,
+      run: (ctl, p) => {
+        const conn = ctl.connections.get(p.readUInt16LE(0));
+        if (conn === undefined) return fail(STATUS.UNKNOWN_CONNECTION_ID, handleRet(p));
+        if (conn.pendingEncryption === undefined)
+          return fail(STATUS.COMMAND_DISALLOWED, handleRet(p));
+        const key = Buffer.from(p.subarray(2, 18));
+        return {
+          status: STATUS.SUCCESS,
+          ret: handleRet(p),
+          after: () => ctl.answerEncryption(conn, key),
+        };
+      },
+    },
+  ],
+  [
+    OP.LE_LTK_REQUEST_NEGATIVE_REPLY, // §7.8.26
+    {
+      kind: "complete",
+      length: 2,
+      returnLength: 2,
+      run: (ctl, p) => {
+        const conn = ctl.connections.get(p.readUInt16LE(0));
+        if (conn === undefined) return fail(STATUS.UNKNOWN_CONNECTION_ID, handleRet(p));
+        if (conn.pendingEncryption === undefined)
+          return fail(STATUS.COMMAND_DISALLOWED, handleRet(p));
+        return {
+          status: STATUS.SUCCESS,
+          ret: handleRet(p),
+          after: () => ctl.rejectEncryption(conn),
+        };
+      },
+    },
+  ],
+  [
+    OP.LE_READ_SUPPORTED_STATES,
+    { kind: "complete", length: 0, returnLength: 8, run: () => ok(LE_STATES) },
+  ], // §7.8.27
+];
+
+/** Every command the controller answers, by opcode. */
+export const COMMANDS: ReadonlyMap<number, CommandEntry> = new Map(table);
+
+const IMPLEMENTED: ReadonlySet<number> = new Set(COMMANDS.keys());
