@@ -6,7 +6,6 @@ import {
   DEFAULT_LE_EVENT_MASK,
   EVT,
   H4,
-  LE_EVT,
   LL_DEFAULT_PAYLOAD,
   PB,
   STATUS,
@@ -15,7 +14,7 @@ import * as ev from "../hci/events.ts";
 import type { Link, LinkPdu } from "../medium/link.ts";
 import type { RadioMedium } from "../medium/radio-medium.ts";
 import type { AdvertisingPdu, Station } from "../medium/station.ts";
-import { fragmentToHost, readAcl } from "./acl.ts";
+import { readAcl } from "./acl.ts";
 import {
   type AdvertisingState,
   type Initiating,
@@ -27,8 +26,8 @@ import {
   type ScanState,
 } from "./advertising.ts";
 import { COMMANDS } from "./commands.ts";
-import { Connection } from "./connection.ts";
-import { LE_FEATURES } from "./identity.ts";
+import type { Connection } from "./connection.ts";
+import * as LL from "./link-layer.ts";
 
 export interface VirtualControllerOptions {
   /** For logs and captures, e.g. "gateway" or "bpm-1". */
@@ -59,10 +58,6 @@ export interface ControllerStats {
   badPackets: number;
 }
 
-/** Connection handles 0x0000–0x0EFF (Vol 4 Part E §5.4.2). */
-const MAX_HANDLE = 0x0eff;
-/** Connection update takes effect at an instant at least 6 connection events ahead (Vol 6 Part B §5.1.1). */
-const UPDATE_INSTANT_EVENTS = 6;
 /** advDelay: 0–10 ms added to every advertising interval (Vol 6 Part B §4.4.2.2.1). */
 const ADV_DELAY_MAX_MS = 10;
 
@@ -104,7 +99,6 @@ export class VirtualController implements Station {
   };
   private host: ((packet: Buffer) => void) | undefined;
   private readonly taps = new Set<(direction: Direction, packet: Buffer) => void>();
-  private nextHandle = 0x0040;
   private powered = true;
 
   constructor(options: VirtualControllerOptions) {
@@ -358,157 +352,38 @@ export class VirtualController implements Station {
     this.stopAdvertising();
   }
 
-  // ---- Connections (Vol 6 Part B §4.5) ----
-
-  allocateHandle(): number {
-    for (let i = 0; i <= MAX_HANDLE; i++) {
-      const handle = this.nextHandle;
-      this.nextHandle = this.nextHandle >= MAX_HANDLE ? 0x0001 : this.nextHandle + 1;
-      if (!this.connections.has(handle)) return handle;
-    }
-    return -1;
-  }
-
-  connectionOf(link: Link): Connection | undefined {
-    for (const conn of this.connections.values()) if (conn.link === link) return conn;
-    return undefined;
-  }
+  // ---- Connections (Vol 6 Part B §4.5): link-layer.ts ----
 
   linkUp(link: Link): void {
-    const central = link.central === this;
-    const peer = link.peerOf(this);
-    const handle = this.allocateHandle();
-    if (handle < 0) {
-      this.medium.release(link);
-      return;
-    }
-    const conn = new Connection(handle, link, central ? 0 : 1, peer.address, peer.addressType);
-    this.connections.set(handle, conn);
-    this.event(
-      ev.leConnectionComplete({
-        status: STATUS.SUCCESS,
-        handle,
-        role: conn.role,
-        peerAddressType: peer.addressType,
-        peerAddress: peer.address,
-        interval: link.params.interval,
-        latency: link.params.latency,
-        supervisionTimeout: link.params.timeout,
-        centralClockAccuracy: 0x00,
-      }),
-    );
+    LL.linkUp(this, link);
   }
 
   linkReceive(link: Link, pdu: LinkPdu): void {
-    const conn = this.connectionOf(link);
-    if (conn === undefined) return;
-    switch (pdu.kind) {
-      case "data": {
-        const whole = conn.rx.push(pdu.llid, pdu.bytes);
-        if (whole !== undefined)
-          for (const p of fragmentToHost(conn.handle, whole, this.hostAclLength)) this.toHost(p);
-        return;
-      }
-      case "terminate":
-        this.closeConnection(conn, pdu.reason);
-        return;
-      case "enc_req":
-        conn.pendingEncryption = { random: pdu.random, ediv: pdu.ediv, key: pdu.key };
-        if (((this.leEventMask >> BigInt(LE_EVT.LONG_TERM_KEY_REQUEST - 1)) & 1n) === 0n) {
-          this.rejectEncryption(conn);
-          return;
-        }
-        this.event(ev.leLongTermKeyRequest(conn.handle, pdu.random, pdu.ediv));
-        return;
-      case "enc_rsp":
-        conn.encrypted = true;
-        this.event(ev.encryptionChange(STATUS.SUCCESS, conn.handle, true));
-        return;
-      case "enc_reject":
-        this.event(ev.encryptionChange(pdu.error, conn.handle, false));
-        return;
-      case "mic_failure":
-        return;
-      case "conn_update":
-        this.applyUpdate(conn, pdu.params);
-        return;
-      case "feature_req":
-        link.send(this, { kind: "feature_rsp", features: LE_FEATURES });
-        return;
-      case "feature_rsp":
-        this.event(ev.leReadRemoteFeaturesComplete(STATUS.SUCCESS, conn.handle, pdu.features));
-        return;
-    }
+    LL.linkReceive(this, link, pdu);
   }
 
   linkDown(link: Link, reason: number): void {
-    const conn = this.connectionOf(link);
-    if (conn !== undefined)
-      this.closeConnection(conn, conn.terminating ? STATUS.LOCAL_HOST_TERMINATED : reason);
+    LL.linkDown(this, link, reason);
   }
 
-  /** Forgets the connection; the host's unacknowledged packets count as flushed (§7.7.5). */
-  closeConnection(conn: Connection, reason: number): void {
-    if (this.connections.get(conn.handle) !== conn) return;
-    this.connections.delete(conn.handle);
-    this.freeBuffers += conn.inFlight;
-    conn.inFlight = 0;
-    this.event(ev.disconnectionComplete(STATUS.SUCCESS, conn.handle, reason));
-  }
-
-  /** Host Disconnect: LL_TERMINATE_IND, then Disconnection Complete on both sides (Vol 6 Part B §5.1.3). */
   terminate(conn: Connection, reason: number): void {
-    conn.terminating = true;
-    conn.link.send(this, { kind: "terminate", reason }, () => {
-      this.closeConnection(conn, STATUS.LOCAL_HOST_TERMINATED);
-      this.medium.release(conn.link);
-    });
+    LL.terminate(this, conn, reason);
   }
 
-  /** LE Connection Update: both hosts hear of it at the instant (Vol 6 Part B §5.1.1). */
   requestUpdate(conn: Connection, params: Link["params"]): void {
-    conn.link.send(this, { kind: "conn_update", params });
-    this.applyUpdate(conn, params);
+    LL.requestUpdate(this, conn, params);
   }
 
-  private applyUpdate(conn: Connection, params: Link["params"]): void {
-    const delay = UPDATE_INSTANT_EVENTS * conn.link.intervalMs();
-    this.clock.setTimeout(() => {
-      if (this.connections.get(conn.handle) !== conn) return;
-      conn.link.params = params;
-      this.event(
-        ev.leConnectionUpdateComplete(
-          STATUS.SUCCESS,
-          conn.handle,
-          params.interval,
-          params.latency,
-          params.timeout,
-        ),
-      );
-    }, delay);
-  }
-
-  /** Peripheral host's LTK: equal keys encrypt; unequal ones fail the MIC check (Vol 6 Part B §5.1.3.1). */
   answerEncryption(conn: Connection, key: Buffer): void {
-    const pending = conn.pendingEncryption;
-    conn.pendingEncryption = undefined;
-    if (pending === undefined) return;
-    if (pending.key.equals(key)) {
-      conn.encrypted = true;
-      conn.link.send(this, { kind: "enc_rsp", ok: true });
-      this.event(ev.encryptionChange(STATUS.SUCCESS, conn.handle, true));
-    } else {
-      // Each side derives a different session key: the first encrypted PDU fails its MIC.
-      this.medium.dropLink(conn.link, STATUS_MIC_FAILURE);
-    }
+    LL.answerEncryption(this, conn, key);
   }
 
-  /** No key: LL_REJECT_EXT_IND with PIN or Key Missing (Vol 6 Part B §5.1.3.1). */
   rejectEncryption(conn: Connection): void {
-    conn.pendingEncryption = undefined;
-    conn.link.send(this, { kind: "enc_reject", error: STATUS.PIN_OR_KEY_MISSING });
+    LL.rejectEncryption(this, conn);
   }
 
+  /** Handle counter for link-layer.ts: the next handle to try. */
+  nextHandle = 0x0040;
   /** HCI Reset (Vol 4 Part E §7.3.2): back to defaults; links end for the peers. */
   reset(): void {
     this.stopAdvertising();
@@ -535,6 +410,3 @@ export class VirtualController implements Station {
     this.taps.clear();
   }
 }
-
-/** Connection Terminated due to MIC Failure (Vol 1 Part F §1.3). */
-const STATUS_MIC_FAILURE = 0x3d;
