@@ -10,7 +10,8 @@ import {
 } from "../gatt/characteristics/current-time.ts";
 import { encodeDeviceInformationString } from "../gatt/characteristics/device-information.ts";
 import { type CharacteristicValue, mappingFor } from "../gatt/mapping.ts";
-import { SIG } from "../gatt/uuids.ts";
+import { recordSequenceOf } from "../gatt/record-sequence.ts";
+import { SIG, VENDOR } from "../gatt/uuids.ts";
 import type { PhysicalReading } from "../readings/types.ts";
 import { DeviceClock } from "./device-clock.ts";
 import { featureValue, layoutOf, pushedUuids, serviceOrder } from "./gatt-layout.ts";
@@ -85,7 +86,12 @@ export class BleDevice {
     };
     const sequence = this.nextSequence;
     const values = mappingFor(this.profile).encode(stamped, this.profile, sequence);
-    this.nextSequence = (sequence + Math.max(1, stamped.records.length)) & 0xffff || 1;
+    // One sequence number per Glucose Measurement or vendor record (mapping.ts: record n of a
+    // reading gets sequence + n), one per reading otherwise.
+    const numbered = values.filter(
+      (v) => v.uuid === SIG.characteristics.glucoseMeasurement || v.uuid === VENDOR.record,
+    );
+    this.nextSequence = (sequence + Math.max(1, numbered.length)) & 0xffff || 1;
     const battery = stamped.records.find((r) => r.metric === "battery_percentage");
     if (battery !== undefined) this.battery = battery.value_1;
     // Stored measurements go first: a live one waits for the flush in progress.
@@ -103,7 +109,12 @@ export class BleDevice {
       this.counts.lost++;
       return "lost";
     }
-    this.store.add({ sequence, values });
+    // RACP selects by the sequence the values carry (record, Glucose Measurement or Reading
+    // Context measurement_index): the one the central reads back.
+    const carried = values
+      .map((v) => recordSequenceOf(v.uuid, v.value))
+      .find((n) => n !== undefined);
+    this.store.add({ sequence: carried ?? sequence, values });
     this.counts.stored++;
     return "stored";
   }
@@ -112,12 +123,14 @@ export class BleDevice {
     return values.every((v) => this.subscribed.has(v.uuid));
   }
 
+  /** Queues a reading's values together, so another reading's never fall between them. */
   private async sendValues(values: readonly CharacteristicValue[]): Promise<void> {
-    for (const v of values) {
+    const sends = values.map((v) => {
       const send = this.subscribed.get(v.uuid);
       if (send === undefined) throw new Error(`not subscribed: ${v.uuid}`);
-      await send(v.value);
-    }
+      return send;
+    });
+    await Promise.all(sends.map((send, i) => send(values[i]!.value)));
   }
 
   /** The central went away: nothing is subscribed any more (CCCDs are per connection for us). */

@@ -2,9 +2,9 @@ import type { CentralLink } from "../ble/hosts/central.ts";
 import type { Clock } from "../core/clock.ts";
 import { currentTimeAt, encodeCurrentTime } from "../gatt/characteristics/current-time.ts";
 import { decodeRacp, encodeRacp, type RacpMessage } from "../gatt/characteristics/racp.ts";
+import { recordSequenceOf } from "../gatt/record-sequence.ts";
 import { SIG } from "../gatt/uuids.ts";
 import type { RawCharacteristicValue } from "./raw-values.ts";
-import { recordSequenceOf } from "./record-sequence.ts";
 import { RequestQueue } from "./request-queue.ts";
 
 export interface SessionTimeouts {
@@ -29,6 +29,8 @@ export interface SessionOptions {
 
 export interface SessionResult {
   services: string[];
+  /** ATT_MTU after the exchange noble starts on connection (Vol 3 Part F §3.4.2). */
+  mtu: number | null;
   timeSet: boolean;
   stored: number;
   live: number;
@@ -54,6 +56,7 @@ export async function runSession(
   const queue = new RequestQueue(options.clock, link.address);
   const result: SessionResult = {
     services: [],
+    mtu: null,
     timeSet: false,
     stored: 0,
     live: 0,
@@ -78,6 +81,7 @@ export async function runSession(
 
   const services = await run("discover", t.discover, () => link.discover());
   result.services = [...services.keys()];
+  result.mtu = link.mtu;
   const all = [...services.values()].flat();
 
   if (all.includes(SIG.characteristics.currentTime)) {

@@ -32,7 +32,10 @@ describe("controller fuzz", () => {
           const body = Buffer.from(params);
           if (useHandle && body.length >= 2) body.writeUInt16LE(t.ch, 0);
           const length = declared < 0 ? body.length : declared;
-          const packet = Buffer.concat([Buffer.from([H4.COMMAND, opcode & 0xff, opcode >> 8, length]), body]);
+          const packet = Buffer.concat([
+            Buffer.from([H4.COMMAND, opcode & 0xff, opcode >> 8, length]),
+            body,
+          ]);
           t.c.clear();
           expect(() => t.central.receive(packet)).not.toThrow();
           t.clock.runSync({ until: t.clock.now() + 50 });
@@ -48,8 +51,11 @@ describe("controller fuzz", () => {
           const entry = COMMANDS.get(opcode);
           if (entry === undefined) expect(status).toBe(STATUS.UNKNOWN_COMMAND);
           else {
-            expect(answer[1]).toBe(entry.kind === "complete" ? EVT.COMMAND_COMPLETE : EVT.COMMAND_STATUS);
-            if (length !== body.length || body.length !== entry.length) expect(status).toBe(STATUS.INVALID_PARAMETERS);
+            expect(answer[1]).toBe(
+              entry.kind === "complete" ? EVT.COMMAND_COMPLETE : EVT.COMMAND_STATUS,
+            );
+            if (length !== body.length || body.length !== entry.length)
+              expect(status).toBe(STATUS.INVALID_PARAMETERS);
             if (entry.kind === "complete") expect(answer.length).toBe(7 + entry.returnLength);
           }
         },

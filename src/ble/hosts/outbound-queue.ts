@@ -51,7 +51,9 @@ export class OutboundQueue {
       this.busy = false;
       if (error === undefined) item.resolve();
       else item.reject(error);
-      this.next();
+      // Not from inside the host's confirmation handler: bleno clears its "last indicated
+      // attribute" after that handler returns, and would lose an indication sent within it.
+      queueMicrotask(() => this.next());
     };
     this.timer = this.clock.setTimeout(
       () => finish(new RpmlabError("E_BLE_TIMEOUT", "no Handle Value Confirmation within 30 s")),

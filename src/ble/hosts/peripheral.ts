@@ -122,14 +122,17 @@ export class BlenoPeripheral {
                 c.subscribe === undefined
                   ? null
                   : (max, update) =>
-                      c.subscribe!(
-                        (v) =>
-                          this.outbound.push(indicates, (done) => {
-                            confirm = done;
-                            update(Buffer.from(v));
-                          }),
-                        max,
-                      ),
+                      c.subscribe!((v) => {
+                        // bleno would cut the value at ATT_MTU − 3 without a word (Vol 3 Part F §3.4.7.1).
+                        if (v.length > max) {
+                          const why = `${c.uuid}: a ${v.length}-octet value exceeds ATT_MTU − 3 = ${max}`;
+                          return Promise.reject(new RpmlabError("E_BLE_GATT", why));
+                        }
+                        return this.outbound.push(indicates, (done) => {
+                          confirm = done;
+                          update(Buffer.from(v));
+                        });
+                      }, max),
               onUnsubscribe: c.unsubscribe ?? null,
               // Handle Value Confirmation for this characteristic's indication (Vol 3 Part F §3.4.7.3).
               onIndicate: () => {

@@ -22,6 +22,25 @@ export class HostLab {
   readonly clock = new SystemClock();
   readonly radio = new EmulatedRadio(this.clock, new Rng("host-lab"));
   readonly values: RawCharacteristicValue[] = [];
+  private readonly waiters = new Set<() => void>();
+
+  /** Resolves once `count` values matching `pick` have been received (within `ms`). */
+  valuesReceived(
+    count: number,
+    pick: (v: RawCharacteristicValue) => boolean,
+    ms = 20_000,
+  ): Promise<void> {
+    return within(ms, `${count} values`, (done) => {
+      const check = (): void => {
+        if (this.values.filter(pick).length >= count) {
+          this.waiters.delete(check);
+          done(undefined);
+        }
+      };
+      this.waiters.add(check);
+      check();
+    });
+  }
   private readonly closers: Array<() => Promise<void>> = [];
 
   async device(data: DeviceWorkerData): Promise<DeviceHost> {
@@ -32,7 +51,10 @@ export class HostLab {
 
   async gateway(): Promise<GatewayHost> {
     const host = await GatewayHost.start(this.radio.controller("gateway"), {
-      deliver: (v) => this.values.push(v),
+      deliver: (v) => {
+        this.values.push(v);
+        for (const w of [...this.waiters]) w();
+      },
     });
     this.closers.push(() => host.close());
     return host;

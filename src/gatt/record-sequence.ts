@@ -1,5 +1,5 @@
-import { SIG, VENDOR } from "../gatt/uuids.ts";
-import { decodeReadingContext } from "../gatt/vendor/reading-context.ts";
+import { SIG, VENDOR } from "./uuids.ts";
+import { decodeReadingContext } from "./vendor/reading-context.ts";
 
 /**
  * The record sequence number a value carries, read at its fixed place without decoding the
