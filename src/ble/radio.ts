@@ -1,5 +1,6 @@
 import type { Clock } from "../core/clock.ts";
 import type { Rng } from "../core/rng.ts";
+import type { BtsnoopWriter } from "./btsnoop.ts";
 import { VirtualController } from "./controller/virtual-controller.ts";
 import type { BdAddr } from "./hci/address.ts";
 import type { Position } from "./medium/path-loss.ts";
@@ -12,6 +13,7 @@ import { RadioMedium, type RadioMediumOptions } from "./medium/radio-medium.ts";
 export class EmulatedRadio {
   readonly medium: RadioMedium;
   private readonly controllers = new Set<VirtualController>();
+  private capture: BtsnoopWriter | undefined;
 
   constructor(
     readonly clock: Clock,
@@ -36,10 +38,19 @@ export class EmulatedRadio {
     });
     if (position !== undefined) this.medium.move(controller, position);
     this.controllers.add(controller);
+    this.capture?.add(controller);
     return controller;
   }
 
+  /** Records every controller's HCI traffic, present and future (`--btsnoop FILE`). */
+  captureTo(writer: BtsnoopWriter): void {
+    this.capture = writer;
+    for (const c of this.controllers) writer.add(c);
+  }
+
   close(): void {
+    this.capture?.close();
+    this.capture = undefined;
     for (const c of this.controllers) c.close();
     this.controllers.clear();
     this.medium.close();
