@@ -1,5 +1,5 @@
 import { closeSync, openSync, writeSync } from "node:fs";
-import type { Direction, VirtualController } from "./controller/virtual-controller.ts";
+import type { Direction } from "./controller/virtual-controller.ts";
 import { bdAddrToWire } from "./hci/address.ts";
 import { H4 } from "./hci/constants.ts";
 
@@ -49,8 +49,15 @@ export function fileSink(path: string): CaptureSink {
   return { write: (b) => void writeSync(fd, b), close: () => closeSync(fd) };
 }
 
+/** Anything whose HCI traffic can be watched: a VirtualController, or a host-side adapter. */
+export interface HciTap {
+  readonly name: string;
+  readonly address: string;
+  tap(listener: (direction: Direction, packet: Buffer) => void): () => void;
+}
+
 export class BtsnoopWriter {
-  private readonly detach = new Map<VirtualController, { index: number; off: () => void }>();
+  private readonly detach = new Map<HciTap, { index: number; off: () => void }>();
   private nextIndex = 0;
   private closed = false;
 
@@ -67,7 +74,7 @@ export class BtsnoopWriter {
   }
 
   /** Records a controller's traffic from now on, announced as a new index named after it. */
-  add(controller: VirtualController): number {
+  add(controller: HciTap): number {
     const index = this.nextIndex++;
     // New Index payload: type (0 primary), bus (0 virtual), BD_ADDR, name (8 octets).
     const info = Buffer.alloc(16);
@@ -82,7 +89,7 @@ export class BtsnoopWriter {
     return index;
   }
 
-  remove(controller: VirtualController): void {
+  remove(controller: HciTap): void {
     const entry = this.detach.get(controller);
     if (entry === undefined) return;
     entry.off();

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { isRpmlabError } from "../core/errors.ts";
 import { registerAccountsCommand } from "./accounts.ts";
+import { registerBleCommands } from "./ble.ts";
 import { type CliIo, processIo } from "./io.ts";
 import { registerKeysCommand } from "./keys.ts";
 import { registerProfilesCommand } from "./profiles.ts";
@@ -21,6 +22,7 @@ export function buildProgram(io: CliIo): Command {
   registerServeCommand(program, io);
   registerAccountsCommand(program, io);
   registerKeysCommand(program, io);
+  registerBleCommands(program, io);
   return program;
 }
 

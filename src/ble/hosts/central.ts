@@ -79,6 +79,17 @@ export class NobleCentral {
     };
   }
 
+  /**
+   * Stops the host's 1-second adapter poll, which neither stack can stop (DESIGN.md): with the
+   * poll method of its Hci instance replaced, the chain ends at its next tick, so a process
+   * whose transport is closed can exit. In tests, run hosts in workers and terminate them.
+   */
+  quiesce(): void {
+    const hci = (this.noble as unknown as { _bindings?: { _hci?: { pollIsDevUp?: () => void } } })
+      ._bindings?._hci;
+    if (hci !== undefined) hci.pollIsDevUp = () => undefined;
+  }
+
   /** Connects to a peripheral a scan has seen. */
   async connect(id: string): Promise<CentralLink> {
     const p = this.peripherals.get(id);

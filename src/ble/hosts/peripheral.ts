@@ -171,6 +171,17 @@ export class BlenoPeripheral {
     return new Promise((resolve) => this.bleno.stopAdvertising(() => resolve()));
   }
 
+  /**
+   * Stops the host's 1-second adapter poll, which neither stack can stop (DESIGN.md): with the
+   * poll method of its Hci instance replaced, the chain ends at its next tick, so a process
+   * whose transport is closed can exit. In tests, run hosts in workers and terminate them.
+   */
+  quiesce(): void {
+    const hci = (this.bleno as unknown as { _bindings?: { _hci?: { pollIsDevUp?: () => void } } })
+      ._bindings?._hci;
+    if (hci !== undefined) hci.pollIsDevUp = () => undefined;
+  }
+
   /** Ends the current connection from the peripheral's side. */
   disconnect(): void {
     this.bleno.disconnect();

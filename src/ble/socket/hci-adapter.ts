@@ -1,3 +1,4 @@
+import type { Direction } from "../controller/virtual-controller.ts";
 import { EVT, H4, LE_EVT, OP } from "../hci/constants.ts";
 import type { EmulatedHciSocket } from "./emulated-socket.ts";
 import {
@@ -21,13 +22,19 @@ export class HciAdapter {
   private readonly sockets = new Set<EmulatedHciSocket>();
   private keys: LongTermKey[] = [];
   private closed = false;
+  private readonly taps = new Set<(direction: Direction, packet: Buffer) => void>();
+  readonly name: string;
+  /** Unknown on this side of the transport until the host reads it; captures show zeros. */
+  readonly address = "00:00:00:00:00:00";
   /** Exceptions thrown by a host while handling a packet: the host's bug, reported not thrown. */
   onHostError: (error: unknown) => void = () => {};
 
   constructor(
     readonly devId: number,
     private readonly transport: HciTransport,
+    name = `hci${devId}`,
   ) {
+    this.name = name;
     transport.setReceiver((packet) => this.fromController(packet));
     transport.setErrorHandler?.((error) => {
       for (const socket of this.sockets) socket.fail(error);
@@ -58,6 +65,17 @@ export class HciAdapter {
       for (const s of this.sockets)
         if (s !== from && s.channel === "raw") s.deliverFiltered(packet);
     }
+    this.toController(packet);
+  }
+
+  /** Watches the traffic on this side of the transport (btsnoop of a tcp:// host). */
+  tap(listener: (direction: Direction, packet: Buffer) => void): () => void {
+    this.taps.add(listener);
+    return () => this.taps.delete(listener);
+  }
+
+  private toController(packet: Buffer): void {
+    for (const t of this.taps) t("host-to-controller", packet);
     this.transport.send(packet);
   }
 
@@ -78,6 +96,7 @@ export class HciAdapter {
   }
 
   private fromController(packet: Buffer): void {
+    for (const t of this.taps) t("controller-to-host", packet);
     const user = this.userChannel();
     if (user !== undefined) {
       user.deliver(packet);
@@ -107,14 +126,14 @@ export class HciAdapter {
       cmd[3] = 18;
       cmd.writeUInt16LE(handle, 4);
       match.key.copy(cmd, 6);
-      this.transport.send(cmd);
+      this.toController(cmd);
     } else {
       const cmd = Buffer.alloc(6);
       cmd[0] = H4.COMMAND;
       cmd.writeUInt16LE(OP.LE_LTK_REQUEST_NEGATIVE_REPLY, 1);
       cmd[3] = 2;
       cmd.writeUInt16LE(handle, 4);
-      this.transport.send(cmd);
+      this.toController(cmd);
     }
   }
 
