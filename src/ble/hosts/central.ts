@@ -1,7 +1,7 @@
 import type NobleModule from "@abandonware/noble";
 import type { Characteristic, Peripheral } from "@abandonware/noble";
 import { RpmlabError } from "../../core/errors.ts";
-import { loadNoble, type SocketFactory } from "./load.ts";
+import { loadNoble, type SocketFactory, withoutProcessHooks } from "./load.ts";
 
 type Noble = typeof NobleModule;
 
@@ -42,12 +42,14 @@ export class NobleCentral {
   static open(factory: SocketFactory): Promise<NobleCentral> {
     const noble = loadNoble(factory) as Noble;
     return new Promise((resolve, reject) => {
-      noble.on("stateChange", (state: string) => {
-        if (state === "poweredOn") resolve(new NobleCentral(noble));
-        else if (state === "unsupported" || state === "unauthorized") {
-          reject(new RpmlabError("E_BLE_HOST", `noble: adapter is ${state}`));
-        }
-      });
+      withoutProcessHooks(() =>
+        noble.on("stateChange", (state: string) => {
+          if (state === "poweredOn") resolve(new NobleCentral(noble));
+          else if (state === "unsupported" || state === "unauthorized") {
+            reject(new RpmlabError("E_BLE_HOST", `noble: adapter is ${state}`));
+          }
+        }),
+      );
     });
   }
 

@@ -67,3 +67,24 @@ export function loadBleno(factory: SocketFactory): unknown {
     }
   });
 }
+
+type Hook = (...args: unknown[]) => void;
+const listenersOf = (event: "SIGINT" | "exit"): Hook[] =>
+  process.listeners(event as "SIGINT") as Hook[];
+
+/**
+ * Runs `init` (the first stateChange listener, which starts a host) and removes the SIGINT and
+ * exit listeners the host adds to the process: on SIGINT, noble and bleno call process.exit(1)
+ * when theirs is the last listener, which would cut the lab's own shutdown short, and a lab with
+ * hundreds of hosts would pile up hundreds of them. The lab owns the process's signals.
+ */
+export function withoutProcessHooks<T>(init: () => T): T {
+  const sigint = new Set(listenersOf("SIGINT"));
+  const exit = new Set(listenersOf("exit"));
+  try {
+    return init();
+  } finally {
+    for (const l of listenersOf("SIGINT")) if (!sigint.has(l)) process.off("SIGINT", l);
+    for (const l of listenersOf("exit")) if (!exit.has(l)) process.off("exit", l);
+  }
+}

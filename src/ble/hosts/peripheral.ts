@@ -1,7 +1,7 @@
 import type BlenoModule from "@abandonware/bleno";
 import type { Clock } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
-import { loadBleno, type SocketFactory } from "./load.ts";
+import { loadBleno, type SocketFactory, withoutProcessHooks } from "./load.ts";
 import { OutboundQueue } from "./outbound-queue.ts";
 
 type Bleno = typeof BlenoModule;
@@ -70,12 +70,14 @@ export class BlenoPeripheral {
   static open(factory: SocketFactory, clock: Clock): Promise<BlenoPeripheral> {
     const bleno = loadBleno(factory) as Bleno;
     return new Promise((resolve, reject) => {
-      bleno.on("stateChange", (state) => {
-        if (state === "poweredOn") resolve(new BlenoPeripheral(bleno, clock));
-        else if (state === "unsupported" || state === "unauthorized") {
-          reject(new RpmlabError("E_BLE_HOST", `bleno: adapter is ${state}`));
-        }
-      });
+      withoutProcessHooks(() =>
+        bleno.on("stateChange", (state) => {
+          if (state === "poweredOn") resolve(new BlenoPeripheral(bleno, clock));
+          else if (state === "unsupported" || state === "unauthorized") {
+            reject(new RpmlabError("E_BLE_HOST", `bleno: adapter is ${state}`));
+          }
+        }),
+      );
     });
   }
 
