@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { isRpmlabError } from "../core/errors.ts";
 import { registerAccountsCommand } from "./accounts.ts";
 import { registerBillingCommand } from "./billing.ts";
+import { registerBleCommands } from "./ble.ts";
 import { type CliIo, processIo } from "./io.ts";
 import { registerKeysCommand } from "./keys.ts";
 import { registerOrdersCommand } from "./orders.ts";
@@ -27,6 +28,7 @@ export function buildProgram(io: CliIo): Command {
   registerOrdersCommand(program, io);
   registerBillingCommand(program, io);
   registerWebhooksCommand(program, io);
+  registerBleCommands(program, io);
   return program;
 }
 

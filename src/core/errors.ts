@@ -31,6 +31,16 @@ export const ERROR_CODES = {
     "An uplink reading names a sensor code or device type the catalogue does not know.",
   E_LAB_UNREACHABLE:
     "The rpmlab serve a command acts through does not answer at its base URL (--url, $RPMLAB_URL), or failed (HTTP 5xx).",
+  E_BLE_HOST:
+    "The BLE host stack (noble or bleno) could not be loaded or started on the chosen HCI backend.",
+  E_BLE_NO_ADAPTER:
+    "hci:N was asked for, but the native HCI socket module is not installed or the kernel has no Bluetooth (EAFNOSUPPORT) or no such adapter (ENODEV).",
+  E_BLE_TRANSPORT:
+    "An HCI transport (tcp://, worker port) could not connect, or its far end closed or sent bytes that are not H4.",
+  E_BLE_TIMEOUT:
+    "A BLE request (connect, discovery, read, write, RACP) got no answer within its timeout, counted from when it was sent.",
+  E_BLE_GATT:
+    "A GATT operation failed: the peer answered with an ATT error, lacks a service or characteristic, or the link dropped mid-request.",
   E_API_UNAUTHENTICATED:
     "HTTP 401: no Authorization header, the wrong scheme, or an unknown or revoked key or token.",
   E_API_FORBIDDEN:

@@ -1,0 +1,112 @@
+import { type HciBackend, openHciBackend } from "../ble/backend.ts";
+import { BtsnoopWriter, fileSink } from "../ble/btsnoop.ts";
+import { BlenoPeripheral } from "../ble/hosts/peripheral.ts";
+import { EmulatedRadio } from "../ble/radio.ts";
+import { Catalogue } from "../catalogue/catalogue.ts";
+import type { BleSpec } from "../config/ble-spec.ts";
+import { SystemClock, type TimerHandle } from "../core/clock.ts";
+import { Rng } from "../core/rng.ts";
+import { advertisingData, scanResponseData } from "../devices/advertising-data.ts";
+import { BleDevice, type MeasureOutcome } from "../devices/ble-device.ts";
+import { generateReadings } from "../readings/generate.ts";
+import { PatientModels } from "../readings/patients.ts";
+
+export interface DeviceAppOptions {
+  profile: string;
+  ble: BleSpec;
+  serial: string;
+  seed: string;
+  /** Take a reading every this many ms (0: never). */
+  everyMs: number;
+  btsnoop?: string | undefined;
+  onEvent: (event: Record<string, unknown>) => void;
+}
+
+/**
+ * `rpmlab device <profile> --ble SPEC`: one virtual device advertising from an adapter: a real
+ * one (hci:N), a controller in another process (tcp://), or an emulated one (alone on its medium).
+ */
+export class DeviceApp {
+  private timer: TimerHandle | undefined;
+
+  private constructor(
+    private readonly clock: SystemClock,
+    private readonly backend: HciBackend,
+    private readonly radio: EmulatedRadio | undefined,
+    private readonly capture: BtsnoopWriter | undefined,
+    private readonly peripheral: BlenoPeripheral,
+    readonly address: string,
+  ) {}
+
+  static async start(options: DeviceAppOptions): Promise<DeviceApp> {
+    const profile = Catalogue.load().get(options.profile);
+    const clock = new SystemClock();
+    const rng = new Rng(options.seed);
+    const radio =
+      options.ble.kind === "emulated" ? new EmulatedRadio(clock, rng.fork("radio")) : undefined;
+    const backend = await openHciBackend(
+      options.ble,
+      `device-${options.serial}`.slice(0, 16),
+      radio,
+    );
+    const capture =
+      options.btsnoop !== undefined && backend.tap !== undefined
+        ? new BtsnoopWriter(fileSink(options.btsnoop), () => clock.now())
+        : undefined;
+    if (capture !== undefined && backend.tap !== undefined) capture.add(backend.tap);
+    const device = new BleDevice({ profile, clock, serial: options.serial });
+    const peripheral = await BlenoPeripheral.open(backend.factory, clock);
+    peripheral.on("accept", (address) => options.onEvent({ event: "connected", central: address }));
+    peripheral.on("disconnect", (address) => {
+      device.disconnected();
+      options.onEvent({ event: "disconnected", central: address });
+    });
+    await peripheral.serve(device.services());
+    await peripheral.advertiseData(
+      advertisingData(profile),
+      scanResponseData(device.localName, profile.sensor_code),
+    );
+    const app = new DeviceApp(clock, backend, radio, capture, peripheral, peripheral.address);
+    options.onEvent({
+      event: "advertising",
+      address: peripheral.address,
+      name: device.localName,
+      profile: profile.name,
+    });
+    if (options.everyMs > 0) {
+      const model = PatientModels.load().models[0]!;
+      const readings = generateReadings({
+        devices: [profile],
+        patient: model,
+        rng: rng.fork("readings"),
+        days: 30,
+        duplicateRate: 0,
+      });
+      let next = 0;
+      const tick = (): void => {
+        const g = readings[next++ % readings.length]!;
+        void device
+          .measure({
+            timestamp: g.timestamp,
+            timezone_offset: g.timezone_offset,
+            records: g.records,
+          })
+          .then((outcome: MeasureOutcome) =>
+            options.onEvent({ event: "reading", outcome, records: g.records.length }),
+          );
+        app.timer = clock.setTimeout(tick, options.everyMs);
+      };
+      app.timer = clock.setTimeout(tick, options.everyMs);
+    }
+    return app;
+  }
+
+  stop(): void {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.capture?.close();
+    this.peripheral.quiesce();
+    this.backend.close();
+    this.radio?.close();
+    this.clock.dispose();
+  }
+}

@@ -1,0 +1,182 @@
+import type NobleModule from "@abandonware/noble";
+import type { Characteristic, Peripheral } from "@abandonware/noble";
+import { RpmlabError } from "../../core/errors.ts";
+import { loadNoble, type SocketFactory, withoutProcessHooks } from "./load.ts";
+
+type Noble = typeof NobleModule;
+
+/** What a scan saw of one advertiser. */
+export interface Advertisement {
+  /** Stable id noble gives the peripheral (its address without colons). */
+  id: string;
+  address: string;
+  rssi: number;
+  localName: string | undefined;
+  serviceUuids: string[];
+  connectable: boolean;
+  /** Manufacturer Specific Data (company identifier first), when advertised. */
+  manufacturerData: Buffer | undefined;
+}
+
+/** 16-bit SIG UUIDs as the lab spells them ("2A35"); 128-bit ones lower-case with dashes. */
+export function labUuid(nobleUuid: string): string {
+  const u = nobleUuid.toLowerCase().replaceAll("-", "");
+  if (u.length === 4) return u.toUpperCase();
+  return `${u.slice(0, 8)}-${u.slice(8, 12)}-${u.slice(12, 16)}-${u.slice(16, 20)}-${u.slice(20)}`;
+}
+
+const bare = (uuid: string): string => uuid.replaceAll("-", "").toLowerCase();
+
+/**
+ * A GATT client and scanner on an unmodified noble instance. The gateway (src/gateway) drives it
+ * through this class alone; timeouts and queueing are the gateway's.
+ */
+export class NobleCentral {
+  private readonly peripherals = new Map<string, Peripheral>();
+
+  private constructor(private readonly noble: Noble) {
+    noble.on("discover", (p: Peripheral) => this.peripherals.set(p.id, p));
+  }
+
+  /** Loads a fresh noble on the given sockets and waits for poweredOn. */
+  static open(factory: SocketFactory): Promise<NobleCentral> {
+    const noble = loadNoble(factory) as Noble;
+    return new Promise((resolve, reject) => {
+      withoutProcessHooks(() =>
+        noble.on("stateChange", (state: string) => {
+          if (state === "poweredOn") resolve(new NobleCentral(noble));
+          else if (state === "unsupported" || state === "unauthorized") {
+            reject(new RpmlabError("E_BLE_HOST", `noble: adapter is ${state}`));
+          }
+        }),
+      );
+    });
+  }
+
+  get address(): string {
+    return (this.noble as unknown as { address: string }).address;
+  }
+
+  /** Active scan; `onAdvertisement` sees each advertiser (once unless duplicates are allowed). */
+  async startScan(
+    serviceUuids: readonly string[],
+    onAdvertisement: (adv: Advertisement) => void,
+    allowDuplicates = false,
+  ): Promise<() => Promise<void>> {
+    const listener = (p: Peripheral): void =>
+      onAdvertisement({
+        id: p.id,
+        address: p.address,
+        rssi: p.rssi,
+        localName: p.advertisement.localName,
+        serviceUuids: (p.advertisement.serviceUuids ?? []).map(labUuid),
+        connectable: p.connectable,
+        manufacturerData: p.advertisement.manufacturerData ?? undefined,
+      });
+    this.noble.on("discover", listener);
+    await this.noble.startScanningAsync(serviceUuids.map(bare), allowDuplicates);
+    return async () => {
+      this.noble.removeListener("discover", listener);
+      await this.noble.stopScanningAsync();
+    };
+  }
+
+  /**
+   * Stops the host's 1-second adapter poll, which neither stack can stop (DESIGN.md): with the
+   * poll method of its Hci instance replaced, the chain ends at its next tick, so a process
+   * whose transport is closed can exit. In tests, run hosts in workers and terminate them.
+   */
+  quiesce(): void {
+    const hci = (this.noble as unknown as { _bindings?: { _hci?: { pollIsDevUp?: () => void } } })
+      ._bindings?._hci;
+    if (hci !== undefined) hci.pollIsDevUp = () => undefined;
+  }
+
+  /** Connects to a peripheral a scan has seen. */
+  async connect(id: string): Promise<CentralLink> {
+    const p = this.peripherals.get(id);
+    if (p === undefined)
+      throw new RpmlabError("E_BLE_GATT", `no advertiser ${id} has been seen by this scanner`);
+    await p.connectAsync();
+    return new CentralLink(p);
+  }
+}
+
+/** One connection of the central: discovery, reads, writes, subscriptions. */
+export class CentralLink {
+  private readonly chars = new Map<string, Characteristic>();
+
+  constructor(private readonly peripheral: Peripheral) {}
+
+  get address(): string {
+    return this.peripheral.address;
+  }
+
+  get mtu(): number | null {
+    return (this.peripheral as unknown as { mtu: number | null }).mtu;
+  }
+
+  /** Fires once when the link drops, whoever ends it. */
+  onDisconnect(listener: (reason: number | undefined) => void): void {
+    this.peripheral.once("disconnect", listener);
+  }
+
+  /** Discovers every service and characteristic; returns the characteristic UUIDs by service. */
+  async discover(): Promise<Map<string, string[]>> {
+    const { services } = await this.peripheral.discoverAllServicesAndCharacteristicsAsync();
+    const out = new Map<string, string[]>();
+    for (const s of services) {
+      const list: string[] = [];
+      for (const c of s.characteristics ?? []) {
+        const uuid = labUuid(c.uuid);
+        this.chars.set(`${labUuid(s.uuid)}/${uuid}`, c);
+        if (!this.chars.has(uuid)) this.chars.set(uuid, c);
+        list.push(uuid);
+      }
+      out.set(labUuid(s.uuid), list);
+    }
+    return out;
+  }
+
+  private char(uuid: string, service?: string): Characteristic {
+    const c = this.chars.get(service === undefined ? uuid : `${service}/${uuid}`);
+    if (c === undefined)
+      throw new RpmlabError("E_BLE_GATT", `${this.address} has no characteristic ${uuid}`);
+    return c;
+  }
+
+  /** Whether the characteristic pushes values (notify or indicate). */
+  canSubscribe(uuid: string, service?: string): boolean {
+    const p = this.chars.get(service === undefined ? uuid : `${service}/${uuid}`)?.properties ?? [];
+    return p.includes("notify") || p.includes("indicate");
+  }
+
+  has(uuid: string, service?: string): boolean {
+    return this.chars.has(service === undefined ? uuid : `${service}/${uuid}`);
+  }
+
+  async read(uuid: string, service?: string): Promise<Buffer> {
+    return await this.char(uuid, service).readAsync();
+  }
+
+  async write(uuid: string, value: Uint8Array, service?: string): Promise<void> {
+    await this.char(uuid, service).writeAsync(Buffer.from(value), false);
+  }
+
+  /** Enables notifications or indications; `onValue` gets every value pushed after. */
+  async subscribe(uuid: string, onValue: (value: Buffer) => void, service?: string): Promise<void> {
+    const c = this.char(uuid, service);
+    c.on("data", (data: Buffer, isNotification: boolean) => {
+      if (isNotification) onValue(data);
+    });
+    await c.subscribeAsync();
+  }
+
+  async rssi(): Promise<number> {
+    return await this.peripheral.updateRssiAsync();
+  }
+
+  async disconnect(): Promise<void> {
+    await this.peripheral.disconnectAsync();
+  }
+}

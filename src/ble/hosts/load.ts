@@ -1,0 +1,90 @@
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import { RpmlabError } from "../../core/errors.ts";
+
+/**
+ * The one place that loads noble and bleno, lazily. Both construct their HCI socket while they
+ * are being required; the shim package (packages/hci-socket-shim, installed in place of
+ * @abandonware/bluetooth-hci-socket by npm overrides) asks this global slot for it. The slot is
+ * set only for the synchronous duration of one load, so every host instance gets the socket
+ * chosen for it.
+ */
+const SLOT = Symbol.for("rpmlab.hci-socket.provider");
+const require = createRequire(import.meta.url);
+
+/** Makes the socket object a host gets for `new BluetoothHciSocket()`. */
+export type SocketFactory = () => object;
+
+type Slot = { [SLOT]?: SocketFactory };
+
+function withSockets<T>(factory: SocketFactory, load: () => T): T {
+  const slot = globalThis as Slot;
+  const previous = slot[SLOT];
+  slot[SLOT] = factory;
+  try {
+    return load();
+  } catch (error) {
+    throw new RpmlabError(
+      "E_BLE_HOST",
+      `could not start the BLE host stack: ${(error as Error).message}`,
+      {},
+      error,
+    );
+  } finally {
+    if (previous === undefined) delete slot[SLOT];
+    else slot[SLOT] = previous;
+  }
+}
+
+/** A new noble central: noble's own with-custom-binding builds a fresh instance per call. */
+export function loadNoble(factory: SocketFactory): unknown {
+  return withSockets(factory, () => {
+    const withCustomBinding = require("@abandonware/noble/with-custom-binding") as (
+      options: object,
+    ) => unknown;
+    return withCustomBinding({});
+  });
+}
+
+/**
+ * A new bleno peripheral. bleno keeps its bindings and management socket in module singletons,
+ * so each call evaluates a fresh copy of its modules (dropping them from the require cache
+ * before and after) — one bleno, one connection, per instance.
+ */
+export function loadBleno(factory: SocketFactory): unknown {
+  return withSockets(factory, () => {
+    const entry = require.resolve("@abandonware/bleno");
+    const root = `${dirname(entry)}/`;
+    const forget = (): void => {
+      for (const key of Object.keys(require.cache))
+        if (key.startsWith(root)) delete require.cache[key];
+    };
+    forget();
+    try {
+      return require(entry) as unknown;
+    } finally {
+      forget();
+    }
+  });
+}
+
+type Hook = (...args: unknown[]) => void;
+const listenersOf = (event: "SIGINT" | "exit"): Hook[] =>
+  process.listeners(event as "SIGINT") as Hook[];
+
+/**
+ * Runs `init` (the first stateChange listener, which starts a host) and removes the SIGINT and
+ * exit listeners the host adds to the process: on SIGINT, noble and bleno call process.exit(1)
+ * when theirs is the last listener, which would cut the lab's own shutdown short, and a lab with
+ * hundreds of hosts would pile up hundreds of them. The lab owns the process's signals.
+ */
+export function withoutProcessHooks<T>(init: () => T): T {
+  const sigint = new Set(listenersOf("SIGINT"));
+  const exit = new Set(listenersOf("exit"));
+  try {
+    return init();
+  } finally {
+    for (const l of listenersOf("SIGINT")) if (!sigint.has(l)) process.off("SIGINT", l);
+    for (const l of listenersOf("exit")) if (!exit.has(l)) process.off("exit", l);
+  }
+}

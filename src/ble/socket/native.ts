@@ -1,0 +1,92 @@
+import { EventEmitter } from "node:events";
+import { createRequire } from "node:module";
+import { RpmlabError } from "../../core/errors.ts";
+
+const require = createRequire(import.meta.url);
+
+/** The native socket's API (as @abandonware/bluetooth-hci-socket implements it). */
+interface NativeSocket extends EventEmitter {
+  bindRaw(devId?: number): number;
+  bindUser(devId?: number): number;
+  bindControl(): void;
+  isDevUp(): boolean;
+  setFilter(filter: Buffer): void;
+  start(): void;
+  stop(): void;
+  write(data: Buffer): void;
+  getDeviceList(): unknown[];
+}
+
+/**
+ * The real adapter hciN: the native @abandonware/bluetooth-hci-socket, installed under the alias
+ * @rpmlab/native-hci-socket (optional dependency: it needs a compiler to build and Linux with
+ * Bluetooth to run). The wrapper pins the adapter number, since bleno takes it only from its
+ * environment; it fails with E_BLE_NO_ADAPTER, saying why, when the module or the kernel's
+ * Bluetooth is missing.
+ */
+export function nativeSocketFactory(devId: number): () => object {
+  let Native: new () => NativeSocket;
+  try {
+    Native = require("@rpmlab/native-hci-socket") as new () => NativeSocket;
+  } catch (error) {
+    throw new RpmlabError(
+      "E_BLE_NO_ADAPTER",
+      `hci:${devId} needs the native HCI socket (npm optional dependency @rpmlab/native-hci-socket, built with node-gyp): ${(error as Error).message}`,
+      {},
+      error,
+    );
+  }
+  return () => {
+    let native: NativeSocket;
+    try {
+      native = new Native();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const why =
+        code === "EAFNOSUPPORT"
+          ? "this kernel has no Bluetooth (EAFNOSUPPORT)"
+          : (error as Error).message;
+      throw new RpmlabError("E_BLE_NO_ADAPTER", `hci:${devId}: ${why}`, {}, error);
+    }
+    return new PinnedSocket(native, devId);
+  };
+}
+
+/** Forwards everything to the native socket, binding always to one adapter. */
+class PinnedSocket extends EventEmitter {
+  constructor(
+    private readonly native: NativeSocket,
+    private readonly devId: number,
+  ) {
+    super();
+    native.on("data", (d: Buffer) => this.emit("data", d));
+    native.on("error", (e: Error) => this.emit("error", e));
+  }
+  bindRaw(): number {
+    return this.native.bindRaw(this.devId);
+  }
+  bindUser(): number {
+    return this.native.bindUser(this.devId);
+  }
+  bindControl(): void {
+    this.native.bindControl();
+  }
+  isDevUp(): boolean {
+    return this.native.isDevUp();
+  }
+  setFilter(filter: Buffer): void {
+    this.native.setFilter(filter);
+  }
+  start(): void {
+    this.native.start();
+  }
+  stop(): void {
+    this.native.stop();
+  }
+  write(data: Buffer): void {
+    this.native.write(data);
+  }
+  getDeviceList(): unknown[] {
+    return this.native.getDeviceList();
+  }
+}

@@ -1,0 +1,245 @@
+import { ATT, type CharacteristicDef, type ServiceDef } from "../ble/hosts/peripheral.ts";
+import type { Profile } from "../catalogue/schema.ts";
+import type { Clock } from "../core/clock.ts";
+import { epochFromUtc } from "../core/time.ts";
+import { encodeBatteryLevel } from "../gatt/characteristics/battery-level.ts";
+import {
+  currentTimeAt,
+  decodeCurrentTime,
+  encodeCurrentTime,
+} from "../gatt/characteristics/current-time.ts";
+import { encodeDeviceInformationString } from "../gatt/characteristics/device-information.ts";
+import { type CharacteristicValue, mappingFor } from "../gatt/mapping.ts";
+import { recordSequenceOf } from "../gatt/record-sequence.ts";
+import { SIG, VENDOR } from "../gatt/uuids.ts";
+import type { PhysicalReading } from "../readings/types.ts";
+import { DeviceClock } from "./device-clock.ts";
+import { featureValue, layoutOf, pushedUuids, serviceOrder } from "./gatt-layout.ts";
+import { RacpServer } from "./racp-server.ts";
+import { RecordStore } from "./record-store.ts";
+
+export interface BleDeviceOptions {
+  profile: Profile;
+  clock: Clock;
+  serial: string;
+  /** The device clock's error at start, ms (a fresh battery starts wherever). */
+  clockOffsetMs?: number;
+  /** How fast the device clock runs off, parts per million. */
+  driftPpm?: number;
+  firmware?: string;
+}
+
+/** What happened to one reading the device took. */
+export type MeasureOutcome = "sent" | "stored" | "lost";
+
+type Send = (value: Uint8Array) => Promise<void>;
+
+/**
+ * A virtual device's behaviour on GATT, independent of the host stack: its database (services()
+ * for a BlenoPeripheral), live readings on the characteristics the central subscribed to,
+ * readings kept while no central listens (profiles that store offline), served through RACP
+ * where the profile has it or sent once the central subscribes otherwise (BLS/WSS stored
+ * measurements), a Current Time the central sets, and a clock that drifts until then.
+ */
+export class BleDevice {
+  readonly profile: Profile;
+  readonly clock: DeviceClock;
+  readonly store = new RecordStore();
+  readonly counts = { sent: 0, stored: 0, lost: 0, timeWrites: 0 };
+  private readonly subscribed = new Map<string, Send>();
+  private readonly pushed: string[];
+  private readonly racp: RacpServer | undefined;
+  private racpSend: Send | undefined;
+  private nextSequence = 1;
+  private battery = 100;
+  private flushing: Promise<void> | undefined;
+  /** Called when the central has subscribed to every characteristic the device pushes on. */
+  onListening: () => void = () => undefined;
+
+  constructor(private readonly options: BleDeviceOptions) {
+    this.profile = options.profile;
+    this.clock = new DeviceClock(options.clock, options.clockOffsetMs ?? 0, options.driftPpm ?? 0);
+    this.pushed = pushedUuids(this.profile);
+    const hasRacp = this.profile.gatt.characteristics.some((c) => c.role === "racp");
+    this.racp = hasRacp
+      ? new RacpServer(this.store, {
+          sendRecord: (record) => this.sendValues(record.values),
+          indicate: (value) => this.racpSend?.(value) ?? Promise.resolve(),
+        })
+      : undefined;
+  }
+
+  /** The local name it advertises (≤ 24 octets, so the scan response keeps room for its data). */
+  get localName(): string {
+    return `${this.profile.sku}-${this.options.serial.slice(-4)}`.slice(0, 24);
+  }
+
+  /**
+   * A reading taken now: stamped by the device's own clock (to the second, as Date Time
+   * carries it), encoded with the next record sequence, then sent live when the central
+   * listens on every characteristic it needs, else stored (or lost if the device cannot store).
+   */
+  async measure(reading: PhysicalReading): Promise<MeasureOutcome> {
+    const stamped: PhysicalReading = {
+      ...reading,
+      timestamp: Math.floor(this.clock.now() / 1000) * 1000,
+    };
+    const sequence = this.nextSequence;
+    const values = mappingFor(this.profile).encode(stamped, this.profile, sequence);
+    // One sequence number per Glucose Measurement or vendor record (mapping.ts: record n of a
+    // reading gets sequence + n), one per reading otherwise.
+    const numbered = values.filter(
+      (v) => v.uuid === SIG.characteristics.glucoseMeasurement || v.uuid === VENDOR.record,
+    );
+    this.nextSequence = (sequence + Math.max(1, numbered.length)) & 0xffff || 1;
+    const battery = stamped.records.find((r) => r.metric === "battery_percentage");
+    if (battery !== undefined) this.battery = battery.value_1;
+    // Stored measurements go first: a live one waits for the flush in progress.
+    if (this.flushing !== undefined) await this.flushing;
+    if (this.listening(values)) {
+      try {
+        await this.sendValues(values);
+        this.counts.sent++;
+        return "sent";
+      } catch {
+        // The link dropped mid-send: keep it like any reading taken out of range.
+      }
+    }
+    if (!this.profile.stores_offline) {
+      this.counts.lost++;
+      return "lost";
+    }
+    // RACP selects by the sequence the values carry (record, Glucose Measurement or Reading
+    // Context measurement_index): the one the central reads back.
+    const carried = values
+      .map((v) => recordSequenceOf(v.uuid, v.value))
+      .find((n) => n !== undefined);
+    this.store.add({ sequence: carried ?? sequence, values });
+    this.counts.stored++;
+    return "stored";
+  }
+
+  private listening(values: readonly CharacteristicValue[]): boolean {
+    return values.every((v) => this.subscribed.has(v.uuid));
+  }
+
+  /** Queues a reading's values together, so another reading's never fall between them. */
+  private async sendValues(values: readonly CharacteristicValue[]): Promise<void> {
+    const sends = values.map((v) => {
+      const send = this.subscribed.get(v.uuid);
+      if (send === undefined) throw new Error(`not subscribed: ${v.uuid}`);
+      return send;
+    });
+    await Promise.all(sends.map((send, i) => send(values[i]!.value)));
+  }
+
+  /** The central went away: nothing is subscribed any more (CCCDs are per connection for us). */
+  disconnected(): void {
+    this.subscribed.clear();
+    this.racpSend = undefined;
+  }
+
+  /** Stored measurements without RACP go out once the central listens everywhere (BLS 1.1 §3.1.1). */
+  private maybeFlush(): void {
+    if (this.racp !== undefined || this.store.size === 0 || this.flushing !== undefined) return;
+    if (!this.pushed.every((uuid) => this.subscribed.has(uuid))) return;
+    this.flushing = (async () => {
+      try {
+        for (const record of [...this.store.all()]) {
+          await this.sendValues(record.values);
+          this.store.remove([record]);
+        }
+      } catch {
+        // The link dropped: what was not confirmed stays stored for the next connection.
+      } finally {
+        this.flushing = undefined;
+      }
+    })();
+  }
+
+  /** The device's GATT database with its behaviour, for BlenoPeripheral.serve(). */
+  services(): ServiceDef[] {
+    const layout = layoutOf(this.profile);
+    return serviceOrder(this.profile).map((service) => ({
+      uuid: service,
+      characteristics: layout
+        .filter((c) => c.service === service)
+        .map((c) => this.characteristic(c.uuid, c.role, c.properties)),
+    }));
+  }
+
+  private characteristic(
+    uuid: string,
+    role: string,
+    properties: CharacteristicDef["properties"],
+  ): CharacteristicDef {
+    const def: CharacteristicDef = { uuid, properties: [...properties] };
+    if (role === "information") def.read = () => this.information(uuid);
+    else if (role === "feature") def.read = () => featureValue(this.profile, uuid);
+    else if (role === "battery") def.read = () => encodeBatteryLevel(this.battery);
+    else if (role === "time") {
+      def.read = () => encodeCurrentTime(currentTimeAt(this.clock.now()));
+      def.write = (value) => this.writeTime(value);
+    } else if (role === "racp") {
+      def.write = (value) => this.writeRacp(value);
+      def.subscribe = (send) => {
+        this.racpSend = send;
+      };
+      def.unsubscribe = () => {
+        this.racpSend = undefined;
+      };
+      return def;
+    } else if (role === "context") def.read = () => new Uint8Array(0);
+    if (properties.includes("notify") || properties.includes("indicate")) {
+      def.subscribe = (send) => {
+        this.subscribed.set(uuid, send);
+        if (this.pushed.every((u) => this.subscribed.has(u))) this.onListening();
+        this.maybeFlush();
+      };
+      def.unsubscribe = () => this.subscribed.delete(uuid);
+    }
+    return def;
+  }
+
+  private information(uuid: string): Uint8Array {
+    const text: Record<string, string> = {
+      [SIG.characteristics.manufacturerName]: "rpmlab",
+      [SIG.characteristics.modelNumber]: this.profile.sku,
+      [SIG.characteristics.serialNumber]: this.options.serial,
+      [SIG.characteristics.firmwareRevision]: this.options.firmware ?? "1.0.0",
+    };
+    return encodeDeviceInformationString(
+      uuid as Parameters<typeof encodeDeviceInformationString>[0],
+      text[uuid] ?? "",
+    );
+  }
+
+  /** Current Time write (CTS 1.1 §3.1.2.1): sets the device clock. */
+  private writeTime(value: Buffer): number {
+    try {
+      const t = decodeCurrentTime(value);
+      const ms = epochFromUtc({
+        ...t.dateTime,
+        milliseconds: Math.floor((t.fractions256 * 1000) / 256),
+      });
+      this.clock.set(ms);
+      this.counts.timeWrites++;
+      return ATT.SUCCESS;
+    } catch {
+      return ATT.VALUE_NOT_ALLOWED;
+    }
+  }
+
+  /** RACP write: refused while a procedure runs or without indications enabled (GLS §4.11). */
+  private writeRacp(value: Buffer): number {
+    if (this.racp === undefined) return ATT.UNLIKELY_ERROR;
+    if (this.racpSend === undefined) return ATT.CCCD_IMPROPERLY_CONFIGURED;
+    const isAbort = value[0] === 3;
+    if (this.racp.busy && !isAbort) return ATT.PROCEDURE_ALREADY_IN_PROGRESS;
+    const racp = this.racp;
+    const request = Buffer.from(value);
+    // The Write Response goes first; the procedure's indications follow it (GLP §4.6).
+    queueMicrotask(() => void racp.handle(request).catch(() => undefined));
+    return ATT.SUCCESS;
+  }
+}

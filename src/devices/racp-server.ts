@@ -1,0 +1,131 @@
+import { isRpmlabError } from "../core/errors.ts";
+import {
+  decodeRacp,
+  encodeRacp,
+  type RacpMessage,
+  type RacpOpCode,
+  type RacpResponseCode,
+} from "../gatt/characteristics/racp.ts";
+import type { RecordStore, StoredRecord } from "./record-store.ts";
+
+/** How the RACP server reaches the central: sends a stored record's values, and RACP indications. */
+export interface RacpOutput {
+  sendRecord(record: StoredRecord): Promise<void>;
+  indicate(value: Uint8Array): Promise<void>;
+}
+
+type Selecting = Extract<RacpMessage, { operator: string }>;
+
+/**
+ * The server side of the Record Access Control Point (GSS §3.178; GLP 1.0 §4.6 procedures):
+ * report stored records, report the number of stored records, delete stored records and abort,
+ * with operators all / ≤ / ≥ / within range / first / last over sequence numbers. One procedure
+ * runs at a time; a second write while one runs is refused by the caller with ATT 0xFE.
+ */
+export class RacpServer {
+  private running = false;
+  private aborted = false;
+
+  constructor(
+    private readonly store: RecordStore,
+    private readonly out: RacpOutput,
+  ) {}
+
+  get busy(): boolean {
+    return this.running;
+  }
+
+  /** Handles one written value; resolves when the procedure's final indication is sent. */
+  async handle(value: Uint8Array): Promise<void> {
+    let message: RacpMessage;
+    try {
+      message = decodeRacp(value);
+    } catch (error) {
+      const code = isRpmlabError(error)
+        ? (error.details.racpResponse as RacpResponseCode | undefined)
+        : undefined;
+      await this.respond(value[0] ?? 0, code ?? "invalid_operand");
+      return;
+    }
+    if (message.opCode === "abort_operation") {
+      this.aborted = this.running;
+      await this.respond("abort_operation", "success");
+      return;
+    }
+    if (!("operator" in message)) {
+      await this.respond(message.opCode, "op_code_not_supported");
+      return;
+    }
+    const chosen = this.choose(message);
+    if (chosen === "invalid") {
+      await this.respond(message.opCode, "invalid_operand");
+      return;
+    }
+    switch (message.opCode) {
+      case "report_number_of_stored_records":
+        await this.out.indicate(
+          encodeRacp({ opCode: "number_of_stored_records_response", count: chosen.length }),
+        );
+        return;
+      case "delete_stored_records":
+        this.store.remove(chosen);
+        await this.respond(
+          "delete_stored_records",
+          chosen.length === 0 ? "no_records_found" : "success",
+        );
+        return;
+      case "report_stored_records":
+        await this.report(chosen);
+        return;
+    }
+  }
+
+  private async report(chosen: readonly StoredRecord[]): Promise<void> {
+    if (chosen.length === 0) {
+      await this.respond("report_stored_records", "no_records_found");
+      return;
+    }
+    this.running = true;
+    this.aborted = false;
+    try {
+      for (const record of chosen) {
+        if (this.aborted) break;
+        await this.out.sendRecord(record);
+      }
+    } finally {
+      this.running = false;
+    }
+    // An aborted report ends with the abort's own response (GLP §4.6.3.4).
+    if (!this.aborted) await this.respond("report_stored_records", "success");
+  }
+
+  private choose(m: Selecting): StoredRecord[] | "invalid" {
+    switch (m.operator) {
+      case "all_records":
+        return [...this.store.all()];
+      case "first_record":
+        return this.store.all().slice(0, 1);
+      case "last_record":
+        return this.store.all().slice(-1);
+      case "less_than_or_equal_to":
+      case "greater_than_or_equal_to": {
+        if (m.filter.type !== "sequence_number") return "invalid";
+        const n = m.filter.value;
+        return m.operator === "less_than_or_equal_to"
+          ? this.store.select((r) => r.sequence <= n)
+          : this.store.select((r) => r.sequence >= n);
+      }
+      case "within_range_of": {
+        if (m.range.type !== "sequence_number" || m.range.min > m.range.max) return "invalid";
+        const { min, max } = m.range;
+        return this.store.select((r) => r.sequence >= min && r.sequence <= max);
+      }
+    }
+  }
+
+  private respond(request: RacpOpCode | number, code: RacpResponseCode): Promise<void> {
+    return this.out.indicate(
+      encodeRacp({ opCode: "response_code", requestOpCode: request, responseCode: code }),
+    );
+  }
+}

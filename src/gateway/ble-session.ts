@@ -1,0 +1,170 @@
+import type { CentralLink } from "../ble/hosts/central.ts";
+import type { Clock } from "../core/clock.ts";
+import { currentTimeAt, encodeCurrentTime } from "../gatt/characteristics/current-time.ts";
+import { decodeRacp, encodeRacp, type RacpMessage } from "../gatt/characteristics/racp.ts";
+import { recordSequenceOf } from "../gatt/record-sequence.ts";
+import { SIG } from "../gatt/uuids.ts";
+import type { RawCharacteristicValue } from "./raw-values.ts";
+import { RequestQueue } from "./request-queue.ts";
+
+export interface SessionTimeouts {
+  discover: number;
+  request: number;
+  /** From the RACP write to its final response. */
+  racp: number;
+}
+
+export const DEFAULT_TIMEOUTS: SessionTimeouts = { discover: 10_000, request: 5_000, racp: 30_000 };
+
+export interface SessionOptions {
+  clock: Clock;
+  sensorCode: string | undefined;
+  /** Highest record sequence the gateway holds for this device; RACP asks for the ones after. */
+  lastSequence: number | undefined;
+  timeouts?: Partial<SessionTimeouts>;
+  /** How long to stay connected for live readings after the stored ones, ms (0: leave at once). */
+  lingerMs?: number;
+  onValue: (value: RawCharacteristicValue) => void;
+}
+
+export interface SessionResult {
+  services: string[];
+  /** ATT_MTU after the exchange noble starts on connection (Vol 3 Part F §3.4.2). */
+  mtu: number | null;
+  timeSet: boolean;
+  stored: number;
+  live: number;
+  lastSequence: number | undefined;
+  /** RACP outcome: response code name, or "none" without RACP. */
+  racp: string;
+}
+
+const RACP = SIG.characteristics.recordAccessControlPoint;
+
+/**
+ * One gateway visit to a device over an open link: discover, set the device clock (Current Time),
+ * subscribe to everything it pushes, fetch stored records through RACP since the last sequence
+ * held (or take the stored measurements a device without RACP flushes on subscription), collect
+ * live readings for `lingerMs`, disconnect. Every request goes through the device's queue, timed
+ * from when it is sent.
+ */
+export async function runSession(
+  link: CentralLink,
+  options: SessionOptions,
+): Promise<SessionResult> {
+  const t = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const queue = new RequestQueue(options.clock, link.address);
+  const result: SessionResult = {
+    services: [],
+    mtu: null,
+    timeSet: false,
+    stored: 0,
+    live: 0,
+    lastSequence: options.lastSequence,
+    racp: "none",
+  };
+  // Only RACP tells stored records from live ones; a device that flushes its stored
+  // measurements on subscription (BLS, WSS) sends them like live ones, as real collectors see.
+  let phase: "stored" | "live" = "live";
+  const racpResponses: RacpMessage[] = [];
+  const racpWaiters = new Set<() => void>();
+  const dropped = new Promise<never>((_, reject) =>
+    link.onDisconnect(() => {
+      const error = new Error(`${link.address} disconnected`);
+      queue.close(error);
+      reject(error);
+    }),
+  );
+  dropped.catch(() => undefined);
+  const run = <T>(op: string, timeout: number, send: () => Promise<T>): Promise<T> =>
+    Promise.race([queue.run(op, timeout, send), dropped]);
+
+  const services = await run("discover", t.discover, () => link.discover());
+  result.services = [...services.keys()];
+  result.mtu = link.mtu;
+  const all = [...services.values()].flat();
+
+  if (all.includes(SIG.characteristics.currentTime)) {
+    const now = encodeCurrentTime(currentTimeAt(options.clock.now()));
+    await run("write Current Time", t.request, () =>
+      link.write(SIG.characteristics.currentTime, now),
+    );
+    result.timeSet = true;
+  }
+
+  const onValue = (uuid: string) => (value: Buffer) => {
+    const sequence = recordSequenceOf(uuid, value);
+    if (
+      sequence !== undefined &&
+      (result.lastSequence === undefined || sequence > result.lastSequence)
+    ) {
+      result.lastSequence = sequence;
+    }
+    if (phase === "stored") result.stored++;
+    else result.live++;
+    options.onValue({
+      deviceAddress: link.address,
+      sensorCode: options.sensorCode,
+      uuid,
+      value: new Uint8Array(value),
+      receivedAt: options.clock.now(),
+      sequence,
+      stored: phase === "stored",
+    });
+  };
+
+  const pushed = [...services.entries()].flatMap(([, chars]) => chars).filter((u) => u !== RACP);
+  const hasRacp = all.includes(RACP);
+  if (hasRacp) {
+    await run("subscribe RACP", t.request, () =>
+      link.subscribe(RACP, (value) => {
+        try {
+          racpResponses.push(decodeRacp(value));
+        } catch {
+          return;
+        }
+        for (const wake of racpWaiters) wake();
+      }),
+    );
+  }
+  for (const uuid of new Set(pushed)) {
+    if (!link.canSubscribe(uuid)) continue;
+    await run(`subscribe ${uuid}`, t.request, () => link.subscribe(uuid, onValue(uuid)));
+  }
+
+  if (hasRacp) {
+    const from =
+      options.lastSequence === undefined ? undefined : (options.lastSequence + 1) & 0xffff;
+    const request = encodeRacp(
+      from === undefined
+        ? { opCode: "report_stored_records", operator: "all_records" }
+        : {
+            opCode: "report_stored_records",
+            operator: "greater_than_or_equal_to",
+            filter: { type: "sequence_number", value: from },
+          },
+    );
+    const seen = racpResponses.length;
+    phase = "stored";
+    await run("write RACP", t.request, () => link.write(RACP, request));
+    const answer = await Promise.race([
+      queue.waitFor<RacpMessage>("RACP report stored records", t.racp, (resolve) => {
+        const check = (): void => {
+          const hit = racpResponses.slice(seen).find((m) => m.opCode === "response_code");
+          if (hit !== undefined) resolve(hit);
+        };
+        racpWaiters.add(check);
+        check();
+        return () => racpWaiters.delete(check);
+      }),
+      dropped,
+    ]);
+    result.racp = answer.opCode === "response_code" ? answer.responseCode : answer.opCode;
+  }
+
+  phase = "live";
+  if ((options.lingerMs ?? 0) > 0)
+    await Promise.race([options.clock.sleep(options.lingerMs ?? 0), dropped]);
+  await run("disconnect", t.request, () => link.disconnect()).catch(() => undefined);
+  return result;
+}

@@ -1,0 +1,46 @@
+/** Shared by the BLE benchmarks: in-process noble/bleno hosts on one emulated radio. */
+import { loadavg } from "node:os";
+import { NobleCentral } from "../../src/ble/hosts/central.ts";
+import { BlenoPeripheral } from "../../src/ble/hosts/peripheral.ts";
+import { EmulatedRadio } from "../../src/ble/radio.ts";
+import { DirectTransport } from "../../src/ble/socket/direct-transport.ts";
+import { EmulatedHciSocket } from "../../src/ble/socket/emulated-socket.ts";
+import { HciAdapter } from "../../src/ble/socket/hci-adapter.ts";
+import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import type { Profile } from "../../src/catalogue/schema.ts";
+import { SystemClock } from "../../src/core/clock.ts";
+import { Rng } from "../../src/core/rng.ts";
+import { advertisingData, scanResponseData } from "../../src/devices/advertising-data.ts";
+import { BleDevice } from "../../src/devices/ble-device.ts";
+
+export const catalogue = Catalogue.load();
+export const clock = new SystemClock();
+export const radio = new EmulatedRadio(clock, new Rng("bench"));
+
+function sockets(name: string) {
+  const controller = radio.controller(name, { x: 1, y: 1 });
+  const adapter = new HciAdapter(0, new DirectTransport(controller), name);
+  return () => new EmulatedHciSocket(adapter);
+}
+
+export async function startDevice(profile: Profile, serial: string) {
+  const device = new BleDevice({ profile, clock, serial });
+  const peripheral = await BlenoPeripheral.open(sockets(serial), clock);
+  peripheral.on("disconnect", () => device.disconnected());
+  await peripheral.serve(device.services());
+  await peripheral.advertiseData(
+    advertisingData(profile),
+    scanResponseData(device.localName, profile.sensor_code),
+  );
+  return { device, peripheral };
+}
+
+export async function startCentral(name: string) {
+  return await NobleCentral.open(sockets(name));
+}
+
+export function load(): string {
+  return `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(", ")} on 2 cores`;
+}

@@ -1,0 +1,126 @@
+/**
+ * The virtual device's GATT behaviour without a host stack: RACP procedures (GSS §3.178),
+ * stored-measurement flush, Current Time and clock drift.
+ */
+import { describe, expect, it } from "vitest";
+import type { CharacteristicDef } from "../../src/ble/hosts/peripheral.ts";
+import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { BleDevice } from "../../src/devices/ble-device.ts";
+import { currentTimeAt, encodeCurrentTime } from "../../src/gatt/characteristics/current-time.ts";
+import { decodeRacp, encodeRacp, type RacpMessage } from "../../src/gatt/characteristics/racp.ts";
+import { readingsFor } from "../ble/support/lab.ts";
+
+const catalogue = Catalogue.load();
+const START = Date.UTC(2026, 0, 1);
+
+function rig(profileName: string, options: { driftPpm?: number; clockOffsetMs?: number } = {}) {
+  const profile = catalogue.get(profileName);
+  const clock = new VirtualClock({ startMs: START });
+  const device = new BleDevice({ profile, clock, serial: "SN000001", ...options });
+  const chars = new Map<string, CharacteristicDef>();
+  for (const s of device.services()) for (const c of s.characteristics) chars.set(c.uuid, c);
+  const sent: Array<{ uuid: string; value: Buffer }> = [];
+  const subscribeAll = () => {
+    for (const c of chars.values())
+      c.subscribe?.(async (v) => void sent.push({ uuid: c.uuid, value: Buffer.from(v) }), 512);
+  };
+  const racp = async (m: RacpMessage): Promise<RacpMessage[]> => {
+    sent.length = 0;
+    expect(chars.get("2A52")!.write!(Buffer.from(encodeRacp(m)))).toBe(0);
+    for (let i = 0; i < 50; i++) await Promise.resolve();
+    return sent.filter((s) => s.uuid === "2A52").map((s) => decodeRacp(s.value));
+  };
+  return { profile, clock, device, chars, sent, subscribeAll, racp };
+}
+
+describe("BleDevice RACP server", () => {
+  it("reports all, ≥ n, the count, deletes, and says no records found", async () => {
+    const r = rig("Vendor Glucometer");
+    for (const reading of readingsFor(r.profile, "racp", 3))
+      expect(await r.device.measure(reading)).toBe("stored");
+    r.subscribeAll();
+    expect(
+      await r.racp({ opCode: "report_number_of_stored_records", operator: "all_records" }),
+    ).toEqual([{ opCode: "number_of_stored_records_response", count: 3 }]);
+    const all = await r.racp({ opCode: "report_stored_records", operator: "all_records" });
+    expect(all).toEqual([
+      { opCode: "response_code", requestOpCode: "report_stored_records", responseCode: "success" },
+    ]);
+    expect(r.sent.filter((s) => s.uuid === "2A18").map((s) => s.value.readUInt16LE(1))).toEqual([
+      1, 2, 3,
+    ]);
+    await r.racp({
+      opCode: "report_stored_records",
+      operator: "greater_than_or_equal_to",
+      filter: { type: "sequence_number", value: 3 },
+    });
+    expect(r.sent.filter((s) => s.uuid === "2A18").map((s) => s.value.readUInt16LE(1))).toEqual([
+      3,
+    ]);
+    expect(await r.racp({ opCode: "delete_stored_records", operator: "all_records" })).toEqual([
+      { opCode: "response_code", requestOpCode: "delete_stored_records", responseCode: "success" },
+    ]);
+    expect(await r.racp({ opCode: "report_stored_records", operator: "all_records" })).toEqual([
+      {
+        opCode: "response_code",
+        requestOpCode: "report_stored_records",
+        responseCode: "no_records_found",
+      },
+    ]);
+  });
+
+  it("refuses an RACP write before indications are enabled (CCCD improperly configured, 0xFD)", async () => {
+    const r = rig("Vendor Glucometer");
+    expect(
+      r.chars.get("2A52")!.write!(
+        Buffer.from(encodeRacp({ opCode: "report_stored_records", operator: "all_records" })),
+      ),
+    ).toBe(0xfd);
+  });
+
+  it("answers an unknown op code with op_code_not_supported", async () => {
+    const r = rig("Vendor Glucometer");
+    r.subscribeAll();
+    r.sent.length = 0;
+    expect(r.chars.get("2A52")!.write!(Buffer.from([0x09, 0x01]))).toBe(0);
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    const answer = decodeRacp(r.sent.find((s) => s.uuid === "2A52")!.value);
+    expect(answer).toMatchObject({
+      opCode: "response_code",
+      responseCode: "op_code_not_supported",
+    });
+  });
+});
+
+describe("BleDevice without RACP", () => {
+  it("flushes stored measurements once every pushed characteristic is subscribed (BLS)", async () => {
+    const r = rig("Vendor BPM - S");
+    for (const reading of readingsFor(r.profile, "flush", 2)) await r.device.measure(reading);
+    expect(r.device.store.size).toBe(2);
+    r.subscribeAll();
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(r.sent.filter((s) => s.uuid === "2A35")).toHaveLength(2);
+    expect(r.device.store.size).toBe(0);
+  });
+
+  it("loses readings out of range when the profile does not store offline", async () => {
+    const r = rig("Vendor Peak Flow Meter");
+    const [reading] = readingsFor(r.profile, "lost", 1);
+    expect(await r.device.measure(reading!)).toBe("lost");
+  });
+});
+
+describe("device clock", () => {
+  it("drifts until the central writes Current Time, then reads back what was written", () => {
+    const r = rig("Vendor BPM - S", { driftPpm: 100, clockOffsetMs: 0 });
+    r.clock.runSync({ until: START + 10 * 86_400_000 });
+    expect(r.device.clock.error()).toBe(86_400); // 100 ppm of 10 days
+    const now = r.clock.now();
+    expect(r.chars.get("2A2B")!.write!(Buffer.from(encodeCurrentTime(currentTimeAt(now))))).toBe(0);
+    expect(Math.abs(r.device.clock.error())).toBeLessThan(4);
+    expect(Buffer.from(r.chars.get("2A2B")!.read!())).toEqual(
+      Buffer.from(encodeCurrentTime(currentTimeAt(r.device.clock.now()))),
+    );
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * The BLE commands as a user runs them, three processes over TCP: `rpmlab controller --listen`
+ * hosts the radio medium; `rpmlab device` (bleno) and `rpmlab gateway` (noble) attach to it with
+ * `--ble tcp://…` (H4 framing); the gateway prints the cuff's Blood Pressure Measurement.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { within } from "../ble/support/lab.ts";
+
+const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
+const children: ChildProcess[] = [];
+
+afterEach(async () => {
+  await Promise.all(
+    children.splice(0).map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      await exited;
+    }),
+  );
+});
+
+/** Starts `rpmlab …args` and calls `onLine` for each stdout line. */
+function rpmlab(args: string[], onLine: (line: string) => void): { stderr: () => string } {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let err = "";
+  let out = "";
+  child.stderr!.on("data", (c: Buffer) => {
+    err += c.toString();
+  });
+  child.stdout!.on("data", (c: Buffer) => {
+    out += c.toString();
+    const lines = out.split("\n");
+    out = lines.pop()!;
+    for (const line of lines) onLine(line);
+  });
+  return { stderr: () => err };
+}
+
+describe("rpmlab controller, device and gateway over HCI/TCP", () => {
+  it("the gateway receives the cuff's reading through a controller in another process", async () => {
+    const port = await within<number>(30_000, "the controller's port", (done) =>
+      rpmlab(["controller", "--listen", "tcp://127.0.0.1:0"], (line) => {
+        const m = /listening on tcp:\/\/127\.0\.0\.1:(\d+)/.exec(line);
+        if (m) done(Number(m[1]));
+      }),
+    );
+    const ble = `tcp://127.0.0.1:${port}`;
+    await within(30_000, "the device to advertise", (done) =>
+      rpmlab(["device", "Vendor BPM - S", "--ble", ble, "--every", "1"], (line) => {
+        if (line.includes('"advertising"')) done(undefined);
+      }),
+    );
+    const value = await within<{ uuid: string; value: string; sensorCode: string }>(
+      40_000,
+      "a 2A35 value",
+      (done) =>
+        rpmlab(["gateway", "--ble", ble, "--sensor-code", "10", "--linger", "3000"], (line) => {
+          const v = JSON.parse(line) as { event: string; uuid?: string };
+          if (v.event === "value" && v.uuid === "2A35") done(v as never);
+        }),
+    );
+    expect(value.sensorCode).toBe("10");
+    expect(value.value).toMatch(/^[0-9a-f]{14,}$/);
+  });
+
+  it("hci:N without Bluetooth in the kernel fails with E_BLE_NO_ADAPTER and says why", async () => {
+    const child = spawn(process.execPath, [BIN, "device", "Vendor BPM - S", "--ble", "hci:0"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.push(child);
+    let err = "";
+    child.stderr!.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    const [code] = (await once(child, "exit")) as [number];
+    // This machine image and CI have no Bluetooth in the kernel (DESIGN.md).
+    expect(code).toBe(1);
+    expect(err).toMatch(
+      /E_BLE_NO_ADAPTER: hci:0: (this kernel has no Bluetooth \(EAFNOSUPPORT\)|.*native HCI socket)/,
+    );
+  });
+
+  it("refuses a BLE spec it does not know, naming the ones it does", async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, "gateway", "--ble", "usb:1", "--sensor-code", "10"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    children.push(child);
+    let err = "";
+    child.stderr!.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    const [code] = (await once(child, "exit")) as [number];
+    expect(code).toBe(2);
+    expect(err).toContain("E_CONFIG_INVALID");
+    expect(err).toContain("expected emulated, tcp://host:port or hci:N");
+  });
+});
