@@ -4,9 +4,8 @@
  * store outage delays, never loses; a message the store refuses ends as a dead letter.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RpmlabError } from "../../src/core/errors.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
-import type { Store, StoreRepositories } from "../../src/store/store.ts";
+import type { Store } from "../../src/store/store.ts";
 import { within } from "../mqtt/helpers.ts";
 import {
   catalogue,
@@ -16,16 +15,9 @@ import {
   senderFor,
   uplinkMessage,
 } from "./fixtures.ts";
-import { IngestLab, Outcomes } from "./harness.ts";
+import { IngestLab, Outcomes, storeWith, unavailable } from "./harness.ts";
 
 const gw = senderFor(catalogue.get("Vendor Pulse Ox"), 4);
-
-/** The store, with `change` applied to the repositories of every transaction. */
-function storeWith(store: Store, change: (tx: StoreRepositories) => StoreRepositories): Store {
-  return { ...store, transaction: (fn) => store.transaction((tx) => fn(change(tx))) };
-}
-
-const unavailable = () => new RpmlabError("E_STORE_UNAVAILABLE", "database went away");
 
 describe("acknowledgement after commit", () => {
   let store: Store;

@@ -5,23 +5,15 @@
  * the broker's ACL still decides first.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RpmlabError } from "../../src/core/errors.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { topicOf } from "../../src/mqtt/topics.ts";
-import type { Store, StoreRepositories } from "../../src/store/store.ts";
+import type { Store } from "../../src/store/store.ts";
 import { within } from "../mqtt/helpers.ts";
 import { catalogue, memoryStore, readingsOf, senderFor, uplinkMessage } from "./fixtures.ts";
-import { IngestLab, Outcomes } from "./harness.ts";
+import { IngestLab, Outcomes, storeWith, unavailable } from "./harness.ts";
 
 const gw = senderFor(catalogue.get("Vendor Pulse Ox"), 4);
 const other = senderFor(catalogue.get("Vendor Pulse Ox"), 5);
-
-/** The store, with `change` applied to the repositories of every transaction. */
-function storeWith(store: Store, change: (tx: StoreRepositories) => StoreRepositories): Store {
-  return { ...store, transaction: (fn) => store.transaction((tx) => fn(change(tx))) };
-}
-
-const unavailable = () => new RpmlabError("E_STORE_UNAVAILABLE", "database went away");
 
 /**
  * Whether `promise` has settled after a few event-loop turns: enough for a PUBACK the broker

@@ -1,5 +1,6 @@
 import type { MqttClient } from "mqtt";
 import type { Clock } from "../../src/core/clock.ts";
+import { RpmlabError } from "../../src/core/errors.ts";
 import type { BatchResult, MessageOutcome } from "../../src/ingest/events.ts";
 import { Ingestor } from "../../src/ingest/ingestor.ts";
 import type { IngestSource } from "../../src/ingest/source.ts";
@@ -8,10 +9,21 @@ import { MqttSubscription } from "../../src/ingest/sources/subscription.ts";
 import { type Broker, createBroker } from "../../src/mqtt/broker.ts";
 import { connectClient, type LabClientOptions } from "../../src/mqtt/client.ts";
 import { issueCredentials, storeAuth } from "../../src/mqtt/credentials.ts";
-import type { Store } from "../../src/store/store.ts";
+import type { Store, StoreRepositories } from "../../src/store/store.ts";
 import type { MqttRole } from "../../src/store/types-hardware.ts";
 import { Clients, within } from "../mqtt/helpers.ts";
 import { catalogue } from "./fixtures.ts";
+
+/** The store, with `change` applied to the repositories of every transaction. */
+export function storeWith(
+  store: Store,
+  change: (tx: StoreRepositories) => StoreRepositories,
+): Store {
+  return { ...store, transaction: (fn) => store.transaction((tx) => fn(change(tx))) };
+}
+
+/** What a store throws when its database went away: the ingestor retries the batch. */
+export const unavailable = () => new RpmlabError("E_STORE_UNAVAILABLE", "database went away");
 
 /** Every outcome the ingestor committed, with a wait for "n outcomes" that has a deadline. */
 export class Outcomes {
