@@ -1,9 +1,14 @@
-import type { CentralLink } from "../ble/hosts/central.ts";
 import type { Clock } from "../core/clock.ts";
-import { currentTimeAt, encodeCurrentTime } from "../gatt/characteristics/current-time.ts";
+import { epochFromUtc } from "../core/time.ts";
+import {
+  currentTimeAt,
+  decodeCurrentTime,
+  encodeCurrentTime,
+} from "../gatt/characteristics/current-time.ts";
 import { decodeRacp, encodeRacp, type RacpMessage } from "../gatt/characteristics/racp.ts";
 import { recordSequenceOf } from "../gatt/record-sequence.ts";
 import { SIG } from "../gatt/uuids.ts";
+import type { GattLink } from "./gatt-link.ts";
 import type { RawCharacteristicValue } from "./raw-values.ts";
 import { RequestQueue } from "./request-queue.ts";
 
@@ -16,8 +21,17 @@ export interface SessionTimeouts {
 
 export const DEFAULT_TIMEOUTS: SessionTimeouts = { discover: 10_000, request: 5_000, racp: 30_000 };
 
+/**
+ * A device clock further than this from the gateway's when the gateway reads it is "unset": a
+ * fresh battery, or a clock never set (meters typically start at 2000-01-01). Drift alone stays
+ * well inside it (20 ppm is under a minute a month).
+ */
+export const CLOCK_UNSET_THRESHOLD_MS = 5 * 60_000;
+
 export interface SessionOptions {
   clock: Clock;
+  /** The gateway's own time (its clock, set from the service's time downlink). Default clock.now. */
+  gatewayTime?: () => number;
   sensorCode: string | undefined;
   /** Highest record sequence the gateway holds for this device; RACP asks for the ones after. */
   lastSequence: number | undefined;
@@ -32,6 +46,13 @@ export interface SessionResult {
   /** ATT_MTU after the exchange noble starts on connection (Vol 3 Part F §3.4.2). */
   mtu: number | null;
   timeSet: boolean;
+  /** Device time minus gateway time, read from Current Time before the gateway set it. */
+  clockErrorMs: number | null;
+  /**
+   * The device's clock was unset (off by more than CLOCK_UNSET_THRESHOLD_MS): every value of the
+   * session is marked, as the readings it delivers were stamped by that clock.
+   */
+  clockUnset: boolean;
   stored: number;
   live: number;
   lastSequence: number | undefined;
@@ -48,16 +69,15 @@ const RACP = SIG.characteristics.recordAccessControlPoint;
  * live readings for `lingerMs`, disconnect. Every request goes through the device's queue, timed
  * from when it is sent.
  */
-export async function runSession(
-  link: CentralLink,
-  options: SessionOptions,
-): Promise<SessionResult> {
+export async function runSession(link: GattLink, options: SessionOptions): Promise<SessionResult> {
   const t = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const queue = new RequestQueue(options.clock, link.address);
   const result: SessionResult = {
     services: [],
     mtu: null,
     timeSet: false,
+    clockErrorMs: null,
+    clockUnset: false,
     stored: 0,
     live: 0,
     lastSequence: options.lastSequence,
@@ -84,8 +104,26 @@ export async function runSession(
   result.mtu = link.mtu;
   const all = [...services.values()].flat();
 
+  const gatewayTime = options.gatewayTime ?? (() => options.clock.now());
   if (all.includes(SIG.characteristics.currentTime)) {
-    const now = encodeCurrentTime(currentTimeAt(options.clock.now()));
+    // Read before writing: readings the device kept were stamped by the clock it has now.
+    const shown = await run("read Current Time", t.request, () =>
+      link.read(SIG.characteristics.currentTime),
+    );
+    try {
+      const ct = decodeCurrentTime(shown);
+      const deviceMs = epochFromUtc({
+        ...ct.dateTime,
+        milliseconds: Math.floor((ct.fractions256 * 1000) / 256),
+      });
+      result.clockErrorMs = deviceMs - gatewayTime();
+    } catch {
+      // A value that does not decode (year 0, "unknown" fields) is a clock that was never set.
+      result.clockErrorMs = null;
+    }
+    result.clockUnset =
+      result.clockErrorMs === null || Math.abs(result.clockErrorMs) > CLOCK_UNSET_THRESHOLD_MS;
+    const now = encodeCurrentTime(currentTimeAt(gatewayTime()));
     await run("write Current Time", t.request, () =>
       link.write(SIG.characteristics.currentTime, now),
     );
@@ -107,9 +145,10 @@ export async function runSession(
       sensorCode: options.sensorCode,
       uuid,
       value: new Uint8Array(value),
-      receivedAt: options.clock.now(),
+      receivedAt: gatewayTime(),
       sequence,
       stored: phase === "stored",
+      clockUnset: result.clockUnset,
     });
   };
 
