@@ -135,7 +135,10 @@ export class UplinkSession {
     const client = this.client;
     this.client = undefined;
     this.failPending(offline("the session was stopped"));
-    if (client !== undefined) await client.endAsync(false).catch(() => undefined);
+    if (client === undefined) return;
+    // MQTT.js's end(false) waits for every unacknowledged message: only when there is none.
+    const graceful = client.connected && Object.keys(client.outgoing).length === 0;
+    await client.endAsync(!graceful).catch(() => undefined);
   }
 
   private why(): string {
