@@ -27,6 +27,10 @@ export const ERROR_CODES = {
   E_MQTT_TOPIC: "An MQTT topic is not one of the lab's topics (see the topic map).",
   E_MQTT_PAYLOAD:
     "An MQTT payload is not JSON, or does not match the versioned schema of its topic.",
+  E_CELLULAR_OFFLINE:
+    "A modem could not send: its cellular link is down (outage, coverage hole, no signal) or its MQTT connection closed before the PUBACK.",
+  E_OUTBOX_UNAVAILABLE:
+    "A store-and-forward outbox file (--outbox DIR) cannot be created, opened or read.",
   E_INGEST_UNKNOWN_DEVICE:
     "An uplink reading names a sensor code or device type the catalogue does not know.",
   E_LAB_UNREACHABLE:

@@ -1,0 +1,92 @@
+import type { Clock } from "../core/clock.ts";
+import type { Rng } from "../core/rng.ts";
+import { Drainer, type DrainerOptions } from "./drain.ts";
+import { CellularLink, type CellularLinkOptions } from "./link.ts";
+import { drawModemIdentity, type ModemIdentity } from "./modem-identity.ts";
+import { type Outbox, openOutbox } from "./outbox.ts";
+import { UplinkSession, type UplinkSessionOptions } from "./uplink-session.ts";
+
+/**
+ * What a gateway and a direct-cellular device both have: a modem. Its identity, its cellular
+ * link, a store-and-forward outbox, an MQTT session and the drainer between them, started and
+ * stopped together (link → session → drainer; stopped in reverse).
+ *
+ * ```ts
+ * const modem = await Modem.open({ clock, rng: rng.fork(`modem:${imei}`), broker, outbox, envelope });
+ * await modem.start();
+ * modem.send(reading); // queued, sent when the link is up
+ * ```
+ */
+export interface ModemOptions<T> {
+  readonly clock: Clock;
+  /** Fork it per gateway or device: identity and link draw from it. */
+  readonly rng: Rng;
+  /** Parts of the identity that are known (e.g. the activated IMEI); the rest is drawn. */
+  readonly identity?: Partial<ModemIdentity>;
+  readonly link?: Omit<CellularLinkOptions, "clock" | "rng">;
+  /** The MQTT session, less what the modem provides itself. */
+  readonly broker: Omit<UplinkSessionOptions, "link" | "clock">;
+  /** Capacity, and a directory to keep it on disk (undefined: in memory). */
+  readonly outbox: { readonly capacity: number; readonly dir?: string; readonly name: string };
+  readonly envelope: DrainerOptions<T>["envelope"];
+  readonly maxBatch?: number;
+  readonly retryMs?: number;
+}
+
+export class Modem<T> {
+  private constructor(
+    readonly identity: ModemIdentity,
+    readonly link: CellularLink,
+    readonly outbox: Outbox<T>,
+    readonly session: UplinkSession,
+    readonly drainer: Drainer<T>,
+  ) {}
+
+  /** Builds the parts and opens the outbox (E_OUTBOX_UNAVAILABLE when its file cannot be). */
+  static async open<T>(options: ModemOptions<T>): Promise<Modem<T>> {
+    const { clock, rng } = options;
+    const identity = drawModemIdentity(rng.fork("identity"), options.identity);
+    const link = new CellularLink({ ...options.link, clock, rng: rng.fork("link") });
+    const outbox = await openOutbox<T>({ ...options.outbox, clock });
+    const session = new UplinkSession({ ...options.broker, link, clock });
+    const drainer = new Drainer<T>({
+      outbox,
+      link,
+      session,
+      clock,
+      envelope: options.envelope,
+      ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
+      ...(options.retryMs === undefined ? {} : { retryMs: options.retryMs }),
+    });
+    return new Modem(identity, link, outbox, session, drainer);
+  }
+
+  /**
+   * Powers on: the link comes up, the session connects (rejects with E_BROKER_UNAVAILABLE or
+   * E_BROKER_REFUSED on the first attempt, then nothing is left running), the drainer sends.
+   */
+  async start(): Promise<void> {
+    this.link.start();
+    try {
+      await this.session.start();
+    } catch (error) {
+      this.link.stop();
+      throw error;
+    }
+    this.drainer.start();
+  }
+
+  /** Queues an item (the oldest is dropped when full) and sends when it can. */
+  send(item: T): void {
+    this.outbox.enqueue(item);
+    this.drainer.kick();
+  }
+
+  /** Powers off: what is queued stays in the outbox (on disk: until the next start). */
+  async stop(): Promise<void> {
+    await this.drainer.stop();
+    await this.session.stop();
+    this.link.stop();
+    this.outbox.close();
+  }
+}

@@ -1,0 +1,192 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Clock } from "../core/clock.ts";
+import { RpmlabError } from "../core/errors.ts";
+import { MAX_READINGS } from "../mqtt/envelope.ts";
+import { SqliteOutbox } from "./outbox-sqlite.ts";
+
+/**
+ * Store-and-forward (spec 1.1: a hub keeps readings while it is off the network and uploads them
+ * when it is back). Items wait oldest first; the outbox is bounded, and when full the OLDEST
+ * item is dropped and counted. Each item gets a sequence number when queued; a batch of items
+ * is named by the range it covers, so a retry of the same items repeats the same message id
+ * (the envelope's message_id, ingestion's first dedupe key) and a different set of items never
+ * reuses one. Items leave only through remove(), after the broker's PUBACK.
+ *
+ * `T` must survive JSON (the disk outbox stores it as JSON text): see stored-reading.ts.
+ */
+export interface OutboxEntry<T> {
+  /** Assigned when queued; strictly increasing for the outbox's whole life. */
+  readonly seq: number;
+  readonly queuedAt: number;
+  readonly item: T;
+}
+
+export interface OutboxBatch<T> {
+  /** Stable for these entries: `{incarnation}.{first}` or `{incarnation}.{first}-{last}`. */
+  readonly messageId: string;
+  readonly entries: readonly OutboxEntry<T>[];
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+}
+
+export interface Outbox<T> {
+  /** Most items held at once. */
+  readonly capacity: number;
+  /** Items held now. */
+  readonly size: number;
+  /** Items dropped because the outbox was full, over its whole life (kept on disk too). */
+  readonly dropped: number;
+  /** Queues an item, dropping the oldest when full. Durable (disk) once it returns. */
+  enqueue(item: T): OutboxEntry<T>;
+  /**
+   * The oldest items, at most `max` (default MAX_READINGS) and none after `upToSeq` (to retry
+   * exactly a batch that failed), or null when empty. Nothing is removed.
+   */
+  take(max?: number, upToSeq?: number): OutboxBatch<T> | null;
+  /** Removes the batch's entries (those still held: some may have been dropped since). */
+  remove(batch: OutboxBatch<T>): number;
+  /** Releases the file (disk outbox). The outbox is unusable after. */
+  close(): void;
+}
+
+export interface OutboxOptions {
+  readonly clock: Clock;
+  readonly capacity: number;
+  /**
+   * Directory of the disk outbox, `{dir}/{name}.outbox.db`, created if missing; undefined
+   * keeps the outbox in memory (fleets, benches: nothing survives the process).
+   */
+  readonly dir?: string;
+  /** The gateway uuid or IMEI the outbox belongs to. */
+  readonly name: string;
+}
+
+/**
+ * Opens the outbox of one gateway or device. A disk outbox reopened after a restart (or a kill)
+ * holds every item whose enqueue() returned, with the same sequence numbers and message ids.
+ */
+export async function openOutbox<T>(options: OutboxOptions): Promise<Outbox<T>> {
+  checkCapacity(options.capacity);
+  if (options.dir === undefined) return new MemoryOutbox<T>(options.clock, options.capacity);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(options.name)) {
+    throw new RpmlabError("E_USAGE", `an outbox name is letters, digits, _ and -`, {
+      field: "name",
+      value: options.name,
+    });
+  }
+  try {
+    mkdirSync(options.dir, { recursive: true });
+  } catch (error) {
+    throw new RpmlabError(
+      "E_OUTBOX_UNAVAILABLE",
+      `cannot create the outbox directory ${options.dir}: ${(error as Error).message}`,
+      { field: "outbox", value: options.dir },
+      error,
+    );
+  }
+  return SqliteOutbox.open<T>(
+    join(options.dir, `${options.name}.outbox.db`),
+    options.clock,
+    options.capacity,
+  );
+}
+
+/**
+ * What makes message ids unique across outboxes of the same sender: base-36 of the instant the
+ * outbox was created (a deleted outbox file starts a new incarnation, so sequence 1 again does
+ * not repeat an id the ingestion core has already claimed).
+ */
+export function incarnationOf(createdAt: number): string {
+  return Math.max(0, Math.floor(createdAt)).toString(36);
+}
+
+/** The message id of the entries from `first` to `last`. */
+export function batchMessageId(incarnation: string, first: number, last: number): string {
+  return first === last ? `${incarnation}.${first}` : `${incarnation}.${first}-${last}`;
+}
+
+export function checkCapacity(capacity: number): void {
+  if (!Number.isInteger(capacity) || capacity < 1) {
+    throw new RpmlabError("E_CONFIG_INVALID", `outbox capacity must be an integer >= 1`, {
+      field: "capacity",
+      value: capacity,
+    });
+  }
+}
+
+export function checkMax(max: number): void {
+  if (!Number.isInteger(max) || max < 1 || max > MAX_READINGS) {
+    throw new RpmlabError("E_USAGE", `a batch takes 1 to ${MAX_READINGS} items, got ${max}`, {
+      field: "max",
+    });
+  }
+}
+
+/** The outbox in memory: the same rules, gone with the process. */
+export class MemoryOutbox<T> implements Outbox<T> {
+  private readonly entries: OutboxEntry<T>[] = [];
+  private nextSeq = 1;
+  private droppedCount = 0;
+  private readonly incarnation: string;
+
+  constructor(
+    private readonly clock: Clock,
+    readonly capacity: number,
+  ) {
+    checkCapacity(capacity);
+    this.incarnation = incarnationOf(clock.now());
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  get dropped(): number {
+    return this.droppedCount;
+  }
+
+  enqueue(item: T): OutboxEntry<T> {
+    const entry = { seq: this.nextSeq++, queuedAt: this.clock.now(), item };
+    this.entries.push(entry);
+    while (this.entries.length > this.capacity) {
+      this.entries.shift();
+      this.droppedCount++;
+    }
+    return entry;
+  }
+
+  take(max = MAX_READINGS, upToSeq = Number.POSITIVE_INFINITY): OutboxBatch<T> | null {
+    checkMax(max);
+    const entries: OutboxEntry<T>[] = [];
+    for (const entry of this.entries) {
+      if (entries.length === max || entry.seq > upToSeq) break;
+      entries.push(entry);
+    }
+    return batchOf(this.incarnation, entries);
+  }
+
+  remove(batch: OutboxBatch<T>): number {
+    let n = 0;
+    while (this.entries.length > 0 && this.entries[0]!.seq <= batch.lastSeq) {
+      this.entries.shift();
+      n++;
+    }
+    return n;
+  }
+
+  close(): void {
+    this.entries.length = 0;
+  }
+}
+
+/** A batch of `entries` (oldest first), or null for none. */
+export function batchOf<T>(
+  incarnation: string,
+  entries: readonly OutboxEntry<T>[],
+): OutboxBatch<T> | null {
+  if (entries.length === 0) return null;
+  const firstSeq = entries[0]!.seq;
+  const lastSeq = entries.at(-1)!.seq;
+  return { messageId: batchMessageId(incarnation, firstSeq, lastSeq), entries, firstSeq, lastSeq };
+}

@@ -1,0 +1,201 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { type Outbox, openOutbox } from "../../src/cellular/outbox.ts";
+import { isRpmlabError } from "../../src/core/errors.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { MAX_READINGS, MESSAGE_ID_PATTERN } from "../../src/mqtt/envelope.ts";
+import { within } from "../mqtt/helpers.ts";
+
+const START = Date.UTC(2026, 0, 1);
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "rpmlab-outbox-"));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+type Item = { n: number };
+const KINDS = [
+  {
+    kind: "memory",
+    open: (clock: VirtualClock, capacity: number) =>
+      openOutbox<Item>({ clock, capacity, name: "G1" }),
+  },
+  {
+    kind: "disk",
+    open: (clock: VirtualClock, capacity: number) =>
+      openOutbox<Item>({ clock, capacity, name: "G1", dir: tempDir() }),
+  },
+] as const;
+
+const items = (batch: { entries: readonly { item: Item }[] } | null) =>
+  batch?.entries.map((e) => e.item.n) ?? [];
+
+for (const { kind, open } of KINDS)
+  describe(`outbox (${kind})`, () => {
+    it("gives the oldest first, in batches, and removes only what was taken", async () => {
+      const clock = new VirtualClock({ startMs: START });
+      const outbox: Outbox<Item> = await open(clock, 10);
+      for (let n = 0; n < 5; n++) {
+        clock.runSync({ until: START + n * 1000 });
+        outbox.enqueue({ n });
+      }
+      const first = outbox.take(2)!;
+      expect(items(first)).toEqual([0, 1]);
+      expect(first.entries.map((e) => e.queuedAt - START)).toEqual([0, 1000]);
+      expect(items(outbox.take(2))).toEqual([0, 1]);
+      expect(outbox.remove(first)).toBe(2);
+      expect(outbox.size).toBe(3);
+      expect(items(outbox.take())).toEqual([2, 3, 4]);
+      outbox.remove(outbox.take()!);
+      expect(outbox.take()).toBeNull();
+      expect(outbox.size).toBe(0);
+      outbox.close();
+    });
+
+    it("names a batch by its entries: the same entries repeat the id, others never reuse it", async () => {
+      const clock = new VirtualClock({ startMs: START });
+      const outbox = await open(clock, 100);
+      for (let n = 0; n < 3; n++) outbox.enqueue({ n });
+      const a = outbox.take()!;
+      expect(a.messageId).toMatch(MESSAGE_ID_PATTERN);
+      outbox.enqueue({ n: 3 });
+      // A retry pinned to the failed batch's last entry: same entries, same id.
+      const retry = outbox.take(MAX_READINGS, a.lastSeq)!;
+      expect(retry.messageId).toBe(a.messageId);
+      expect(items(retry)).toEqual([0, 1, 2]);
+      const grown = outbox.take()!;
+      expect(grown.messageId).not.toBe(a.messageId);
+      outbox.remove(retry);
+      const single = outbox.take()!;
+      expect(items(single)).toEqual([3]);
+      expect(new Set([a.messageId, grown.messageId, single.messageId]).size).toBe(3);
+      outbox.close();
+    });
+
+    it("when full, drops the oldest and counts it", async () => {
+      const clock = new VirtualClock({ startMs: START });
+      const outbox = await open(clock, 3);
+      for (let n = 0; n < 7; n++) outbox.enqueue({ n });
+      expect(outbox.size).toBe(3);
+      expect(outbox.dropped).toBe(4);
+      expect(items(outbox.take())).toEqual([4, 5, 6]);
+      outbox.close();
+    });
+
+    it("a batch whose oldest entries were dropped while in flight removes only what is left", async () => {
+      const clock = new VirtualClock({ startMs: START });
+      const outbox = await open(clock, 3);
+      for (let n = 0; n < 3; n++) outbox.enqueue({ n });
+      const inFlight = outbox.take()!;
+      outbox.enqueue({ n: 3 }); // drops 0
+      expect(outbox.remove(inFlight)).toBe(2);
+      expect(items(outbox.take())).toEqual([3]);
+      expect(outbox.dropped).toBe(1);
+      outbox.close();
+    });
+
+    it("rejects a capacity or batch size out of range", async () => {
+      const clock = new VirtualClock({ startMs: START });
+      await expect(open(clock, 0)).rejects.toThrow(/capacity/);
+      const outbox = await open(clock, 5);
+      expect(() => outbox.take(0)).toThrow(/1 to 256/);
+      expect(() => outbox.take(MAX_READINGS + 1)).toThrow(/1 to 256/);
+      outbox.close();
+    });
+  });
+
+describe("disk outbox across restarts", () => {
+  it("a reopened outbox holds the same entries, ids, drop count and sequence", async () => {
+    const dir = tempDir();
+    const clock = new VirtualClock({ startMs: START });
+    const first = await openOutbox<Item>({ clock, capacity: 4, name: "356938035643809", dir });
+    for (let n = 0; n < 6; n++) first.enqueue({ n });
+    const before = first.take()!;
+    first.close();
+    clock.runSync({ until: START + 3_600_000 });
+    const again = await openOutbox<Item>({ clock, capacity: 4, name: "356938035643809", dir });
+    expect(again.size).toBe(4);
+    expect(again.dropped).toBe(2);
+    const after = again.take()!;
+    expect(after).toEqual(before);
+    again.remove(after);
+    // Sequence numbers are never reused, even once the outbox is empty.
+    expect(again.enqueue({ n: 6 }).seq).toBe(7);
+    again.close();
+  });
+
+  it("a new outbox file starts a new incarnation: its ids differ from a deleted one's", async () => {
+    const clock = new VirtualClock({ startMs: START });
+    const a = await openOutbox<Item>({ clock, capacity: 4, name: "G", dir: tempDir() });
+    a.enqueue({ n: 0 });
+    clock.runSync({ until: START + 1 });
+    const b = await openOutbox<Item>({ clock, capacity: 4, name: "G", dir: tempDir() });
+    b.enqueue({ n: 0 });
+    expect(a.take()!.messageId).not.toBe(b.take()!.messageId);
+    a.close();
+    b.close();
+  });
+
+  it("a file that is not an outbox fails with E_OUTBOX_UNAVAILABLE naming it", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "G.outbox.db"), "this is not a database, it is text ".repeat(100));
+    const clock = new VirtualClock({ startMs: START });
+    const error = await openOutbox({ clock, capacity: 4, name: "G", dir }).catch((e) => e);
+    expect(isRpmlabError(error, "E_OUTBOX_UNAVAILABLE")).toBe(true);
+    expect((error as Error).message).toContain("G.outbox.db");
+    await expect(openOutbox({ clock, capacity: 4, name: "../x", dir })).rejects.toThrow(/name/);
+  });
+
+  it("a process killed (SIGKILL) while queuing loses none of the items it was told were queued", async () => {
+    const dir = tempDir();
+    const writer = fileURLToPath(new URL("./outbox-writer.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", writer, dir, "K", "1000000"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    await within(
+      new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (c: Buffer) => {
+          out += c.toString();
+          if (out.split("\n").length > 2000) resolve();
+        });
+        child.once("exit", () => reject(new Error(`the writer exited: ${err}`)));
+      }),
+      "the writer to queue 2000 items",
+      30_000,
+    );
+    child.kill("SIGKILL");
+    await within(exited, "the writer to die");
+    const acknowledged = out
+      .split("\n")
+      .filter((l) => l !== "")
+      .map(Number);
+    const clock = new VirtualClock({ startMs: START });
+    const outbox = await openOutbox<{ n: number }>({ clock, capacity: 1_000_000, name: "K", dir });
+    const held = new Set<number>();
+    for (let batch = outbox.take(); batch !== null; batch = outbox.take()) {
+      for (const e of batch.entries) {
+        expect(e.item.n).toBe(e.seq - 1);
+        held.add(e.seq);
+      }
+      outbox.remove(batch);
+    }
+    const lost = acknowledged.filter((seq) => !held.has(seq));
+    expect(lost).toEqual([]);
+    expect(held.size).toBeGreaterThanOrEqual(acknowledged.length);
+    outbox.close();
+  });
+});
