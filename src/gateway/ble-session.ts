@@ -33,6 +33,11 @@ export interface SessionOptions {
   /** The gateway's own time (its clock, set from the service's time downlink). Default clock.now. */
   gatewayTime?: () => number;
   sensorCode: string | undefined;
+  /**
+   * Whether the device type keeps readings while out of range (spec 2.8); default true. One that
+   * does not sends only readings taken during the visit, after its clock was set.
+   */
+  storesOffline?: boolean;
   /** Highest record sequence the gateway holds for this device; RACP asks for the ones after. */
   lastSequence: number | undefined;
   timeouts?: Partial<SessionTimeouts>;
@@ -49,8 +54,10 @@ export interface SessionResult {
   /** Device time minus gateway time, read from Current Time before the gateway set it. */
   clockErrorMs: number | null;
   /**
-   * The device's clock was unset (off by more than CLOCK_UNSET_THRESHOLD_MS): every value of the
-   * session is marked, as the readings it delivers were stamped by that clock.
+   * The device's clock was unset (off by more than CLOCK_UNSET_THRESHOLD_MS) when the visit
+   * began. The values of readings it kept from before are marked (RawCharacteristicValue
+   * clockUnset): those fetched through RACP, and, from a device without RACP (it flushes its
+   * store when the central subscribes, BLS 1.1 §3.1.1), everything before the linger.
    */
   clockUnset: boolean;
   stored: number;
@@ -86,6 +93,9 @@ export async function runSession(link: GattLink, options: SessionOptions): Promi
   // Only RACP tells stored records from live ones; a device that flushes its stored
   // measurements on subscription (BLS, WSS) sends them like live ones, as real collectors see.
   let phase: "stored" | "live" = "live";
+  /** Until the linger: a device without RACP is flushing what it kept. */
+  let beforeLinger = true;
+  let hasRacp = false;
   const racpResponses: RacpMessage[] = [];
   const racpWaiters = new Set<() => void>();
   const dropped = new Promise<never>((_, reject) =>
@@ -148,12 +158,15 @@ export async function runSession(link: GattLink, options: SessionOptions): Promi
       receivedAt: gatewayTime(),
       sequence,
       stored: phase === "stored",
-      clockUnset: result.clockUnset,
+      clockUnset:
+        result.clockUnset &&
+        options.storesOffline !== false &&
+        (phase === "stored" || (beforeLinger && !hasRacp)),
     });
   };
 
   const pushed = [...services.entries()].flatMap(([, chars]) => chars).filter((u) => u !== RACP);
-  const hasRacp = all.includes(RACP);
+  hasRacp = all.includes(RACP);
   if (hasRacp) {
     await run("subscribe RACP", t.request, () =>
       link.subscribe(RACP, (value) => {
@@ -202,6 +215,7 @@ export async function runSession(link: GattLink, options: SessionOptions): Promi
   }
 
   phase = "live";
+  beforeLinger = false;
   if ((options.lingerMs ?? 0) > 0)
     await Promise.race([options.clock.sleep(options.lingerMs ?? 0), dropped]);
   await run("disconnect", t.request, () => link.disconnect()).catch(() => undefined);
