@@ -221,7 +221,9 @@ export class Lab {
     ingestor.events.on("gateway.status", ({ gateway, online }) => {
       services.adoption
         .adopt(gateway.gatewayUuid)
-        .then(() => (online ? downlinks.checkedIn(gateway.gatewayUuid) : undefined))
+        .then(() =>
+          online ? downlinks.checkedIn(gateway.gatewayUuid, gateway.lastCheckinTime) : undefined,
+        )
         .catch((error: unknown) => {
           this.logger.error(
             { err: error, gateway: gateway.gatewayUuid },

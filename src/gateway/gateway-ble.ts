@@ -38,6 +38,7 @@ export class DirectBle implements GatewayBle {
   private stopScan: (() => void) | undefined;
   private queue: Promise<void> = Promise.resolve();
   private readonly queued = new Set<string>();
+  private current: DirectLink | undefined;
 
   constructor(private readonly radio: DirectRadio) {}
 
@@ -68,6 +69,8 @@ export class DirectBle implements GatewayBle {
     this.stopScan?.();
     this.stopScan = undefined;
     this.host = undefined;
+    // A visit waiting on the Clock (its linger) ends now: the link goes down under it.
+    await this.current?.disconnect();
     await this.queue;
   }
 
@@ -78,6 +81,7 @@ export class DirectBle implements GatewayBle {
     let link: DirectLink | undefined;
     try {
       link = device.connect(host.gatewayUuid);
+      this.current = link;
       const result = await runSession(link, host.sessionOptions(link.address, device.sensorCode));
       host.sessionEnded(link.address, result);
     } catch (error) {
@@ -85,6 +89,7 @@ export class DirectBle implements GatewayBle {
     } finally {
       // A session that failed half-way (a timeout) leaves the link up: end it.
       if (link?.connected === true) await link.disconnect();
+      this.current = undefined;
     }
   }
 }

@@ -54,6 +54,10 @@ export interface GatewayOptions {
 
 /** Every 15 minutes; the service reads the signal as stale after an hour (fulfilment/gateways.ts). */
 export const CHECKIN_EVERY_MS = 15 * 60_000;
+/** Check-ins remembered while their answer is awaited (a long outage queues none). */
+const MAX_UNANSWERED = 16;
+/** How far the service's time may fall outside the check-in's round trip before it is applied. */
+const CLOCK_TOLERANCE_MS = 1000;
 /** A hub holds a few days of a household's readings; past that the oldest go, counted. */
 export const DEFAULT_GATEWAY_OUTBOX = 10_000;
 
@@ -78,6 +82,8 @@ export interface GatewayStats {
   readonly sessions: number;
   readonly sessionFailures: number;
   readonly deviceClocksSet: number;
+  /** Time downlinks that moved the gateway clock (those within the round trip do not). */
+  readonly clockCorrections: number;
   readonly checkins: number;
   readonly checkinFailures: number;
   readonly downlinks: { readonly whitelist: number; readonly time: number; readonly bad: number };
@@ -126,8 +132,11 @@ export class Gateway {
     checkinFailures: 0,
     whitelistDownlinks: 0,
     timeDownlinks: 0,
+    clockCorrections: 0,
     badDownlinks: 0,
   };
+  /** Gateway times of the check-ins the service's time has not answered yet, oldest first. */
+  private readonly unanswered: number[] = [];
   private readonly assembler: ReadingAssembler;
   private checkinTimer: TimerHandle | undefined;
   private readonly unlisten: (() => void)[] = [];
@@ -215,6 +224,7 @@ export class Gateway {
       sessions: c.sessions,
       sessionFailures: c.sessionFailures,
       deviceClocksSet: c.deviceClocksSet,
+      clockCorrections: c.clockCorrections,
       checkins: c.checkins,
       checkinFailures: c.checkinFailures,
       downlinks: { whitelist: c.whitelistDownlinks, time: c.timeDownlinks, bad: c.badDownlinks },
@@ -263,6 +273,8 @@ export class Gateway {
     if (!session.connected) return;
     const signal = this.modem.link.signal;
     const identity = this.modem.identity;
+    this.unanswered.push(this.gatewayClock.now());
+    if (this.unanswered.length > MAX_UNANSWERED) this.unanswered.shift();
     const status = {
       v: ENVELOPE_VERSION,
       online: true as const,
@@ -306,9 +318,11 @@ export class Gateway {
       return;
     }
     if (message.type === "time") {
-      // The service's time, less nothing for latency: the lab's links are well under a second.
-      this.gatewayClock.set(parseIso(message.now)!);
       this.counts.timeDownlinks++;
+      this.syncClock(
+        parseIso(message.now)!,
+        message.checkin_at === undefined ? undefined : parseIso(message.checkin_at)!,
+      );
       return;
     }
     this.counts.whitelistDownlinks++;
@@ -323,6 +337,24 @@ export class Gateway {
       (d) => d.whitelist_status === "RE" && held.has(d.mac_address),
     );
     if (change.added.length > 0 || change.removed.length > 0 || unconfirmed) this.checkIn();
+  }
+
+  /**
+   * The service's time answers a check-in — the one it names (`checkin_at`), else the oldest not
+   * yet answered — so it was read between that check-in and now (gateway time): a clock that
+   * puts it inside that window cannot be told from a right one and is left alone (as NTP does
+   * within its round trip); one that puts it outside is set to it. An answer queued in the
+   * persistent session while the gateway was away arrives late, and is no reason to move the
+   * clock back. On a virtual Clock the window also absorbs the virtual time that passes while
+   * messages are in flight over real sockets.
+   */
+  private syncClock(serviceNow: number, answers: number | undefined): void {
+    const now = this.gatewayClock.now();
+    const oldest = this.unanswered.shift();
+    const sent = Math.min(answers ?? oldest ?? now, now);
+    if (serviceNow >= sent - CLOCK_TOLERANCE_MS && serviceNow <= now + CLOCK_TOLERANCE_MS) return;
+    this.gatewayClock.set(serviceNow);
+    this.counts.clockCorrections++;
   }
 
   private bleHost() {

@@ -91,21 +91,22 @@ export class Downlinks {
     );
   }
 
-  /** Sends the gateway the service's time. */
-  async sendTime(gatewayUuid: string): Promise<void> {
+  /** Sends the gateway the service's time, answering its check-in of `checkinAt` if given. */
+  async sendTime(gatewayUuid: string, checkinAt: number | null = null): Promise<void> {
     await this.send(gatewayUuid, "time", async () =>
       encodePayload("gw/down", {
         v: ENVELOPE_VERSION,
         type: "time",
         now: toIsoMicros(this.deps.clock.now()),
+        ...(checkinAt === null ? {} : { checkin_at: toIsoMicros(checkinAt) }),
       }),
     );
   }
 
-  /** A check-in: the whitelist (so the gateway's copy converges), then the time. */
-  async checkedIn(gatewayUuid: string): Promise<void> {
+  /** A check-in (its checkin_at): the whitelist (so the gateway's copy converges), the time. */
+  async checkedIn(gatewayUuid: string, checkinAt: number | null): Promise<void> {
     await this.sendWhitelist(gatewayUuid);
-    await this.sendTime(gatewayUuid);
+    await this.sendTime(gatewayUuid, checkinAt);
   }
 
   private async send(

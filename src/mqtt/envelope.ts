@@ -200,6 +200,11 @@ export const timeDownSchema = z
     v: version,
     type: z.literal("time"),
     now: instant.describe("The service's time, for the gateway to set device clocks."),
+    checkin_at: instant
+      .optional()
+      .describe(
+        "The checkin_at of the status this answers: the gateway knows the service read its time between then and the arrival, and leaves a clock that agrees alone (an answer queued in its persistent session while it was away arrives late).",
+      ),
   })
   .meta({ id: "TimeDown" });
 
