@@ -3,12 +3,103 @@ import { BtsnoopWriter, fileSink } from "../ble/btsnoop.ts";
 import { NobleCentral } from "../ble/hosts/central.ts";
 import { EmulatedRadio } from "../ble/radio.ts";
 import type { BleSpec } from "../config/ble-spec.ts";
-import { SystemClock } from "../core/clock.ts";
+import { type Clock, SystemClock } from "../core/clock.ts";
 import { Rng } from "../core/rng.ts";
 import { sensorCodeOf } from "../devices/advertising-data.ts";
 import { runSession } from "../gateway/ble-session.ts";
+import type { BleHost, GatewayBle } from "../gateway/gateway-ble.ts";
 import type { RawCharacteristicValue } from "../gateway/raw-values.ts";
+import { macOf } from "../gateway/reading-assembler.ts";
 import { admitted, type WhitelistEntry } from "../gateway/whitelist.ts";
+
+/**
+ * The gateway's BLE side over an HCI socket (`emulated`, `tcp://…`, `hci:N`): an unmodified
+ * noble central scans, and each advertiser the host admits is visited — connect, the session of
+ * ble-session.ts, disconnect — no sooner than `revisitMs` after its last visit. A real standard
+ * cuff (service 0x1810) works the same as a virtual one.
+ */
+export class NobleBle implements GatewayBle {
+  readonly describe: string;
+  private stopped = false;
+  private central: NobleCentral | undefined;
+  private backend: HciBackend | undefined;
+  private radio: EmulatedRadio | undefined;
+  private capture: BtsnoopWriter | undefined;
+
+  constructor(
+    private readonly spec: BleSpec,
+    private readonly clock: Clock,
+    private readonly rng: Rng,
+    private readonly options: { readonly btsnoop?: string | undefined; revisitMs?: number } = {},
+  ) {
+    this.describe = spec.kind === "tcp" ? `tcp://${spec.host}:${spec.port}` : spec.kind;
+  }
+
+  async start(host: BleHost): Promise<void> {
+    const { spec, clock } = this;
+    this.radio = spec.kind === "emulated" ? new EmulatedRadio(clock, this.rng) : undefined;
+    this.backend = await openHciBackend(spec, "gateway", this.radio);
+    if (this.options.btsnoop !== undefined && this.backend.tap !== undefined) {
+      this.capture = new BtsnoopWriter(fileSink(this.options.btsnoop), () => clock.now());
+      this.capture.add(this.backend.tap);
+    }
+    this.central = await NobleCentral.open(this.backend.factory);
+    void this.loop(this.central, host);
+  }
+
+  /** Scanning asks the host on each advertisement, so nothing is kept to update. */
+  whitelistChanged(): void {}
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.capture?.close();
+    this.central?.quiesce();
+    this.backend?.close();
+    this.radio?.close();
+  }
+
+  private async loop(central: NobleCentral, host: BleHost): Promise<void> {
+    const lastVisit = new Map<string, number>();
+    const revisitMs = this.options.revisitMs ?? 60_000;
+    while (!this.stopped) {
+      const found = await new Promise<{ id: string; address: string; code: string | undefined }>(
+        (resolve) => {
+          let stop: (() => Promise<void>) | undefined;
+          let done = false;
+          void central
+            .startScan(
+              [],
+              (adv) => {
+                const code = sensorCodeOf(adv.manufacturerData);
+                const since =
+                  this.clock.now() - (lastVisit.get(adv.address) ?? Number.NEGATIVE_INFINITY);
+                if (done || !adv.connectable || since < revisitMs) return;
+                if (host.admits(adv.address, code) === undefined) return;
+                done = true;
+                void stop?.().then(() => resolve({ id: adv.id, address: adv.address, code }));
+              },
+              true,
+            )
+            .then((s) => {
+              stop = s;
+              if (done) void s();
+            });
+        },
+      );
+      if (this.stopped) return;
+      lastVisit.set(found.address, this.clock.now());
+      try {
+        const link = await central.connect(found.id);
+        host.sessionEnded(
+          found.address,
+          await runSession(link, host.sessionOptions(found.address, found.code)),
+        );
+      } catch (error) {
+        host.sessionEnded(found.address, error as Error);
+      }
+    }
+  }
+}
 
 export interface GatewayAppOptions {
   ble: BleSpec;
@@ -23,100 +114,56 @@ export interface GatewayAppOptions {
 }
 
 /**
- * `rpmlab gateway --ble SPEC`: the gateway's BLE side on its own: scan, connect to whitelisted
- * devices, run a session with each (time, subscriptions, RACP since the last sequence), print
- * the raw values. A real standard cuff (service 0x1810) works the same as a virtual one.
+ * `rpmlab gateway --ble SPEC` without a broker: the gateway's BLE side on its own, whitelisted
+ * by flags, printing the raw values of each visit.
  */
 export class GatewayApp {
-  private stopped = false;
-  private central: NobleCentral | undefined;
-
   private constructor(
     private readonly clock: SystemClock,
-    private readonly backend: HciBackend,
-    private readonly radio: EmulatedRadio | undefined,
-    private readonly capture: BtsnoopWriter | undefined,
+    private readonly ble: NobleBle,
   ) {}
 
   static async start(options: GatewayAppOptions): Promise<GatewayApp> {
     const clock = new SystemClock();
-    const radio =
-      options.ble.kind === "emulated" ? new EmulatedRadio(clock, new Rng(options.seed)) : undefined;
-    const backend = await openHciBackend(options.ble, "gateway", radio);
-    const capture =
-      options.btsnoop !== undefined && backend.tap !== undefined
-        ? new BtsnoopWriter(fileSink(options.btsnoop), () => clock.now())
-        : undefined;
-    if (capture !== undefined && backend.tap !== undefined) capture.add(backend.tap);
-    const central = await NobleCentral.open(backend.factory);
-    const app = new GatewayApp(clock, backend, radio, capture);
-    app.central = central;
-    void app.loop(central, options);
-    return app;
-  }
-
-  private async loop(central: NobleCentral, options: GatewayAppOptions): Promise<void> {
+    const ble = new NobleBle(options.ble, clock, new Rng(options.seed), {
+      btsnoop: options.btsnoop,
+      revisitMs: options.revisitMs,
+    });
     const lastSequence = new Map<string, number>();
-    const lastVisit = new Map<string, number>();
-    while (!this.stopped) {
-      const found = await new Promise<
-        { id: string; address: string; code: string | undefined } | undefined
-      >((resolve) => {
-        let stop: (() => Promise<void>) | undefined;
-        let done = false;
-        void central
-          .startScan(
-            [],
-            (adv) => {
-              const code = sensorCodeOf(adv.manufacturerData);
-              const since =
-                this.clock.now() - (lastVisit.get(adv.address) ?? Number.NEGATIVE_INFINITY);
-              if (
-                done ||
-                !adv.connectable ||
-                since < options.revisitMs ||
-                !admitted(options.whitelist, adv.address, code)
-              )
-                return;
-              done = true;
-              void stop?.().then(() => resolve({ id: adv.id, address: adv.address, code }));
-            },
-            true,
-          )
-          .then((s) => {
-            stop = s;
-            if (done) void s();
-          });
-      });
-      if (found === undefined || this.stopped) return;
-      lastVisit.set(found.address, this.clock.now());
-      try {
-        const link = await central.connect(found.id);
-        const result = await runSession(link, {
-          clock: this.clock,
-          sensorCode: found.code,
-          lastSequence: lastSequence.get(found.address),
-          lingerMs: options.lingerMs,
-          onValue: options.onValue,
-        });
-        if (result.lastSequence !== undefined) lastSequence.set(found.address, result.lastSequence);
-        options.onEvent({ event: "session", address: found.address, ...result });
-      } catch (error) {
-        options.onEvent({
-          event: "session-failed",
-          address: found.address,
-          error: (error as Error).message,
-        });
-      }
+    const host: BleHost = {
+      gatewayUuid: "000000000000",
+      admits: (address, sensorCode) =>
+        admitted(options.whitelist, address, sensorCode)
+          ? { mac: macOf(address), sensorCode: sensorCode ?? "", sensorId: null }
+          : undefined,
+      sessionOptions: (address, sensorCode) => ({
+        clock,
+        sensorCode,
+        lastSequence: lastSequence.get(address),
+        lingerMs: options.lingerMs,
+        onValue: options.onValue,
+      }),
+      sessionEnded: (address, outcome) => {
+        if (outcome instanceof Error) {
+          options.onEvent({ event: "session-failed", address, error: outcome.message });
+          return;
+        }
+        if (outcome.lastSequence !== undefined) lastSequence.set(address, outcome.lastSequence);
+        options.onEvent({ event: "session", address, ...outcome });
+      },
+    };
+    try {
+      await ble.start(host);
+    } catch (error) {
+      await ble.stop();
+      clock.dispose();
+      throw error;
     }
+    return new GatewayApp(clock, ble);
   }
 
   stop(): void {
-    this.stopped = true;
-    this.capture?.close();
-    this.central?.quiesce();
-    this.backend.close();
-    this.radio?.close();
+    void this.ble.stop();
     this.clock.dispose();
   }
 }

@@ -2,8 +2,11 @@ import type { Command } from "commander";
 import { ControllerApp } from "../app/ble-controller.ts";
 import { DeviceApp } from "../app/ble-device.ts";
 import { GatewayApp } from "../app/ble-gateway.ts";
+import { GatewayRun } from "../app/gateway-run.ts";
 import { untilSignal } from "../app/until-signal.ts";
+import { adminTarget } from "../config/admin-target.ts";
 import { DEFAULT_BLE, parseBleSpec, parseListenSpec } from "../config/ble-spec.ts";
+import { parseBrokerSpec } from "../config/broker-spec.ts";
 import { RpmlabError } from "../core/errors.ts";
 import type { WhitelistEntry } from "../gateway/whitelist.ts";
 import type { CliIo } from "./io.ts";
@@ -80,23 +83,90 @@ export function registerBleCommands(program: Command, io: CliIo): void {
   program
     .command("gateway")
     .description(
-      "Scan with an HCI adapter (noble) and visit whitelisted devices, printing raw values, until SIGINT",
+      "Without --broker: scan with an HCI adapter (noble) and visit whitelisted devices, printing raw values. With --broker: run one simulated cellular gateway (MQTT, whitelist from the service, store-and-forward) against rpmlab serve or any broker. Until SIGINT",
     )
-    .option("--ble <spec>", BLE_HELP, DEFAULT_BLE)
-    .option("--sensor-code <code>", "whitelist a sensor code (repeatable)", collect, [])
-    .option("--address <address>", "whitelist a device address (repeatable)", collect, [])
+    .option("--ble <spec>", `${BLE_HELP}; with --broker also direct`, DEFAULT_BLE)
+    .option(
+      "--broker <url>",
+      "mqtt://host:port of the lab (rpmlab serve prints it): run the gateway runtime",
+    )
+    .option("--gateway-uuid <uuid>", "12 hex characters (default: drawn from --seed)")
+    .option("--username <user>", "MQTT username (the gateway uuid); with --password")
+    .option("--password <password>", "MQTT password issued by the lab")
+    .option("--url <url>", "rpmlab serve's base URL, to issue credentials (default $RPMLAB_URL)")
+    .option("--admin-token <token>", "lab admin token, to issue credentials ($RPMLAB_ADMIN_TOKEN)")
+    .option("--outbox <dir>", "keep the outbox and state on disk here (survives a restart)")
+    .option(
+      "--every <seconds>",
+      "--ble direct: each whitelisted device takes a reading this often",
+      "60",
+    )
+    .option("--seed <seed>", "seed of the gateway's identity, link and simulated readings", "1")
+    .option(
+      "--sensor-code <code>",
+      "whitelist a sensor code (repeatable; without --broker)",
+      collect,
+      [],
+    )
+    .option(
+      "--address <address>",
+      "whitelist a device address (repeatable; without --broker)",
+      collect,
+      [],
+    )
     .option("--linger <ms>", "stay connected for live readings after the stored ones", "5000")
     .option("--revisit <ms>", "visit a device again no sooner than this", "60000")
     .option("--btsnoop <file>", "capture this host's HCI traffic (not for hci:N: use btmon there)")
     .action(
       async (flags: {
         ble: string;
+        broker?: string;
+        gatewayUuid?: string;
+        username?: string;
+        password?: string;
+        url?: string;
+        adminToken?: string;
+        outbox?: string;
+        every: string;
+        seed: string;
         sensorCode: string[];
         address: string[];
         linger: string;
         revisit: string;
         btsnoop?: string;
       }) => {
+        if (flags.broker !== undefined) {
+          const broker = parseBrokerSpec(flags.broker);
+          if (broker.kind === "embedded") {
+            throw new RpmlabError(
+              "E_USAGE",
+              "--broker takes the URL of a running broker (mqtt://host:port, as rpmlab serve prints it), not embedded",
+              { field: "broker" },
+            );
+          }
+          if ((flags.username === undefined) !== (flags.password === undefined)) {
+            throw new RpmlabError("E_USAGE", "give --username and --password together", {
+              field: flags.username === undefined ? "username" : "password",
+            });
+          }
+          const app = await GatewayRun.start({
+            broker: broker.url,
+            ble: flags.ble.trim() === "direct" ? { kind: "direct" } : parseBleSpec(flags.ble),
+            gatewayUuid: flags.gatewayUuid ?? flags.username,
+            credentials:
+              flags.username !== undefined && flags.password !== undefined
+                ? { username: flags.username, password: flags.password }
+                : { admin: adminTarget(flags) },
+            outboxDir: flags.outbox,
+            seed: flags.seed,
+            everyMs: whole("--every", flags.every) * 1000,
+            lingerMs: whole("--linger", flags.linger),
+            onEvent: json,
+          });
+          await untilSignal();
+          await app.stop();
+          return;
+        }
         const whitelist: WhitelistEntry[] = [
           ...flags.sensorCode.map((sensorCode) => ({ sensorCode })),
           ...flags.address.map((address) => ({ address: address.toLowerCase() })),
@@ -104,14 +174,21 @@ export function registerBleCommands(program: Command, io: CliIo): void {
         if (whitelist.length === 0)
           throw new RpmlabError(
             "E_USAGE",
-            "give --sensor-code or --address: the gateway connects only to whitelisted devices",
+            "give --sensor-code or --address (or --broker, to take the whitelist from the service): the gateway connects only to whitelisted devices",
           );
+        if (flags.ble.trim() === "direct") {
+          throw new RpmlabError(
+            "E_USAGE",
+            "--ble direct needs --broker: its devices follow the service's whitelist",
+            { field: "ble" },
+          );
+        }
         const app = await GatewayApp.start({
           ble: parseBleSpec(flags.ble),
           whitelist,
           lingerMs: whole("--linger", flags.linger),
           revisitMs: whole("--revisit", flags.revisit),
-          seed: "1",
+          seed: flags.seed,
           btsnoop: flags.btsnoop,
           onValue: (value) => json({ event: "value", ...value }),
           onEvent: json,

@@ -1,0 +1,131 @@
+/**
+ * `rpmlab gateway --broker … --ble direct` as a user runs it against `rpmlab serve`, both child
+ * processes from bin/rpmlab: devices activated on a gateway id through the HWI API show up as
+ * virtual devices of the gateway, their readings reach the API, and the whitelist is confirmed.
+ * Every wait has a deadline; nothing sleeps.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Served, startServe } from "./serve-process.ts";
+
+const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
+const GW = "0A1B2C3D4E5F";
+
+describe("rpmlab gateway --broker against rpmlab serve", () => {
+  let served: Served | undefined;
+  let gateway: ChildProcess | undefined;
+
+  afterEach(async () => {
+    if (gateway !== undefined && gateway.exitCode === null) {
+      gateway.kill("SIGTERM");
+      await once(gateway, "exit");
+    }
+    await served?.stop();
+  }, 30_000);
+
+  it("relays the readings of the devices the service whitelists on it", async () => {
+    served = await startServe(["--store", "memory", "--broker", "embedded:0", "--port", "0"]);
+    const { base_url, client_domain, api_key, admin_token, mqtt_url } = served.info;
+    const hwi = async <T>(method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${base_url}/clients/${client_domain}/hwi/${path}`, {
+        method,
+        headers: {
+          authorization: `Api-Key ${api_key}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: (await response.json()) as T };
+    };
+    const bpm = await hwi<{ id: string }>("POST", "hwi-devices/", {
+      device: { name: "Vendor BPM - S", hardware_uuid: GW },
+      patient: { external_id: "CLI-1" },
+    });
+    expect(bpm.status).toBe(201);
+
+    gateway = spawn(
+      process.execPath,
+      [
+        BIN,
+        "gateway",
+        "--broker",
+        mqtt_url,
+        "--gateway-uuid",
+        GW,
+        "--url",
+        base_url,
+        "--admin-token",
+        admin_token,
+        "--ble",
+        "direct",
+        "--every",
+        "1",
+        "--linger",
+        "0",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let err = "";
+    gateway.stderr!.on("data", (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    const events: Record<string, unknown>[] = [];
+    let buffer = "";
+    const sent = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no reading sent within 30 s; events ${JSON.stringify(events)}; stderr:\n${err}`,
+            ),
+          ),
+        30_000,
+      );
+      gateway!.stdout!.on("data", (chunk: Buffer) => {
+        buffer += chunk.toString();
+        const lines = buffer.split("\n");
+        buffer = lines.pop()!;
+        for (const line of lines) {
+          const event = JSON.parse(line) as Record<string, unknown>;
+          events.push(event);
+          if (event.event === "sent") {
+            clearTimeout(timer);
+            resolve();
+          }
+        }
+      });
+      gateway!.once("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`rpmlab gateway exited with ${code}; stderr:\n${err}`));
+      });
+    });
+    await sent;
+    expect(events).toContainEqual(
+      expect.objectContaining({ event: "started", gateway_uuid: GW, ble: "direct" }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({ event: "device", profile: "Vendor BPM - S" }),
+    );
+
+    // The PUBACK of the embedded broker means committed: the reading is in the API now.
+    const stored = await hwi<{ metric: string; hardware_uuid: string }[]>(
+      "GET",
+      `hwi-devices/${bpm.body.id}/measurements/`,
+    );
+    expect(stored.body.map((r) => r.metric)).toEqual(
+      expect.arrayContaining(["blood_pressure", "pulse", "battery_percentage"]),
+    );
+    expect(stored.body.every((r) => r.hardware_uuid === GW)).toBe(true);
+    const info = await hwi<{ whitelisted_devices: { whitelist_status: string }[] }>(
+      "GET",
+      `gateway-info/${GW}/`,
+    );
+    expect(info.body.whitelisted_devices.map((d) => d.whitelist_status)).toEqual(["CO"]);
+
+    gateway.kill("SIGTERM");
+    const [code] = await once(gateway, "exit");
+    expect(code).toBe(0);
+  }, 60_000);
+});
