@@ -153,6 +153,7 @@ export class Gateway {
     this.rules.restore(state.held);
     this.gatewayClock = new DeviceClock(options.clock, options.clockOffsetMs ?? 0);
     this.assembler = new ReadingAssembler(
+      options.catalogue,
       (reading) => this.queue(reading),
       (mac) => {
         const held = this.rules.get(mac);

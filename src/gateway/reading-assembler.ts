@@ -1,6 +1,8 @@
+import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { CharacteristicValue } from "../gatt/mapping.ts";
 import { SIG, VENDOR } from "../gatt/uuids.ts";
 import { VENDOR_RECORD_HEADER_LENGTH } from "../gatt/vendor/record.ts";
+import { metricOfRecordType } from "../gatt/vendor/record-types.ts";
 import type { RawCharacteristicValue } from "./raw-values.ts";
 
 /** One physical reading as the gateway relays it (an envelope reading, before JSON). */
@@ -46,13 +48,16 @@ interface Open {
  * values the mapping decodes together, src/gatt/mapping.ts). The boundaries are read from the
  * characteristics alone, without decoding: a SIG measurement value opens a reading and the
  * vendor Reading Context closes it (battery and glucose context values fall in between); vendor
- * records belong together while their timestamp and UTC offset stay the same and their
- * sequence numbers follow on. A reading still open when the session ends is complete.
+ * records belong together while their timestamp and UTC offset stay the same, their sequence
+ * numbers follow on and their metrics come in the profile's order (each once: the mapping's
+ * rule), so two readings taken in the same second stay apart. A reading still open when the
+ * session ends is complete.
  */
 export class ReadingAssembler {
   private readonly open = new Map<string, Open>();
 
   constructor(
+    private readonly catalogue: Catalogue,
     private readonly emit: (reading: AssembledReading) => void,
     /** The sensor code and sensor id the gateway holds for a device (its whitelist entry). */
     private readonly identify: (mac: string) => { sensorCode: string; sensorId: string | null },
@@ -97,7 +102,17 @@ export class ReadingAssembler {
       stamp === recordStamp(last.value) &&
       value.sequence !== undefined &&
       last.sequence !== undefined &&
-      value.sequence === ((last.sequence + 1) & 0xffff)
+      value.sequence === ((last.sequence + 1) & 0xffff) &&
+      this.rank(value) > this.rank(last)
     );
+  }
+
+  /** The place of a Vendor Record's metric in its profile's metric list (-1: unknown). */
+  private rank(value: RawCharacteristicValue): number {
+    const metric = metricOfRecordType(value.value[VENDOR_RECORD_HEADER_LENGTH - 1] ?? -1);
+    const code = value.sensorCode;
+    if (metric === undefined || code === undefined) return -1;
+    const profile = this.catalogue.withSensorCode(code).find((p) => p.connectivity === "gateway");
+    return profile?.metrics.findIndex((m) => m.name === metric) ?? -1;
   }
 }
