@@ -23,22 +23,29 @@ export class NobleBle implements GatewayBle {
   private stopped = false;
   private central: NobleCentral | undefined;
   private backend: HciBackend | undefined;
-  private radio: EmulatedRadio | undefined;
+  private ownRadio: EmulatedRadio | undefined;
   private capture: BtsnoopWriter | undefined;
 
   constructor(
     private readonly spec: BleSpec,
     private readonly clock: Clock,
     private readonly rng: Rng,
-    private readonly options: { readonly btsnoop?: string | undefined; revisitMs?: number } = {},
+    private readonly options: {
+      readonly btsnoop?: string | undefined;
+      readonly revisitMs?: number;
+      /** `emulated`: a medium shared with devices in this process (default: a medium of its own). */
+      readonly radio?: EmulatedRadio;
+    } = {},
   ) {
     this.describe = spec.kind === "tcp" ? `tcp://${spec.host}:${spec.port}` : spec.kind;
   }
 
   async start(host: BleHost): Promise<void> {
     const { spec, clock } = this;
-    this.radio = spec.kind === "emulated" ? new EmulatedRadio(clock, this.rng) : undefined;
-    this.backend = await openHciBackend(spec, "gateway", this.radio);
+    if (spec.kind === "emulated" && this.options.radio === undefined) {
+      this.ownRadio = new EmulatedRadio(clock, this.rng);
+    }
+    this.backend = await openHciBackend(spec, "gateway", this.options.radio ?? this.ownRadio);
     if (this.options.btsnoop !== undefined && this.backend.tap !== undefined) {
       this.capture = new BtsnoopWriter(fileSink(this.options.btsnoop), () => clock.now());
       this.capture.add(this.backend.tap);
@@ -55,7 +62,7 @@ export class NobleBle implements GatewayBle {
     this.capture?.close();
     this.central?.quiesce();
     this.backend?.close();
-    this.radio?.close();
+    this.ownRadio?.close();
   }
 
   private async loop(central: NobleCentral, host: BleHost): Promise<void> {
