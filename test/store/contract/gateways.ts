@@ -177,5 +177,34 @@ export function gatewaysContract(env: ContractEnv): void {
       expect(await env.store.whitelist.remove("G404", "C26B2B7D56DC")).toBe(false);
       expect(await env.store.whitelist.list("G404")).toEqual([]);
     });
+
+    it("reconciles the whitelist with what the gateway reports holding (RE ↔ CO)", async () => {
+      await env.store.gateways.updateStatus("G2", {});
+      for (const macAddress of ["C00000000001", "C00000000002", "C00000000003"]) {
+        await env.store.whitelist.upsert("G2", {
+          macAddress,
+          sensorCode: "10",
+          whitelistStatus: "RE",
+        });
+      }
+      advance(env, 1000);
+      const changed = await env.store.whitelist.reconcile("g2", ["c00000000001", "C00000000003"]);
+      expect(changed.map((w) => [w.macAddress, w.whitelistStatus, w.modified])).toEqual([
+        ["C00000000001", "CO", T0 + 1000],
+        ["C00000000003", "CO", T0 + 1000],
+      ]);
+      advance(env, 1000);
+      expect(await env.store.whitelist.reconcile("G2", ["C00000000003"])).toMatchObject([
+        { macAddress: "C00000000001", whitelistStatus: "RE", modified: T0 + 2000 },
+      ]);
+      expect(
+        (await env.store.whitelist.list("G2")).map((w) => [w.macAddress, w.whitelistStatus]),
+      ).toEqual([
+        ["C00000000001", "RE"],
+        ["C00000000002", "RE"],
+        ["C00000000003", "CO"],
+      ]);
+      expect(await env.store.whitelist.reconcile("G404", ["C00000000001"])).toEqual([]);
+    });
   });
 }
