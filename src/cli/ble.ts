@@ -144,6 +144,18 @@ export function registerBleCommands(program: Command, io: CliIo): void {
               { field: "broker" },
             );
           }
+          const named = flags.gatewayUuid?.replaceAll("-", "").toUpperCase();
+          if (
+            named !== undefined &&
+            flags.username !== undefined &&
+            named !== flags.username.toUpperCase()
+          ) {
+            throw new RpmlabError(
+              "E_USAGE",
+              `--username is the gateway uuid on the lab's broker: ${flags.username} is not --gateway-uuid ${flags.gatewayUuid}`,
+              { field: "username" },
+            );
+          }
           if ((flags.username === undefined) !== (flags.password === undefined)) {
             throw new RpmlabError("E_USAGE", "give --username and --password together", {
               field: flags.username === undefined ? "username" : "password",

@@ -2,7 +2,7 @@ import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { ModemOptions } from "../cellular/modem.ts";
 import { Modem } from "../cellular/modem.ts";
 import type { ModemIdentity } from "../cellular/modem-identity.ts";
-import { type StoredReading, storedValues, toStoredReading } from "../cellular/stored-reading.ts";
+import { type StoredReading, toStoredReading } from "../cellular/stored-reading.ts";
 import type { Clock, TimerHandle } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
@@ -14,10 +14,10 @@ import { drawGatewayUuid } from "../fulfilment/identifiers.ts";
 import { ENVELOPE_VERSION, GATEWAY_UUID_PATTERN } from "../mqtt/envelope.ts";
 import { parsePayload } from "../mqtt/payload.ts";
 import { topicOf } from "../mqtt/topics.ts";
-import { gatewayUplink } from "../mqtt/uplink.ts";
 import type { SessionOptions, SessionResult } from "./ble-session.ts";
 import { DeviceRules, type WhitelistChange } from "./device-rules.ts";
 import type { GatewayBle } from "./gateway-ble.ts";
+import { gatewayModemOptions } from "./gateway-modem.ts";
 import { GatewayState } from "./gateway-state.ts";
 import { type AssembledReading, macOf, ReadingAssembler } from "./reading-assembler.ts";
 
@@ -38,7 +38,7 @@ export interface GatewayOptions {
   readonly provisioned?: boolean;
   readonly broker: { readonly url: string; readonly username?: string; readonly password?: string };
   readonly ble: GatewayBle;
-  /** Outbox size (default 10,000 readings) and directory (state and outbox; default memory). */
+  /** Outbox size (default DEFAULT_GATEWAY_OUTBOX) and directory (state and outbox; default memory). */
   readonly outbox?: { readonly capacity?: number; readonly dir?: string };
   readonly link?: ModemOptions<QueuedReading>["link"];
   /** Check-in period (Clock ms); default CHECKIN_EVERY_MS. */
@@ -58,8 +58,6 @@ export const CHECKIN_EVERY_MS = 15 * 60_000;
 const MAX_UNANSWERED = 16;
 /** How far the service's time may fall outside the check-in's round trip before it is applied. */
 const CLOCK_TOLERANCE_MS = 1000;
-/** A hub holds a few days of a household's readings; past that the oldest go, counted. */
-export const DEFAULT_GATEWAY_OUTBOX = 10_000;
 
 export interface GatewayEvents extends Record<string, unknown> {
   /** A reading left a device and is queued for the uplink. */
@@ -173,45 +171,7 @@ export class Gateway {
     }
     const dir = options.outbox?.dir;
     const state = GatewayState.open(dir, uuid);
-    const statusTopic = topicOf("gw/status", uuid);
-    const modem = await Modem.open<QueuedReading>({
-      clock: options.clock,
-      rng: options.rng.fork("modem"),
-      ...(options.identity === undefined ? {} : { identity: options.identity }),
-      ...(options.link === undefined ? {} : { link: options.link }),
-      broker: {
-        url: options.broker.url,
-        clientId: uuid,
-        ...(options.broker.username === undefined ? {} : { username: options.broker.username }),
-        ...(options.broker.password === undefined ? {} : { password: options.broker.password }),
-        will: { topic: statusTopic, payload: { v: ENVELOPE_VERSION, online: false }, retain: true },
-        subscriptions: [topicOf("gw/down", uuid)],
-      },
-      outbox: {
-        capacity: options.outbox?.capacity ?? DEFAULT_GATEWAY_OUTBOX,
-        ...(dir === undefined ? {} : { dir }),
-        name: uuid,
-      },
-      envelope: (batch, sentAt) => ({
-        topic: topicOf("gw/up", uuid),
-        payload: gatewayUplink({
-          messageId: batch.messageId,
-          gatewayUuid: uuid,
-          sentAt,
-          readings: batch.entries.map(({ item }) => ({
-            deviceAddress: item.deviceAddress ?? "",
-            sensorCode: item.sensorCode ?? "",
-            sensorId: item.sensorId ?? null,
-            clockUnset: item.clockUnset === true,
-            receivedAt: item.receivedAt,
-            sequence: item.sequence,
-            values: storedValues(item),
-          })),
-        }),
-      }),
-      ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
-      ...(options.retryMs === undefined ? {} : { retryMs: options.retryMs }),
-    });
+    const modem = await Modem.open<QueuedReading>(gatewayModemOptions(options, uuid));
     return new Gateway(options, modem, state, uuid);
   }
 
