@@ -149,9 +149,19 @@ export function choiceField<const T extends readonly [string, ...string[]]>(valu
     error: (issue) => {
       if (issue.input === undefined) return MESSAGES.required;
       if (issue.input === null) return MESSAGES.null;
-      return MESSAGES.choice(typeof issue.input === "string" ? issue.input : String(issue.input));
+      return MESSAGES.choice(inputText(issue.input));
     },
   });
+}
+
+/**
+ * The rejected input as the error message quotes it. JSON for objects and arrays: String() would
+ * throw on a body such as {"toString": false} and turn a 400 into a 500.
+ */
+function inputText(input: unknown): string {
+  if (typeof input === "string") return input;
+  if (typeof input !== "object" || input === null) return String(input);
+  return JSON.stringify(input) ?? "";
 }
 
 /**

@@ -83,6 +83,15 @@ describe("webhooks/", () => {
     });
   });
 
+  it("an object where a kind belongs is quoted as JSON, even one that overrides toString", async () => {
+    const res = await call("POST", "webhooks/", {
+      endpoint: "https://c.example/",
+      event: { toString: false },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ event: ['"{"toString":false}" is not a valid choice.'] });
+  });
+
   it("event is one of the four kinds; other fields keyed by field too", async () => {
     const res = await call("POST", "webhooks/", {
       endpoint: "https://c.example/",

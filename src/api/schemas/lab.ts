@@ -1,16 +1,11 @@
 import { z } from "zod";
 import { CLIENT_DOMAIN_PATTERN, ENVIRONMENTS } from "../../app/accounts.ts";
-import { booleanField, charField, drfObject } from "../../core/drf-fields.ts";
+import { booleanField, charField, choiceField, drfObject } from "../../core/drf-fields.ts";
 import { toJsonSchema } from "../json-schema.ts";
 
 /** Wire schemas of the lab admin API (/lab/v1/): accounts and keys. */
 
-const environment = z.enum(ENVIRONMENTS as [string, ...string[]], {
-  error: (issue) =>
-    issue.input === undefined
-      ? "This field is required."
-      : `"${String(issue.input)}" is not a valid choice.`,
-});
+const environment = choiceField(ENVIRONMENTS as [string, ...string[]]);
 
 export const AccountBody = drfObject({
   client_domain: charField({ maxLength: 64 })
