@@ -61,8 +61,10 @@ export async function runCellularDevice(
 ): Promise<CellularDeviceCounts> {
   const profile = Catalogue.load().get(options.profile);
   const real = new SystemClock();
-  // Device clocks report whole minutes (README "Measurement records"): start on one.
-  const start = options.start ?? Math.ceil(real.now() / MINUTE) * MINUTE;
+  // Device clocks report whole minutes (README "Measurement records"): start on one, or on a
+  // whole second when readings come every few seconds (a demo: no minute's wait first).
+  const grain = options.everyMs === undefined ? MINUTE : 1000;
+  const start = options.start ?? Math.ceil(real.now() / grain) * grain;
   const clock: Clock =
     options.speed === "real" ? real : new VirtualClock({ startMs: start, speed: options.speed });
   const rng = new Rng(options.seed);
@@ -95,10 +97,12 @@ export async function runCellularDevice(
       await device.start();
       if (clock instanceof VirtualClock) await driveVirtual(clock, device, () => interrupted);
       else await driveReal(device, options.interrupt);
-      return device.stats;
+      // Counted before the stop: what is still queued stays in the outbox.
+      const stats = device.stats;
+      options.onEvent({ event: "summary", imei: device.imei, ...stats });
+      return stats;
     } finally {
       await device.stop();
-      options.onEvent({ event: "summary", imei: device.imei, ...device.stats });
     }
   } finally {
     real.dispose();
@@ -140,6 +144,8 @@ function report(
     emit({
       event: "reading",
       at: toIsoMicros(at),
+      /** The device clock's time of the reading (what the API shows as its timestamp). */
+      timestamp: toIsoMicros(reading.timestamp),
       sequence,
       fate,
       duplicate: reading.duplicate,

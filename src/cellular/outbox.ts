@@ -46,7 +46,7 @@ export interface Outbox<T> {
   take(max?: number, upToSeq?: number): OutboxBatch<T> | null;
   /** Removes the batch's entries (those still held: some may have been dropped since). */
   remove(batch: OutboxBatch<T>): number;
-  /** Releases the file (disk outbox). The outbox is unusable after. */
+  /** Releases the file (disk outbox: unusable after; size and dropped still read). */
   close(): void;
 }
 
@@ -175,9 +175,8 @@ export class MemoryOutbox<T> implements Outbox<T> {
     return n;
   }
 
-  close(): void {
-    this.entries.length = 0;
-  }
+  /** Nothing to release: the entries stay readable (and are gone with the process). */
+  close(): void {}
 }
 
 /** A batch of `entries` (oldest first), or null for none. */

@@ -196,4 +196,24 @@ describe("rpmlab device <cellular type> --broker: a short run", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/E_BROKER_REFUSED: .*bad user name or password/);
   });
+
+  it("on real time (no --speed), --every 1 takes a reading a second and ends once they are sent", async () => {
+    const imei = "358240051111110";
+    const { password } = await issueCredentials(store.mqttCredentials, "cellular", imei);
+    const run = await runCli(
+      "device",
+      "Vendor Cellular Scale",
+      ...["--broker", lab.broker.url, "--imei", imei, "--password", password],
+      ...["--days", "2", "--every", "1", "--duplicate-rate", "0", "--json"],
+    );
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const events = lines(run.stdout);
+    const times = events
+      .filter((e) => e.event === "reading")
+      .map((e) => Date.parse(e.timestamp as string));
+    expect(times.length).toBeGreaterThan(1);
+    expect(times.slice(1).map((t, i) => t - times[i]!)).toEqual(times.slice(1).map(() => 1000));
+    expect(events.at(-1)).toMatchObject({ event: "summary", sent: times.length, queued: 0 });
+  });
 });
