@@ -3,13 +3,14 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "../api/app.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import type { ServeConfig } from "../config/serve-config.ts";
-import { SystemClock } from "../core/clock.ts";
+import { type Clock, SystemClock } from "../core/clock.ts";
 import { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
 import { Rng } from "../core/rng.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
 import { FulfilmentSimulator } from "../fulfilment/simulator.ts";
+import { Downlinks, downlinkChannel } from "../ingest/downlink.ts";
 import { Ingestor } from "../ingest/ingestor.ts";
 import { BrokerTap } from "../ingest/sources/broker-tap.ts";
 import { MqttSubscription } from "../ingest/sources/subscription.ts";
@@ -44,13 +45,20 @@ const INGEST_GROUP = "rpmlab-ingest";
  * received message is committed or left unacknowledged for redelivery), the broker, the store.
  */
 export class Lab {
-  private readonly clock = new SystemClock();
+  private readonly clock: Clock;
   private readonly stack: Array<() => Promise<void>> = [];
 
+  /** `clock`: the system clock unless given (tests and scenarios run the lab on a VirtualClock). */
   constructor(
     private readonly config: ServeConfig,
     private readonly logger: Logger,
-  ) {}
+    clock?: Clock,
+  ) {
+    this.clock = clock ?? this.ownClock;
+  }
+
+  /** The clock the lab made for itself, and disposes of at stop. */
+  private readonly ownClock = new SystemClock();
 
   async start(): Promise<LabInfo> {
     try {
@@ -65,7 +73,7 @@ export class Lab {
     for (const stop of this.stack.splice(0).reverse()) {
       await stop().catch((error: unknown) => this.logger.error({ err: error }, "stop failed"));
     }
-    this.clock.dispose();
+    this.ownClock.dispose();
   }
 
   private async startAll(): Promise<LabInfo> {
@@ -202,10 +210,26 @@ export class Lab {
     ingestor.events.on("batch", (batch) => {
       if (batch.stored.length > 0) deps.onStored();
     });
-    ingestor.events.on("gateway.status", ({ gateway }) => {
-      services.adoption.adopt(gateway.gatewayUuid).catch((error: unknown) => {
-        this.logger.error({ err: error, gateway: gateway.gatewayUuid }, "gateway adoption failed");
-      });
+    // Spec 2.3: the lab tells each gateway its whitelist when it changes (activation, unlink,
+    // replacement, adoption) and at each check-in, with the time (src/ingest/downlink.ts).
+    const channel = await downlinkChannel(broker, `${this.config.ingestId}-downlink`);
+    this.stack.push(() => channel.close());
+    const downlinks = new Downlinks({ store, clock: this.clock, channel, logger: this.logger });
+    deps.events.on("whitelist.changed", ({ gatewayUuid }) => {
+      void downlinks.sendWhitelist(gatewayUuid);
+    });
+    ingestor.events.on("gateway.status", ({ gateway, online }) => {
+      services.adoption
+        .adopt(gateway.gatewayUuid)
+        .then(() =>
+          online ? downlinks.checkedIn(gateway.gatewayUuid, gateway.lastCheckinTime) : undefined,
+        )
+        .catch((error: unknown) => {
+          this.logger.error(
+            { err: error, gateway: gateway.gatewayUuid },
+            "gateway adoption failed",
+          );
+        });
     });
     await ingestor.start();
     this.stack.push(() => ingestor.stop());

@@ -1,3 +1,4 @@
+import type { Clock } from "../core/clock.ts";
 import { MESSAGES } from "../core/drf-fields.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { FieldErrorCollector } from "../core/field-errors.ts";
@@ -87,10 +88,24 @@ export function gatewayFilterOf(query: Readonly<Record<string, QueryValue>>): Ga
   return filter;
 }
 
-function listItem(g: GatewayRow): GatewayListItem {
+/**
+ * Spec 2.3: "0 typically means the gateway has not connected recently enough to report a current
+ * signal". The lab's "recently": a check-in within the last hour. Simulated gateways check in
+ * every 15 minutes (src/gateway), so a gateway reads 0 after four missed check-ins, or at once
+ * when its last will says it went offline.
+ */
+export const SIGNAL_FRESH_FOR_MS = 60 * 60_000;
+
+/** The signal strength to report now: the last one, or 0 when it is stale (spec 2.3). */
+export function currentSignal(g: GatewayRow, now: Ms): number {
+  const fresh = g.lastCheckinTime !== null && now - g.lastCheckinTime <= SIGNAL_FRESH_FOR_MS;
+  return fresh ? g.lastSignalStrength : 0;
+}
+
+function listItem(g: GatewayRow, now: Ms): GatewayListItem {
   return {
     gateway_uuid: g.gatewayUuid,
-    last_signal_strength: g.lastSignalStrength,
+    last_signal_strength: currentSignal(g, now),
     last_measurement: g.lastMeasurement,
     shipped_on: g.shippedOn,
     assigned_on: g.assignedOn,
@@ -99,7 +114,7 @@ function listItem(g: GatewayRow): GatewayListItem {
 
 /** hwi-gateways and gateway-info (spec 2.2, 2.3, 4.2). */
 export class Gateways {
-  constructor(private readonly deps: { readonly store: Store }) {}
+  constructor(private readonly deps: { readonly store: Store; readonly clock: Clock }) {}
 
   async list(
     accountId: string,
@@ -107,7 +122,8 @@ export class Gateways {
     page?: ListOptions,
   ): Promise<ListResult<GatewayListItem>> {
     const result = await this.deps.store.gateways.list(accountId, gatewayFilterOf(query), page);
-    const rows = result.rows.map(listItem);
+    const now = this.deps.clock.now();
+    const rows = result.rows.map((g) => listItem(g, now));
     return result.total === undefined ? { rows } : { rows, total: result.total };
   }
 
@@ -130,7 +146,7 @@ export class Gateways {
       firmware_version: gateway.firmwareVersion,
       bootloader_version: gateway.bootloaderVersion,
       provisioned: gateway.provisioned,
-      last_signal_strength: gateway.lastSignalStrength,
+      last_signal_strength: currentSignal(gateway, this.deps.clock.now()),
       last_checkin_time: gateway.lastCheckinTime,
       assigned_on: gateway.assignedOn,
       shipped_on: gateway.shippedOn,

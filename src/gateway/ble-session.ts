@@ -1,9 +1,14 @@
-import type { CentralLink } from "../ble/hosts/central.ts";
 import type { Clock } from "../core/clock.ts";
-import { currentTimeAt, encodeCurrentTime } from "../gatt/characteristics/current-time.ts";
+import { epochFromUtc } from "../core/time.ts";
+import {
+  currentTimeAt,
+  decodeCurrentTime,
+  encodeCurrentTime,
+} from "../gatt/characteristics/current-time.ts";
 import { decodeRacp, encodeRacp, type RacpMessage } from "../gatt/characteristics/racp.ts";
 import { recordSequenceOf } from "../gatt/record-sequence.ts";
 import { SIG } from "../gatt/uuids.ts";
+import type { GattLink } from "./gatt-link.ts";
 import type { RawCharacteristicValue } from "./raw-values.ts";
 import { RequestQueue } from "./request-queue.ts";
 
@@ -16,9 +21,23 @@ export interface SessionTimeouts {
 
 export const DEFAULT_TIMEOUTS: SessionTimeouts = { discover: 10_000, request: 5_000, racp: 30_000 };
 
+/**
+ * A device clock further than this from the gateway's when the gateway reads it is "unset": a
+ * fresh battery, or a clock never set (meters typically start at 2000-01-01). Drift alone stays
+ * well inside it (20 ppm is under a minute a month).
+ */
+export const CLOCK_UNSET_THRESHOLD_MS = 5 * 60_000;
+
 export interface SessionOptions {
   clock: Clock;
+  /** The gateway's own time (its clock, set from the service's time downlink). Default clock.now. */
+  gatewayTime?: () => number;
   sensorCode: string | undefined;
+  /**
+   * Whether the device type keeps readings while out of range (spec 2.8); default true. One that
+   * does not sends only readings taken during the visit, after its clock was set.
+   */
+  storesOffline?: boolean;
   /** Highest record sequence the gateway holds for this device; RACP asks for the ones after. */
   lastSequence: number | undefined;
   timeouts?: Partial<SessionTimeouts>;
@@ -32,6 +51,15 @@ export interface SessionResult {
   /** ATT_MTU after the exchange noble starts on connection (Vol 3 Part F §3.4.2). */
   mtu: number | null;
   timeSet: boolean;
+  /** Device time minus gateway time, read from Current Time before the gateway set it. */
+  clockErrorMs: number | null;
+  /**
+   * The device's clock was unset (off by more than CLOCK_UNSET_THRESHOLD_MS) when the visit
+   * began. The values of readings it kept from before are marked (RawCharacteristicValue
+   * clockUnset): those fetched through RACP, and, from a device without RACP (it flushes its
+   * store when the central subscribes, BLS 1.1 §3.1.1), everything before the linger.
+   */
+  clockUnset: boolean;
   stored: number;
   live: number;
   lastSequence: number | undefined;
@@ -48,16 +76,15 @@ const RACP = SIG.characteristics.recordAccessControlPoint;
  * live readings for `lingerMs`, disconnect. Every request goes through the device's queue, timed
  * from when it is sent.
  */
-export async function runSession(
-  link: CentralLink,
-  options: SessionOptions,
-): Promise<SessionResult> {
+export async function runSession(link: GattLink, options: SessionOptions): Promise<SessionResult> {
   const t = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const queue = new RequestQueue(options.clock, link.address);
   const result: SessionResult = {
     services: [],
     mtu: null,
     timeSet: false,
+    clockErrorMs: null,
+    clockUnset: false,
     stored: 0,
     live: 0,
     lastSequence: options.lastSequence,
@@ -66,6 +93,9 @@ export async function runSession(
   // Only RACP tells stored records from live ones; a device that flushes its stored
   // measurements on subscription (BLS, WSS) sends them like live ones, as real collectors see.
   let phase: "stored" | "live" = "live";
+  /** Until the linger: a device without RACP is flushing what it kept. */
+  let beforeLinger = true;
+  let hasRacp = false;
   const racpResponses: RacpMessage[] = [];
   const racpWaiters = new Set<() => void>();
   const dropped = new Promise<never>((_, reject) =>
@@ -84,8 +114,26 @@ export async function runSession(
   result.mtu = link.mtu;
   const all = [...services.values()].flat();
 
+  const gatewayTime = options.gatewayTime ?? (() => options.clock.now());
   if (all.includes(SIG.characteristics.currentTime)) {
-    const now = encodeCurrentTime(currentTimeAt(options.clock.now()));
+    // Read before writing: readings the device kept were stamped by the clock it has now.
+    const shown = await run("read Current Time", t.request, () =>
+      link.read(SIG.characteristics.currentTime),
+    );
+    try {
+      const ct = decodeCurrentTime(shown);
+      const deviceMs = epochFromUtc({
+        ...ct.dateTime,
+        milliseconds: Math.floor((ct.fractions256 * 1000) / 256),
+      });
+      result.clockErrorMs = deviceMs - gatewayTime();
+    } catch {
+      // A value that does not decode (year 0, "unknown" fields) is a clock that was never set.
+      result.clockErrorMs = null;
+    }
+    result.clockUnset =
+      result.clockErrorMs === null || Math.abs(result.clockErrorMs) > CLOCK_UNSET_THRESHOLD_MS;
+    const now = encodeCurrentTime(currentTimeAt(gatewayTime()));
     await run("write Current Time", t.request, () =>
       link.write(SIG.characteristics.currentTime, now),
     );
@@ -107,14 +155,18 @@ export async function runSession(
       sensorCode: options.sensorCode,
       uuid,
       value: new Uint8Array(value),
-      receivedAt: options.clock.now(),
+      receivedAt: gatewayTime(),
       sequence,
       stored: phase === "stored",
+      clockUnset:
+        result.clockUnset &&
+        options.storesOffline !== false &&
+        (phase === "stored" || (beforeLinger && !hasRacp)),
     });
   };
 
   const pushed = [...services.entries()].flatMap(([, chars]) => chars).filter((u) => u !== RACP);
-  const hasRacp = all.includes(RACP);
+  hasRacp = all.includes(RACP);
   if (hasRacp) {
     await run("subscribe RACP", t.request, () =>
       link.subscribe(RACP, (value) => {
@@ -163,6 +215,7 @@ export async function runSession(
   }
 
   phase = "live";
+  beforeLinger = false;
   if ((options.lingerMs ?? 0) > 0)
     await Promise.race([options.clock.sleep(options.lingerMs ?? 0), dropped]);
   await run("disconnect", t.request, () => link.disconnect()).catch(() => undefined);

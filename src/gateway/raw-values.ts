@@ -16,6 +16,11 @@ export interface RawCharacteristicValue {
   readonly sequence: number | undefined;
   /** True for records fetched from the device's store (RACP or stored-measurement flush). */
   readonly stored: boolean;
+  /**
+   * The device's clock was found unset at the start of this visit (ble-session.ts): the
+   * reading's own timestamp is not to be trusted (envelope `clock_unset`).
+   */
+  readonly clockUnset: boolean;
 }
 
 /** The gateway runtime's side of the boundary. */

@@ -13,7 +13,8 @@ export type MessageOutcome =
     }
   /** An uplink whose message id was already ingested: nothing stored (DESIGN "Uplink"). */
   | { readonly kind: "redelivered"; readonly messageId: string }
-  | { readonly kind: "status"; readonly gateway: GatewayRow }
+  /** A check-in (online) or the gateway's last will (offline). */
+  | { readonly kind: "status"; readonly gateway: GatewayRow; readonly online: boolean }
   /** A zero-length retained message clearing a status topic. */
   | { readonly kind: "ignored"; readonly reason: string }
   | { readonly kind: "dead_letter"; readonly deadLetter: DeadLetterRow };
@@ -49,7 +50,8 @@ export type IngestEvents = {
   /** New measurement rows (the dashboard, scenario expectations). */
   "measurement.stored": { readonly rows: readonly StoredMeasurement[] };
   dead_letter: { readonly row: DeadLetterRow };
-  "gateway.status": { readonly gateway: GatewayRow };
+  /** A status message applied: a check-in (online) or the last will (offline). */
+  "gateway.status": { readonly gateway: GatewayRow; readonly online: boolean };
   /** Every committed batch, acknowledged to the broker just before. */
   batch: BatchResult;
   /** The store failed a batch; nothing of it was acknowledged; it is retried after `retryInMs`. */

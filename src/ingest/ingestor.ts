@@ -216,7 +216,11 @@ export class Ingestor implements IngestSink {
     for (const message of batch) message.settle(true);
     if (result.stored.length > 0) this.events.emit("measurement.stored", { rows: result.stored });
     for (const row of result.deadLetters) this.events.emit("dead_letter", { row });
-    for (const gateway of result.gateways) this.events.emit("gateway.status", { gateway });
+    for (const outcome of result.outcomes) {
+      if (outcome.kind === "status") {
+        this.events.emit("gateway.status", { gateway: outcome.gateway, online: outcome.online });
+      }
+    }
     this.events.emit("batch", result);
   }
 

@@ -86,8 +86,15 @@ export class MessageProcessor implements BatchProcessor {
         outcomes[index] = { kind: "ignored", reason: p.reason };
       } else if (p.kind === "status") {
         const gateway = await tx.gateways.updateStatus(p.gatewayUuid, statusFields(p.status));
+        // Spec 2.3: the whitelist the gateway reports holding is its acknowledgement (RE → CO).
+        if (p.status.online && p.status.whitelist !== undefined) {
+          await tx.whitelist.reconcile(
+            p.gatewayUuid,
+            p.status.whitelist.map((d) => d.mac_address),
+          );
+        }
         gateways.push(gateway);
-        outcomes[index] = { kind: "status", gateway };
+        outcomes[index] = { kind: "status", gateway, online: p.status.online };
       } else {
         const { uplink, inbound } = p;
         if (!claimed.delete(claimKey(uplink))) {

@@ -70,6 +70,11 @@ export function readingRows(
   const decoded = mappingFor(profile).decode(reading.values, profile);
   const source = uplink.source;
   const origin = provenance(reading.values, profile);
+  // Spec wire-formats "Measurement record" estimated_timestamp: a device whose clock was unset
+  // when it took the reading (the gateway says so, `clock_unset`) stamped it with a guess; the
+  // reading is stored at the gateway's receive time instead, flagged as estimated.
+  const estimated = reading.clockUnset;
+  const timestamp = estimated ? reading.receivedAt : decoded.timestamp;
   return decoded.records.map((record) => {
     const params = record.filter_params;
     const serial = params?.serial_number;
@@ -93,9 +98,9 @@ export function readingRows(
       metric: record.metric,
       value1: record.value_1,
       value2: record.value_2,
-      timestamp: decoded.timestamp,
+      timestamp,
       timezoneOffset: decoded.timezone_offset,
-      estimatedTimestamp: false,
+      estimatedTimestamp: estimated,
       filterParams: params,
       measurementIndex: positiveInt(params?.measurement_index),
       deviceLogIndex: positiveInt(params?.device_log_index),

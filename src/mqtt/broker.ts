@@ -29,6 +29,11 @@ export interface Broker {
    * replaces the handler.
    */
   tap?(accepts: (topic: string) => boolean, handler: PublishHandler): void;
+  /**
+   * Embedded broker only: publishes from inside the broker (QoS 1, not retained), as the lab's
+   * own downlink sender; resolves once the broker has routed it (queued for persistent sessions).
+   */
+  publish?(topic: string, payload: Buffer): Promise<void>;
 }
 
 /** A tapped PUBLISH: its topic and payload, and the callback that lets the broker go on. */

@@ -93,6 +93,21 @@ export class EmbeddedBroker implements Broker {
     await closed;
   }
 
+  publish(topic: string, payload: Buffer): Promise<void> {
+    const aedes = this.aedes;
+    if (aedes === undefined) {
+      return Promise.reject(
+        new RpmlabError("E_BROKER_UNAVAILABLE", `${this.describe}: the broker is not running`),
+      );
+    }
+    return new Promise((resolve, reject) =>
+      aedes.publish(
+        { cmd: "publish", topic, payload, qos: 1, retain: false, dup: false },
+        (error) => (error ? reject(error) : resolve()),
+      ),
+    );
+  }
+
   tap(accepts: (topic: string) => boolean, handler: PublishHandler): void {
     this.tapped = { accepts, handler };
   }

@@ -84,6 +84,12 @@ export const gatewayReadingSchema = z
       .regex(/^[A-Za-z0-9]{1,32}$/, "must be 1 to 32 letters and digits")
       .optional()
       .describe("Sensor id of types with several devices per gateway (inhaler serial number)."),
+    clock_unset: z
+      .literal(true)
+      .optional()
+      .describe(
+        "The device's clock was not set when it took this reading (the gateway found it off from its own time and had not yet written Current Time): its timestamp is a guess, and the service stores the reading at received_at with estimated_timestamp true.",
+      ),
     ...readingFields,
   })
   .meta({ id: "GatewayReading" });
@@ -127,6 +133,18 @@ export const cellularUplinkSchema = z
   })
   .meta({ id: "CellularUplink", title: "rpm/v1/cell/{imei}/up" });
 
+/** A device the gateway holds on its whitelist (the downlink's entries, without their status). */
+export const heldDeviceSchema = z
+  .strictObject({
+    mac_address: z.string().regex(MAC_PATTERN, "must be 12 upper-case hex characters"),
+    sensor_code: z.string().regex(/^\d{1,3}$/, 'must be a decimal string such as "10"'),
+    sensor_id: z
+      .string()
+      .regex(/^[A-Za-z0-9]{1,32}$/, "must be 1 to 32 letters and digits")
+      .optional(),
+  })
+  .meta({ id: "HeldDevice" });
+
 /** Spec 2.2 / 2.3: what a gateway reports about itself at each check-in. Retained. */
 export const gatewayOnlineSchema = z
   .strictObject({
@@ -137,6 +155,13 @@ export const gatewayOnlineSchema = z
     bootloader_version: z.string().min(1).max(64),
     provisioned: z.boolean().describe("Spec 2.3: false while provisioning is not complete."),
     checkin_at: instant.describe("This connection to the service network (last_checkin_time)."),
+    whitelist: z
+      .array(heldDeviceSchema)
+      .max(64)
+      .optional()
+      .describe(
+        "The whitelist the gateway holds and enforces now (its acknowledgement of the downlink): the service confirms these entries (RE to CO, spec 2.3) and sets back to RE any it does not list. Absent: no change.",
+      ),
   })
   .meta({ id: "GatewayOnline" });
 
@@ -175,6 +200,11 @@ export const timeDownSchema = z
     v: version,
     type: z.literal("time"),
     now: instant.describe("The service's time, for the gateway to set device clocks."),
+    checkin_at: instant
+      .optional()
+      .describe(
+        "The checkin_at of the status this answers: the gateway knows the service read its time between then and the arrival, and leaves a clock that agrees alone (an answer queued in its persistent session while it was away arrives late).",
+      ),
   })
   .meta({ id: "TimeDown" });
 
@@ -189,3 +219,6 @@ export type GatewayUplink = z.infer<typeof gatewayUplinkSchema>;
 export type CellularUplink = z.infer<typeof cellularUplinkSchema>;
 export type GatewayStatusPayload = z.infer<typeof gatewayStatusSchema>;
 export type DownlinkPayload = z.infer<typeof downlinkSchema>;
+export type WhitelistDown = z.infer<typeof whitelistDownSchema>;
+export type HeldDevicePayload = z.infer<typeof heldDeviceSchema>;
+export type GatewayOnlinePayload = z.infer<typeof gatewayOnlineSchema>;

@@ -20,6 +20,8 @@ export interface UplinkReading {
   /** Null for a direct-cellular device (spec 2.8: no sensor code). */
   readonly sensorCode: string | null;
   readonly sensorId: string | null;
+  /** The device's clock was unset when it took the reading (gateway readings only). */
+  readonly clockUnset: boolean;
   readonly receivedAt: number;
   readonly sequence: number;
   readonly values: readonly CharacteristicValue[];
@@ -69,6 +71,7 @@ export function toUplink(payload: GatewayUplink | CellularUplink): Uplink {
         deviceAddress: r.device_address,
         sensorCode: r.sensor_code,
         sensorId: r.sensor_id ?? null,
+        clockUnset: r.clock_unset === true,
         receivedAt: ms(r.received_at),
         sequence: r.sequence,
         values: toValues(r.values),
@@ -83,6 +86,7 @@ export function toUplink(payload: GatewayUplink | CellularUplink): Uplink {
       deviceAddress: null,
       sensorCode: null,
       sensorId: null,
+      clockUnset: false,
       receivedAt: ms(r.received_at),
       sequence: r.sequence,
       values: toValues(r.values),
@@ -94,6 +98,8 @@ export interface OutgoingReading {
   readonly deviceAddress: string;
   readonly sensorCode: string;
   readonly sensorId?: string | null;
+  /** The device's clock was unset when it took the reading (envelope `clock_unset`). */
+  readonly clockUnset?: boolean;
   readonly receivedAt: number;
   readonly sequence: number;
   readonly values: readonly CharacteristicValue[];
@@ -115,6 +121,7 @@ export function gatewayUplink(input: {
       device_address: r.deviceAddress,
       sensor_code: r.sensorCode,
       ...(r.sensorId === undefined || r.sensorId === null ? {} : { sensor_id: r.sensorId }),
+      ...(r.clockUnset === true ? { clock_unset: true as const } : {}),
       received_at: toIsoMicros(r.receivedAt),
       sequence: r.sequence,
       values: fromValues(r.values),
@@ -128,7 +135,10 @@ export function cellularUplink(input: {
   readonly imei: string;
   readonly deviceType: string;
   readonly sentAt: number;
-  readonly readings: readonly Omit<OutgoingReading, "deviceAddress" | "sensorCode" | "sensorId">[];
+  readonly readings: readonly Omit<
+    OutgoingReading,
+    "deviceAddress" | "sensorCode" | "sensorId" | "clockUnset"
+  >[];
 }): CellularUplink {
   return {
     v: ENVELOPE_VERSION,

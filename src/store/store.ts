@@ -199,6 +199,11 @@ export interface WhitelistRepo {
   upsert(gatewayUuid: string, entry: WhitelistEntry): Promise<WhitelistRow>;
   list(gatewayUuid: string): Promise<WhitelistRow[]>;
   remove(gatewayUuid: string, macAddress: string): Promise<boolean>;
+  /**
+   * Spec 2.3: the gateway reported the devices it holds (MAC addresses, any case): those entries
+   * become CO, the others RE. Returns the entries whose status changed; [] for an unknown gateway.
+   */
+  reconcile(gatewayUuid: string, heldMacAddresses: readonly string[]): Promise<WhitelistRow[]>;
 }
 
 export interface MeasurementsRepo {

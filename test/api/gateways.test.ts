@@ -151,11 +151,27 @@ describe("gateways", () => {
   it("gateway-info answers once an unknown gateway id activated earlier shows up", async () => {
     await activate(lab, { device: { name: BPM, hardware_uuid: GW3 } });
     expect((await call("GET", `gateway-info/${GW3}/`)).statusCode).toBe(404);
-    await labServices(lab).adoption.register(GW3, { lastSignalStrength: 9 });
+    await labServices(lab).adoption.register(GW3, {
+      lastSignalStrength: 9,
+      lastCheckinTime: lab.clock.now(),
+    });
     expect(ok(await call("GET", `gateway-info/${GW3}/`))).toMatchObject({
       gateway_uuid: GW3,
       last_signal_strength: 9,
     });
+    // Spec 2.3: 0 once the gateway has not checked in recently (the lab's "recently": an hour).
+    lab.clock.runSync({ until: lab.clock.now() + 60 * 60_000 });
+    expect(ok(await call("GET", `gateway-info/${GW3}/`))).toMatchObject({
+      last_signal_strength: 9,
+    });
+    lab.clock.runSync({ until: lab.clock.now() + 1 });
+    expect(ok(await call("GET", `gateway-info/${GW3}/`))).toMatchObject({
+      last_signal_strength: 0,
+    });
+    const listed = ok<Envelope<{ gateway_uuid: string; last_signal_strength: number }>>(
+      await call("GET", "hwi-gateways/"),
+    ).results.find((g) => g.gateway_uuid === GW3);
+    expect(listed?.last_signal_strength).toBe(0);
   });
 });
 

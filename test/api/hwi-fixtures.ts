@@ -42,9 +42,12 @@ export function labServices(lab: Lab): DeviceServices {
   });
 }
 
-/** Puts a gateway in the lab's inventory, as its first status report over MQTT would. */
+/** Puts a gateway in the lab's inventory, as its first status report (a check-in) over MQTT would. */
 export function knownGateway(lab: Lab, uuid: string = GW, signal = 18) {
-  return lab.store.gateways.updateStatus(uuid, { lastSignalStrength: signal });
+  return lab.store.gateways.updateStatus(uuid, {
+    lastSignalStrength: signal,
+    lastCheckinTime: lab.clock.now(),
+  });
 }
 
 /** POST hwi-devices/, expecting 201; returns the device record. Moves the clock a second on. */

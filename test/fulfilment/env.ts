@@ -155,7 +155,10 @@ export async function patientWithAddress(
 
 /** Puts a gateway in the lab's inventory, as a status report over MQTT would. */
 export function knownGateway(env: FulfilmentEnv, uuid: string = GW) {
-  return env.store.gateways.updateStatus(uuid, { lastSignalStrength: 18 });
+  return env.store.gateways.updateStatus(uuid, {
+    lastSignalStrength: 18,
+    lastCheckinTime: env.clock.now(),
+  });
 }
 
 /** Activates, then moves the clock on a second, so list order (by created) is activation order. */

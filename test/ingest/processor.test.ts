@@ -326,4 +326,67 @@ describe("MessageProcessor: one batch, one transaction", () => {
     });
     expect(bad.kind === "dead_letter" && bad.deadLetter.reason).toMatch(/signal_strength/);
   });
+  it("confirms the whitelist entries a check-in reports holding, and sets back the others (spec 2.3)", async () => {
+    const { device } = await activate(bpm);
+    await store.gateways.associate(device.accountId, bpm.hardwareUuid);
+    for (const mac of ["C00000000001", "C00000000002"]) {
+      await store.whitelist.upsert(bpm.hardwareUuid, {
+        macAddress: mac,
+        sensorCode: "10",
+        whitelistStatus: "RE",
+      });
+    }
+    const topic = topicOf("gw/status", bpm.hardwareUuid);
+    const checkIn = (held: string[]) => ({
+      topic,
+      payload: Buffer.from(
+        JSON.stringify({
+          v: 1,
+          online: true,
+          signal_strength: 20,
+          firmware_version: "2.4.1",
+          bootloader_version: "1.0.3",
+          provisioned: true,
+          checkin_at: "2026-03-01T08:00:00Z",
+          whitelist: held.map((mac_address) => ({ mac_address, sensor_code: "10" })),
+        }),
+      ),
+    });
+    const statuses = async () =>
+      Object.fromEntries(
+        (await store.whitelist.list(bpm.hardwareUuid)).map((w) => [
+          w.macAddress,
+          w.whitelistStatus,
+        ]),
+      );
+    await run(checkIn(["C00000000001"]));
+    expect(await statuses()).toEqual({ C00000000001: "CO", C00000000002: "RE" });
+    await run(checkIn(["C00000000002"]));
+    expect(await statuses()).toEqual({ C00000000001: "RE", C00000000002: "CO" });
+    // A check-in without the field (an older gateway) changes nothing.
+    const plain = JSON.parse(checkIn([]).payload.toString());
+    delete plain.whitelist;
+    await run({ topic, payload: Buffer.from(JSON.stringify(plain)) });
+    expect(await statuses()).toEqual({ C00000000001: "RE", C00000000002: "CO" });
+  });
+
+  it("stores a reading taken with an unset device clock at the gateway's receive time, estimated", async () => {
+    await activate(bpm);
+    const readings = readingsOf(bpm, 3, 0).slice(0, 2);
+    const message = uplinkMessage(bpm, "m-clock", readings);
+    const payload = JSON.parse(message.payload.toString());
+    payload.readings[0].clock_unset = true;
+    const result = await run({
+      topic: message.topic,
+      payload: Buffer.from(JSON.stringify(payload)),
+    });
+    const rows = await rowsOf(result);
+    const receivedAt = parseIso(payload.readings[0].received_at)!;
+    const first = rows.filter((r) => r.timestamp === receivedAt);
+    expect(first.length).toBe(readings[0]!.records.length);
+    expect(first.every((r) => r.estimatedTimestamp)).toBe(true);
+    const second = rows.filter((r) => r.timestamp === readings[1]!.timestamp);
+    expect(second.length).toBe(readings[1]!.records.length);
+    expect(second.every((r) => !r.estimatedTimestamp)).toBe(true);
+  });
 });

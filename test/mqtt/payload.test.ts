@@ -68,6 +68,7 @@ describe("uplink envelope v1", () => {
           deviceAddress: "F01122334455",
           sensorCode: "10",
           sensorId: null,
+          clockUnset: false,
           receivedAt: T,
           sequence: 41,
           values: [

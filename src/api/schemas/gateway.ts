@@ -13,7 +13,9 @@ const signal = z.number().int().min(0).max(30).describe("0 to 30 (spec 8).");
 
 export const GatewayListItemOut = z.object({
   gateway_uuid: z.string().describe("12 upper-case hex characters, no hyphens."),
-  last_signal_strength: signal,
+  last_signal_strength: signal.describe(
+    "0 to 30, as the gateway reported at its last check-in; 0 when it has not checked in within the last hour (spec 2.3).",
+  ),
   last_measurement: iso().nullable().describe("Null when the gateway never sent a measurement."),
   shipped_on: iso().nullable().describe("Set when the gateway was dropshipped."),
   assigned_on: iso().nullable().describe("When the gateway was assigned to the account."),
@@ -36,7 +38,9 @@ export const GatewayInfoOut = z.object({
   firmware_version: z.string().nullable().describe("Null until the gateway reported it."),
   bootloader_version: z.string().nullable(),
   provisioned: z.boolean().describe("false: provisioning is not complete."),
-  last_signal_strength: signal.describe("0 to 30; 0: no recent connection to report on."),
+  last_signal_strength: signal.describe(
+    "0 to 30, as the gateway reported at its last check-in; 0 when it has not checked in within the last hour (the lab's 'recently', spec 2.3) or its last will said it went offline.",
+  ),
   last_checkin_time: iso().nullable().describe("Null if it never connected."),
   assigned_on: iso().nullable(),
   shipped_on: iso().nullable(),

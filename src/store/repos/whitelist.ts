@@ -15,6 +15,27 @@ export function whitelistRepo(ctx: Ctx): WhitelistRepo {
     if (gw === undefined) throw notFound("gateway", { gateway_uuid: gatewayUuid });
     return gw;
   };
+  const list = async (gatewayUuid: string): Promise<WhitelistRow[]> => {
+    const rows = await db
+      .selectFrom("gateway_whitelist")
+      .innerJoin("gateways", "gateways.id", "gateway_whitelist.gateway_id")
+      .selectAll("gateway_whitelist")
+      .select("gateways.gateway_uuid")
+      .where("gateways.gateway_uuid_lc", "=", gatewayUuid.toLowerCase())
+      .orderBy("gateway_whitelist.created")
+      .orderBy("gateway_whitelist.mac_address")
+      .execute();
+    return rows.map(
+      (r): WhitelistRow => ({
+        gatewayUuid: r.gateway_uuid,
+        macAddress: r.mac_address,
+        sensorCode: r.sensor_code,
+        whitelistStatus: r.whitelist_status as WhitelistStatus,
+        created: readNum(r.created),
+        modified: readNum(r.modified),
+      }),
+    );
+  };
   return {
     async upsert(gatewayUuid, entry) {
       if (entry.whitelistStatus !== "RE" && entry.whitelistStatus !== "CO") {
@@ -53,26 +74,28 @@ export function whitelistRepo(ctx: Ctx): WhitelistRepo {
         modified: readNum(r.modified),
       };
     },
-    async list(gatewayUuid) {
-      const rows = await db
-        .selectFrom("gateway_whitelist")
-        .innerJoin("gateways", "gateways.id", "gateway_whitelist.gateway_id")
-        .selectAll("gateway_whitelist")
-        .select("gateways.gateway_uuid")
-        .where("gateways.gateway_uuid_lc", "=", gatewayUuid.toLowerCase())
-        .orderBy("gateway_whitelist.created")
-        .orderBy("gateway_whitelist.mac_address")
-        .execute();
-      return rows.map(
-        (r): WhitelistRow => ({
-          gatewayUuid: r.gateway_uuid,
-          macAddress: r.mac_address,
-          sensorCode: r.sensor_code,
-          whitelistStatus: r.whitelist_status as WhitelistStatus,
-          created: readNum(r.created),
-          modified: readNum(r.modified),
-        }),
-      );
+    list,
+    async reconcile(gatewayUuid, heldMacAddresses) {
+      const held = new Set(heldMacAddresses.map((m) => m.toUpperCase()));
+      const changed: WhitelistRow[] = [];
+      const now = ctx.clock.now();
+      for (const entry of await list(gatewayUuid)) {
+        const status: WhitelistStatus = held.has(entry.macAddress.toUpperCase()) ? "CO" : "RE";
+        if (status === entry.whitelistStatus) continue;
+        await db
+          .updateTable("gateway_whitelist")
+          .set({ whitelist_status: status, modified: now })
+          .where("mac_address", "=", entry.macAddress)
+          .where("gateway_id", "in", (eb) =>
+            eb
+              .selectFrom("gateways")
+              .select("id")
+              .where("gateway_uuid_lc", "=", gatewayUuid.toLowerCase()),
+          )
+          .execute();
+        changed.push({ ...entry, whitelistStatus: status, modified: now });
+      }
+      return changed;
     },
     async remove(gatewayUuid, macAddress) {
       const result = await db

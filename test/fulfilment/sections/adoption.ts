@@ -22,6 +22,7 @@ export function adoptionSection(env: FulfilmentEnv): void {
       env.recorded.length = 0;
       const result = await env.services.adoption.register(GW.toLowerCase(), {
         lastSignalStrength: 20,
+        lastCheckinTime: env.clock.now(),
       });
       expect(result.accountId).toBe(a);
       expect(result.adopted.map((d) => [d.id, d.status])).toEqual([

@@ -1,0 +1,72 @@
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { RpmlabError } from "../core/errors.ts";
+import type { HeldDevice } from "./device-rules.ts";
+
+/**
+ * What a gateway keeps across a restart besides its outbox: the whitelist it holds (it enforces
+ * it before the service sends it again) and, per device, the highest record sequence it has
+ * relayed (RACP then asks only for newer records: readings are not fetched twice). One JSON file
+ * beside the outbox, replaced atomically (write, then rename); in memory without a directory.
+ */
+export interface GatewayStateData {
+  readonly held: readonly HeldDevice[];
+  readonly lastSequences: Readonly<Record<string, number>>;
+}
+
+export class GatewayState {
+  private data: GatewayStateData = { held: [], lastSequences: {} };
+
+  private constructor(private readonly file: string | undefined) {}
+
+  /** The state of gateway `name` in `dir` (empty when none was saved), or in memory. */
+  static open(dir: string | undefined, name: string): GatewayState {
+    const state = new GatewayState(dir === undefined ? undefined : join(dir, `${name}.state.json`));
+    if (state.file !== undefined) {
+      let text: string | undefined;
+      try {
+        text = readFileSync(state.file, "utf8");
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== "ENOENT") throw unreadable(state.file, error);
+      }
+      if (text !== undefined) {
+        try {
+          const parsed = JSON.parse(text) as GatewayStateData;
+          state.data = { held: parsed.held ?? [], lastSequences: parsed.lastSequences ?? {} };
+        } catch (error) {
+          throw unreadable(state.file, error);
+        }
+      }
+    }
+    return state;
+  }
+
+  get held(): readonly HeldDevice[] {
+    return this.data.held;
+  }
+
+  lastSequence(mac: string): number | undefined {
+    return this.data.lastSequences[mac];
+  }
+
+  save(update: Partial<GatewayStateData>): void {
+    this.data = { ...this.data, ...update };
+    if (this.file === undefined) return;
+    const tmp = `${this.file}.tmp`;
+    writeFileSync(tmp, JSON.stringify(this.data));
+    renameSync(tmp, this.file);
+  }
+
+  setLastSequence(mac: string, sequence: number): void {
+    this.save({ lastSequences: { ...this.data.lastSequences, [mac]: sequence } });
+  }
+}
+
+function unreadable(file: string, error: unknown): RpmlabError {
+  return new RpmlabError(
+    "E_OUTBOX_UNAVAILABLE",
+    `cannot read the gateway state ${file}: ${(error as Error).message}`,
+    { field: "outbox", value: file },
+    error,
+  );
+}

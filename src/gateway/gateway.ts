@@ -1,0 +1,404 @@
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { ModemOptions } from "../cellular/modem.ts";
+import { Modem } from "../cellular/modem.ts";
+import type { ModemIdentity } from "../cellular/modem-identity.ts";
+import { type StoredReading, storedValues, toStoredReading } from "../cellular/stored-reading.ts";
+import type { Clock, TimerHandle } from "../core/clock.ts";
+import { RpmlabError } from "../core/errors.ts";
+import { TypedEvents } from "../core/events.ts";
+import type { Logger } from "../core/logger.ts";
+import type { Rng } from "../core/rng.ts";
+import { parseIso, toIsoMicros } from "../core/time.ts";
+import { DeviceClock } from "../devices/device-clock.ts";
+import { drawGatewayUuid } from "../fulfilment/identifiers.ts";
+import { ENVELOPE_VERSION, GATEWAY_UUID_PATTERN } from "../mqtt/envelope.ts";
+import { parsePayload } from "../mqtt/payload.ts";
+import { topicOf } from "../mqtt/topics.ts";
+import { gatewayUplink } from "../mqtt/uplink.ts";
+import type { SessionOptions, SessionResult } from "./ble-session.ts";
+import { DeviceRules, type WhitelistChange } from "./device-rules.ts";
+import type { GatewayBle } from "./gateway-ble.ts";
+import { GatewayState } from "./gateway-state.ts";
+import { type AssembledReading, macOf, ReadingAssembler } from "./reading-assembler.ts";
+
+/** A reading in the gateway's outbox: the relayed values and whether the device clock was unset. */
+export interface QueuedReading extends StoredReading {
+  readonly clockUnset?: true;
+}
+
+export interface GatewayOptions {
+  readonly clock: Clock;
+  /** The gateway's own stream (fork it per gateway): uuid, modem identity and link draw from it. */
+  readonly rng: Rng;
+  readonly catalogue: Catalogue;
+  /** 12 upper-case hex characters; drawn from `rng` when not given. */
+  readonly gatewayUuid?: string;
+  readonly identity?: Partial<ModemIdentity>;
+  /** Spec 2.3 provisioned; default true. */
+  readonly provisioned?: boolean;
+  readonly broker: { readonly url: string; readonly username?: string; readonly password?: string };
+  readonly ble: GatewayBle;
+  /** Outbox size (default 10,000 readings) and directory (state and outbox; default memory). */
+  readonly outbox?: { readonly capacity?: number; readonly dir?: string };
+  readonly link?: ModemOptions<QueuedReading>["link"];
+  /** Check-in period (Clock ms); default CHECKIN_EVERY_MS. */
+  readonly checkinEveryMs?: number;
+  /** How long a visit stays for live readings after the stored ones (Clock ms); default 2 s. */
+  readonly lingerMs?: number;
+  /** The gateway clock's error until the service's time arrives, ms. */
+  readonly clockOffsetMs?: number;
+  readonly maxBatch?: number;
+  readonly retryMs?: number;
+  readonly logger?: Logger;
+}
+
+/** Every 15 minutes; the service reads the signal as stale after an hour (fulfilment/gateways.ts). */
+export const CHECKIN_EVERY_MS = 15 * 60_000;
+/** Check-ins remembered while their answer is awaited (a long outage queues none). */
+const MAX_UNANSWERED = 16;
+/** How far the service's time may fall outside the check-in's round trip before it is applied. */
+const CLOCK_TOLERANCE_MS = 1000;
+/** A hub holds a few days of a household's readings; past that the oldest go, counted. */
+export const DEFAULT_GATEWAY_OUTBOX = 10_000;
+
+export interface GatewayEvents extends Record<string, unknown> {
+  /** A reading left a device and is queued for the uplink. */
+  reading: { readonly reading: AssembledReading; readonly at: number };
+  /** The whitelist from the service was applied. */
+  whitelist: WhitelistChange & { readonly at: number };
+  checkin: { readonly at: number; readonly signal: number };
+  session: {
+    readonly address: string;
+    readonly at: number;
+    readonly result: SessionResult | null;
+    readonly error: string | null;
+  };
+}
+
+/** Counters a drill or a dashboard reads (all cumulative since start, except gauges). */
+export interface GatewayStats {
+  readonly readings: number;
+  readonly clockUnsetReadings: number;
+  readonly sessions: number;
+  readonly sessionFailures: number;
+  readonly deviceClocksSet: number;
+  /** Time downlinks that moved the gateway clock (those within the round trip do not). */
+  readonly clockCorrections: number;
+  readonly checkins: number;
+  readonly checkinFailures: number;
+  readonly downlinks: { readonly whitelist: number; readonly time: number; readonly bad: number };
+  readonly whitelist: { readonly held: number; readonly refusedEntries: number };
+  /** Gauges: readings waiting now; dropped over the outbox's life (on disk too). */
+  readonly outbox: { readonly queued: number; readonly dropped: number };
+  readonly uplink: {
+    readonly messages: number;
+    readonly readings: number;
+    readonly failures: number;
+    readonly resent: number;
+  };
+  readonly link: { readonly up: boolean; readonly signal: number; readonly cause: string };
+}
+
+/**
+ * The simulated cellular gateway (spec 1.1, 2.2, 2.3): a hub that pairs with the patient's BLE
+ * devices and relays their raw characteristic values over its modem.
+ *
+ * - Identity: uuid (12 hex), the modem's IMEI/ICCID, firmware and bootloader versions,
+ *   provisioned.
+ * - MQTT (src/cellular): QoS 1, persistent session, last will `{"online": false}` on its
+ *   retained status topic, lab credentials; store-and-forward outbox on disk, bounded, oldest
+ *   dropped and counted, uploaded oldest first with stable message ids.
+ * - Check-ins: a retained status with the link's signal strength at every connection and every
+ *   `checkinEveryMs`, listing the whitelist it holds (its acknowledgement: the service turns RE
+ *   into CO).
+ * - Downlink: the whitelist, applied with the device rules (device-rules.ts); the service's time,
+ *   which sets the gateway clock, which sets each device's clock at its next visit.
+ * - BLE: visits of admitted devices (gateway-ble.ts), their values assembled into readings
+ *   (reading-assembler.ts) and queued.
+ */
+export class Gateway {
+  readonly events = new TypedEvents<GatewayEvents>();
+  readonly uuid: string;
+  readonly rules: DeviceRules;
+  /** The gateway's real-time clock, set by the service's time downlink. */
+  readonly gatewayClock: DeviceClock;
+  private readonly counts = {
+    readings: 0,
+    clockUnsetReadings: 0,
+    sessions: 0,
+    sessionFailures: 0,
+    deviceClocksSet: 0,
+    checkins: 0,
+    checkinFailures: 0,
+    whitelistDownlinks: 0,
+    timeDownlinks: 0,
+    clockCorrections: 0,
+    badDownlinks: 0,
+  };
+  /** Gateway times of the check-ins the service's time has not answered yet, oldest first. */
+  private readonly unanswered: number[] = [];
+  private readonly assembler: ReadingAssembler;
+  private checkinTimer: TimerHandle | undefined;
+  private readonly unlisten: (() => void)[] = [];
+  private started = false;
+
+  private constructor(
+    private readonly options: GatewayOptions,
+    readonly modem: Modem<QueuedReading>,
+    private readonly state: GatewayState,
+    uuid: string,
+  ) {
+    this.uuid = uuid;
+    this.rules = new DeviceRules(options.catalogue);
+    this.rules.restore(state.held);
+    this.gatewayClock = new DeviceClock(options.clock, options.clockOffsetMs ?? 0);
+    this.assembler = new ReadingAssembler(
+      (reading) => this.queue(reading),
+      (mac) => {
+        const held = this.rules.get(mac);
+        return { sensorCode: held?.sensorCode ?? "0", sensorId: held?.sensorId ?? null };
+      },
+    );
+  }
+
+  /** Builds the gateway, its modem and outbox (E_OUTBOX_UNAVAILABLE when its files cannot be). */
+  static async open(options: GatewayOptions): Promise<Gateway> {
+    const uuid = (options.gatewayUuid ?? drawGatewayUuid(options.rng.fork("uuid"))).toUpperCase();
+    if (!GATEWAY_UUID_PATTERN.test(uuid)) {
+      throw new RpmlabError("E_USAGE", `a gateway uuid is 12 hex characters, got "${uuid}"`, {
+        field: "gateway_uuid",
+        value: uuid,
+      });
+    }
+    const dir = options.outbox?.dir;
+    const state = GatewayState.open(dir, uuid);
+    const statusTopic = topicOf("gw/status", uuid);
+    const modem = await Modem.open<QueuedReading>({
+      clock: options.clock,
+      rng: options.rng.fork("modem"),
+      ...(options.identity === undefined ? {} : { identity: options.identity }),
+      ...(options.link === undefined ? {} : { link: options.link }),
+      broker: {
+        url: options.broker.url,
+        clientId: uuid,
+        ...(options.broker.username === undefined ? {} : { username: options.broker.username }),
+        ...(options.broker.password === undefined ? {} : { password: options.broker.password }),
+        will: { topic: statusTopic, payload: { v: ENVELOPE_VERSION, online: false }, retain: true },
+        subscriptions: [topicOf("gw/down", uuid)],
+      },
+      outbox: {
+        capacity: options.outbox?.capacity ?? DEFAULT_GATEWAY_OUTBOX,
+        ...(dir === undefined ? {} : { dir }),
+        name: uuid,
+      },
+      envelope: (batch, sentAt) => ({
+        topic: topicOf("gw/up", uuid),
+        payload: gatewayUplink({
+          messageId: batch.messageId,
+          gatewayUuid: uuid,
+          sentAt,
+          readings: batch.entries.map(({ item }) => ({
+            deviceAddress: item.deviceAddress ?? "",
+            sensorCode: item.sensorCode ?? "",
+            sensorId: item.sensorId ?? null,
+            clockUnset: item.clockUnset === true,
+            receivedAt: item.receivedAt,
+            sequence: item.sequence,
+            values: storedValues(item),
+          })),
+        }),
+      }),
+      ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
+      ...(options.retryMs === undefined ? {} : { retryMs: options.retryMs }),
+    });
+    return new Gateway(options, modem, state, uuid);
+  }
+
+  get stats(): GatewayStats {
+    const c = this.counts;
+    const d = this.modem.drainer.counts;
+    const link = this.modem.link;
+    return {
+      readings: c.readings,
+      clockUnsetReadings: c.clockUnsetReadings,
+      sessions: c.sessions,
+      sessionFailures: c.sessionFailures,
+      deviceClocksSet: c.deviceClocksSet,
+      clockCorrections: c.clockCorrections,
+      checkins: c.checkins,
+      checkinFailures: c.checkinFailures,
+      downlinks: { whitelist: c.whitelistDownlinks, time: c.timeDownlinks, bad: c.badDownlinks },
+      whitelist: { held: this.rules.list().length, refusedEntries: this.rules.counts.refused },
+      outbox: { queued: this.modem.outbox.size, dropped: this.modem.outbox.dropped },
+      uplink: { messages: d.messages, readings: d.items, failures: d.failures, resent: d.resent },
+      link: { up: link.up, signal: link.signal, cause: link.cause },
+    };
+  }
+
+  /**
+   * Powers on: the modem connects (rejects with E_BROKER_UNAVAILABLE / E_BROKER_REFUSED), checks
+   * in, and the BLE side starts visiting the devices the held whitelist admits.
+   */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    const session = this.modem.session;
+    this.unlisten.push(
+      session.events.on("connected", () => this.checkIn()),
+      session.events.on("message", ({ topic, payload }) => this.downlink(topic, payload)),
+    );
+    try {
+      await this.modem.start();
+      await this.options.ble.start(this.bleHost());
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+    this.armCheckin();
+  }
+
+  /** Powers off: visits end, what is queued stays in the outbox (on disk: for the next start). */
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.checkinTimer !== undefined) this.options.clock.clearTimeout(this.checkinTimer);
+    this.checkinTimer = undefined;
+    for (const off of this.unlisten.splice(0)) off();
+    await this.options.ble.stop();
+    await this.modem.stop();
+  }
+
+  /** Publishes a check-in now (also run on every connection and every checkinEveryMs). */
+  checkIn(): void {
+    const session = this.modem.session;
+    if (!session.connected) return;
+    const signal = this.modem.link.signal;
+    const identity = this.modem.identity;
+    this.unanswered.push(this.gatewayClock.now());
+    if (this.unanswered.length > MAX_UNANSWERED) this.unanswered.shift();
+    const status = {
+      v: ENVELOPE_VERSION,
+      online: true as const,
+      signal_strength: signal,
+      firmware_version: identity.firmwareVersion,
+      bootloader_version: identity.bootloaderVersion,
+      provisioned: this.options.provisioned ?? true,
+      checkin_at: toIsoMicros(this.gatewayClock.now()),
+      whitelist: this.rules.report(),
+    };
+    session.publish(topicOf("gw/status", this.uuid), status, { retain: true }).then(
+      () => {
+        this.counts.checkins++;
+        this.events.emit("checkin", { at: this.options.clock.now(), signal });
+      },
+      () => {
+        // Off the network: the next connection checks in again.
+        this.counts.checkinFailures++;
+      },
+    );
+  }
+
+  private armCheckin(): void {
+    const every = this.options.checkinEveryMs ?? CHECKIN_EVERY_MS;
+    this.checkinTimer = this.options.clock.setTimeout(() => {
+      this.checkinTimer = undefined;
+      if (!this.started) return;
+      this.checkIn();
+      this.armCheckin();
+    }, every);
+  }
+
+  private downlink(topic: string, payload: Buffer): void {
+    let message: ReturnType<typeof parsePayload<"gw/down">>;
+    try {
+      if (topic !== topicOf("gw/down", this.uuid)) throw new Error(`unexpected topic ${topic}`);
+      message = parsePayload("gw/down", payload);
+    } catch (error) {
+      this.counts.badDownlinks++;
+      this.options.logger?.warn({ err: error, gateway: this.uuid }, "downlink refused");
+      return;
+    }
+    if (message.type === "time") {
+      this.counts.timeDownlinks++;
+      this.syncClock(
+        parseIso(message.now)!,
+        message.checkin_at === undefined ? undefined : parseIso(message.checkin_at)!,
+      );
+      return;
+    }
+    this.counts.whitelistDownlinks++;
+    const change = this.rules.apply(message);
+    this.state.save({ held: this.rules.list() });
+    this.events.emit("whitelist", { ...change, at: this.options.clock.now() });
+    this.options.ble.whitelistChanged(change.removed);
+    // Acknowledge (spec 2.3: RE → CO) when the held list changed or the service still lists a
+    // held device as Requested; otherwise the service already knows, and silence ends the loop.
+    const held = new Set(this.rules.list().map((d) => d.mac));
+    const unconfirmed = message.devices.some(
+      (d) => d.whitelist_status === "RE" && held.has(d.mac_address),
+    );
+    if (change.added.length > 0 || change.removed.length > 0 || unconfirmed) this.checkIn();
+  }
+
+  /**
+   * The service's time answers a check-in — the one it names (`checkin_at`), else the oldest not
+   * yet answered — so it was read between that check-in and now (gateway time): a clock that
+   * puts it inside that window cannot be told from a right one and is left alone (as NTP does
+   * within its round trip); one that puts it outside is set to it. An answer queued in the
+   * persistent session while the gateway was away arrives late, and is no reason to move the
+   * clock back. On a virtual Clock the window also absorbs the virtual time that passes while
+   * messages are in flight over real sockets.
+   */
+  private syncClock(serviceNow: number, answers: number | undefined): void {
+    const now = this.gatewayClock.now();
+    const oldest = this.unanswered.shift();
+    const sent = Math.min(answers ?? oldest ?? now, now);
+    if (serviceNow >= sent - CLOCK_TOLERANCE_MS && serviceNow <= now + CLOCK_TOLERANCE_MS) return;
+    this.gatewayClock.set(serviceNow);
+    this.counts.clockCorrections++;
+  }
+
+  private bleHost() {
+    return {
+      gatewayUuid: this.uuid,
+      admits: (address: string, sensorCode: string | undefined) =>
+        this.rules.admits(address, sensorCode),
+      sessionOptions: (address: string, sensorCode: string | undefined): SessionOptions => ({
+        clock: this.options.clock,
+        gatewayTime: () => this.gatewayClock.now(),
+        sensorCode,
+        storesOffline:
+          sensorCode === undefined ||
+          this.options.catalogue.withSensorCode(sensorCode).some((p) => p.stores_offline),
+        lastSequence: this.state.lastSequence(macOf(address)),
+        lingerMs: this.options.lingerMs ?? 2000,
+        onValue: (value) => this.assembler.add(value),
+      }),
+      sessionEnded: (address: string, outcome: SessionResult | Error) => {
+        this.assembler.end(address);
+        const at = this.options.clock.now();
+        if (outcome instanceof Error) {
+          this.counts.sessionFailures++;
+          this.events.emit("session", { address, at, result: null, error: outcome.message });
+          return;
+        }
+        this.counts.sessions++;
+        if (outcome.timeSet) this.counts.deviceClocksSet++;
+        if (outcome.lastSequence !== undefined) {
+          this.state.setLastSequence(macOf(address), outcome.lastSequence);
+        }
+        this.events.emit("session", { address, at, result: outcome, error: null });
+      },
+    };
+  }
+
+  private queue(reading: AssembledReading): void {
+    const item: QueuedReading = {
+      ...toStoredReading(reading),
+      ...(reading.clockUnset ? { clockUnset: true as const } : {}),
+    };
+    this.modem.send(item);
+    this.counts.readings++;
+    if (reading.clockUnset) this.counts.clockUnsetReadings++;
+    this.events.emit("reading", { reading, at: this.options.clock.now() });
+  }
+}

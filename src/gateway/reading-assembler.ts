@@ -1,0 +1,103 @@
+import type { CharacteristicValue } from "../gatt/mapping.ts";
+import { SIG, VENDOR } from "../gatt/uuids.ts";
+import { VENDOR_RECORD_HEADER_LENGTH } from "../gatt/vendor/record.ts";
+import type { RawCharacteristicValue } from "./raw-values.ts";
+
+/** One physical reading as the gateway relays it (an envelope reading, before JSON). */
+export interface AssembledReading {
+  /** 12 upper-case hex characters (spec 2.3 mac_address). */
+  readonly deviceAddress: string;
+  readonly sensorCode: string;
+  readonly sensorId: string | null;
+  /** When the first value of the reading reached the gateway (gateway time). */
+  readonly receivedAt: number;
+  readonly sequence: number;
+  readonly values: readonly CharacteristicValue[];
+  readonly clockUnset: boolean;
+}
+
+/** "f0:11:22:33:44:55" (noble) or "F01122334455" → "F01122334455". */
+export function macOf(address: string): string {
+  return address.replaceAll(":", "").replaceAll("-", "").toUpperCase();
+}
+
+/** The SIG characteristics whose value opens a reading (the measurement itself). */
+const OPENERS = new Set<string>([
+  SIG.characteristics.bloodPressureMeasurement,
+  SIG.characteristics.weightMeasurement,
+  SIG.characteristics.glucoseMeasurement,
+  SIG.characteristics.plxSpotCheckMeasurement,
+  SIG.characteristics.plxContinuousMeasurement,
+]);
+
+/** Bytes 3–7 of a Vendor Record: timestamp and UTC offset, equal across a reading's records. */
+function recordStamp(value: Uint8Array): string | undefined {
+  if (value.length < VENDOR_RECORD_HEADER_LENGTH) return undefined;
+  return Buffer.from(value.subarray(3, 8)).toString("hex");
+}
+
+interface Open {
+  readonly first: RawCharacteristicValue;
+  readonly values: RawCharacteristicValue[];
+}
+
+/**
+ * The gateway relays values untouched, but an envelope reading is one physical reading (the
+ * values the mapping decodes together, src/gatt/mapping.ts). The boundaries are read from the
+ * characteristics alone, without decoding: a SIG measurement value opens a reading and the
+ * vendor Reading Context closes it (battery and glucose context values fall in between); vendor
+ * records belong together while their timestamp and UTC offset stay the same and their
+ * sequence numbers follow on. A reading still open when the session ends is complete.
+ */
+export class ReadingAssembler {
+  private readonly open = new Map<string, Open>();
+
+  constructor(
+    private readonly emit: (reading: AssembledReading) => void,
+    /** The sensor code and sensor id the gateway holds for a device (its whitelist entry). */
+    private readonly identify: (mac: string) => { sensorCode: string; sensorId: string | null },
+  ) {}
+
+  add(value: RawCharacteristicValue): void {
+    const mac = macOf(value.deviceAddress);
+    const current = this.open.get(mac);
+    if (current !== undefined && !this.continues(current, value)) this.end(value.deviceAddress);
+    const group = this.open.get(mac);
+    if (group === undefined) this.open.set(mac, { first: value, values: [value] });
+    else group.values.push(value);
+    if (value.uuid === VENDOR.readingContext) this.end(value.deviceAddress);
+  }
+
+  /** The device's session ended: its open reading is complete. */
+  end(deviceAddress: string): void {
+    const mac = macOf(deviceAddress);
+    const group = this.open.get(mac);
+    if (group === undefined) return;
+    this.open.delete(mac);
+    const { sensorCode, sensorId } = this.identify(mac);
+    this.emit({
+      deviceAddress: mac,
+      sensorCode,
+      sensorId,
+      receivedAt: group.first.receivedAt,
+      sequence: group.values.find((v) => v.sequence !== undefined)?.sequence ?? 0,
+      values: group.values.map((v) => ({ uuid: v.uuid, value: v.value })),
+      clockUnset: group.values.some((v) => v.clockUnset),
+    });
+  }
+
+  private continues(group: Open, value: RawCharacteristicValue): boolean {
+    if (OPENERS.has(value.uuid)) return false;
+    if (value.uuid !== VENDOR.record) return true;
+    const last = group.values.at(-1)!;
+    if (last.uuid !== VENDOR.record) return false;
+    const stamp = recordStamp(value.value);
+    return (
+      stamp !== undefined &&
+      stamp === recordStamp(last.value) &&
+      value.sequence !== undefined &&
+      last.sequence !== undefined &&
+      value.sequence === ((last.sequence + 1) & 0xffff)
+    );
+  }
+}
