@@ -108,7 +108,7 @@ export class CellularDevice {
     }
     const modemRng = rng.fork("modem");
     // The IMEI names the outbox and the topic, so it is settled before the modem is built.
-    const imei = options.imei ?? drawModemIdentity(modemRng.fork("identity")).imei;
+    const imei = options.imei ?? deviceImei(rng);
     const modem = await Modem.open<StoredReading>({
       clock,
       rng: modemRng,
@@ -235,6 +235,11 @@ export class CellularDevice {
     }
     this.events.emit("reading", { at: clock.now(), reading, sequence, fate });
   }
+}
+
+/** The IMEI a device on `rng` draws when it is given none (stable for a seed). */
+export function deviceImei(rng: Rng): string {
+  return drawModemIdentity(rng.fork("modem").fork("identity")).imei;
 }
 
 /** A reading's identity as ingestion dedupes it: timestamp and measurement_index. */

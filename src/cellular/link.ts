@@ -233,10 +233,11 @@ export class CellularLink {
   }
 
   private after(delayMs: number, fn: () => void): TimerHandle {
+    // Whole milliseconds: every instant the lab prints or stores is one.
     const timer: TimerHandle = this.clock.setTimeout(() => {
       this.timers.delete(timer);
       fn();
-    }, delayMs);
+    }, Math.round(delayMs));
     this.timers.add(timer);
     return timer;
   }

@@ -84,8 +84,11 @@ export class Modem<T> {
 
   /** Powers off: what is queued stays in the outbox (on disk: until the next start). */
   async stop(): Promise<void> {
-    await this.drainer.stop();
+    // No new sends from here; the session's stop fails a publication still waiting for its
+    // PUBACK (it stays queued), so a broker that never answers cannot hold the stop.
+    const drained = this.drainer.stop();
     await this.session.stop();
+    await drained;
     this.link.stop();
     this.outbox.close();
   }

@@ -46,7 +46,7 @@ export interface Outbox<T> {
   take(max?: number, upToSeq?: number): OutboxBatch<T> | null;
   /** Removes the batch's entries (those still held: some may have been dropped since). */
   remove(batch: OutboxBatch<T>): number;
-  /** Releases the file (disk outbox). The outbox is unusable after. */
+  /** Releases the file (disk outbox: unusable after; size and dropped still read). */
   close(): void;
 }
 
@@ -125,7 +125,9 @@ export function checkMax(max: number): void {
 
 /** The outbox in memory: the same rules, gone with the process. */
 export class MemoryOutbox<T> implements Outbox<T> {
-  private readonly entries: OutboxEntry<T>[] = [];
+  /** Entries from `head` on are held; the ones before it left (compacted now and then). */
+  private entries: OutboxEntry<T>[] = [];
+  private head = 0;
   private nextSeq = 1;
   private droppedCount = 0;
   private readonly incarnation: string;
@@ -139,7 +141,7 @@ export class MemoryOutbox<T> implements Outbox<T> {
   }
 
   get size(): number {
-    return this.entries.length;
+    return this.entries.length - this.head;
   }
 
   get dropped(): number {
@@ -149,34 +151,44 @@ export class MemoryOutbox<T> implements Outbox<T> {
   enqueue(item: T): OutboxEntry<T> {
     const entry = { seq: this.nextSeq++, queuedAt: this.clock.now(), item };
     this.entries.push(entry);
-    while (this.entries.length > this.capacity) {
-      this.entries.shift();
+    while (this.size > this.capacity) {
+      this.head++;
       this.droppedCount++;
     }
+    this.compact();
     return entry;
   }
 
   take(max = MAX_READINGS, upToSeq = Number.POSITIVE_INFINITY): OutboxBatch<T> | null {
     checkMax(max);
     const entries: OutboxEntry<T>[] = [];
-    for (const entry of this.entries) {
-      if (entries.length === max || entry.seq > upToSeq) break;
+    for (let i = this.head; i < this.entries.length && entries.length < max; i++) {
+      const entry = this.entries[i]!;
+      if (entry.seq > upToSeq) break;
       entries.push(entry);
     }
     return batchOf(this.incarnation, entries);
   }
 
   remove(batch: OutboxBatch<T>): number {
-    let n = 0;
-    while (this.entries.length > 0 && this.entries[0]!.seq <= batch.lastSeq) {
-      this.entries.shift();
-      n++;
+    const from = this.head;
+    while (this.head < this.entries.length && this.entries[this.head]!.seq <= batch.lastSeq) {
+      this.head++;
     }
-    return n;
+    const removed = this.head - from;
+    this.compact();
+    return removed;
   }
 
-  close(): void {
-    this.entries.length = 0;
+  /** Nothing to release: the entries stay readable (and are gone with the process). */
+  close(): void {}
+
+  /** Drops the departed prefix once it is most of the array (amortised O(1) per entry). */
+  private compact(): void {
+    if (this.head > 64 && this.head * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
+    }
   }
 }
 

@@ -53,6 +53,7 @@ export class UplinkSession {
   private retryTimer: TimerHandle | undefined;
   private started = false;
   private readonly pending = new Set<(error: Error) => void>();
+  private readonly flights = new Set<Promise<void>>();
   private unlisten: (() => void) | undefined;
 
   constructor(private readonly options: UplinkSessionOptions) {}
@@ -92,7 +93,7 @@ export class UplinkSession {
     if (client === undefined || !this.connected) {
       return Promise.reject(offline(`cannot publish to ${topic}: ${this.why()}`));
     }
-    return new Promise<void>((resolve, reject) => {
+    const flight = new Promise<void>((resolve, reject) => {
       let settled = false;
       const fail = (error: Error) => {
         if (settled) return;
@@ -117,6 +118,15 @@ export class UplinkSession {
         },
       );
     });
+    this.flights.add(flight);
+    const land = () => this.flights.delete(flight);
+    flight.then(land, land);
+    return flight;
+  }
+
+  /** Resolves once every publish under way has its PUBACK or has failed. */
+  async landed(): Promise<void> {
+    await Promise.allSettled([...this.flights]);
   }
 
   /** Resolves once no connection attempt is under way (tests step the Clock between them). */

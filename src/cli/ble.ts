@@ -9,6 +9,12 @@ import { DEFAULT_BLE, parseBleSpec, parseListenSpec } from "../config/ble-spec.t
 import { parseBrokerSpec } from "../config/broker-spec.ts";
 import { RpmlabError } from "../core/errors.ts";
 import type { WhitelistEntry } from "../gateway/whitelist.ts";
+import {
+  addCellularOptions,
+  type CellularFlags,
+  isCellularRun,
+  runCellularDeviceCommand,
+} from "./cellular-device.ts";
 import type { CliIo } from "./io.ts";
 
 const BLE_HELP = `emulated, tcp://host:port (rpmlab controller) or hci:N (real adapter) (default ${DEFAULT_BLE})`;
@@ -53,32 +59,49 @@ export function registerBleCommands(program: Command, io: CliIo): void {
       await app.stop();
     });
 
-  program
+  const device = program
     .command("device <profile>")
-    .description("Advertise one virtual device (bleno) from an HCI adapter, until SIGINT")
+    .description(
+      "Run one virtual device: a BLE peripheral advertising from an HCI adapter (--ble) until SIGINT, or a direct-cellular device publishing its readings to an MQTT broker (--broker)",
+    )
     .option("--ble <spec>", BLE_HELP, DEFAULT_BLE)
     .option("--serial <serial>", "serial number (Device Information)", "SN000001")
-    .option("--every <seconds>", "take a reading every N seconds (0: never)", "0")
+    .option(
+      "--every <seconds>",
+      "take a reading every N seconds (BLE, 0: never; cellular, 0: on the patient's schedule)",
+      "0",
+    )
     .option("--btsnoop <file>", "capture this host's HCI traffic (not for hci:N: use btmon there)")
-    .option("--seed <seed>", "seed of its readings", "1")
-    .action(
-      async (
-        profile: string,
-        flags: { ble: string; serial: string; every: string; btsnoop?: string; seed: string },
-      ) => {
-        const app = await DeviceApp.start({
-          profile,
-          ble: parseBleSpec(flags.ble),
-          serial: flags.serial,
-          seed: flags.seed,
-          everyMs: whole("--every", flags.every) * 1000,
-          btsnoop: flags.btsnoop,
-          onEvent: json,
-        });
-        await untilSignal();
-        app.stop();
-      },
-    );
+    .option("--seed <seed>", "seed of its readings", "1");
+  addCellularOptions(device).action(
+    async (
+      profile: string,
+      flags: {
+        ble: string;
+        serial: string;
+        every: string;
+        btsnoop?: string;
+        seed: string;
+      } & CellularFlags,
+      command: Command,
+    ) => {
+      if (isCellularRun(profile, command)) {
+        await runCellularDeviceCommand(profile, flags, io);
+        return;
+      }
+      const app = await DeviceApp.start({
+        profile,
+        ble: parseBleSpec(flags.ble),
+        serial: flags.serial,
+        seed: flags.seed,
+        everyMs: whole("--every", flags.every) * 1000,
+        btsnoop: flags.btsnoop,
+        onEvent: json,
+      });
+      await untilSignal();
+      app.stop();
+    },
+  );
 
   program
     .command("gateway")

@@ -132,6 +132,7 @@ describe("CellularLink", () => {
     expect(Math.min(...a.signals)).toBeGreaterThanOrEqual(0);
     expect(Math.max(...a.signals)).toBeLessThanOrEqual(30);
     expect(new Set(a.signals).size).toBeGreaterThan(5);
+    expect(a.changes.every((c) => Number.isInteger(c.at))).toBe(true);
     const mean = a.signals.reduce((s, x) => s + x, 0) / a.signals.length;
     expect(mean).toBeGreaterThan(15);
     expect(mean).toBeLessThan(20);

@@ -35,6 +35,8 @@ class CuttableRelay {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private cutNextPublish = false;
+  /** Nothing from the broker reaches the client any more (no PUBACK, no PINGRESP). */
+  silent = false;
   url = "";
 
   async start(target: string): Promise<void> {
@@ -56,7 +58,9 @@ class CuttableRelay {
           upstream.end();
         }
       });
-      upstream.on("data", (chunk: Buffer) => client.write(chunk));
+      upstream.on("data", (chunk: Buffer) => {
+        if (!this.silent) client.write(chunk);
+      });
       client.once("close", () => upstream.destroy());
       upstream.once("close", () => client.destroy());
     });
@@ -232,6 +236,29 @@ describe("modem: link, outbox, session and drainer on the embedded broker", () =
     expect(ids.size).toBe(1);
     expect(received(inbox).every((r) => r.items.join() === "0,1")).toBe(true);
     expect(m.drainer.counts).toMatchObject({ messages: 1, items: 2, failures: 1, resent: 1 });
+  });
+
+  it("Modem.stop() does not wait for a PUBACK that never comes; the message stays queued", async () => {
+    const relay = new CuttableRelay();
+    await relay.start(lab.broker.url);
+    stops.push(() => relay.stop());
+    const { password } = await issueCredentials(store.mqttCredentials, "cellular", IMEI);
+    const m = await Modem.open<Item>({
+      clock,
+      rng: new Rng("stop"),
+      link: { profile: STEADY_LINK_PROFILE },
+      broker: { url: relay.url, clientId: IMEI, username: IMEI, password },
+      outbox: { capacity: 10, name: IMEI },
+      envelope: (batch) => ({ topic: topicOf("cell/up", IMEI), payload: { id: batch.messageId } }),
+    });
+    await m.start();
+    relay.silent = true;
+    const failed = new Promise<void>((resolve) => m.drainer.events.once("failed", () => resolve()));
+    m.send({ n: 0 });
+    await clock.run({ until: clock.now() + 1000 });
+    await within(m.stop(), "the modem to stop");
+    await within(failed, "the unacknowledged publication to fail");
+    expect(m.outbox.size).toBe(1);
   });
 
   it("a gateway's last will (retained offline status) is published when its link goes down", async () => {

@@ -102,6 +102,26 @@ for (const { kind, open } of KINDS)
       outbox.close();
     });
 
+    it("keeps order through many batches and drops (long-lived outbox)", async () => {
+      const clock = new VirtualClock({ startMs: START });
+      const outbox = await open(clock, 300);
+      let next = 0;
+      let expected = 0;
+      for (let round = 0; round < 20; round++) {
+        for (let i = 0; i < 150; i++) outbox.enqueue({ n: next++ });
+        // Full at 300: the oldest go first.
+        expected = Math.max(expected, next - 300);
+        const batch = outbox.take(100)!;
+        expect(items(batch)[0]).toBe(expected);
+        expect(items(batch)).toEqual(Array.from({ length: 100 }, (_, i) => expected + i));
+        expect(outbox.remove(batch)).toBe(100);
+        expected += 100;
+        expect(outbox.size).toBe(next - expected);
+      }
+      expect(outbox.dropped).toBe(next - outbox.size - 20 * 100);
+      outbox.close();
+    });
+
     it("rejects a capacity or batch size out of range", async () => {
       const clock = new VirtualClock({ startMs: START });
       await expect(open(clock, 0)).rejects.toThrow(/capacity/);

@@ -311,6 +311,8 @@ describe("cellular gateway with direct-path devices against rpmlab serve", () =>
     expect(stats.whitelist).toEqual({ held: FLEET.length, refusedEntries: 0 });
 
     // Check-ins carry the signal; a gateway silent for over an hour reads 0 (spec 2.3).
+    // A check-in still in flight would land after the stop: wait for its PUBACK (= committed).
+    await gw.modem.session.landed();
     const live = await info();
     expect(live.last_signal_strength).toBe(STEADY_LINK_PROFILE.meanSignal);
     const lastCheckin = live.last_checkin_time;

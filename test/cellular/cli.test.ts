@@ -1,0 +1,219 @@
+/**
+ * `rpmlab device <cellular type> --broker URL`: usage errors, and short runs against a broker
+ * with the lab's credentials and ACL (in process), as a user runs them.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { connectClient } from "../../src/mqtt/client.ts";
+import { issueCredentials } from "../../src/mqtt/credentials.ts";
+import { cellularUplinkSchema } from "../../src/mqtt/envelope.ts";
+import { filterOf } from "../../src/mqtt/topics.ts";
+import type { Store } from "../../src/store/store.ts";
+import { memoryStore } from "../ingest/fixtures.ts";
+import { IngestLab } from "../ingest/harness.ts";
+import { Inbox } from "../mqtt/helpers.ts";
+
+const IMEI = "356938035643809";
+/** `rpmlab <args>` in process; each io.out call is one line. */
+async function runCli(...args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(["node", "rpmlab", ...args], {
+    out: (t) => out.push(t.replace(/\n$/, "")),
+    err: (t) => err.push(t),
+  });
+  return { code, stdout: out.join("\n"), stderr: err.join(""), out };
+}
+
+const lines = (stdout: string) =>
+  stdout
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe("rpmlab device: usage", () => {
+  const cases: [string[], number, RegExp][] = [
+    [["Vendor Cellular BPM"], 2, /E_USAGE: .*direct-cellular.*give --broker mqtt:\/\//],
+    [
+      ["Vendor Cellular Pulse Ox", "--ble", "emulated"],
+      2,
+      /E_USAGE: .*own modem: give --broker .*not --ble/,
+    ],
+    [
+      ["Vendor BPM - Wide Range", "--broker", "mqtt://127.0.0.1:1", "--imei", IMEI],
+      2,
+      /E_USAGE: .*through a gateway over BLE: --broker, --imei are for direct-cellular types only/,
+    ],
+    [
+      ["Vendor Cellular Scale", "--broker", "mqtt://127.0.0.1:1", "--imei", "12345"],
+      2,
+      /E_CONFIG_INVALID: --imei must be 15 digits/,
+    ],
+    [["Vendor Cellular Scale", "--broker", "embedded"], 2, /--broker must be the broker's URL/],
+    [["Vendor Cellular Scale", "--broker", "http://x"], 2, /E_CONFIG_INVALID: invalid broker/],
+    [
+      ["Vendor Cellular Scale", "--broker", "mqtt://127.0.0.1:1", "--speed", "fast"],
+      2,
+      /--speed must be a number > 0 or max/,
+    ],
+    [
+      ["Vendor Cellular Scale", "--broker", "mqtt://127.0.0.1:1", "--username", "u"],
+      2,
+      /--username needs --password/,
+    ],
+    [["Vendor Cellular Nothing", "--broker", "mqtt://127.0.0.1:1"], 1, /E_PROFILE_NOT_FOUND/],
+  ];
+  for (const [args, code, message] of cases)
+    it(`${args.join(" ")} → exit ${code}`, async () => {
+      const run = await runCli("device", ...args);
+      expect(run.stderr).toMatch(message);
+      expect(run.code).toBe(code);
+      expect(run.stdout).toBe("");
+    });
+});
+
+describe("rpmlab device <cellular type> --broker: a short run", () => {
+  let store: Store;
+  let lab: IngestLab;
+  let dir: string;
+  let watchers = 0;
+
+  beforeAll(async () => {
+    ({ store } = await memoryStore());
+    // The broker answers in real time: its clock is not the device's.
+    lab = new IngestLab(store, (await memoryStore()).clock);
+    await lab.start();
+    dir = mkdtempSync(join(tmpdir(), "rpmlab-cell-cli-"));
+  });
+  afterAll(async () => {
+    await lab.stop();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function watchUplinks(): Promise<Inbox> {
+    const { username, password } = await issueCredentials(
+      store.mqttCredentials,
+      "service",
+      `watch-${++watchers}`,
+    );
+    const inbox = new Inbox();
+    const client = lab.clients.add(
+      await connectClient(lab.broker.url, {
+        clientId: username,
+        username,
+        password,
+        clean: true,
+        prepare: (c) => inbox.watch(c),
+      }),
+    );
+    await client.subscribeAsync(filterOf("cell/up"), { qos: 1 });
+    return inbox;
+  }
+
+  it("publishes every reading of the days asked, in the cell/up envelope, and prints each event", async () => {
+    const { password } = await issueCredentials(store.mqttCredentials, "cellular", IMEI);
+    const inbox = await watchUplinks();
+    const run = await runCli(
+      "device",
+      "Vendor Cellular Glucometer",
+      "--broker",
+      lab.broker.url,
+      "--imei",
+      IMEI,
+      "--password",
+      password,
+      "--days",
+      "3",
+      "--start",
+      "2026-03-01T00:00:00Z",
+      "--speed",
+      "max",
+      "--duplicate-rate",
+      "0.3",
+      "--outbox",
+      dir,
+      "--json",
+    );
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const events = lines(run.stdout);
+    expect(events[0]).toMatchObject({
+      event: "started",
+      imei: IMEI,
+      device_type: "Vendor Cellular Glucometer",
+    });
+    const readings = events.filter((e) => e.event === "reading");
+    const summary = events.at(-1)!;
+    expect(summary).toMatchObject({ event: "summary", imei: IMEI, queued: 0, dropped: 0 });
+    expect(readings.length).toBeGreaterThan(3);
+    expect(summary.taken).toBe(readings.filter((r) => r.duplicate === false).length);
+    expect(summary.sent).toBe(readings.length);
+    // What reached the broker: schema-valid envelopes of this IMEI carrying every reading.
+    const envelopes = inbox.messages.map((m) =>
+      cellularUplinkSchema.parse(JSON.parse(m.payload.toString())),
+    );
+    expect(envelopes.every((e) => e.imei === IMEI)).toBe(true);
+    expect(envelopes.flatMap((e) => e.readings)).toHaveLength(readings.length);
+    const sent = events.filter((e) => e.event === "sent").map((e) => e.message_id);
+    expect(new Set(envelopes.map((e) => e.message_id))).toEqual(new Set(sent));
+  });
+
+  it("the same seed takes the same readings; wrong credentials fail with E_BROKER_REFUSED", async () => {
+    const args = (password: string) => [
+      "device",
+      "Vendor Cellular Scale",
+      "--broker",
+      lab.broker.url,
+      "--imei",
+      "490154203237518",
+      "--password",
+      password,
+      "--start",
+      "2026-03-01T00:00:00Z",
+      "--speed",
+      "max",
+      "--json",
+    ];
+    const { password } = await issueCredentials(
+      store.mqttCredentials,
+      "cellular",
+      "490154203237518",
+    );
+    const values = (stdout: string) =>
+      lines(stdout)
+        .filter((e) => e.event === "reading")
+        .map((e) => e.records);
+    const a = await runCli(...args(password));
+    const b = await runCli(...args(password));
+    expect(a.code).toBe(0);
+    expect(values(a.stdout).length).toBeGreaterThan(0);
+    expect(values(b.stdout)).toEqual(values(a.stdout));
+    const refused = await runCli(...args("wrong"));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/E_BROKER_REFUSED: .*bad user name or password/);
+  });
+
+  it("on real time (no --speed), --every 1 takes a reading a second and ends once they are sent", async () => {
+    const imei = "358240051111110";
+    const { password } = await issueCredentials(store.mqttCredentials, "cellular", imei);
+    const run = await runCli(
+      "device",
+      "Vendor Cellular Scale",
+      ...["--broker", lab.broker.url, "--imei", imei, "--password", password],
+      ...["--days", "2", "--every", "1", "--duplicate-rate", "0", "--json"],
+    );
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const events = lines(run.stdout);
+    const times = events
+      .filter((e) => e.event === "reading")
+      .map((e) => Date.parse(e.timestamp as string));
+    expect(times.length).toBeGreaterThan(1);
+    expect(times.slice(1).map((t, i) => t - times[i]!)).toEqual(times.slice(1).map(() => 1000));
+    expect(events.at(-1)).toMatchObject({ event: "summary", sent: times.length, queued: 0 });
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * A direct-cellular device off the network from the start (no broker needed): what it keeps,
+ * drops and loses, and the record sequences it writes.
+ */
+import { describe, expect, it } from "vitest";
+import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { CellularDevice, type ReadingFate, readingKey } from "../../src/cellular/device.ts";
+import { STEADY_LINK_PROFILE } from "../../src/cellular/link.ts";
+import { luhnValid } from "../../src/cellular/modem-identity.ts";
+import { isRpmlabError } from "../../src/core/errors.ts";
+import { Rng } from "../../src/core/rng.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { generateReadings } from "../../src/readings/generate.ts";
+import type { GeneratedReading } from "../../src/readings/generated.ts";
+import { PatientModels } from "../../src/readings/patients.ts";
+
+const catalogue = Catalogue.load();
+const START = Date.UTC(2026, 0, 1);
+const DAY = 86_400_000;
+
+async function offline(name: string, seed: string, capacity = 1000) {
+  const profile = catalogue.get(name);
+  const clock = new VirtualClock({ startMs: START });
+  const readings = generateReadings({
+    devices: [profile],
+    patient: PatientModels.load().get("normal"),
+    rng: new Rng(seed).fork("readings"),
+    start: START,
+    days: 10,
+    duplicateRate: 0.3,
+  });
+  const device = await CellularDevice.open({
+    profile,
+    clock,
+    rng: new Rng(seed).fork("device"),
+    readings,
+    // Nothing listens there: the device never gets on the network in these tests.
+    broker: { url: "mqtt://127.0.0.1:1" },
+    link: { profile: STEADY_LINK_PROFILE },
+    outbox: { capacity },
+  });
+  const events: { reading: GeneratedReading; sequence: number; fate: ReadingFate }[] = [];
+  device.events.on("reading", (e) => events.push(e));
+  device.modem.link.outage();
+  await device.start();
+  await clock.run({ until: START + 11 * DAY });
+  return { device, readings, events };
+}
+
+describe("CellularDevice, off the network", () => {
+  it("a type that stores offline keeps every reading, up to its outbox, dropping the oldest", async () => {
+    const { device, readings, events } = await offline("Vendor Cellular BPM", "bpm", 5);
+    const originals = readings.filter((r) => !r.duplicate);
+    const resends = readings.length - originals.length;
+    expect(device.finished).toBe(true);
+    expect(resends).toBeGreaterThan(0);
+    expect(device.stats).toEqual({
+      taken: originals.length,
+      sent: 0,
+      storedOffline: originals.length,
+      lostByDesign: 0,
+      dropped: readings.length - 5,
+      duplicatesSent: resends,
+      queued: 5,
+    });
+    expect(events.every((e) => e.fate === "stored-offline")).toBe(true);
+    // The newest five are what is left: received when taken (a re-send right after the
+    // reading it follows, src/readings/duplicates.ts).
+    let sentAt = 0;
+    const taken = readings.map((r) => {
+      sentAt = Math.max(sentAt, r.timestamp);
+      return sentAt;
+    });
+    const left = device.modem.outbox.take()!.entries.map((e) => e.item.receivedAt);
+    expect(left).toEqual(taken.slice(-5));
+    await device.stop();
+  });
+
+  it("the pulse oximeter does not store offline: every reading is lost by design, counted", async () => {
+    const { device, readings } = await offline("Vendor Cellular Pulse Ox", "pox");
+    expect(device.stats).toMatchObject({
+      taken: readings.filter((r) => !r.duplicate).length,
+      lostByDesign: readings.filter((r) => !r.duplicate).length,
+      storedOffline: 0,
+      duplicatesSent: 0,
+      queued: 0,
+    });
+    await device.stop();
+  });
+
+  it("a re-send carries its original's record sequence; new readings take the next ones", async () => {
+    const { device, events } = await offline("Vendor Cellular Glucometer", "glu");
+    const byKey = new Map<string, number>();
+    let last = -1;
+    for (const { reading, sequence } of events) {
+      const key = readingKey(reading);
+      if (reading.duplicate) {
+        expect(sequence).toBe(byKey.get(key));
+      } else {
+        expect(sequence).toBeGreaterThan(last);
+        byKey.set(key, sequence);
+        last = sequence;
+      }
+    }
+    expect(events.some((e) => e.reading.duplicate)).toBe(true);
+    await device.stop();
+  });
+
+  it("a seed gives the same IMEI (valid Luhn) and the same readings", async () => {
+    const a = await offline("Vendor Cellular Scale", "same");
+    const b = await offline("Vendor Cellular Scale", "same");
+    expect(a.device.imei).toBe(b.device.imei);
+    expect(luhnValid(a.device.imei)).toBe(true);
+    expect(b.events.map((e) => [e.sequence, e.reading.records])).toEqual(
+      a.events.map((e) => [e.sequence, e.reading.records]),
+    );
+    await a.device.stop();
+    await b.device.stop();
+  });
+
+  it("a gateway-connected type is refused with E_USAGE naming --ble", async () => {
+    const clock = new VirtualClock({ startMs: START });
+    const error = await CellularDevice.open({
+      profile: catalogue.get("Vendor Pulse Ox"),
+      clock,
+      rng: new Rng(1),
+      readings: [],
+      broker: { url: "mqtt://127.0.0.1:1" },
+    }).catch((e: unknown) => e);
+    expect(isRpmlabError(error, "E_USAGE")).toBe(true);
+    expect((error as Error).message).toMatch(/--ble/);
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * Issue 6 §4 as a user runs it, two processes: `rpmlab serve` (embedded broker), a cellular
+ * BPM activated on its IMEI through the HWI API, then `rpmlab device "Vendor Cellular BPM"
+ * --broker <serve's mqtt_url> --url … --admin-token …` (credentials issued by the serve) at
+ * full speed; every reading it took is read back from the API once.
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Served, startServe } from "./serve-process.ts";
+
+const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
+const IMEI = "352099001761481";
+
+describe("rpmlab device <cellular type> against rpmlab serve", () => {
+  let served: Served | undefined;
+
+  beforeAll(async () => {
+    served = await startServe(["--store", "memory", "--port", "0", "--broker", "embedded:0"]);
+  });
+  afterAll(async () => {
+    if (served !== undefined) expect(await served.stop()).toBe(0);
+  });
+
+  const hwi = async (path: string, body?: unknown) => {
+    const { base_url, api_key, client_domain } = served!.info;
+    const response = await fetch(`${base_url}/clients/${client_domain}/hwi/${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { "content-type": "application/json", authorization: `Api-Key ${api_key}` },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as unknown };
+  };
+
+  it("sends its readings with credentials the serve issues; the API holds each once", async () => {
+    const activated = await hwi("hwi-devices/", {
+      device: { name: "Vendor Cellular BPM", hardware_uuid: IMEI },
+      patient: { external_id: "CELL-E2E" },
+    });
+    expect(activated.status).toBe(201);
+    const deviceId = (activated.body as { id: string }).id;
+
+    const { mqtt_url, base_url, admin_token } = served!.info;
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        "device",
+        "Vendor Cellular BPM",
+        ...["--broker", mqtt_url, "--imei", IMEI],
+        ...["--url", base_url, "--admin-token", admin_token],
+        // From the next whole minute (the default): readings before the activation would
+        // belong to no one the API shows.
+        ...["--days", "3", "--speed", "max"],
+        ...["--duplicate-rate", "0.3", "--json"],
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    const events = out
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const readings = events.filter((e) => e.event === "reading");
+    const originals = readings.filter((e) => e.duplicate === false);
+    expect(originals.length).toBeGreaterThan(3);
+    expect(readings.length).toBeGreaterThan(originals.length);
+    expect(events.at(-1)).toMatchObject({
+      event: "summary",
+      taken: originals.length,
+      sent: readings.length,
+      queued: 0,
+    });
+
+    // Acknowledged means committed (the serve's ingestion acknowledges after the commit).
+    const stored = await hwi(`hwi-devices/${deviceId}/measurements/`);
+    expect(stored.status).toBe(200);
+    const records = stored.body as { metric: string; timestamp: string; hardware_uuid: string }[];
+    const expected = originals.flatMap((r) => r.records as unknown[]);
+    expect(records).toHaveLength(expected.length);
+    const keys = records.map((r) => `${r.timestamp}/${r.metric}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(records.every((r) => r.hardware_uuid === IMEI)).toBe(true);
+  });
+});
