@@ -128,4 +128,35 @@ describe("rpmlab gateway --broker against rpmlab serve", () => {
     const [code] = await once(gateway, "exit");
     expect(code).toBe(0);
   }, 60_000);
+  it("refuses --ble direct without a broker, and a username that is not the gateway", async () => {
+    for (const [args, why] of [
+      [["--ble", "direct", "--sensor-code", "10"], "--ble direct needs --broker"],
+      [
+        [
+          "--broker",
+          "mqtt://127.0.0.1:1",
+          "--gateway-uuid",
+          GW,
+          "--username",
+          "FFFFFFFFFFFF",
+          "--password",
+          "x",
+        ],
+        "--username is the gateway uuid",
+      ],
+      [["--broker", "embedded:0"], "--broker takes the URL of a running broker"],
+    ] as const) {
+      const child = spawn(process.execPath, [BIN, "gateway", ...args], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let err = "";
+      child.stderr!.on("data", (c: Buffer) => {
+        err += c.toString();
+      });
+      const [code] = (await once(child, "exit")) as [number];
+      expect(code, err).toBe(2);
+      expect(err).toContain("E_USAGE");
+      expect(err).toContain(why);
+    }
+  }, 60_000);
 });
