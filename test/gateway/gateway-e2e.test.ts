@@ -313,8 +313,19 @@ describe("cellular gateway with direct-path devices against rpmlab serve", () =>
     // Check-ins carry the signal; a gateway silent for over an hour reads 0 (spec 2.3).
     // A check-in still in flight would land after the stop: wait for its PUBACK (= committed).
     await gw.modem.session.landed();
+    expect((await info()).last_signal_strength).toBe(STEADY_LINK_PROFILE.meanSignal);
+    // The signal moves (a fault hook; the walk then drifts back to its mean): the next check-in
+    // reports what the link shows then.
+    let reported = -1;
+    gw.events.on("checkin", ({ signal }) => {
+      reported = signal;
+    });
+    gw.modem.link.setSignal(30);
+    await pump(clock.now() + 15 * MIN, MIN);
+    await gw.modem.session.landed();
+    expect(reported).toBeGreaterThan(STEADY_LINK_PROFILE.meanSignal);
     const live = await info();
-    expect(live.last_signal_strength).toBe(STEADY_LINK_PROFILE.meanSignal);
+    expect(live.last_signal_strength).toBe(reported);
     const lastCheckin = live.last_checkin_time;
     await gw.stop();
     gateway = undefined;
