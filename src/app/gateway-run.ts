@@ -30,6 +30,9 @@ export interface GatewayRunOptions {
   /** `--ble direct`: each simulated device takes a reading this often (ms); 0: never. */
   readonly everyMs: number;
   readonly lingerMs: number;
+  /** Over HCI: a device is visited again no sooner than this (ms); its traffic captured. */
+  readonly revisitMs?: number;
+  readonly btsnoop?: string | undefined;
   readonly onEvent: (event: Record<string, unknown>) => void;
   /** Default: the system clock (disposed at stop). */
   readonly clock?: Clock;
@@ -62,7 +65,12 @@ export class GatewayRun {
     const gatewayUuid = options.gatewayUuid?.replaceAll("-", "").toUpperCase();
     const radio = options.ble.kind === "direct" ? new DirectRadio() : undefined;
     const ble: GatewayBle =
-      radio !== undefined ? new DirectBle(radio) : new NobleBle(options.ble as BleSpec, clock, rng);
+      radio !== undefined
+        ? new DirectBle(radio)
+        : new NobleBle(options.ble as BleSpec, clock, rng.fork("ble"), {
+            btsnoop: options.btsnoop,
+            ...(options.revisitMs === undefined ? {} : { revisitMs: options.revisitMs }),
+          });
     let gateway: Gateway | undefined;
     try {
       const credentials = await credentialsFor(options, gatewayUuid, rng);

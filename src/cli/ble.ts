@@ -196,6 +196,8 @@ export function registerBleCommands(program: Command, io: CliIo): void {
             seed: flags.seed,
             everyMs: whole("--every", flags.every) * 1000,
             lingerMs: whole("--linger", flags.linger),
+            revisitMs: whole("--revisit", flags.revisit),
+            btsnoop: flags.btsnoop,
             onEvent: json,
           });
           await untilSignal();
