@@ -212,7 +212,8 @@ export class Lab {
     });
     // Spec 2.3: the lab tells each gateway its whitelist when it changes (activation, unlink,
     // replacement, adoption) and at each check-in, with the time (src/ingest/downlink.ts).
-    const channel = await downlinkChannel(broker, `${this.config.ingestId}-downlink`);
+    // Its own client id on an external broker, within the 23 characters every broker takes.
+    const channel = await downlinkChannel(broker, `${this.config.ingestId.slice(0, 20)}-dl`);
     this.stack.push(() => channel.close());
     const downlinks = new Downlinks({ store, clock: this.clock, channel, logger: this.logger });
     deps.events.on("whitelist.changed", ({ gatewayUuid }) => {
