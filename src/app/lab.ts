@@ -35,9 +35,6 @@ export interface LabInfo {
   readonly mqtt_url: string;
 }
 
-/** The shared-subscription group of ingest processes on an external broker ([MQTT-4.8.2]). */
-const INGEST_GROUP = "rpmlab-ingest";
-
 /**
  * The composition root of `rpmlab serve` (STYLE habit 11): builds store, broker, ingestion and
  * API from validated config. The constructor does nothing; `start()` starts them in order and
@@ -189,7 +186,7 @@ export class Lab {
       new MqttSubscription({
         url: broker.url,
         clientId: this.config.ingestId,
-        sharedGroup: broker.sharedSubscriptions ? INGEST_GROUP : null,
+        sharedGroup: broker.sharedSubscriptions ? this.config.ingestGroup : null,
         logger: this.logger,
       });
     const ingestor = new Ingestor({

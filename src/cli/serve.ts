@@ -42,6 +42,10 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       "MQTT client id of this ingest process on an external broker (its persistent session), unique per process (default rpmlab-ingest); the embedded broker hands messages over in process",
     )
     .option(
+      "--ingest-group <name>",
+      "share the external broker's load among the ingest processes given this group ($share/<name>/…); default: one process on a plain subscription, which a broker's persistence keeps across its restarts",
+    )
+    .option(
       "--fulfilment-config <file>",
       "YAML or JSON file of fulfilment simulator settings (README: Fulfilment)",
     )

@@ -37,6 +37,7 @@ export interface ServeFlags {
   clientDomain?: string;
   adminToken?: string;
   ingestId?: string;
+  ingestGroup?: string;
   /** A YAML or JSON file of fulfilment settings (README "Fulfilment"). */
   fulfilmentConfig?: string;
   /** `key=value` fulfilment settings, applied over the file's. */
@@ -61,6 +62,11 @@ export interface ServeConfig {
    * what arrived while it was down) and unique among the processes sharing a broker.
    */
   readonly ingestId: string;
+  /**
+   * Shared-subscription group of several ingest processes splitting an external broker's load
+   * ([MQTT-4.8.2] `$share/{group}/…`), or null: one process on a plain subscription.
+   */
+  readonly ingestGroup: string | null;
   /** The fulfilment simulator's settings: defaults, then the file, then the assignments. */
   readonly fulfilment: FulfilmentConfig;
   /** The webhook sender boundary's spec (DESIGN.md "Boundaries"): serve posts over HTTP. */
@@ -100,6 +106,7 @@ export function serveConfig(
     clientDomain: flags.clientDomain ?? DEFAULT_CLIENT_DOMAIN,
     adminToken: adminToken === "" ? undefined : adminToken,
     ingestId: ingestId(flags.ingestId ?? DEFAULT_INGEST_ID),
+    ingestGroup: flags.ingestGroup === undefined ? null : ingestGroup(flags.ingestGroup),
     fulfilment: fulfilmentConfig(
       flags.fulfilmentConfig === undefined ? {} : readFulfilmentFile(flags.fulfilmentConfig),
       fulfilmentAssignments(flags.fulfilment ?? []),
@@ -116,6 +123,18 @@ export function serveConfig(
           : parseWebhookConcurrency(flags.webhookConcurrency),
     },
   };
+}
+
+/** [MQTT-4.8.2] a share name has no "/", "+" or "#"; keep to the client id's portable set. */
+function ingestGroup(text: string): string {
+  if (!/^[A-Za-z0-9-]{1,64}$/.test(text)) {
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      `--ingest-group must be 1 to 64 letters, digits or hyphens, got "${text}"`,
+      { field: "ingest-group" },
+    );
+  }
+  return text;
 }
 
 /** MQTT 3.1.1 §3.1.3.1 allows any client id on most brokers; keep to a portable 1–23 set. */

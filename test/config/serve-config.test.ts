@@ -24,6 +24,7 @@ describe("rpmlab serve configuration", () => {
       clientDomain: "lab",
       adminToken: undefined,
       ingestId: "rpmlab-ingest",
+      ingestGroup: null,
       fulfilment: DEFAULT_FULFILMENT_CONFIG,
       webhookSender: "http",
       webhooks: { timeoutMs: 10_000, concurrency: 8 },
@@ -45,12 +46,17 @@ describe("rpmlab serve configuration", () => {
     expect(config.rateLimit).toEqual({ max: 1, windowMs: 1000 });
   });
 
+  it("shares the broker's load only when --ingest-group names a group", () => {
+    expect(serveConfig({ ingestGroup: "ingest-fleet" }, {}).ingestGroup).toBe("ingest-fleet");
+  });
+
   it("names the option at fault", () => {
     expect(fieldOf(() => serveConfig({ port: "80000" }, {}))).toBe("port");
     expect(fieldOf(() => serveConfig({ port: "http" }, {}))).toBe("port");
     expect(fieldOf(() => serveConfig({ adminToken: "short" }, {}))).toBe("admin-token");
     expect(fieldOf(() => serveConfig({ rateLimit: "fast" }, {}))).toBe("rate-limit");
     expect(fieldOf(() => serveConfig({ ingestId: "has space" }, {}))).toBe("ingest-id");
+    expect(fieldOf(() => serveConfig({ ingestGroup: "a/b" }, {}))).toBe("ingest-group");
     expect(() => serveConfig({ store: "mysql://x" }, {})).toThrow(/mysql:\/\/x/);
     expect(() => serveConfig({ broker: "amqp://x" }, {})).toThrow(/amqp:\/\/x/);
   });
