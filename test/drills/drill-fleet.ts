@@ -13,6 +13,7 @@ import { Gateway } from "../../src/gateway/gateway.ts";
 import { DirectBle } from "../../src/gateway/gateway-ble.ts";
 import { generateReadings } from "../../src/readings/generate.ts";
 import type { GeneratedReading } from "../../src/readings/generated.ts";
+import { drawImei } from "../../src/readings/identity.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
 import type { LabApi } from "./lab-api.ts";
 
@@ -37,10 +38,16 @@ const GATEWAY_KIT: readonly { name: string; patient: string }[] = [
   { name: "Vendor Fetal Doppler", patient: "pregnancy" },
   { name: "Vendor Proximity Band", patient: "normal" },
 ];
-const CELLULAR_KIT: readonly { name: string; patient: string; imei: string }[] = [
-  { name: "Vendor Cellular BPM", patient: "hypertensive", imei: "356938035643809" },
-  { name: "Vendor Cellular Pulse Ox", patient: "copd", imei: "490154203237518" },
+const CELLULAR_KIT: readonly { name: string; patient: string }[] = [
+  { name: "Vendor Cellular BPM", patient: "hypertensive" },
+  { name: "Vendor Cellular Pulse Ox", patient: "copd" },
 ];
+/** Every direct-cellular type, twice: the fleet of drills that run without a gateway. */
+const CELLULAR_ONLY_KIT = [
+  ...CELLULAR_KIT,
+  { name: "Vendor Cellular Glucometer", patient: "type2-diabetic" },
+  { name: "Vendor Cellular Scale", patient: "heart-failure" },
+].flatMap((entry) => [entry, entry]);
 
 interface Member {
   readonly profile: Profile;
@@ -106,7 +113,11 @@ export interface DrillFleetOptions {
   readonly api: LabApi;
   /** The broker gateways and devices connect to (the lab's mqtt_url unless a drill says). */
   readonly brokerUrl: string;
-  readonly gatewayUuid: string;
+  /**
+   * The gateway of the mixed fleet; undefined: a fleet of direct-cellular devices only, every
+   * type twice (for a lab on another clock: a gateway sets its devices' clocks from the lab's).
+   */
+  readonly gatewayUuid?: string;
   readonly seed: string;
   /** Readings start an hour after the fleet is up and go on for this many days. */
   readonly days: number;
@@ -114,6 +125,8 @@ export interface DrillFleetOptions {
   readonly outboxDir?: string;
   /** Re-sends of earlier readings (src/readings/duplicates.ts). */
   readonly duplicateRate?: number;
+  /** Readings per message of a direct-cellular device (default the modem's). */
+  readonly cellularBatch?: number;
 }
 
 /**
@@ -124,11 +137,11 @@ export class DrillFleet {
   readonly radio = new DirectRadio();
   readonly direct: DirectDevice[] = [];
   readonly cellular: CellularDevice[] = [];
-  gateway!: Gateway;
+  private hub: Gateway | undefined;
   /** When the first reading is taken. */
   readonly start: number;
   private readonly members: Member[] = [];
-  private credentials!: { username: string; password: string };
+  private credentials: { username: string; password: string } | undefined;
 
   private constructor(private readonly options: DrillFleetOptions) {
     this.start = options.clock.now() + HOUR;
@@ -138,6 +151,12 @@ export class DrillFleet {
     const fleet = new DrillFleet(options);
     await fleet.activate();
     return fleet;
+  }
+
+  /** The mixed fleet's gateway, as last opened. */
+  get gateway(): Gateway {
+    if (this.hub === undefined) throw new Error("the fleet has no gateway (open)");
+    return this.hub;
   }
 
   get end(): number {
@@ -164,6 +183,44 @@ export class DrillFleet {
 
   private async activate(): Promise<void> {
     const { api, clock, gatewayUuid } = this.options;
+    if (gatewayUuid !== undefined) await this.activateGatewayKit(gatewayUuid);
+    const rng = new Rng(`${this.options.seed}/imei`);
+    const kit = gatewayUuid === undefined ? CELLULAR_ONLY_KIT : CELLULAR_KIT;
+    for (const [i, entry] of kit.entries()) {
+      const imei = drawImei(rng);
+      const created = await api.hwi<{ id: string }>("POST", "hwi-devices/", {
+        device: { name: entry.name, hardware_uuid: imei },
+        patient: { external_id: `DRILL-${this.options.seed}-C${i}` },
+      });
+      if (created.status !== 201) throw new Error(`activate: ${JSON.stringify(created.body)}`);
+      const profile = catalogue.get(entry.name);
+      const readings = this.readingsFor(profile, entry.patient, `cell/${i}`);
+      const credentials = await api.credentials("cellular", imei);
+      const device = await CellularDevice.open({
+        profile,
+        clock,
+        rng: new Rng(`${this.options.seed}/cell/${i}`),
+        imei,
+        readings,
+        broker: { url: this.options.brokerUrl, ...credentials },
+        link: { profile: STEADY_LINK_PROFILE },
+        ...(this.options.cellularBatch === undefined
+          ? {}
+          : { maxBatch: this.options.cellularBatch }),
+      });
+      const delivered = new Map<GeneratedReading, Promise<boolean>>();
+      const stamps = new Map<GeneratedReading, number>();
+      device.events.on("reading", ({ reading, fate }) => {
+        stamps.set(reading, reading.timestamp);
+        delivered.set(reading, Promise.resolve(fate !== "lost-by-design"));
+      });
+      this.cellular.push(device);
+      this.members.push({ profile, hwiDeviceId: created.body.id, readings, delivered, stamps });
+    }
+  }
+
+  private async activateGatewayKit(gatewayUuid: string): Promise<void> {
+    const { api, clock } = this.options;
     for (const [i, entry] of GATEWAY_KIT.entries()) {
       const created = await api.hwi<{ id: string }>("POST", "hwi-devices/", {
         device: { name: entry.name, hardware_uuid: gatewayUuid },
@@ -191,40 +248,15 @@ export class DrillFleet {
       this.members.push({ profile, hwiDeviceId: created.body.id, readings, delivered, stamps });
     }
     this.credentials = await api.credentials("gateway", gatewayUuid);
-
-    for (const [i, entry] of CELLULAR_KIT.entries()) {
-      const created = await api.hwi<{ id: string }>("POST", "hwi-devices/", {
-        device: { name: entry.name, hardware_uuid: entry.imei },
-        patient: { external_id: `DRILL-${gatewayUuid}-C${i}` },
-      });
-      if (created.status !== 201) throw new Error(`activate: ${JSON.stringify(created.body)}`);
-      const profile = catalogue.get(entry.name);
-      const readings = this.readingsFor(profile, entry.patient, `cell/${i}`);
-      const credentials = await api.credentials("cellular", entry.imei);
-      const device = await CellularDevice.open({
-        profile,
-        clock,
-        rng: new Rng(`${this.options.seed}/cell/${i}`),
-        imei: entry.imei,
-        readings,
-        broker: { url: this.options.brokerUrl, ...credentials },
-        link: { profile: STEADY_LINK_PROFILE },
-      });
-      const delivered = new Map<GeneratedReading, Promise<boolean>>();
-      const stamps = new Map<GeneratedReading, number>();
-      device.events.on("reading", ({ reading, fate }) => {
-        stamps.set(reading, reading.timestamp);
-        delivered.set(reading, Promise.resolve(fate !== "lost-by-design"));
-      });
-      this.cellular.push(device);
-      this.members.push({ profile, hwiDeviceId: created.body.id, readings, delivered, stamps });
-    }
   }
 
   /** Opens (or re-opens, after a restart) the gateway on the fleet's outbox directory. */
   async openGateway(): Promise<Gateway> {
     const { clock, gatewayUuid, brokerUrl, outboxDir } = this.options;
-    this.gateway = await Gateway.open({
+    if (gatewayUuid === undefined || this.credentials === undefined) {
+      throw new Error("a fleet of direct-cellular devices has no gateway");
+    }
+    const gateway = await Gateway.open({
       clock,
       rng: new Rng(`${this.options.seed}/gateway`),
       catalogue,
@@ -234,22 +266,24 @@ export class DrillFleet {
       ...(outboxDir === undefined ? {} : { outbox: { dir: outboxDir } }),
       link: { profile: STEADY_LINK_PROFILE },
     });
-    return this.gateway;
+    this.hub = gateway;
+    return gateway;
   }
 
   async powerOn(): Promise<void> {
-    await (await this.openGateway()).start();
+    if (this.options.gatewayUuid !== undefined) await (await this.openGateway()).start();
     for (const device of this.cellular) await device.start();
   }
 
   async stop(): Promise<void> {
-    await this.gateway?.stop();
+    await this.hub?.stop();
     for (const device of this.cellular) await device.stop();
   }
 
   /** Lets the network I/O of a Clock step finish (acks, reconnects). */
   async settle(): Promise<void> {
-    for (const modem of [this.gateway.modem, ...this.cellular.map((d) => d.modem)]) {
+    const modems = this.cellular.map((d) => d.modem);
+    for (const modem of this.hub === undefined ? modems : [this.hub.modem, ...modems]) {
       await modem.session.settled();
       await modem.drainer.settled();
     }
@@ -266,7 +300,8 @@ export class DrillFleet {
 
   /** Readings in the gateway's and the cellular devices' outboxes. */
   private get queued(): number {
-    return this.gateway.stats.outbox.queued + this.cellular.reduce((n, d) => n + d.stats.queued, 0);
+    const gateway = this.hub?.stats.outbox.queued ?? 0;
+    return gateway + this.cellular.reduce((n, d) => n + d.stats.queued, 0);
   }
 
   /**
