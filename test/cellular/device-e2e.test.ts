@@ -4,6 +4,7 @@
  * credentials, through an outage, and every reading it did not lose by design is read back from
  * GET hwi-devices/{id}/measurements/ exactly once.
  */
+
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CellularDevice, readingKey } from "../../src/cellular/device.ts";
 import { STEADY_LINK_PROFILE } from "../../src/cellular/link.ts";
@@ -16,6 +17,7 @@ import { PatientModels } from "../../src/readings/patients.ts";
 import { ADMIN, type Lab, makeLab } from "../api/helpers.ts";
 import { activate, catalogue, hwiCall, ok } from "../api/hwi-fixtures.ts";
 import { IngestLab } from "../ingest/harness.ts";
+import { recordKey } from "../support/record-key.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -33,14 +35,6 @@ interface ApiRecord {
   hardware_uuid: string;
   sensor_code: string | null;
 }
-
-const recordKey = (r: {
-  metric: string;
-  timestamp: string;
-  value_1: string;
-  value_2: string;
-  filter_params: unknown;
-}) => `${r.timestamp}|${r.metric}|${r.value_1}|${r.value_2}|${JSON.stringify(r.filter_params)}`;
 
 describe("direct-cellular devices: reading → modem → broker → ingestion → API, nothing lost", () => {
   let lab: Lab;

@@ -15,7 +15,8 @@ import { generateReadings } from "../../src/readings/generate.ts";
 import type { GeneratedReading } from "../../src/readings/generated.ts";
 import { drawImei } from "../../src/readings/identity.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
-import type { LabApi } from "./lab-api.ts";
+import type { LabApi } from "../support/lab-api.ts";
+import { type KeyedRecord, recordKey } from "../support/record-key.ts";
 
 const catalogue = Catalogue.load();
 const patients = PatientModels.load();
@@ -85,15 +86,6 @@ export interface DrillCounts {
   /** A few of the missing and unexpected records, to say what went wrong. */
   readonly mismatches: readonly string[];
 }
-
-/** A record as the API and as the device see it (timestamps in the API's ISO form). */
-const recordKey = (r: {
-  metric: string;
-  timestamp: string;
-  value_1: string;
-  value_2: string;
-  filter_params: unknown;
-}) => `${r.timestamp}|${r.metric}|${r.value_1}|${r.value_2}|${JSON.stringify(r.filter_params)}`;
 
 /** The records a reading must become in the API, stamped `at` by the device. */
 function expectedKeys(reading: GeneratedReading, at: number): string[] {
@@ -345,7 +337,7 @@ export class DrillFleet {
       for (const [key, reading] of originals) {
         if (member.delivered.has(reading) && !expected.has(key)) lostByDesign++;
       }
-      const stored = await this.options.api.hwi<Parameters<typeof recordKey>[0][]>(
+      const stored = await this.options.api.hwi<KeyedRecord[]>(
         "GET",
         `hwi-devices/${member.hwiDeviceId}/measurements/`,
       );

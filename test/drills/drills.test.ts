@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { ServeLab } from "../gateway/serve-lab.ts";
+import { LabApi } from "../support/lab-api.ts";
 import { DAY, type DrillCounts, DrillFleet, HOUR, printCounts } from "./drill-fleet.ts";
-import { LabApi } from "./lab-api.ts";
 
 const T0 = Date.UTC(2026, 4, 4, 6, 0, 0);
 

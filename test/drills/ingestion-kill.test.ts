@@ -18,8 +18,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SystemClock } from "../../src/core/clock.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { type Served, startServe } from "../e2e/serve-process.ts";
+import { LabApi } from "../support/lab-api.ts";
 import { DrillFleet, HOUR, MIN, printCounts } from "./drill-fleet.ts";
-import { LabApi } from "./lab-api.ts";
 import { freePort } from "./own-mosquitto.ts";
 
 describe("fault drill: the ingestion core is killed with -9 and restarted", () => {

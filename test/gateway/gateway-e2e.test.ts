@@ -24,6 +24,7 @@ import { DirectBle } from "../../src/gateway/gateway-ble.ts";
 import { generateReadings } from "../../src/readings/generate.ts";
 import type { GeneratedReading } from "../../src/readings/generated.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
+import { recordKey } from "../support/record-key.ts";
 import { ServeLab } from "./serve-lab.ts";
 
 const catalogue = Catalogue.load();
@@ -60,14 +61,6 @@ interface ApiRecord {
   hardware_uuid: string;
   sensor_code: string;
 }
-
-const recordKey = (r: {
-  metric: string;
-  timestamp: string;
-  value_1: string;
-  value_2: string;
-  filter_params: unknown;
-}) => `${r.timestamp}|${r.metric}|${r.value_1}|${r.value_2}|${JSON.stringify(r.filter_params)}`;
 
 describe("cellular gateway with direct-path devices against rpmlab serve", () => {
   let serve: ServeLab | undefined;
