@@ -20,6 +20,7 @@ import { storeAuth } from "../mqtt/credentials.ts";
 import { randomBase62 } from "../store/api-key-secret.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/store.ts";
+import { dispatchStoreFor } from "../webhooks/dispatch-stores.ts";
 import { WebhookDispatcher } from "../webhooks/dispatcher.ts";
 import { ManualSends } from "../webhooks/manual.ts";
 import { createWebhookSender } from "../webhooks/sender.ts";
@@ -91,11 +92,19 @@ export class Lab {
     const sender = createWebhookSender(config.webhookSender, config.webhooks);
     this.stack.push(() => sender.close());
     const webhookRng = rng.fork("webhooks");
-    const dispatcher = new WebhookDispatcher({
+    const deliveries = dispatchStoreFor({
       store,
+      storeSpec: config.store,
+      catalogue,
+      rng: webhookRng,
+      clock,
+      logger,
+    });
+    this.stack.push(() => deliveries.close());
+    const dispatcher = new WebhookDispatcher({
+      store: deliveries,
       clock,
       rng: webhookRng,
-      catalogue,
       sender,
       config: config.webhooks,
       logger: logger.child({ component: "webhooks" }),

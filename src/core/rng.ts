@@ -93,9 +93,28 @@ export class Rng {
     const h = this.hex(32).toLowerCase().split("");
     h[12] = "4";
     h[16] = "89ab"[Math.floor(this.prng() * 4)]!;
-    const s = h.join("");
-    return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
+    return dashed(h.join(""));
+  }
+
+  /**
+   * A version 7 UUID (RFC 9562 §5.7): `ms` (a Clock time) in its first 48 bits, the rest drawn
+   * from this stream. Ids made one after another sort by time, so a table keyed by them takes
+   * its rows at the end of its index instead of at random places.
+   */
+  uuidV7(ms: number): string {
+    const h = (
+      Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0").slice(-12) +
+      this.hex(20).toLowerCase()
+    ).split("");
+    h[12] = "7";
+    h[16] = "89ab"[Math.floor(this.prng() * 4)]!;
+    return dashed(h.join(""));
   }
 }
 
 const HEX = "0123456789ABCDEF";
+
+/** 32 hexadecimal digits as 8-4-4-4-12. */
+function dashed(s: string): string {
+  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
+}

@@ -10,7 +10,8 @@ import { tsWorkerData } from "../core/ts-worker.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/store.ts";
 import { MessageProcessor } from "./processor.ts";
-import { type FromWorker, type ToWorker, toWire, type WorkerInit } from "./worker-protocol.ts";
+import { toWire } from "../core/wire-error.ts";
+import type { FromWorker, ToWorker, WorkerInit } from "./worker-protocol.ts";
 
 const port = parentPort!;
 const init = tsWorkerData<WorkerInit>();

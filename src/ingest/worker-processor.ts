@@ -8,7 +8,8 @@ import { startTsWorker } from "../core/ts-worker.ts";
 import type { BatchResult } from "./events.ts";
 import type { Inbound } from "./prepare.ts";
 import type { BatchProcessor } from "./processor.ts";
-import { type FromWorker, fromWire, type ToWorker, type WorkerInit } from "./worker-protocol.ts";
+import { fromWire } from "../core/wire-error.ts";
+import type { FromWorker, ToWorker, WorkerInit } from "./worker-protocol.ts";
 
 export interface WorkerProcessorOptions {
   /** A store the worker can open beside the main thread's: a SQLite file (see workerStoreOf). */

@@ -27,10 +27,19 @@ export class StoreIds {
   }
 
   uuid(): string {
+    return this.started().uuid();
+  }
+
+  /** A time-ordered UUID (Rng.uuidV7), for rows written in bulk as time goes (deliveries). */
+  uuidV7(ms: number): string {
+    return this.started().uuidV7(ms);
+  }
+
+  private started(): Rng {
     if (this.stream === undefined) {
       throw new RpmlabError("E_STORE_UNAVAILABLE", "the store is not migrated: call migrate()");
     }
-    return this.stream.uuid();
+    return this.stream;
   }
 }
 

@@ -1,26 +1,23 @@
-import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { WebhookDeliveryConfig } from "../config/webhook-config.ts";
 import type { Clock, TimerHandle } from "../core/clock.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Rng } from "../core/rng.ts";
 import { MS_PER_DAY, MS_PER_HOUR } from "../core/time.ts";
-import type { Store } from "../store/store.ts";
 import type { WebhookRow } from "../store/types-ingest.ts";
 import type { AttemptOutcome, DeliveryRow } from "../store/types-webhooks.ts";
 import { type AttemptDeps, attemptDelivery } from "./attempt.ts";
-import { EXPAND_BATCH, expandOutbox } from "./expand.ts";
+import type { DispatchStore, ExchangeResult, LaneRoom } from "./dispatch-store.ts";
 import { type Job, Lane, laneKey } from "./lanes.ts";
 import type { WebhookSender } from "./sender.ts";
-import { StatusMetrics } from "./status-metrics.ts";
 import { Tracker } from "./tracker.ts";
 
 export interface DispatcherOptions {
-  readonly store: Store;
+  /** The store's side of dispatching, in this thread or a worker's (dispatch-stores.ts). */
+  readonly store: DispatchStore;
   /** Due times, claims and retry waits: virtual in scenarios, system in serve. */
   readonly clock: Clock;
   /** Retry jitter, forked per delivery and attempt. */
   readonly rng: Rng;
-  readonly catalogue: Catalogue;
   readonly sender: WebhookSender;
   readonly config: WebhookDeliveryConfig;
   readonly logger?: Logger;
@@ -58,7 +55,7 @@ const STOP_GRACE_MS = 2000;
  * finishes asks for the next round.
  */
 export class WebhookDispatcher {
-  private readonly statusMetrics: StatusMetrics;
+  private readonly store: DispatchStore;
   private readonly tracker = new Tracker();
   private readonly attemptDeps: AttemptDeps;
   private readonly lanes = new Map<string, Lane>();
@@ -82,7 +79,7 @@ export class WebhookDispatcher {
   private lastPrune = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: DispatcherOptions) {
-    this.statusMetrics = new StatusMetrics(options.catalogue);
+    this.store = options.store;
     this.attemptDeps = { sender: options.sender, clock: options.clock, rng: options.rng };
     this.leaseMs = 2 * options.config.timeoutMs + 1000;
   }
@@ -112,7 +109,7 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    const { clock, store } = this.options;
+    const { clock } = this.options;
     if (this.pollTimer !== undefined) clock.clearTimeout(this.pollTimer);
     if (this.dueTimer !== undefined) clock.clearTimeout(this.dueTimer.handle);
     this.pollTimer = undefined;
@@ -133,7 +130,7 @@ export class WebhookDispatcher {
     const back = [...new Set([...unstarted.map((job) => job.delivery.id), ...this.held])];
     this.held.clear();
     if (back.length > 0) {
-      await store.webhookDeliveries
+      await this.store
         .release(back, clock.now())
         .catch((error: unknown) => this.options.logger?.warn({ err: error }, "release failed"));
     }
@@ -177,32 +174,38 @@ export class WebhookDispatcher {
   }
 
   private async work(): Promise<void> {
-    const { store, clock } = this.options;
+    const { clock } = this.options;
+    const store = this.store;
     while (this.outbox && !this.stopped) {
-      this.outbox = false;
-      const room = new Map<Lane, number>();
-      const { taken, created, claimed } = await expandOutbox(store, this.statusMetrics, {
-        reserve: (webhook) => {
-          const lane = this.lane(webhook);
-          const left = room.get(lane) ?? lane.free;
-          room.set(lane, left - 1);
-          return left > 0;
-        },
-        until: clock.now() + this.leaseMs,
-      });
-      for (const delivery of created) this.hot.add(delivery.webhookId);
+      const now = clock.now();
+      const { more, unclaimed, claimed } = await store.expand(
+        this.room((lane) => lane.free),
+        now,
+        now + this.leaseMs,
+      );
+      this.outbox = more;
+      for (const webhookId of unclaimed) this.hot.add(webhookId);
       for (const { delivery, webhook } of claimed) this.begin(delivery, webhook);
-      if (taken === EXPAND_BATCH) this.outbox = true;
+      // A lane is full: the rest of the outbox waits for the round it asks for as it frees up.
+      if (unclaimed.length > 0) break;
     }
     if (this.scan && !this.stopped) {
       this.scan = false;
-      for (const id of await store.webhookDeliveries.dueWebhooks(clock.now())) this.hot.add(id);
+      for (const id of await store.dueWebhooks(clock.now())) this.hot.add(id);
       await this.prune();
     }
     await this.exchange();
     // With nothing due left to claim, the next due time (a retry, a lapsing claim) gets a timer.
     // While lanes are full they come back here as they free up.
-    if (this.hot.size === 0 && !this.stopped) this.armDue(await store.webhookDeliveries.nextDue());
+    if (this.hot.size === 0 && !this.stopped) this.armDue(await store.nextDue());
+  }
+
+  /** The lanes' room as `measure` counts it, for the store side to take from. */
+  private room(measure: (lane: Lane) => number): LaneRoom {
+    const lanes: Record<string, number> = {};
+    for (const [key, lane] of this.lanes) lanes[key] = measure(lane);
+    const { concurrency, timeoutMs } = this.options.config;
+    return { lanes, fresh: Lane.freshRoom(concurrency, timeoutMs) };
   }
 
   /**
@@ -212,36 +215,20 @@ export class WebhookDispatcher {
    * deliveries keep their claims, which lapse, and they are attempted again — never lost.
    */
   private async exchange(): Promise<void> {
-    const { store, clock } = this.options;
+    const { clock } = this.options;
     const outcomes = this.outcomes.splice(0);
     const hot = this.stopped ? [] : [...this.hot];
     if (outcomes.length === 0 && hot.length === 0) return;
-    let claims: {
-      webhookId: string;
-      webhook: WebhookRow | null;
-      rows: DeliveryRow[];
-      asked: number;
-    }[];
+    const now = clock.now();
+    let claims: ExchangeResult["claims"];
     try {
-      claims = await store.transaction(async (tx) => {
-        if (outcomes.length > 0) await tx.webhookDeliveries.record(outcomes);
-        const out: typeof claims = [];
-        if (hot.length === 0) return out;
-        const webhooks = new Map((await tx.webhooks.getMany(hot)).map((w) => [w.id, w]));
-        const now = clock.now();
-        for (const id of hot) {
-          const webhook = webhooks.get(id) ?? null;
-          const asked = this.lane(webhook).claimable;
-          if (asked === 0) continue;
-          const rows = await tx.webhookDeliveries.claim(id, {
-            now,
-            until: now + this.leaseMs,
-            limit: asked,
-          });
-          out.push({ webhookId: id, webhook, rows, asked });
-        }
-        return out;
-      });
+      ({ claims } = await this.store.exchange(
+        outcomes,
+        hot,
+        this.room((lane) => lane.claimable),
+        now,
+        now + this.leaseMs,
+      ));
     } catch (error) {
       this.options.logger?.error(
         { err: error, outcomes: outcomes.length },
@@ -253,9 +240,9 @@ export class WebhookDispatcher {
       o.state === "pending" && o.nextAttemptAt !== null ? [o.nextAttemptAt] : [],
     );
     if (retries.length > 0 && !this.stopped) this.armDue(Math.min(...retries));
-    for (const { webhookId, webhook, rows, asked } of claims) {
-      if (rows.length < asked) this.hot.delete(webhookId);
-      for (const delivery of rows) this.begin(delivery, webhook);
+    for (const { webhookId, rows, exhausted } of claims) {
+      if (exhausted) this.hot.delete(webhookId);
+      for (const { delivery, webhook } of rows) this.begin(delivery, webhook);
     }
   }
 
@@ -291,7 +278,7 @@ export class WebhookDispatcher {
     if (
       this.outcomes.length >= RECORD_BATCH ||
       lane.idle ||
-      (lane.claimable > 0 && this.hot.size > 0)
+      (lane.claimable > 0 && (this.hot.size > 0 || this.outbox))
     ) {
       this.round(false);
     }
@@ -341,7 +328,7 @@ export class WebhookDispatcher {
     const now = this.options.clock.now();
     if (now - this.lastPrune < MS_PER_HOUR) return;
     this.lastPrune = now;
-    const removed = await this.options.store.webhookDeliveries.prune(
+    const removed = await this.store.prune(
       now - (this.options.retentionMs ?? DEFAULT_RETENTION_MS),
     );
     if (removed > 0) this.options.logger?.info({ removed }, "webhook deliveries pruned");

@@ -5,12 +5,14 @@ import type { DeliveryRow, NewDelivery, OutboxEntry } from "../store/types-webho
 import { measurementDeliveries } from "./measurement-deliveries.ts";
 import type { StatusMetrics } from "./status-metrics.ts";
 
-/** Outbox entries per transaction. */
+/** Outbox entries read per transaction (at most). */
 export const EXPAND_BATCH = 100;
 
 export interface Expansion {
-  /** Outbox entries taken (fewer than EXPAND_BATCH: the outbox is empty now). */
+  /** Outbox entries expanded (and deleted). */
   readonly taken: number;
+  /** Entries may be left: the batch was full, or the lanes were. */
+  readonly more: boolean;
   readonly created: readonly DeliveryRow[];
   /** Those created already claimed (due at the claim's end), with their webhook. */
   readonly claimed: readonly { readonly delivery: DeliveryRow; readonly webhook: WebhookRow }[];
@@ -30,99 +32,128 @@ export interface CreateClaimed {
  * and deleted as their deliveries are created, so each event becomes its deliveries exactly
  * once, whatever process does it and whenever it stops. The webhooks are those registered at
  * this moment; a kind nobody listens to leaves nothing.
+ *
+ * With `claim`, entries are expanded one by one until a lane has no room left: a backlog stays
+ * in the outbox (one small row per ingested batch) and becomes deliveries as the endpoints take
+ * them, mostly created claimed, instead of thousands of pending rows to claim one by one later.
  */
 export async function expandOutbox(
   store: Store,
   statusMetrics: StatusMetrics,
   claim?: CreateClaimed,
 ): Promise<Expansion> {
+  const none: Expansion = { taken: 0, more: false, created: [], claimed: [] };
   // A read first: an empty outbox (every poll, most nudges) takes no write lock. On SQLite the
   // transaction below waits for the one writer, the ingestion worker's batches included.
-  if ((await store.webhookOutbox.count()) === 0) return { taken: 0, created: [], claimed: [] };
+  if ((await store.webhookOutbox.count()) === 0) return none;
   return store.transaction(async (tx) => {
     const entries = await tx.webhookOutbox.take(EXPAND_BATCH);
-    if (entries.length === 0) return { taken: 0, created: [], claimed: [] };
+    if (entries.length === 0) return none;
+    const accounts = new AccountWebhooks(tx);
     const deliveries: NewDelivery[] = [];
-    const byId = new Map<string, WebhookRow>();
-    for (const [accountId, list] of byAccount(entries)) {
-      const webhooks = await tx.webhooks.list(accountId);
-      for (const w of webhooks) byId.set(w.id, w);
-      deliveries.push(
-        ...(await measurementsOf(tx, accountId, list, webhooks, statusMetrics)),
-        ...othersOf(accountId, list, webhooks),
-      );
+    const held: boolean[] = [];
+    let taken = 0;
+    let full = false;
+    while (taken < entries.length && !full) {
+      const entry = entries[taken++]!;
+      const { webhooks, byId, omitStatusMetrics } = await accounts.of(entry.accountId);
+      const made = [
+        ...(await measurementsOf(tx, entry, webhooks, omitStatusMetrics, statusMetrics)),
+        ...othersOf(entry, webhooks),
+      ];
+      for (const d of made) {
+        const reserved = claim?.reserve(byId.get(d.webhookId)!) ?? false;
+        if (claim !== undefined && !reserved) full = true;
+        deliveries.push(reserved ? { ...d, nextAttemptAt: claim!.until } : d);
+        held.push(reserved);
+      }
     }
-    const held = deliveries.map((d) => claim?.reserve(byId.get(d.webhookId)!) ?? false);
     const created =
-      deliveries.length === 0
-        ? []
-        : await tx.webhookDeliveries.createMany(
-            deliveries.map((d, i) => (held[i] ? { ...d, nextAttemptAt: claim!.until } : d)),
-          );
-    await tx.webhookOutbox.delete(entries.map((e) => e.id));
+      deliveries.length === 0 ? [] : await tx.webhookDeliveries.createMany(deliveries);
+    await tx.webhookOutbox.delete(entries.slice(0, taken).map((e) => e.id));
     return {
-      taken: entries.length,
+      taken,
+      more: entries.length === EXPAND_BATCH || taken < entries.length,
       created,
       claimed: created.flatMap((delivery, i) =>
-        held[i] ? [{ delivery, webhook: byId.get(delivery.webhookId)! }] : [],
+        held[i] ? [{ delivery, webhook: accounts.webhook(delivery.webhookId)! }] : [],
       ),
     };
   });
 }
 
-function byAccount(entries: readonly OutboxEntry[]): Map<string, OutboxEntry[]> {
-  const out = new Map<string, OutboxEntry[]>();
-  for (const entry of entries) {
-    const list = out.get(entry.accountId);
-    if (list === undefined) out.set(entry.accountId, [entry]);
-    else list.push(entry);
+/** The webhooks of each account as registered now, read once per transaction. */
+class AccountWebhooks {
+  private readonly accounts = new Map<
+    string,
+    {
+      webhooks: readonly WebhookRow[];
+      byId: Map<string, WebhookRow>;
+      /** Spec 6.3.3, the account's choice. */
+      omitStatusMetrics: boolean;
+    }
+  >();
+  private readonly all = new Map<string, WebhookRow>();
+
+  constructor(private readonly tx: StoreRepositories) {}
+
+  async of(accountId: string) {
+    let known = this.accounts.get(accountId);
+    if (known === undefined) {
+      const webhooks = await this.tx.webhooks.list(accountId);
+      const account = await this.tx.accounts.get(accountId);
+      known = {
+        webhooks,
+        byId: new Map(webhooks.map((w) => [w.id, w])),
+        omitStatusMetrics: account?.omitStatusMetrics ?? false,
+      };
+      for (const w of webhooks) this.all.set(w.id, w);
+      this.accounts.set(accountId, known);
+    }
+    return known;
   }
-  return out;
+
+  webhook(id: string): WebhookRow | undefined {
+    return this.all.get(id);
+  }
 }
 
 async function measurementsOf(
   tx: StoreRepositories,
-  accountId: string,
-  entries: readonly OutboxEntry[],
+  entry: OutboxEntry,
   webhooks: readonly WebhookRow[],
+  omitStatusMetrics: boolean,
   statusMetrics: StatusMetrics,
 ): Promise<NewDelivery[]> {
+  const { accountId } = entry;
   const targets = webhooks.filter((w) => w.event === "MEASUREMENT");
-  const ranges = entries.flatMap((e) => (e.event === "MEASUREMENT" ? (e.ranges ?? []) : []));
+  const ranges = entry.event === "MEASUREMENT" ? (entry.ranges ?? []) : [];
   if (targets.length === 0 || ranges.length === 0) return [];
   const rows = await tx.webhookOutbox.measurements(accountId, ranges);
   const devices = [...new Set(rows.flatMap((r) => (r.deviceId === null ? [] : [r.deviceId])))];
-  const account = await tx.accounts.get(accountId);
   return measurementDeliveries({
     accountId,
     rows,
     webhooks: targets,
     routes: await tx.webhookOutbox.propertyValues(devices, MEASUREMENT_WEBHOOK_ID),
-    omitStatusMetrics: account?.omitStatusMetrics ?? false,
+    omitStatusMetrics,
     statusMetrics,
   });
 }
 
 /** Fulfilment, special-order and patient events: one delivery per webhook of the kind. */
-function othersOf(
-  accountId: string,
-  entries: readonly OutboxEntry[],
-  webhooks: readonly WebhookRow[],
-): NewDelivery[] {
-  return entries.flatMap((entry) =>
-    entry.event === "MEASUREMENT"
-      ? []
-      : webhooks
-          .filter((w) => w.event === entry.event)
-          .map((w) => ({
-            accountId,
-            webhookId: w.id,
-            event: entry.event,
-            body: JSON.stringify(entry.body),
-            // Spec 6.1: not on the automatic retry path.
-            retry: false,
-            hwiDeviceId: entry.hwiDeviceId,
-            patientId: entry.patientId,
-          })),
-  );
+function othersOf(entry: OutboxEntry, webhooks: readonly WebhookRow[]): NewDelivery[] {
+  if (entry.event === "MEASUREMENT") return [];
+  return webhooks
+    .filter((w) => w.event === entry.event)
+    .map((w) => ({
+      accountId: entry.accountId,
+      webhookId: w.id,
+      event: entry.event,
+      body: JSON.stringify(entry.body),
+      // Spec 6.1: not on the automatic retry path.
+      retry: false,
+      hwiDeviceId: entry.hwiDeviceId,
+      patientId: entry.patientId,
+    }));
 }

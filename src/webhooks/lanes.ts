@@ -51,8 +51,12 @@ export class Lane {
   }
 
   private get capacity(): number {
-    const rounds = Math.min(MAX_ROUNDS, Math.max(1, Math.floor(this.timeoutMs / this.pace)));
-    return this.concurrency * (1 + rounds);
+    return capacityOf(this.concurrency, this.timeoutMs, this.pace);
+  }
+
+  /** The room of a lane not opened yet (a new endpoint counts as slow). */
+  static freshRoom(concurrency: number, timeoutMs: number): number {
+    return capacityOf(concurrency, timeoutMs, timeoutMs);
   }
 
   get idle(): boolean {
@@ -82,6 +86,11 @@ export class Lane {
       });
     }
   }
+}
+
+function capacityOf(concurrency: number, timeoutMs: number, pace: number): number {
+  const rounds = Math.min(MAX_ROUNDS, Math.max(1, Math.floor(timeoutMs / pace)));
+  return concurrency * (1 + rounds);
 }
 
 /** The lane key of a webhook: its endpoint's origin (deleted webhooks share one lane). */

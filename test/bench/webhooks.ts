@@ -36,6 +36,7 @@ import type { GeneratedReading } from "../../src/readings/generated.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
 import { openStore } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/store.ts";
+import { dispatchStoreFor } from "../../src/webhooks/dispatch-stores.ts";
 import { WebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { measurementWebhookRecord } from "../../src/webhooks/payloads/measurement.ts";
 import { createWebhookSender } from "../../src/webhooks/sender.ts";
@@ -230,18 +231,19 @@ async function lab(
   return store;
 }
 
-function dispatcherOn(store: Store, clock: SystemClock) {
+/** As `rpmlab serve` composes it: on a SQLite file, the store side runs in a worker thread. */
+function dispatcherOn(store: Store, storeSpec: string, clock: SystemClock) {
   const config = { timeoutMs: 10_000, concurrency: CONCURRENCY };
   const sender = createWebhookSender("http", config);
-  const dispatcher = new WebhookDispatcher({
-    store,
-    clock,
-    rng: new Rng("bench-webhooks"),
-    catalogue,
-    sender,
-    config,
-  });
-  return { dispatcher, sender };
+  const rng = new Rng("bench-webhooks");
+  const deliveries = dispatchStoreFor({ store, storeSpec, catalogue, rng, clock });
+  const dispatcher = new WebhookDispatcher({ store: deliveries, clock, rng, sender, config });
+  const stop = async () => {
+    await dispatcher.stop();
+    await deliveries.close();
+    await sender.close();
+  };
+  return { dispatcher, stop };
 }
 
 const receiver = new ReceiverThread();
@@ -296,7 +298,7 @@ const clock = new SystemClock();
   await bare.close();
 
   await receiver.reset(false);
-  const { dispatcher, sender } = dispatcherOn(store, clock);
+  const { dispatcher, stop } = dispatcherOn(store, spec, clock);
   const reached = receiver.reached(stored);
   const started = performance.now();
   dispatcher.start();
@@ -304,8 +306,7 @@ const clock = new SystemClock();
   const receivedSeconds = (performance.now() - started) / 1000;
   await dispatcher.idle();
   const recordedSeconds = (performance.now() - started) / 1000;
-  await dispatcher.stop();
-  await sender.close();
+  await stop();
   const delivered = (
     await store.webhookDeliveries.list(
       (await store.accounts.getByClientDomain("bench"))!.id,
@@ -340,7 +341,7 @@ for (const postAsArray of LATENCY_SECONDS > 0 ? [true, false] : []) {
   // As `rpmlab serve` does: batches commit in a worker thread on the SQLite file.
   const processor = new WorkerProcessor({ storeSpec: spec, catalogue, clock });
   await processor.start();
-  const { dispatcher, sender } = dispatcherOn(store, clock);
+  const { dispatcher, stop } = dispatcherOn(store, spec, clock);
   dispatcher.start();
   await receiver.reset(true);
 
@@ -380,8 +381,7 @@ for (const postAsArray of LATENCY_SECONDS > 0 ? [true, false] : []) {
   latencies.sort((a, b) => a - b);
   const pct = (p: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
-  await dispatcher.stop();
-  await sender.close();
+  await stop();
   await processor.stop();
   await store.close();
   console.log(

@@ -53,6 +53,20 @@ describe("Rng", () => {
     }
   });
 
+  it("makes version 7 UUIDs that carry their time and sort by it", () => {
+    const rng = new Rng(7);
+    const t0 = Date.UTC(2026, 0, 5, 9, 30);
+    const ids = [0, 1, 1, 2, 60_000].map((dt) => rng.uuidV7(t0 + dt));
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    }
+    // RFC 9562 §5.7: unix_ts_ms is the first 48 bits.
+    expect(Number.parseInt(ids[0]!.replace(/-/g, "").slice(0, 12), 16)).toBe(t0);
+    expect(ids[1]).not.toBe(ids[2]);
+    expect(ids[0]! < ids[1]! && ids[2]! < ids[3]! && ids[3]! < ids[4]!).toBe(true);
+    expect(new Rng(7).uuidV7(t0)).toBe(ids[0]);
+  });
+
   it("counts Poisson events with the requested mean", () => {
     const rng = new Rng("poisson");
     const n = 10_000;

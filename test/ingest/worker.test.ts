@@ -13,7 +13,7 @@ import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import type { Inbound } from "../../src/ingest/prepare.ts";
 import { MessageProcessor } from "../../src/ingest/processor.ts";
 import { WorkerProcessor, workerStoreOf } from "../../src/ingest/worker-processor.ts";
-import { fromWire, toWire } from "../../src/ingest/worker-protocol.ts";
+import { fromWire, toWire } from "../../src/core/wire-error.ts";
 import { topicOf } from "../../src/mqtt/topics.ts";
 import { openStore } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/store.ts";

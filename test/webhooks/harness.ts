@@ -14,6 +14,8 @@ import type { Store } from "../../src/store/store.ts";
 import type { AccountRow, DeviceRow } from "../../src/store/types.ts";
 import type { NewWebhook, WebhookRow } from "../../src/store/types-ingest.ts";
 import type { DeliveryRow } from "../../src/store/types-webhooks.ts";
+import type { DispatchStore } from "../../src/webhooks/dispatch-store.ts";
+import { dispatchStoreFor } from "../../src/webhooks/dispatch-stores.ts";
 import { WebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { ManualSends } from "../../src/webhooks/manual.ts";
 import { createWebhookSender, type WebhookSender } from "../../src/webhooks/sender.ts";
@@ -44,6 +46,8 @@ export interface WebhookLabOptions {
 export class WebhookLab {
   readonly processor: MessageProcessor;
   readonly dispatcher: WebhookDispatcher;
+  /** The dispatcher's store side: a worker thread on a SQLite file, as in serve. */
+  private readonly dispatchStore: DispatchStore;
   readonly sender: WebhookSender;
   /** The device services (activation, unlink, replacements…), nudging as serve's do. */
   readonly devices: DeviceServices;
@@ -65,11 +69,18 @@ export class WebhookLab {
     this.sender =
       options.sender ??
       createWebhookSender("http", { timeoutMs: 2000, concurrency: 4, ...options.config });
-    this.dispatcher = new WebhookDispatcher({
+    const rng = new Rng("webhook-tests");
+    this.dispatchStore = dispatchStoreFor({
       store,
-      clock: this.clock,
-      rng: new Rng("webhook-tests"),
+      storeSpec: options.store ?? "memory",
       catalogue,
+      rng,
+      clock: this.clock,
+    });
+    this.dispatcher = new WebhookDispatcher({
+      store: this.dispatchStore,
+      clock: this.clock,
+      rng,
       sender: this.sender,
       config: { timeoutMs: 2000, concurrency: 4, ...options.config },
       // Nudges drive the work here; a poll every virtual 10 minutes is the fallback.
@@ -209,6 +220,7 @@ export class WebhookLab {
   async close(): Promise<void> {
     await this.app?.close();
     await this.dispatcher.stop();
+    await this.dispatchStore.close();
     await this.sender.close();
     await this.store.close();
   }

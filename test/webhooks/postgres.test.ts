@@ -1,8 +1,10 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Rng } from "../../src/core/rng.ts";
 import { openStore } from "../../src/store/open.ts";
+import { StoreDispatch } from "../../src/webhooks/dispatch-store.ts";
 import { WebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { createWebhookSender } from "../../src/webhooks/sender.ts";
+import { StatusMetrics } from "../../src/webhooks/status-metrics.ts";
 import { catalogue, readingsOf, senderFor } from "../ingest/fixtures.ts";
 import { POSTGRES_SHOWN, postgresHarness } from "../support/postgres.ts";
 import type { MeasurementRecordBody } from "./consumer-schema.ts";
@@ -72,10 +74,9 @@ if (pgh !== undefined) {
       );
       const sender = createWebhookSender("http", { timeoutMs: 2000, concurrency: 4 });
       const second = new WebhookDispatcher({
-        store: other,
+        store: new StoreDispatch(other, new StatusMetrics(catalogue)),
         clock: lab.clock,
         rng: new Rng("second-process"),
-        catalogue,
         sender,
         config: { timeoutMs: 2000, concurrency: 4 },
         pollMs: 10 * 60_000,

@@ -12,6 +12,9 @@ import {
 /** Rows per multi-row insert: a delivery has 15 columns, an attempt 10 (bound parameters). */
 const INSERT_ROWS = 200;
 
+/** SQLite's one-row form of the delivered update below (bound: modified, id). */
+const DELIVERED_SQLITE = `update "webhook_deliveries" set "state" = 'delivered', "next_attempt_at" = null, "attempts" = "attempts" + 1, "modified" = ? where "id" = ? returning "attempts"`;
+
 /**
  * Webhook deliveries and their attempts (issue 4 §1). A pending delivery's next_attempt_at is
  * both its due time and its claim: a dispatcher claims due rows by moving it to when its claim
@@ -40,8 +43,17 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
     async createMany(inputs) {
       const now = ctx.clock.now();
       const rows = inputs.map((input, i) => deliveryInsertable(ctx, input, now, i));
-      for (const part of chunked(rows, INSERT_ROWS)) {
-        await db.insertInto("webhook_deliveries").values(part).execute();
+      if (ctx.sqlite !== undefined && ctx.inTx && rows.length > 0) {
+        // SQLite in this thread: one prepared one-row insert per row, as measurements are
+        // inserted (measurement-insert.ts); multi-row statements are parsed per row count.
+        const statement = ctx.sqlite.prepare(
+          db.insertInto("webhook_deliveries").values(rows[0]!).compile().sql,
+        );
+        for (const row of rows) statement.run(Object.values(row));
+      } else {
+        for (const part of chunked(rows, INSERT_ROWS)) {
+          await db.insertInto("webhook_deliveries").values(part).execute();
+        }
       }
       return rows.map((r, i) => ({
         id: r.id,
@@ -150,6 +162,14 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
       const numbers = new Map<string, number>();
       // Delivered: one statement for all of them (the common case).
       const delivered = outcomes.filter((o) => o.state === "delivered").map((o) => o.deliveryId);
+      if (ctx.sqlite !== undefined && ctx.inTx) {
+        const statement = ctx.sqlite.prepare(DELIVERED_SQLITE);
+        for (const id of delivered) {
+          const r = statement.all([now, id])[0] as { attempts: number } | undefined;
+          if (r !== undefined) numbers.set(id, Number(r.attempts));
+        }
+        delivered.length = 0;
+      }
       for (const part of chunked(delivered)) {
         const rows = await db
           .updateTable("webhook_deliveries")
@@ -187,6 +207,13 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
         const n = numbers.get(o.deliveryId);
         return n === undefined ? [] : [attemptInsertable(ctx, o.deliveryId, n, o.attempt)];
       });
+      if (ctx.sqlite !== undefined && ctx.inTx && attempts.length > 0) {
+        const statement = ctx.sqlite.prepare(
+          db.insertInto("webhook_attempts").values(attempts[0]!).compile().sql,
+        );
+        for (const row of attempts) statement.run(Object.values(row));
+        return;
+      }
       for (const part of chunked(attempts, INSERT_ROWS)) {
         await db.insertInto("webhook_attempts").values(part).execute();
       }
