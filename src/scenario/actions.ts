@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { atTime, duration, localId, positiveDuration, selector, signedDuration } from "./fields.ts";
+import {
+  apiPath,
+  atTime,
+  duration,
+  localId,
+  positiveDuration,
+  selector,
+  signedDuration,
+} from "./fields.ts";
 
 /**
  * The timed events of a scenario, one schema per action, told apart by `action`. Faults name
@@ -101,7 +109,7 @@ export const EVENT_SCHEMAS = [
   action("api.request", "Any HWI/ASR API request, as the account's client", {
     account,
     method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]),
-    path: z.string().startsWith("/", "a path under the API base, starting with /"),
+    path: apiPath,
     body: z.unknown().optional(),
   }),
 ] as const;

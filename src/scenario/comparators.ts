@@ -13,7 +13,8 @@ export interface Comparator {
 // Two-character operators first, so ">=" is not read as ">" followed by "=100".
 const COMPARATOR = /^(==|!=|>=|<=|>|<)?\s*(-?\d+(?:\.\d+)?)$/;
 
-export const COMPARATOR_HELP = 'expected a number or "<op> <number>" with op one of == != >= <= > <';
+export const COMPARATOR_HELP =
+  'expected a number or "<op> <number>" with op one of == != >= <= > <';
 
 /** undefined when the value is neither a finite number nor "<op> <number>". */
 export function parseComparator(input: number | string): Comparator | undefined {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { FULFILMENT_STATUSES } from "../fulfilment/statuses.ts";
 import { WEBHOOK_EVENTS } from "../store/types-ingest.ts";
 import { DELIVERY_STATES } from "../store/types-webhooks.ts";
-import { comparator, localId } from "./fields.ts";
+import { apiPath, comparator, localId } from "./fields.ts";
 
 /**
  * What must hold at the end of a run. Each item of `expect` has exactly one kind key (readings,
@@ -48,7 +48,9 @@ const webhooksExpectation = z.strictObject({
   kind: z.enum(WEBHOOK_EVENTS),
   status: z.enum(DELIVERY_STATES).default("delivered"),
   count: comparator,
-  webhook: localId.optional().meta({ description: "Only deliveries to this webhook of the scenario" }),
+  webhook: localId
+    .optional()
+    .meta({ description: "Only deliveries to this webhook of the scenario" }),
 });
 
 const fulfilmentExpectation = z.strictObject({
@@ -58,10 +60,7 @@ const fulfilmentExpectation = z.strictObject({
 
 const apiExpectation = z.strictObject({
   account: localId.meta({ description: "Id of the account whose client sends the query" }),
-  get: z
-    .string()
-    .startsWith("/", "a path under the API base, starting with /")
-    .meta({ description: 'The path to GET, e.g. "/patients/?page_size=100"' }),
+  get: apiPath,
   status: z
     .number()
     .int()
@@ -69,7 +68,10 @@ const apiExpectation = z.strictObject({
     .max(599)
     .default(200)
     .meta({ description: "Expected HTTP status" }),
-  count: comparator.optional().meta({ description: "Number of `results` in the response body" }),
+  count: comparator.optional().meta({
+    description:
+      "Items in the answer: `count` of a paginated envelope (every page), or a flat array's length",
+  }),
 });
 
 export const expectationSchema = z
@@ -81,7 +83,8 @@ export const expectationSchema = z
     api: apiExpectation.optional(),
   })
   .refine(
-    (e) => [e.readings, e.webhooks, e.fulfilment, e.api].filter((k) => k !== undefined).length === 1,
+    (e) =>
+      [e.readings, e.webhooks, e.fulfilment, e.api].filter((k) => k !== undefined).length === 1,
     "an expectation has exactly one of readings, webhooks, fulfilment, api",
   );
 export type RawExpectation = z.output<typeof expectationSchema>;

@@ -55,3 +55,15 @@ export const comparator = z
   .union([z.number(), z.string()])
   .refine((v) => parseComparator(v) !== undefined, COMPARATOR_HELP)
   .meta({ description: 'A number (==) or "<op> <number>", op one of == != >= <= > <' });
+
+/** API paths are relative to the account's `{base_url}/clients/{client_domain}`. */
+export const apiPath = z
+  .string()
+  .regex(
+    /^\/(hwi|asr)\/\S*$/,
+    'a path under the account\'s /clients/{client_domain}, starting /hwi/ or /asr/, e.g. "/hwi/hwi-patients/"',
+  )
+  .meta({
+    description:
+      'Path after {base_url}/clients/{client_domain}, starting /hwi/ or /asr/, e.g. "/hwi/hwi-patients/?page=1"',
+  });

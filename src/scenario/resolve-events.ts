@@ -165,7 +165,11 @@ function resolveTarget(
   }
   const needs = TARGET_CONNECTIVITY[action];
   if (needs !== undefined && cohort.connectivity !== needs) {
-    report(ctx, at, `${action} applies to ${needs} cohorts; ${cohort.id} is ${cohort.connectivity}`);
+    report(
+      ctx,
+      at,
+      `${action} applies to ${needs} cohorts; ${cohort.id} is ${cohort.connectivity}`,
+    );
     return undefined;
   }
   return { selector, cohort };
@@ -182,7 +186,11 @@ function kitDevice(
   const profile = findProfile(ctx, name, at);
   if (profile === undefined) return undefined;
   if (!cohort.kit.includes(profile.name)) {
-    report(ctx, at, `"${profile.name}" is not in the kit of ${cohort.id} (${cohort.kit.join(", ")})`);
+    report(
+      ctx,
+      at,
+      `"${profile.name}" is not in the kit of ${cohort.id} (${cohort.kit.join(", ")})`,
+    );
     return undefined;
   }
   return profile.name;

@@ -1,5 +1,5 @@
 import { formatComparator, parseComparator } from "./comparators.ts";
-import { READING_COUNTERS, type RawExpectation } from "./expectations.ts";
+import { type RawExpectation, READING_COUNTERS } from "./expectations.ts";
 import { type ResolveContext, report } from "./resolve-context.ts";
 import type { Expectation, ExpectationCheck } from "./types.ts";
 
@@ -45,7 +45,11 @@ function resolveChecks(
     if (w.webhook !== undefined) {
       const webhook = ctx.webhooks.get(w.webhook);
       if (webhook === undefined) {
-        report(ctx, [...path, "webhooks", "webhook"], `no webhook "${w.webhook}" in any account's webhooks`);
+        report(
+          ctx,
+          [...path, "webhooks", "webhook"],
+          `no webhook "${w.webhook}" in any account's webhooks`,
+        );
         return [];
       }
       if (!webhook.events.includes(w.kind)) {

@@ -59,10 +59,15 @@ const transportsSchema = z.strictObject({
       "expected direct, emulated, tcp://host:port or hci:N",
     )
     .default("direct")
-    .meta({ description: "direct (no BLE, for large fleets) | emulated | hci:N | tcp://host:port" }),
+    .meta({
+      description: "direct (no BLE, for large fleets) | emulated | hci:N | tcp://host:port",
+    }),
   broker: z
     .string()
-    .refine(parses(parseBrokerSpec), "expected embedded, embedded:PORT, mqtt://host:port or mqtts://…")
+    .refine(
+      parses(parseBrokerSpec),
+      "expected embedded, embedded:PORT, mqtt://host:port or mqtts://…",
+    )
     .default("embedded")
     .meta({ description: "embedded | embedded:PORT | mqtt://host:port | mqtts://host:port" }),
   store: z
@@ -84,7 +89,9 @@ const webhookSchema = z.strictObject({
       (u) => u === "lab" || /^https?:\/\/[^\s/]+/.test(u),
       'expected "lab" (a receiver the runner hosts and can fault) or an http(s) URL',
     )
-    .meta({ description: '"lab": a receiver the runner hosts (webhook.* faults need it), or a URL' }),
+    .meta({
+      description: '"lab": a receiver the runner hosts (webhook.* faults need it), or a URL',
+    }),
   post_as_array: z.boolean().default(false),
   enabled_by_default: z.boolean().default(true),
   auth_header: z.string().min(1).optional(),
@@ -117,12 +124,9 @@ const cohortSchema = z.strictObject({
   connectivity: z
     .enum(["gateway", "cellular"])
     .meta({ description: "gateway: one gateway per patient, BLE kit; cellular: IMEI devices" }),
-  onboarding: z
-    .enum(["active", "ordered"])
-    .default("active")
-    .meta({
-      description: "active: devices activated at start; ordered: shipped, readings after delivery",
-    }),
+  onboarding: z.enum(["active", "ordered"]).default("active").meta({
+    description: "active: devices activated at start; ordered: shipped, readings after delivery",
+  }),
   adherence: z
     .number()
     .min(0)
