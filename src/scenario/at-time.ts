@@ -35,6 +35,8 @@ export function parseAt(text: string): AtTime | undefined {
       timeOfDayMs: hours * MS_PER_HOUR + minutes * MS_PER_MINUTE + seconds * 1000,
     };
   }
+  // "2 d" would be a duration, but read as an offset it would differ from the calendar "2d".
+  if (/\s/.test(trimmed)) return undefined;
   const ms = parseDuration(trimmed);
   return ms === undefined ? undefined : { kind: "offset", ms };
 }

@@ -39,7 +39,12 @@ export function checkScenario(
     const message = `not valid YAML: ${firstLine.replace(/:$/, "")}`;
     return { ok: false, issues: [{ file, path: "(root)", message }] };
   }
-  const parsed = scenarioSchema.safeParse(raw);
+  const parsed = scenarioSchema.safeParse(raw, {
+    error: (issue) =>
+      issue.input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union")
+        ? "required"
+        : undefined,
+  });
   if (!parsed.success) {
     return { ok: false, issues: parsed.error.issues.flatMap((issue) => toDataIssues(file, issue)) };
   }

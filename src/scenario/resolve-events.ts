@@ -36,7 +36,7 @@ function resolveEvent(ctx: ResolveContext, raw: RawEvent, path: Path): ScenarioE
     report(
       ctx,
       [...path, "at"],
-      `"${raw.at}" is ${formatDuration(atMs)} after clock.start, not within the duration (${formatDuration(ctx.durationMs)})`,
+      `"${raw.at}" is ${atMs === ctx.durationMs ? "at" : "after"} the end of the run (duration ${formatDuration(ctx.durationMs)})`,
     );
   }
   const action = resolveAction(ctx, raw, path);

@@ -39,7 +39,10 @@ export function resolveScenario(
   }
   const accounts = resolveAccounts(raw, issues);
   const accountIds = new Set(accounts.map((a) => a.id));
-  const webhooks = new Map(accounts.flatMap((a) => a.webhooks.map((w) => [w.id, w] as const)));
+  // The first of a reused id counts; the reuse itself is reported by resolveAccounts.
+  const webhooks = new Map<string, ScenarioWebhook>();
+  for (const w of accounts.flatMap((a) => a.webhooks))
+    if (!webhooks.has(w.id)) webhooks.set(w.id, w);
   const startMs = parseIso(raw.clock.start)!;
   const durationMs = parseDuration(raw.duration)!;
   if (durationMs <= 0) issues.push({ path: ["duration"], message: "must be longer than 0" });
