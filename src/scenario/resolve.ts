@@ -45,7 +45,6 @@ export function resolveScenario(
     if (!webhooks.has(w.id)) webhooks.set(w.id, w);
   const startMs = parseIso(raw.clock.start)!;
   const durationMs = parseDuration(raw.duration)!;
-  if (durationMs <= 0) issues.push({ path: ["duration"], message: "must be longer than 0" });
 
   const cohorts = new Map<string, Cohort>();
   const brokenCohorts = new Set<string>();

@@ -7,7 +7,7 @@ import { timeOfDay } from "../readings/patient-schema.ts";
 import { WEBHOOK_EVENTS } from "../store/types-ingest.ts";
 import { eventSchema } from "./actions.ts";
 import { expectationSchema } from "./expectations.ts";
-import { duration, localId } from "./fields.ts";
+import { localId, positiveDuration } from "./fields.ts";
 
 /**
  * Schema of a scenario file (scenarios/*.yaml): the shape of every field. Rules that relate
@@ -43,7 +43,9 @@ const clockSchema = z.strictObject({
     .refine((t) => parseIso(t) !== undefined, "not a valid date-time")
     .meta({ description: "Virtual start time, ISO 8601 UTC, e.g. 2026-01-05T00:00:00Z" }),
   speed: z
-    .union([z.enum(["max", "realtime"]), z.number().positive()])
+    .union([z.enum(["max", "realtime"]), z.number().positive()], {
+      error: "expected max, realtime, or a positive number (virtual ms per wall ms)",
+    })
     .default("max")
     .meta({
       description:
@@ -153,10 +155,13 @@ export const scenarioSchema = z
       .meta({ description: "The scenario's name: the file's base name" }),
     description: z.string().min(1).optional(),
     seed: z
-      .union([z.number().int(), z.string().min(1)])
+      .union([z.number().int(), z.string().min(1)], {
+        error: (issue) =>
+          issue.input === undefined ? "required" : "an integer or a non-empty string",
+      })
       .meta({ description: "Seed of every random choice; `rpmlab run --seed` overrides it" }),
     clock: clockSchema,
-    duration: duration.meta({ description: "How long the scenario runs in virtual time" }),
+    duration: positiveDuration.meta({ description: "How long the scenario runs in virtual time" }),
     transports: transportsSchema.default({ ble: "direct", broker: "embedded", store: "memory" }),
     accounts: z.array(accountSchema).min(1),
     cohorts: z.array(cohortSchema).min(1),
