@@ -16,7 +16,8 @@ export type LoadResult<T> =
   /** items: the files that did pass, so checks across files can still run on them. */
   | { ok: false; issues: DataIssue[]; items: Array<{ file: string; value: T }> };
 
-function formatPath(path: ReadonlyArray<PropertyKey>): string {
+/** `cohorts[1].kit[0]`; "(root)" for the whole file. */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return path.length === 0
     ? "(root)"
     : path

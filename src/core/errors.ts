@@ -8,6 +8,8 @@ export const ERROR_CODES = {
   E_USAGE: "A command was called with missing or contradictory arguments.",
   E_PROFILE_INVALID: "A device profile or patient model file does not match its schema.",
   E_PROFILE_NOT_FOUND: "No device profile or patient model has that name.",
+  E_SCENARIO_INVALID:
+    "A scenario file is not valid YAML, does not match the scenario schema, or breaks a rule across its fields (each problem is listed as file: path: message).",
   E_CODEC_TRUNCATED: "A characteristic value ended before a field it announces.",
   E_CODEC_LENGTH: "A characteristic value has bytes left over or the wrong fixed length.",
   E_CODEC_FLAGS: "A characteristic value sets reserved flag bits or an unsupported combination.",

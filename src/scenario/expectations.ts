@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { FULFILMENT_STATUSES } from "../fulfilment/statuses.ts";
+import { WEBHOOK_EVENTS } from "../store/types-ingest.ts";
+import { DELIVERY_STATES } from "../store/types-webhooks.ts";
+import { apiPath, comparator, localId } from "./fields.ts";
+
+/**
+ * What must hold at the end of a run. Each item of `expect` has exactly one kind key (readings,
+ * webhooks, fulfilment, api) and an optional `text` that replaces the generated description.
+ */
+
+/** Counters of the readings ledger an expectation can compare. */
+export const READING_COUNTERS = [
+  "taken",
+  "stored",
+  "lost_by_design",
+  "missing",
+  "duplicates_stored",
+  "duplicates_suppressed",
+] as const;
+export type ReadingCounter = (typeof READING_COUNTERS)[number];
+
+const readingsExpectation = z
+  .strictObject({
+    taken: comparator
+      .optional()
+      .meta({ description: "Readings the devices took (one per physical reading)" }),
+    stored: comparator.optional().meta({ description: "Readings stored by ingestion" }),
+    lost_by_design: comparator
+      .optional()
+      .meta({ description: "Readings lost as the device model says (no offline store)" }),
+    missing: comparator
+      .optional()
+      .meta({ description: "Readings neither stored nor lost by design" }),
+    duplicates_stored: comparator
+      .optional()
+      .meta({ description: "Readings stored more than once" }),
+    duplicates_suppressed: comparator
+      .optional()
+      .meta({ description: "Re-sent readings ingestion recognised and dropped" }),
+  })
+  .refine(
+    (r) => Object.values(r).some((v) => v !== undefined),
+    `name at least one counter: ${READING_COUNTERS.join(", ")}`,
+  );
+
+const webhooksExpectation = z.strictObject({
+  kind: z.enum(WEBHOOK_EVENTS),
+  status: z.enum(DELIVERY_STATES).default("delivered"),
+  count: comparator,
+  webhook: localId
+    .optional()
+    .meta({ description: "Only deliveries to this webhook of the scenario" }),
+});
+
+const fulfilmentExpectation = z.strictObject({
+  status: z.enum(FULFILMENT_STATUSES).meta({ description: "Orders that reached this status" }),
+  count: comparator,
+});
+
+const apiExpectation = z.strictObject({
+  account: localId.meta({ description: "Id of the account whose client sends the query" }),
+  get: apiPath,
+  status: z
+    .number()
+    .int()
+    .min(100)
+    .max(599)
+    .default(200)
+    .meta({ description: "Expected HTTP status" }),
+  count: comparator.optional().meta({
+    description:
+      "Items in the answer: `count` of a paginated envelope (every page), or a flat array's length",
+  }),
+});
+
+export const expectationSchema = z
+  .strictObject({
+    text: z.string().min(1).optional().meta({ description: "Shown instead of the generated text" }),
+    readings: readingsExpectation.optional(),
+    webhooks: webhooksExpectation.optional(),
+    fulfilment: fulfilmentExpectation.optional(),
+    api: apiExpectation.optional(),
+  })
+  .refine(
+    (e) =>
+      [e.readings, e.webhooks, e.fulfilment, e.api].filter((k) => k !== undefined).length === 1,
+    "an expectation has exactly one of readings, webhooks, fulfilment, api",
+  );
+export type RawExpectation = z.output<typeof expectationSchema>;

@@ -1,0 +1,69 @@
+import { z } from "zod";
+import { parseDuration } from "../config/duration.ts";
+import { AT_HELP, parseAt } from "./at-time.ts";
+import { COMPARATOR_HELP, parseComparator } from "./comparators.ts";
+import { COHORT_ID, parseSelector, SELECTOR_HELP } from "./selectors.ts";
+
+/**
+ * Field schemas shared by the parts of the scenario schema. Each checks the text with the same
+ * parser the resolver later uses, so a value that passes here always parses there; the values
+ * stay text, which keeps the published JSON Schema a plain description of the file.
+ */
+
+/** Local names: accounts, webhooks and cohorts are referred to by them. */
+export const localId = z
+  .string()
+  .regex(COHORT_ID, "an id is lower-case letters, digits, - and _, starting with a letter");
+
+export const duration = z
+  .string()
+  .refine((t) => parseDuration(t) !== undefined, "expected a duration such as 30d, 12h, 90m, 1.5d")
+  .meta({ description: "A duration: a number and a unit (ms, s, m, h, d), e.g. 6h, 90m, 1.5d" });
+
+/** A duration that must be longer than zero (how long a fault lasts). */
+export const positiveDuration = duration
+  .refine((t) => (parseDuration(t) ?? 0) > 0, "must be longer than 0")
+  .meta({ description: "A duration longer than zero, e.g. 6h, 90m, 1.5d" });
+
+/** "+7m" or "-3m": how far a device clock is moved. */
+export const SIGNED_DURATION = /^([+-])(.+)$/;
+export const signedDuration = z
+  .string()
+  .refine((t) => {
+    const m = SIGNED_DURATION.exec(t.trim());
+    return m !== null && (parseDuration(m[2]!) ?? 0) > 0;
+  }, 'expected a signed duration such as "+7m" or "-3m"')
+  .meta({ description: 'A signed duration: "+7m" (device clock ahead), "-3m" (behind)' });
+
+export const atTime = z
+  .string()
+  .refine((t) => parseAt(t) !== undefined, AT_HELP)
+  .meta({
+    description:
+      'When: "Nd HH:MM" (day N after clock.start\'s UTC day, UTC time), "HH:MM" (day 0), "Nd" (day N at 00:00), or an offset from clock.start such as "36h" or "90m"',
+  });
+
+export const selector = z
+  .string()
+  .refine((t) => parseSelector(t) !== undefined, SELECTOR_HELP)
+  .meta({
+    description:
+      'Patients of a cohort: "htn" or "htn[*]" (all), "htn[3]" (one), "htn[0-4]" (inclusive range)',
+  });
+
+export const comparator = z
+  .union([z.number(), z.string()])
+  .refine((v) => parseComparator(v) !== undefined, COMPARATOR_HELP)
+  .meta({ description: 'A number (==) or "<op> <number>", op one of == != >= <= > <' });
+
+/** API paths are relative to the account's `{base_url}/clients/{client_domain}`. */
+export const apiPath = z
+  .string()
+  .regex(
+    /^\/(hwi|asr)\/\S*$/,
+    'a path under the account\'s /clients/{client_domain}, starting /hwi/ or /asr/, e.g. "/hwi/hwi-patients/"',
+  )
+  .meta({
+    description:
+      'Path after {base_url}/clients/{client_domain}, starting /hwi/ or /asr/, e.g. "/hwi/hwi-patients/?page=1"',
+  });

@@ -1,0 +1,117 @@
+import { readFileSync } from "node:fs";
+import { basename, extname } from "node:path";
+import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
+import { Catalogue } from "../catalogue/catalogue.ts";
+import { type DataIssue, formatIssues, formatPath } from "../catalogue/loader.ts";
+import { RpmlabError } from "../core/errors.ts";
+import { PatientModels } from "../readings/patients.ts";
+import { resolveScenario, type ScenarioLibrary } from "./resolve.ts";
+import { scenarioSchema } from "./schema.ts";
+import type { Scenario } from "./types.ts";
+
+export type ScenarioCheck =
+  | { readonly ok: true; readonly scenario: Scenario }
+  | { readonly ok: false; readonly issues: readonly DataIssue[] };
+
+/** The shipped device catalogue and patient models. */
+export function defaultLibrary(): ScenarioLibrary {
+  return { catalogue: Catalogue.load(), models: PatientModels.load() };
+}
+
+/**
+ * Checks a scenario's text: YAML, then the schema, then the rules across fields (only once the
+ * schema passed, since they read the parsed values). Every problem is returned, located by file
+ * and path, e.g. `scenarios/smoke.yaml: cohorts[1].kit[0]: unknown device profile "X"`.
+ */
+export function checkScenario(
+  text: string,
+  file: string,
+  library: ScenarioLibrary = defaultLibrary(),
+): ScenarioCheck {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (error) {
+    // As loadYamlDir: the first line of the parser's message says where; the code frame after
+    // it would break the one-problem-per-line listing.
+    const [firstLine = ""] = (error as Error).message.split("\n");
+    const message = `not valid YAML: ${firstLine.replace(/:$/, "")}`;
+    return { ok: false, issues: [{ file, path: "(root)", message }] };
+  }
+  const parsed = scenarioSchema.safeParse(raw, {
+    error: (issue) =>
+      issue.input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union")
+        ? "required"
+        : undefined,
+  });
+  if (!parsed.success) {
+    return { ok: false, issues: parsed.error.issues.flatMap((issue) => toDataIssues(file, issue)) };
+  }
+  const result = resolveScenario(parsed.data, file, baseName(file), library);
+  if (!result.ok) {
+    return {
+      ok: false,
+      issues: result.issues.map((i) => ({ file, path: formatPath(i.path), message: i.message })),
+    };
+  }
+  return result;
+}
+
+/** Like checkScenario, but throws one E_SCENARIO_INVALID listing every problem. */
+export function parseScenario(
+  text: string,
+  file: string,
+  library: ScenarioLibrary = defaultLibrary(),
+): Scenario {
+  const result = checkScenario(text, file, library);
+  if (!result.ok) throw invalidScenario(file, result.issues);
+  return result.scenario;
+}
+
+/** Reads and checks a scenario file; throws E_SCENARIO_INVALID listing every problem. */
+export function loadScenario(file: string, library: ScenarioLibrary = defaultLibrary()): Scenario {
+  const result = checkScenarioFile(file, library);
+  if (!result.ok) throw invalidScenario(file, result.issues);
+  return result.scenario;
+}
+
+/** Reads and checks a scenario file, returning its problems instead of throwing. */
+export function checkScenarioFile(
+  file: string,
+  library: ScenarioLibrary = defaultLibrary(),
+): ScenarioCheck {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const message = `cannot read file: ${(error as Error).message}`;
+    return { ok: false, issues: [{ file, path: "(root)", message }] };
+  }
+  return checkScenario(text, file, library);
+}
+
+function invalidScenario(file: string, issues: readonly DataIssue[]): RpmlabError {
+  return new RpmlabError(
+    "E_SCENARIO_INVALID",
+    `${issues.length} problem(s) in ${file}:\n${formatIssues(issues)}`,
+    { file, issues },
+  );
+}
+
+/** "scenarios/smoke.yaml" → "smoke". */
+function baseName(file: string): string {
+  return basename(file, extname(file));
+}
+
+/** An unknown key is reported at its own path, one issue per key, not at the object holding it. */
+function toDataIssues(file: string, issue: z.core.$ZodIssue): DataIssue[] {
+  if (issue.code === "unrecognized_keys") {
+    return issue.keys.map((key) => ({
+      file,
+      path: formatPath([...issue.path, key]),
+      message: "unknown key",
+    }));
+  }
+  return [{ file, path: formatPath(issue.path), message: issue.message }];
+}

@@ -1,0 +1,145 @@
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import { parseDuration } from "../config/duration.ts";
+import { parseIso } from "../core/time.ts";
+import type { PatientModels } from "../readings/patients.ts";
+import { resolveKit, toCohort } from "./resolve-cohorts.ts";
+import { type ResolveContext, type RuleIssue, report } from "./resolve-context.ts";
+import { resolveEvents } from "./resolve-events.ts";
+import { resolveExpectations } from "./resolve-expectations.ts";
+import type { RawScenario } from "./schema.ts";
+import type { Cohort, Scenario, ScenarioAccount, ScenarioWebhook } from "./types.ts";
+
+/** The device catalogue and patient models a scenario's names are checked against. */
+export interface ScenarioLibrary {
+  readonly catalogue: Catalogue;
+  readonly models: PatientModels;
+}
+
+export type ResolveResult =
+  | { readonly ok: true; readonly scenario: Scenario }
+  | { readonly ok: false; readonly issues: readonly RuleIssue[] };
+
+/**
+ * The rules across fields of a file that passed the schema, and the parsed Scenario: ids unique,
+ * every reference names something that exists, kits fit their cohort, events fall within the
+ * run and hit patients that exist. Every problem is collected, each with its path.
+ */
+export function resolveScenario(
+  raw: RawScenario,
+  file: string,
+  baseName: string,
+  library: ScenarioLibrary,
+): ResolveResult {
+  const issues: RuleIssue[] = [];
+  if (raw.scenario !== baseName) {
+    issues.push({
+      path: ["scenario"],
+      message: `"${raw.scenario}" must equal the file's base name, "${baseName}"`,
+    });
+  }
+  const accounts = resolveAccounts(raw, issues);
+  const accountIds = new Set(accounts.map((a) => a.id));
+  // The first of a reused id counts; the reuse itself is reported by resolveAccounts.
+  const webhooks = new Map<string, ScenarioWebhook>();
+  for (const w of accounts.flatMap((a) => a.webhooks))
+    if (!webhooks.has(w.id)) webhooks.set(w.id, w);
+  const startMs = parseIso(raw.clock.start)!;
+  const durationMs = parseDuration(raw.duration)!;
+
+  const cohorts = new Map<string, Cohort>();
+  const brokenCohorts = new Set<string>();
+  const ctx: ResolveContext = {
+    catalogue: library.catalogue,
+    startMs,
+    durationMs,
+    accounts: accountIds,
+    cohorts,
+    brokenCohorts,
+    webhooks,
+    issues,
+  };
+  raw.cohorts.forEach((c, i) => {
+    const path = ["cohorts", i];
+    const before = issues.length;
+    if (cohorts.has(c.id) || brokenCohorts.has(c.id)) {
+      report(ctx, [...path, "id"], `cohort id "${c.id}" is used twice`);
+    }
+    if (!accountIds.has(c.account)) {
+      report(ctx, [...path, "account"], `no account "${c.account}" in accounts`);
+    }
+    if (library.models.find(c.model) === undefined) {
+      report(
+        ctx,
+        [...path, "model"],
+        `unknown patient model "${c.model}"; known: ${library.models.names.join(", ")}`,
+      );
+    }
+    const kit = resolveKit(ctx, c, path);
+    if (kit === undefined || issues.length > before) brokenCohorts.add(c.id);
+    else cohorts.set(c.id, toCohort(c, kit));
+  });
+
+  const events = resolveEvents(ctx, raw.events);
+  const expectations = resolveExpectations(ctx, raw.expect);
+  if (issues.length > 0) return { ok: false, issues };
+  return {
+    ok: true,
+    scenario: {
+      file,
+      name: raw.scenario,
+      description: raw.description,
+      seed: raw.seed,
+      clock: { startMs, speed: raw.clock.speed },
+      durationMs,
+      transports: raw.transports,
+      accounts,
+      cohorts: [...cohorts.values()],
+      events,
+      expectations,
+    },
+  };
+}
+
+function resolveAccounts(raw: RawScenario, issues: RuleIssue[]): ScenarioAccount[] {
+  const seenAccounts = new Set<string>();
+  const seenWebhooks = new Set<string>();
+  return raw.accounts.map((a, i) => {
+    if (seenAccounts.has(a.id)) {
+      issues.push({ path: ["accounts", i, "id"], message: `account id "${a.id}" is used twice` });
+    }
+    seenAccounts.add(a.id);
+    const webhooks = a.webhooks.map((w, j): ScenarioWebhook => {
+      const path = ["accounts", i, "webhooks", j];
+      if (seenWebhooks.has(w.id)) {
+        issues.push({ path: [...path, "id"], message: `webhook id "${w.id}" is used twice` });
+      }
+      seenWebhooks.add(w.id);
+      if ((w.auth_header === undefined) !== (w.auth_key === undefined)) {
+        const missing = w.auth_header === undefined ? "auth_header" : "auth_key";
+        issues.push({
+          path: [...path, missing],
+          message: "auth_header and auth_key go together: give both or neither",
+        });
+      }
+      return {
+        id: w.id,
+        account: a.id,
+        events: w.events,
+        url: w.url,
+        postAsArray: w.post_as_array,
+        enabledByDefault: w.enabled_by_default,
+        auth:
+          w.auth_header === undefined || w.auth_key === undefined
+            ? undefined
+            : { header: w.auth_header, key: w.auth_key },
+        sign: w.sign,
+      };
+    });
+    return {
+      id: a.id,
+      name: a.name,
+      stripStatusMetrics: a.strip_status_metrics,
+      webhooks,
+    };
+  });
+}

@@ -1,0 +1,177 @@
+import { z } from "zod";
+import { parseBleSpec } from "../config/ble-spec.ts";
+import { parseBrokerSpec } from "../config/broker-spec.ts";
+import { parseStoreSpec } from "../config/store-spec.ts";
+import { parseIso } from "../core/time.ts";
+import { timeOfDay } from "../readings/patient-schema.ts";
+import { WEBHOOK_EVENTS } from "../store/types-ingest.ts";
+import { eventSchema } from "./actions.ts";
+import { expectationSchema } from "./expectations.ts";
+import { localId, positiveDuration } from "./fields.ts";
+
+/**
+ * Schema of a scenario file (scenarios/*.yaml): the shape of every field. Rules that relate
+ * fields (references, kits against connectivity, times against the duration) live in
+ * resolve.ts, which also turns the text into the parsed Scenario the runner reads.
+ */
+
+/** True when the spec string's own parser accepts it; its message is not needed here. */
+function parses(parse: (spec: string) => unknown): (spec: string) => boolean {
+  return (spec) => {
+    try {
+      parse(spec);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const clockSchema = z.strictObject({
+  start: z
+    .string()
+    .regex(/T.*Z$/, "an ISO 8601 UTC date-time ending in Z, e.g. 2026-01-05T00:00:00Z")
+    .refine((t) => parseIso(t) !== undefined, "not a valid date-time")
+    .meta({ description: "Virtual start time, ISO 8601 UTC, e.g. 2026-01-05T00:00:00Z" }),
+  speed: z
+    .union([z.enum(["max", "realtime"]), z.number().positive()], {
+      error: "expected max, realtime, or a positive number (virtual ms per wall ms)",
+    })
+    .default("max")
+    .meta({
+      description:
+        "max: as fast as possible; realtime: one virtual ms per wall ms; a number: that many virtual ms per wall ms",
+    }),
+});
+
+const transportsSchema = z.strictObject({
+  ble: z
+    .string()
+    .refine(
+      (s) => s.trim() === "direct" || parses(parseBleSpec)(s),
+      "expected direct, emulated, tcp://host:port or hci:N",
+    )
+    .default("direct")
+    .meta({
+      description: "direct (no BLE, for large fleets) | emulated | hci:N | tcp://host:port",
+    }),
+  broker: z
+    .string()
+    .refine(
+      parses(parseBrokerSpec),
+      "expected embedded, embedded:PORT, mqtt://host:port or mqtts://…",
+    )
+    .default("embedded")
+    .meta({ description: "embedded | embedded:PORT | mqtt://host:port | mqtts://host:port" }),
+  store: z
+    .string()
+    .refine(parses(parseStoreSpec), "expected memory, sqlite:PATH or postgres://…")
+    .default("memory")
+    .meta({ description: "memory | sqlite:PATH | postgres://user@host:port/db" }),
+});
+
+const webhookSchema = z.strictObject({
+  id: localId.meta({ description: "Unique within the scenario; events and expectations name it" }),
+  events: z
+    .array(z.enum(WEBHOOK_EVENTS))
+    .min(1)
+    .refine((e) => new Set(e).size === e.length, "an event is listed twice"),
+  url: z
+    .string()
+    .refine(
+      (u) => u === "lab" || /^https?:\/\/[^\s/]+/.test(u),
+      'expected "lab" (a receiver the runner hosts and can fault) or an http(s) URL',
+    )
+    .meta({
+      description: '"lab": a receiver the runner hosts (webhook.* faults need it), or a URL',
+    }),
+  post_as_array: z.boolean().default(false),
+  enabled_by_default: z.boolean().default(true),
+  auth_header: z.string().min(1).optional(),
+  auth_key: z.string().min(1).optional(),
+  sign: z.boolean().default(false).meta({ description: "Opt in to the HMAC signature header" }),
+});
+
+const accountSchema = z.strictObject({
+  id: localId.meta({ description: "Local name of the account; cohorts and API actions name it" }),
+  name: z.string().min(1).optional().meta({ description: "Display name" }),
+  strip_status_metrics: z
+    .boolean()
+    .default(false)
+    .meta({ description: "Spec 6.3.3: leave battery and status metrics out of webhooks" }),
+  webhooks: z.array(webhookSchema).default([]),
+});
+
+const cohortSchema = z.strictObject({
+  id: localId.meta({ description: "Patients are named id[0], id[1], …" }),
+  account: localId.meta({ description: "Id of the account the patients belong to" }),
+  count: z.number().int().positive(),
+  model: z
+    .string()
+    .min(1)
+    .meta({ description: "Patient model (profiles/patients), e.g. hypertensive" }),
+  kit: z
+    .array(z.string().min(1))
+    .min(1)
+    .meta({ description: "Device profile names (rpmlab profiles list), one device of each" }),
+  connectivity: z
+    .enum(["gateway", "cellular"])
+    .meta({ description: "gateway: one gateway per patient, BLE kit; cellular: IMEI devices" }),
+  onboarding: z.enum(["active", "ordered"]).default("active").meta({
+    description: "active: devices activated at start; ordered: shipped, readings after delivery",
+  }),
+  adherence: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .meta({ description: "Share of scheduled readings actually taken (overrides the model)" }),
+  schedule: z
+    .array(timeOfDay)
+    .min(1)
+    .optional()
+    .meta({ description: "Local times of day for every device of the kit (overrides the model)" }),
+  time_zones: z
+    .array(z.string().refine(isTimeZone, "not an IANA time zone, e.g. America/New_York"))
+    .min(1)
+    .default(["UTC"])
+    .meta({ description: "IANA zones given to patients in turn" }),
+});
+
+export const scenarioSchema = z
+  .strictObject({
+    scenario: z
+      .string()
+      .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "kebab-case, e.g. broker-chaos")
+      .meta({ description: "The scenario's name: the file's base name" }),
+    description: z.string().min(1).optional(),
+    seed: z
+      .union([z.number().int(), z.string().min(1)], {
+        error: (issue) =>
+          issue.input === undefined ? "required" : "an integer or a non-empty string",
+      })
+      .meta({ description: "Seed of every random choice; `rpmlab run --seed` overrides it" }),
+    clock: clockSchema,
+    duration: positiveDuration.meta({ description: "How long the scenario runs in virtual time" }),
+    transports: transportsSchema.default({ ble: "direct", broker: "embedded", store: "memory" }),
+    accounts: z.array(accountSchema).min(1),
+    cohorts: z.array(cohortSchema).min(1),
+    events: z.array(eventSchema).default([]),
+    expect: z.array(expectationSchema).default([]),
+  })
+  .meta({
+    title: "rpmlab scenario",
+    description: "A scenario for `rpmlab run`: accounts, cohorts, timed events, expectations",
+  });
+export type RawScenario = z.output<typeof scenarioSchema>;
+export type RawCohort = RawScenario["cohorts"][number];
+export type RawAccount = RawScenario["accounts"][number];

@@ -1,0 +1,322 @@
+import { describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { isRpmlabError } from "../../src/core/errors.ts";
+import { checkScenario, defaultLibrary, parseScenario } from "../../src/scenario/load.ts";
+
+const library = defaultLibrary();
+const FILE = "scenarios/drill.yaml";
+
+/** A scenario as YAML would hold it; the cases write keys and values the schema refuses. */
+// biome-ignore lint/suspicious/noExplicitAny: a case may break any field, typed or not
+type Draft = Record<string, any>;
+
+/** A small valid scenario; each case breaks one thing in a copy of it. */
+function base(): Draft {
+  return {
+    scenario: "drill",
+    seed: 1,
+    clock: { start: "2026-01-05T06:00:00Z" },
+    duration: "3d",
+    accounts: [
+      {
+        id: "clinic",
+        webhooks: [
+          { id: "main", events: ["MEASUREMENT"], url: "lab" },
+          { id: "ext", events: ["PATIENT"], url: "https://hooks.example.com/rpm" },
+        ],
+      },
+    ],
+    cohorts: [
+      {
+        id: "htn",
+        account: "clinic",
+        count: 5,
+        model: "hypertensive",
+        kit: ["Vendor BPM - Wide Range", "Vendor Scale"],
+        connectivity: "gateway",
+      },
+      {
+        id: "cell",
+        account: "clinic",
+        count: 2,
+        model: "normal",
+        kit: ["Vendor Cellular BPM"],
+        connectivity: "cellular",
+      },
+    ],
+    events: [
+      { at: "1d 09:30", action: "gateway.outage", target: "htn[0-4]", for: "6h" },
+      { at: "36h", action: "cellular.outage", target: "cell", for: "2h" },
+      { at: "2d", action: "webhook.down", webhook: "main", for: "1h" },
+    ],
+    expect: [
+      { readings: { missing: 0, stored: ">= 10" } },
+      { webhooks: { kind: "MEASUREMENT", count: ">= 10", webhook: "main" } },
+      { api: { account: "clinic", get: "/hwi/hwi-patients/?page=1", count: 7 } },
+    ],
+  };
+}
+
+/** The problems of a broken copy, as `path: message` lines (file checked separately). */
+function problems(change: (s: Draft) => void, file = FILE): string[] {
+  const scenario = base();
+  change(scenario);
+  const result = checkScenario(stringify(scenario), file, library);
+  if (result.ok) return [];
+  for (const issue of result.issues) expect(issue.file).toBe(file);
+  return result.issues.map((i) => `${i.path}: ${i.message}`);
+}
+
+describe("scenario errors name the file and the path", () => {
+  it("the base scenario is valid", () => {
+    expect(problems(() => {})).toEqual([]);
+  });
+
+  it("throws one E_SCENARIO_INVALID listing every problem as file: path: message", () => {
+    const broken = base();
+    broken.clock.speed = 0;
+    broken.cohorts[0].kit.push("Vendor Toaster");
+    let caught: unknown;
+    try {
+      parseScenario(stringify(broken), FILE, library);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isRpmlabError(caught) && caught.code).toBe("E_SCENARIO_INVALID");
+    expect((caught as Error).message).toContain(`${FILE}: clock.speed: `);
+  });
+
+  it("unknown keys, at their own path", () => {
+    expect(
+      problems((s) => {
+        s.clock.sped = 2;
+        s.cohorts[1].devices = [];
+        s.events[0].duration = "1h";
+        s.expect[0].readings.lost = 0;
+      }),
+    ).toEqual([
+      "clock.sped: unknown key",
+      "cohorts[1].devices: unknown key",
+      "events[0].duration: unknown key",
+      "expect[0].readings.lost: unknown key",
+    ]);
+  });
+
+  it("missing required fields", () => {
+    expect(
+      problems((s) => {
+        delete s.seed;
+        delete s.cohorts[0].model;
+      }),
+    ).toEqual(["seed: required", "cohorts[0].model: required"]);
+  });
+
+  it("a malformed `at`", () => {
+    const [problem] = problems((s) => {
+      s.events[1].at = "2d 25:00";
+    });
+    expect(problem).toMatch(/^events\[1\]\.at: expected "Nd HH:MM"/);
+  });
+
+  it("an event at or after the end of the run, or before clock.start", () => {
+    // Day 3 at 00:00 is 66 h after a 06:00 start: still within 3 days.
+    expect(problems((s) => (s.events[0].at = "3d 00:00"))).toEqual([]);
+    expect(
+      problems((s) => {
+        s.events[0].at = "3d 06:00";
+        s.events[1].at = "72h";
+        s.events.push({ at: "4d 09:30", action: "broker.restart" });
+        s.events[2].at = "05:59";
+      }),
+    ).toEqual([
+      'events[0].at: "3d 06:00" is at the end of the run (duration 3d)',
+      'events[1].at: "72h" is at the end of the run (duration 3d)',
+      'events[2].at: "05:59" is before clock.start',
+      'events[3].at: "4d 09:30" is after the end of the run (duration 3d)',
+    ]);
+  });
+
+  it("a malformed selector, an unknown cohort, indexes past the count", () => {
+    expect(
+      problems((s) => {
+        s.events[0].target = "htn[4-0]";
+      })[0],
+    ).toMatch(/^events\[0\]\.target: expected a cohort id/);
+    expect(
+      problems((s) => {
+        s.events[0].target = "chf[0]";
+        s.events[1].target = "cell[2]";
+      }),
+    ).toEqual([
+      'events[0].target: no cohort "chf" in cohorts',
+      'events[1].target: "cell[2]" reaches past the last patient of cell (count 2: cell[0-1])',
+    ]);
+  });
+
+  it("an action on a cohort of the other connectivity", () => {
+    expect(
+      problems((s) => {
+        s.events[0].target = "cell[0]";
+        s.events[1].target = "htn";
+      }),
+    ).toEqual([
+      "events[0].target: gateway.outage applies to gateway cohorts; cell is cellular",
+      "events[1].target: cellular.outage applies to cellular cohorts; htn is gateway",
+    ]);
+  });
+
+  it("an unknown action, and a `for` of zero", () => {
+    const found = problems((s) => {
+      s.events[0].action = "gateway.explode";
+      s.events[1].for = "0h";
+    });
+    expect(found[0]).toMatch(
+      /^events\[0\]\.action: unknown action; expected one of broker\.restart/,
+    );
+    expect(found[1]).toBe("events[1].for: must be longer than 0");
+  });
+
+  it("an unknown device profile or patient model", () => {
+    expect(
+      problems((s) => {
+        s.cohorts[0].kit[1] = "Vendor Toaster";
+        s.cohorts[1].model = "athlete";
+      }),
+    ).toEqual([
+      'cohorts[0].kit[1]: unknown device profile "Vendor Toaster" (see rpmlab profiles list)',
+      'cohorts[1].model: unknown patient model "athlete"; known: copd, heart-failure, hypertensive, normal, pregnancy, type2-diabetic',
+    ]);
+  });
+
+  it("a kit that does not fit its connectivity or its gateway", () => {
+    expect(
+      problems((s) => {
+        s.cohorts[0].kit.push("Vendor Cellular Scale", "Vendor BPM - XL", "Vendor BPM - L");
+        s.cohorts[1].kit.push("Vendor Pulse Ox");
+      }),
+    ).toEqual([
+      'cohorts[0].kit[2]: "Vendor Cellular Scale" is a direct-cellular device; a gateway cohort\'s kit takes BLE devices',
+      'cohorts[0].kit[3]: "Vendor BPM - XL" and "Vendor BPM - Wide Range" share sensor code 10; a gateway takes one device per sensor code',
+      'cohorts[0].kit[4]: "Vendor BPM - Wide Range" is already in the kit',
+      'cohorts[1].kit[1]: "Vendor Pulse Ox" connects through a gateway; a cellular cohort\'s kit takes direct-cellular (IMEI) devices',
+    ]);
+  });
+
+  it("a device that is not in the target cohort's kit", () => {
+    expect(
+      problems((s) => {
+        s.events.push({
+          at: "1h",
+          action: "device.out_of_range",
+          target: "htn[1]",
+          device: "Vendor Glucometer",
+          for: "1h",
+        });
+      }),
+    ).toEqual([
+      'events[3].device: "Vendor Glucometer" is not in the kit of htn (Vendor BPM - Wide Range, Vendor Scale)',
+    ]);
+  });
+
+  it("dangling account and webhook references", () => {
+    expect(
+      problems((s) => {
+        s.cohorts[1].account = "hospital";
+        s.events[2].webhook = "backup";
+        s.events.push({ at: "2h", action: "api.create_patient", account: "hospital" });
+        s.expect[1].webhooks.webhook = "backup";
+        s.expect[2].api.account = "hospital";
+      }),
+    ).toEqual([
+      'cohorts[1].account: no account "hospital" in accounts',
+      'events[2].webhook: no webhook "backup" in any account\'s webhooks',
+      'events[3].account: no account "hospital" in accounts',
+      'expect[1].webhooks.webhook: no webhook "backup" in any account\'s webhooks',
+      'expect[2].api.account: no account "hospital" in accounts',
+    ]);
+  });
+
+  it("a fault on a webhook the runner does not host, an expectation on an event it does not get", () => {
+    expect(
+      problems((s) => {
+        s.events[2].webhook = "ext";
+        s.expect[1].webhooks.kind = "FULFILLMENT";
+      }),
+    ).toEqual([
+      'events[2].webhook: webhook "ext" posts to https://hooks.example.com/rpm; faults need url: lab (a receiver the runner hosts)',
+      'expect[1].webhooks.kind: webhook "main" does not receive FULFILLMENT (its events: MEASUREMENT)',
+    ]);
+  });
+
+  it("ids used twice", () => {
+    expect(
+      problems((s) => {
+        s.accounts.push({
+          id: "clinic",
+          webhooks: [{ id: "main", events: ["PATIENT"], url: "lab" }],
+        });
+        s.cohorts[1].id = "htn";
+      }),
+    ).toEqual([
+      'accounts[1].id: account id "clinic" is used twice',
+      'accounts[1].webhooks[0].id: webhook id "main" is used twice',
+      'cohorts[1].id: cohort id "htn" is used twice',
+      'events[1].target: no cohort "cell" in cohorts',
+    ]);
+  });
+
+  it("bad comparators, and an expectation with two kinds", () => {
+    expect(
+      problems((s) => {
+        s.expect[0].readings.stored = "=> 10";
+        s.expect[1].webhooks.count = "lots";
+        s.expect[2].readings = { missing: 0 };
+      }),
+    ).toEqual([
+      'expect[0].readings.stored: expected a number or "<op> <number>" with op one of == != >= <= > <',
+      'expect[1].webhooks.count: expected a number or "<op> <number>" with op one of == != >= <= > <',
+      "expect[2]: an expectation has exactly one of readings, webhooks, fulfilment, api",
+    ]);
+  });
+
+  it("a name that is not the file's base name, and text that is not YAML", () => {
+    expect(problems(() => {}, "scenarios/other.yaml")).toEqual([
+      'scenario: "drill" must equal the file\'s base name, "other"',
+    ]);
+    const result = checkScenario("scenario: [unclosed", FILE, library);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.issues[0]).toMatchObject({
+      file: FILE,
+      path: "(root)",
+      message: expect.stringMatching(/^not valid YAML: /),
+    });
+  });
+
+  it("bad spec strings, time zones and clock values", () => {
+    expect(
+      problems((s) => {
+        s.clock.start = "2026-01-05 06:00";
+        s.transports = { ble: "bluetooth", broker: "amqp://x", store: "redis://x" };
+        s.cohorts[0].time_zones = ["Mars/Olympus_Mons"];
+        s.cohorts[0].schedule = ["7:00"];
+      }),
+    ).toEqual([
+      "clock.start: an ISO 8601 UTC date-time ending in Z, e.g. 2026-01-05T00:00:00Z",
+      "transports.ble: expected direct, emulated, tcp://host:port or hci:N",
+      "transports.broker: expected embedded, embedded:PORT, mqtt://host:port or mqtts://…",
+      "transports.store: expected memory, sqlite:PATH or postgres://…",
+      'cohorts[0].schedule[0]: a local time of day "HH:MM" (24-hour clock)',
+      "cohorts[0].time_zones[0]: not an IANA time zone, e.g. America/New_York",
+    ]);
+  });
+
+  it("auth_header without auth_key", () => {
+    expect(
+      problems((s) => {
+        s.accounts[0].webhooks[0].auth_header = "X-Api-Key";
+      }),
+    ).toEqual([
+      "accounts[0].webhooks[0].auth_key: auth_header and auth_key go together: give both or neither",
+    ]);
+  });
+});
