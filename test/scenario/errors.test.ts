@@ -320,3 +320,48 @@ describe("scenario errors name the file and the path", () => {
     ]);
   });
 });
+
+describe("YAML as people write it", () => {
+  it("keeps unquoted times, durations and drifts as text (YAML 1.2: no sexagesimal numbers)", () => {
+    const text = [
+      "scenario: drill",
+      "seed: pilot-1",
+      "clock: { start: 2026-01-05T00:00:00Z, speed: 60 }",
+      "duration: 2d",
+      "accounts: [{ id: clinic }]",
+      "cohorts:",
+      "  - id: htn",
+      "    account: clinic",
+      "    count: 3",
+      "    model: hypertensive",
+      "    kit: [Vendor BPM - L]",
+      "    connectivity: gateway",
+      "    schedule: [08:00, 20:30]",
+      "events:",
+      "  - at: 09:30",
+      "    action: device.clock_drift",
+      "    target: htn[1-2]",
+      "    drift: -3m",
+      "  - at: 1d",
+      "    action: broker.outage",
+      "    for: 90m",
+    ].join("\n");
+    const scenario = parseScenario(text, FILE, library);
+    expect(scenario.seed).toBe("pilot-1");
+    expect(scenario.clock.speed).toBe(60);
+    expect(scenario.cohorts[0]!.schedule).toEqual(["08:00", "20:30"]);
+    expect(scenario.cohorts[0]!.kit).toEqual(["Vendor BPM - Wide Range"]);
+    expect(scenario.cohorts[0]!.timeZones).toEqual(["UTC"]);
+    expect(scenario.events.map((e) => [e.action, e.atMs])).toEqual([
+      ["device.clock_drift", 9.5 * 3_600_000],
+      ["broker.outage", 86_400_000],
+    ]);
+    expect(scenario.events[0]).toMatchObject({
+      target: { cohort: "htn", from: 1, to: 2 },
+      device: undefined,
+      driftMs: -180_000,
+    });
+    expect(scenario.events[1]).toMatchObject({ forMs: 90 * 60_000 });
+    expect(scenario.expectations).toEqual([]);
+  });
+});
