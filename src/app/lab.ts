@@ -6,6 +6,7 @@ import type { ServeConfig } from "../config/serve-config.ts";
 import { type Clock, SystemClock } from "../core/clock.ts";
 import { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
+import { RpmlabError } from "../core/errors.ts";
 import { Rng } from "../core/rng.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
@@ -25,6 +26,13 @@ import { WebhookDispatcher } from "../webhooks/dispatcher.ts";
 import { ManualSends } from "../webhooks/manual.ts";
 import { createWebhookSender } from "../webhooks/sender.ts";
 import { createAccount, createKey } from "./accounts.ts";
+
+/** See Lab.running. */
+export interface LabParts {
+  readonly broker: Broker;
+  readonly ingestor: Ingestor;
+  readonly events: TypedEvents<FulfilmentEvents>;
+}
 
 /** What `rpmlab serve` prints once it is ready (one JSON line with --json). */
 export interface LabInfo {
@@ -57,6 +65,17 @@ export class Lab {
 
   /** The clock the lab made for itself, and disposes of at stop. */
   private readonly ownClock = new SystemClock();
+  private parts: LabParts | undefined;
+
+  /**
+   * The running lab's parts scenario fault actions work on (src/scenario): its broker (a
+   * restart, an outage), its ingestion (a restart) and its fulfilment events (a delivered box
+   * powers its devices on).
+   */
+  get running(): LabParts {
+    if (this.parts === undefined) throw new RpmlabError("E_USAGE", "the lab is not started");
+    return this.parts;
+  }
 
   async start(): Promise<LabInfo> {
     try {
@@ -119,6 +138,7 @@ export class Lab {
     // One bus for the fulfilment events of the API and of gateway adoption; their webhook
     // events are in the outbox already (atomically()), the nudge only says so at once.
     const events = new TypedEvents<FulfilmentEvents>();
+    const parts = { broker, events, ingestor: undefined as Ingestor | undefined };
     events.on("fulfilment.status", webhooks.nudge);
     events.on("replacement.status", webhooks.nudge);
     events.on("patient.written", webhooks.nudge);
@@ -132,6 +152,9 @@ export class Lab {
       events,
       rng: rng.fork("adoption"),
       onStored: webhooks.nudge,
+      started: (ingestor) => {
+        parts.ingestor = ingestor;
+      },
     });
 
     // Issue 4 §2: shipments move on the lab's clock; pending transitions are re-armed (those
@@ -160,6 +183,10 @@ export class Lab {
     });
     await app.listen({ host: config.host, port: config.port });
     this.stack.push(() => app.close());
+    this.parts = { broker, events, ingestor: parts.ingestor! };
+    this.stack.push(async () => {
+      this.parts = undefined;
+    });
     return {
       base_url: baseUrlOf(app),
       client_domain: config.clientDomain,
@@ -186,6 +213,7 @@ export class Lab {
     rng: Rng;
     /** A batch stored measurements: their webhook outbox entry is committed. */
     onStored: () => void;
+    started: (ingestor: Ingestor) => void;
   }): Promise<void> {
     const { store, broker, catalogue } = deps;
     // The embedded broker hands publishes over in process (BrokerTap: the gateway's PUBACK then
@@ -240,6 +268,7 @@ export class Lab {
     });
     await ingestor.start();
     this.stack.push(() => ingestor.stop());
+    deps.started(ingestor);
   }
 }
 

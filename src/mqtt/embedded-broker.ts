@@ -29,6 +29,7 @@ export class EmbeddedBroker implements Broker {
   private readonly sockets = new Set<Socket>();
   private readonly identities = new WeakMap<Client, MqttIdentity>();
   private boundUrl: string | undefined;
+  private boundPort: number | undefined;
   private tapped: { accepts: (topic: string) => boolean; handler: PublishHandler } | undefined;
 
   constructor(
@@ -57,7 +58,8 @@ export class EmbeddedBroker implements Broker {
     try {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
-        server.listen(this.port, HOST, () => {
+        // Started again after a stop: the same port, so its clients reconnect where they were.
+        server.listen(this.boundPort ?? this.port, HOST, () => {
           server.off("error", reject);
           resolve();
         });
@@ -69,6 +71,7 @@ export class EmbeddedBroker implements Broker {
     const address = server.address();
     const port = typeof address === "object" && address !== null ? address.port : this.port;
     this.boundUrl = `mqtt://${HOST}:${port}`;
+    this.boundPort = port;
     this.aedes = aedes;
     this.server = server;
     const log = this.options.logger;
