@@ -21,6 +21,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { setTimeout as delay } from "node:timers/promises";
@@ -103,11 +104,14 @@ async function bench(kind: Kind): Promise<void> {
   const gc = exposeGc();
   const mem0 = memory(gc);
   const broker0 = vmRssKb(broker.pid);
+  const brokerPeak0 = vmRssKb(broker.pid, "VmHWM");
   const gateways: Gateway[] = [];
   let failed = 0;
   let firstError = "";
   const t0 = performance.now();
+  const waveS: number[] = [];
   for (let i = 0; i < N; i += WAVE) {
+    const w0 = performance.now();
     const wave = await Promise.allSettled(
       uuids.slice(i, i + WAVE).map(async (uuid) => {
         const gateway = await Gateway.open({
@@ -130,6 +134,7 @@ async function bench(kind: Kind): Promise<void> {
         firstError ||= String(r.reason);
       }
     }
+    waveS.push((performance.now() - w0) / 1000);
   }
   const connectS = (performance.now() - t0) / 1000;
   const connected = gateways.length;
@@ -167,11 +172,11 @@ async function bench(kind: Kind): Promise<void> {
   const brokerDelta =
     broker0 === undefined || broker1 === undefined
       ? "broker RSS unreadable"
-      : `broker +${mb((broker1 - broker0) * 1024)} RSS = ${kb(((broker1 - broker0) * 1024) / connected)}/session (${mb(broker1 * 1024)} in all)`;
+      : `broker +${mb((broker1 - broker0) * 1024)} RSS = ${kb(((broker1 - broker0) * 1024) / connected)}/session (${mb(broker0 * 1024)} → ${mb(broker1 * 1024)}${kind === "mosquitto" ? `; its peak before: ${mb((brokerPeak0 ?? 0) * 1024)}, below which memory freed by earlier clients is reused, uncounted` : ""})`;
   console.log(
-    `${name}: ${fmt(connected)} gateways connected in ${connectS.toFixed(1)} s (${fmt(connected / connectS)} sessions/s, waves of ${WAVE}${failed > 0 ? `, ${fmt(failed)} failed: ${firstError}` : ""}); ` +
+    `${name}: ${fmt(connected)} gateways connected in ${connectS.toFixed(1)} s (${fmt(connected / connectS)} sessions/s; waves of ${WAVE}: first ${waveS[0]!.toFixed(1)} s, last ${waveS.at(-1)!.toFixed(1)} s${failed > 0 ? `, ${fmt(failed)} failed: ${firstError}` : ""}); ` +
       `gateway process +${mb(rss)} RSS = ${kb(rss / connected)}/gateway (heap +${mb(heap)} = ${kb(heap / connected)}/gateway; ${mb(mem1.rss)} RSS in all); ` +
-      `${brokerDelta}; check-ins received ${fmt(atConnect)}/${fmt(connected)}`,
+      `${brokerDelta}; check-ins received ${fmt(atConnect)}/${fmt(connected)}; load average ${loadavg()[0]!.toFixed(1)}`,
   );
   console.log(
     `${name}: held ${HOLD_INTERVALS} virtual check-in intervals (${CHECKIN_EVERY_MS / 60_000} min) in ${holdS.toFixed(1)} s: ` +
@@ -267,11 +272,12 @@ function memory(gc: () => void): { rss: number; heap: number } {
   return { rss: m.rss, heap: m.heapUsed };
 }
 
-/** VmRSS of a process, kB (undefined when /proc does not let us read it). */
-function vmRssKb(pid: number | undefined): number | undefined {
+/** VmRSS (or its peak, VmHWM) of a process, kB; undefined when /proc does not let us read it. */
+function vmRssKb(pid: number | undefined, field = "VmRSS"): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status);
     return match === null ? undefined : Number(match[1]);
   } catch {
     return undefined;
