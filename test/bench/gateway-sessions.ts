@@ -29,6 +29,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import type { MqttClient } from "mqtt";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { STEADY_LINK_PROFILE } from "../../src/cellular/link.ts";
 import { Rng } from "../../src/core/rng.ts";
@@ -37,7 +38,7 @@ import { DirectRadio } from "../../src/devices/direct-device.ts";
 import { CHECKIN_EVERY_MS, Gateway } from "../../src/gateway/gateway.ts";
 import { DirectBle } from "../../src/gateway/gateway-ble.ts";
 import { connectClient, subscribeAll } from "../../src/mqtt/client.ts";
-import { filterOf, topicOf } from "../../src/mqtt/topics.ts";
+import { topicOf } from "../../src/mqtt/topics.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -84,22 +85,32 @@ async function bench(kind: Kind): Promise<void> {
   const catalogue = Catalogue.load();
   const clock = new VirtualClock({ startMs: Date.UTC(2026, 0, 5) });
 
-  // Check-ins as the broker delivers them: live (not retained) `online: true` statuses of ours.
+  // Check-ins as the broker delivers them: live (not retained) `online: true` statuses. One
+  // counting client per wave's gateways, subscribed to their status topics: a burst of N
+  // check-ins to one QoS 1 subscriber would overflow Mosquitto's queue for it
+  // (max_queued_messages, 1,000 by default), which drops the excess.
   const perGateway = new Map<string, number>();
   let received = 0;
-  const counter = await connectClient(broker.url, {
-    clientId: `${prefix}-counter`,
-    clean: true,
-    reconnectPeriod: 0,
-  });
-  counter.on("message", (topic, payload, packet) => {
-    const uuid = topic.split("/")[3] ?? "";
-    if (packet.retain || !uuid.startsWith(prefix)) return;
-    if ((JSON.parse(payload.toString()) as { online?: boolean }).online !== true) return;
-    received++;
-    perGateway.set(uuid, (perGateway.get(uuid) ?? 0) + 1);
-  });
-  await subscribeAll(counter, [filterOf("gw/status")]);
+  const counters: MqttClient[] = [];
+  for (let i = 0; i < N; i += WAVE) {
+    const counter = await connectClient(broker.url, {
+      clientId: `${prefix}-count${i / WAVE}`,
+      clean: true,
+      reconnectPeriod: 0,
+    });
+    counter.on("message", (topic, payload, packet) => {
+      if (packet.retain) return;
+      if ((JSON.parse(payload.toString()) as { online?: boolean }).online !== true) return;
+      const uuid = topic.split("/")[3] ?? "";
+      received++;
+      perGateway.set(uuid, (perGateway.get(uuid) ?? 0) + 1);
+    });
+    await subscribeAll(
+      counter,
+      uuids.slice(i, i + WAVE).map((uuid) => topicOf("gw/status", uuid)),
+    );
+    counters.push(counter);
+  }
 
   const gc = exposeGc();
   const mem0 = memory(gc);
@@ -162,7 +173,7 @@ async function bench(kind: Kind): Promise<void> {
     await Promise.all(gateways.slice(i, i + WAVE).map((g) => g.stop()));
   }
   const closeS = (performance.now() - t2) / 1000;
-  await counter.endAsync();
+  await Promise.all(counters.map((c) => c.endAsync()));
   const cleaned = kind === "mosquitto" ? await forget(broker.url, uuids) : 0;
   await broker.stop();
 
