@@ -114,8 +114,7 @@ async function bench(kind: Kind): Promise<void> {
 
   const gc = exposeGc();
   const mem0 = memory(gc);
-  const broker0 = vmRssKb(broker.pid);
-  const brokerPeak0 = vmRssKb(broker.pid, "VmHWM");
+  const broker0 = await broker.measure();
   const gateways: Gateway[] = [];
   let failed = 0;
   let firstError = "";
@@ -153,7 +152,7 @@ async function bench(kind: Kind): Promise<void> {
   await until(() => received, connected);
   const atConnect = received;
   const mem1 = memory(gc);
-  const broker1 = vmRssKb(broker.pid);
+  const broker1 = await broker.measure();
 
   // Held: every gateway checks in each virtual interval; the link's samples run meanwhile.
   const t1 = performance.now();
@@ -183,7 +182,14 @@ async function bench(kind: Kind): Promise<void> {
   const brokerDelta =
     broker0 === undefined || broker1 === undefined
       ? "broker RSS unreadable"
-      : `broker +${mb((broker1 - broker0) * 1024)} RSS = ${kb(((broker1 - broker0) * 1024) / connected)}/session (${mb(broker0 * 1024)} → ${mb(broker1 * 1024)}${kind === "mosquitto" ? `; its peak before: ${mb((brokerPeak0 ?? 0) * 1024)}, below which memory freed by earlier clients is reused, uncounted` : ""})`;
+      : `broker +${mb(broker1.rss - broker0.rss)} RSS = ${kb((broker1.rss - broker0.rss) / connected)}/session (` +
+        (broker0.heap === undefined || broker1.heap === undefined
+          ? ""
+          : `heap +${mb(broker1.heap - broker0.heap)} = ${kb((broker1.heap - broker0.heap) / connected)}/session; `) +
+        `${mb(broker0.rss)} → ${mb(broker1.rss)}` +
+        (broker0.peak === undefined
+          ? ")"
+          : `; its peak before: ${mb(broker0.peak)}, below which memory freed by earlier clients is reused, uncounted)`);
   console.log(
     `${name}: ${fmt(connected)} gateways connected in ${connectS.toFixed(1)} s (${fmt(connected / connectS)} sessions/s; waves of ${WAVE}: first ${waveS[0]!.toFixed(1)} s, last ${waveS.at(-1)!.toFixed(1)} s${failed > 0 ? `, ${fmt(failed)} failed: ${firstError}` : ""}); ` +
       `gateway process +${mb(rss)} RSS = ${kb(rss / connected)}/gateway (heap +${mb(heap)} = ${kb(heap / connected)}/gateway; ${mb(mem1.rss)} RSS in all); ` +
@@ -197,9 +203,17 @@ async function bench(kind: Kind): Promise<void> {
   );
 }
 
+/** Bytes; `peak` is the RSS high-water mark, for a broker this benchmark did not start. */
+interface BrokerMemory {
+  readonly rss: number;
+  readonly heap?: number;
+  readonly peak?: number;
+}
+
 interface BenchBroker {
   readonly url: string;
-  readonly pid: number | undefined;
+  /** After a full collection where the broker is ours; undefined when it cannot be read. */
+  measure(): Promise<BrokerMemory | undefined>;
   stop(): Promise<void>;
 }
 
@@ -208,13 +222,15 @@ async function startEmbedded(): Promise<BenchBroker> {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script], {
     stdio: ["pipe", "pipe", "inherit"],
   });
-  const lines = createInterface({ input: child.stdout! });
-  const [line] = (await once(lines, "line")) as [string];
-  lines.close();
-  const { url } = JSON.parse(line) as { url: string };
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const next = async () => JSON.parse((await lines.next()).value as string) as unknown;
+  const { url } = (await next()) as { url: string };
   return {
     url,
-    pid: child.pid,
+    async measure() {
+      child.stdin!.write("measure\n");
+      return (await next()) as BrokerMemory;
+    },
     async stop() {
       const exited = once(child, "exit");
       child.stdin!.end();
@@ -230,7 +246,15 @@ function mosquitto(): BenchBroker {
   } catch {
     pid = undefined;
   }
-  return { url: MOSQUITTO_URL, pid, stop: async () => {} };
+  return {
+    url: MOSQUITTO_URL,
+    async measure() {
+      const rss = procStatusKb(pid, "VmRSS");
+      const peak = procStatusKb(pid, "VmHWM");
+      return rss === undefined ? undefined : { rss: rss * 1024, peak: (peak ?? 0) * 1024 };
+    },
+    stop: async () => {},
+  };
 }
 
 /**
@@ -283,8 +307,8 @@ function memory(gc: () => void): { rss: number; heap: number } {
   return { rss: m.rss, heap: m.heapUsed };
 }
 
-/** VmRSS (or its peak, VmHWM) of a process, kB; undefined when /proc does not let us read it. */
-function vmRssKb(pid: number | undefined, field = "VmRSS"): number | undefined {
+/** A kB field of /proc/PID/status (VmRSS, VmHWM); undefined when /proc does not let us read it. */
+function procStatusKb(pid: number | undefined, field: string): number | undefined {
   if (pid === undefined) return undefined;
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
