@@ -32,6 +32,7 @@ export interface LabParts {
   readonly broker: Broker;
   readonly ingestor: Ingestor;
   readonly events: TypedEvents<FulfilmentEvents>;
+  readonly dispatcher: WebhookDispatcher;
 }
 
 /** What `rpmlab serve` prints once it is ready (one JSON line with --json). */
@@ -69,8 +70,8 @@ export class Lab {
 
   /**
    * The running lab's parts scenario fault actions work on (src/scenario): its broker (a
-   * restart, an outage), its ingestion (a restart) and its fulfilment events (a delivered box
-   * powers its devices on).
+   * restart, an outage), its ingestion (a restart), its fulfilment events (a delivered box
+   * powers its devices on) and its webhook dispatcher (a run waits for it between clock steps).
    */
   get running(): LabParts {
     if (this.parts === undefined) throw new RpmlabError("E_USAGE", "the lab is not started");
@@ -126,6 +127,7 @@ export class Lab {
       rng: webhookRng,
       sender,
       config: config.webhooks,
+      ...(config.webhookRetentionMs === undefined ? {} : { retentionMs: config.webhookRetentionMs }),
       logger: logger.child({ component: "webhooks" }),
     });
     dispatcher.start();
@@ -183,7 +185,7 @@ export class Lab {
     });
     await app.listen({ host: config.host, port: config.port });
     this.stack.push(() => app.close());
-    this.parts = { broker, events, ingestor: parts.ingestor! };
+    this.parts = { broker, events, ingestor: parts.ingestor!, dispatcher };
     this.stack.push(async () => {
       this.parts = undefined;
     });

@@ -88,6 +88,10 @@ export class CellularDevice {
   /** Sequence of recent readings, so a re-send carries the sequence of its original. */
   private readonly sequences = new Map<string, number>();
   private readonly unlisten: (() => void)[] = [];
+  /** Battery dead until then: readings due are not taken (scenario fault). */
+  private deadUntil = Number.NEGATIVE_INFINITY;
+  /** The last readings taken, for a burst of re-sends. */
+  private readonly recent: GeneratedReading[] = [];
 
   private constructor(
     private readonly options: CellularDeviceOptions,
@@ -196,9 +200,19 @@ export class CellularDevice {
     this.timer = clock.setTimeout(() => {
       this.timer = undefined;
       this.next++;
-      this.take(reading);
+      if (clock.now() >= this.deadUntil) this.take(reading);
       this.schedule();
     }, reading.timestamp - clock.now());
+  }
+
+  /** Fault: the battery is dead for `ms` (Infinity: for good); no reading is taken meanwhile. */
+  batteryDead(ms: number): void {
+    this.deadUntil = this.options.clock.now() + ms;
+  }
+
+  /** Fault: the device sends its last `count` readings again (ingestion must store them once). */
+  resend(count: number): void {
+    for (const reading of this.recent.slice(-count)) this.take({ ...reading, duplicate: true });
   }
 
   private take(reading: GeneratedReading): void {
@@ -226,6 +240,8 @@ export class CellularDevice {
     if (reading.duplicate) {
       if (fate !== "lost-by-design") this.counts.duplicatesSent++;
     } else {
+      this.recent.push(reading);
+      if (this.recent.length > REMEMBERED) this.recent.shift();
       this.counts.taken++;
       if (fate === "stored-offline") this.counts.storedOffline++;
       if (fate === "lost-by-design") this.counts.lostByDesign++;

@@ -73,6 +73,8 @@ export interface ServeConfig {
   readonly webhookSender: string;
   /** Per endpoint: each attempt's timeout and the requests in flight at most. */
   readonly webhooks: WebhookDeliveryConfig;
+  /** How long finished deliveries stay in the log (default 7 days); scenarios keep a whole run. */
+  readonly webhookRetentionMs?: number;
 }
 
 export function serveConfig(

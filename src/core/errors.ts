@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   E_PROFILE_NOT_FOUND: "No device profile or patient model has that name.",
   E_SCENARIO_INVALID:
     "A scenario file is not valid YAML, does not match the scenario schema, or breaks a rule across its fields (each problem is listed as file: path: message).",
+  E_SCENARIO_FAILED:
+    "A scenario could not be run to its end: the lab refused a step the scenario needs (an activation, an account), or a part of the lab failed.",
   E_CODEC_TRUNCATED: "A characteristic value ended before a field it announces.",
   E_CODEC_LENGTH: "A characteristic value has bytes left over or the wrong fixed length.",
   E_CODEC_FLAGS: "A characteristic value sets reserved flag bits or an unsupported combination.",

@@ -1,0 +1,232 @@
+import type { LabParts } from "../../app/lab.ts";
+import type { Catalogue } from "../../catalogue/catalogue.ts";
+import { RpmlabError } from "../../core/errors.ts";
+import type { Rng } from "../../core/rng.ts";
+import type { VirtualClock } from "../../core/virtual-clock.ts";
+import type { Selector } from "../selectors.ts";
+import type { ScenarioEvent } from "../types.ts";
+import type { DeviceRig, Fleet, PatientRig } from "./fleet.ts";
+import type { LabClient } from "./lab-client.ts";
+
+/** What a webhook fault does to the scenario's receiver (receiver.ts). */
+export type ReceiverFault =
+  | { readonly kind: "down" }
+  | { readonly kind: "slow"; readonly delayMs: number }
+  | { readonly kind: "error"; readonly status: number };
+
+export interface ActionDeps {
+  readonly clock: VirtualClock;
+  readonly fleet: Fleet;
+  readonly lab: () => LabParts;
+  readonly client: LabClient;
+  readonly catalogue: Catalogue;
+  readonly rng: Rng;
+  /** Scenario account id → client domain. */
+  readonly domains: ReadonlyMap<string, string>;
+  readonly setFault: (webhookId: string, fault: ReceiverFault | null) => void;
+  /** A step the run must wait for (a broker coming back) before the clock moves on. */
+  readonly hold: (work: Promise<unknown>) => void;
+}
+
+/**
+ * Carries out one timed event of a scenario (issue 7 §1): fault actions on the lab's parts and
+ * on the fleet's hardware, undone by the clock after `for`; API actions through the HWI API as
+ * an integrating platform would call it. Resolves once the action has taken effect.
+ */
+export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<void> {
+  const { clock, fleet } = deps;
+  const later = (ms: number, undo: () => unknown) => {
+    if (Number.isFinite(ms)) clock.schedule(clock.now() + ms, () => deps.hold(Promise.resolve(undo())));
+  };
+  switch (event.action) {
+    case "broker.restart": {
+      const { broker } = deps.lab();
+      await broker.stop();
+      await broker.start();
+      return;
+    }
+    case "broker.outage": {
+      const { broker } = deps.lab();
+      await broker.stop();
+      later(event.forMs, () => broker.start());
+      return;
+    }
+    case "ingestion.restart": {
+      const { ingestor } = deps.lab();
+      await ingestor.stop();
+      await ingestor.start();
+      return;
+    }
+    case "gateway.outage":
+      for (const p of patients(fleet, event.target)) p.gateway?.modem.link.outage(event.forMs);
+      return;
+    case "cellular.outage":
+      for (const d of devicesOf(fleet, event.target)) d.cellular?.modem.link.outage(event.forMs);
+      return;
+    case "gateway.replace":
+      for (const p of patients(fleet, event.target)) await replaceGateway(deps, p);
+      return;
+    case "gateway.unlink":
+      for (const p of patients(fleet, event.target)) {
+        if (p.gatewayUuid === undefined) continue;
+        await expectOk(
+          deps.client.hwi(p.domain, "POST", `/hwi/unlink-gateway/${p.gatewayUuid}/`),
+          `unlinking ${p.externalId}'s gateway`,
+        );
+        // Spec 4.2: unlink is called when a patient is unenrolled; they measure no more.
+        p.unlinked = true;
+      }
+      return;
+    case "device.out_of_range":
+      for (const d of devicesOf(fleet, event.target, event.device)) {
+        if (d.direct !== undefined) {
+          const direct = d.direct;
+          direct.setInRange(false);
+          later(event.forMs, () => direct.setInRange(true));
+        }
+        // A direct-cellular device out of coverage: its modem finds no network.
+        d.cellular?.modem.link.coverageHole(event.forMs);
+      }
+      return;
+    case "device.battery_dead": {
+      const ms = event.forMs ?? Number.POSITIVE_INFINITY;
+      for (const d of devicesOf(fleet, event.target, event.device)) {
+        d.deadUntil = clock.now() + ms;
+        d.cellular?.batteryDead(ms);
+      }
+      return;
+    }
+    case "device.clock_drift":
+      // A direct-cellular device sends the network's time: no device clock to drift.
+      for (const d of devicesOf(fleet, event.target, event.device)) {
+        const deviceClock = d.direct?.ble.clock;
+        deviceClock?.set(deviceClock.now() + event.driftMs);
+      }
+      return;
+    case "device.duplicate_burst":
+      for (const d of devicesOf(fleet, event.target, event.device)) resend(d, event.count);
+      return;
+    case "webhook.down":
+      deps.setFault(event.webhook, { kind: "down" });
+      later(event.forMs, () => deps.setFault(event.webhook, null));
+      return;
+    case "webhook.slow":
+      deps.setFault(event.webhook, { kind: "slow", delayMs: event.delayMs });
+      later(event.forMs, () => deps.setFault(event.webhook, null));
+      return;
+    case "webhook.error":
+      deps.setFault(event.webhook, { kind: "error", status: event.status });
+      later(event.forMs, () => deps.setFault(event.webhook, null));
+      return;
+    case "radio.interference": {
+      // The direct path has no radio model: interference takes a seeded share of the devices
+      // out of reach for the period (on emulated BLE the RadioMedium models it).
+      const rng = deps.rng.fork(`interference/${event.source}`);
+      const targets =
+        event.target === undefined
+          ? fleet.patients.filter((p) => p.cohort.connectivity === "gateway")
+          : patients(fleet, event.target);
+      for (const p of targets) {
+        for (const d of p.devices) {
+          if (d.direct === undefined || rng.next() >= event.loss) continue;
+          const direct = d.direct;
+          direct.setInRange(false);
+          later(event.forMs, () => direct.setInRange(true));
+        }
+      }
+      return;
+    }
+    case "api.create_patient": {
+      const domain = deps.domains.get(event.account)!;
+      for (let i = 0; i < event.count; i++) {
+        const externalId = `api-${event.source.replace(/\W/g, "")}-${i + 1}`;
+        await expectOk(
+          deps.client.hwi(domain, "POST", "/hwi/hwi-patients/", {
+            external_id: externalId,
+            name: `Patient ${externalId}`,
+          }),
+          `creating patient ${externalId}`,
+        );
+      }
+      return;
+    }
+    case "api.activate_device":
+    case "api.order_device":
+      for (const p of patients(fleet, event.target)) {
+        const how = event.action === "api.activate_device" ? "activate" : "order";
+        await fleet.addDevice(p, deps.catalogue.get(event.device), how);
+      }
+      return;
+    case "api.change_address":
+      for (const p of patients(fleet, event.target)) {
+        const { street, city, state, zip } = event.address;
+        p.address = { address: street, city, state, zip_code: zip };
+        await expectOk(
+          deps.client.hwi(p.domain, "PATCH", `/hwi/hwi-patients/${p.externalId}/`, p.address),
+          `changing ${p.externalId}'s address`,
+        );
+      }
+      return;
+    case "api.request": {
+      const domain = deps.domains.get(event.account)!;
+      await expectOk(
+        deps.client.hwi(domain, event.method, event.path, event.body ?? undefined),
+        `${event.method} ${event.path}`,
+      );
+      return;
+    }
+  }
+}
+
+function patients(fleet: Fleet, selector: Selector): PatientRig[] {
+  const out: PatientRig[] = [];
+  for (let i = selector.from; i <= selector.to; i++) out.push(fleet.rig(selector.cohort, i));
+  return out;
+}
+
+function devicesOf(fleet: Fleet, selector: Selector, device?: string): DeviceRig[] {
+  return patients(fleet, selector).flatMap((p) =>
+    p.devices.filter((d) => device === undefined || d.profile.name === device),
+  );
+}
+
+/** A burst of re-sends: the device's last `count` readings, again. */
+function resend(device: DeviceRig, count: number): void {
+  device.cellular?.resend(count);
+  const direct = device.direct;
+  if (direct === undefined) return;
+  for (const original of device.ledger.recent(count)) {
+    const copy = { ...original, duplicate: true };
+    device.ledger.taken(
+      copy,
+      device.ledger.stampOf(original),
+      direct.take(copy).then((outcome) => outcome !== "lost"),
+    );
+  }
+}
+
+/** A replacement gateway ordered for the patient (spec 4.3); it powers on when delivered. */
+async function replaceGateway(deps: ActionDeps, patient: PatientRig): Promise<void> {
+  const device = patient.devices.find((d) => d.profile.connectivity === "gateway");
+  if (device === undefined || patient.address === undefined) return;
+  const a = patient.address;
+  await expectOk(
+    deps.client.hwi(patient.domain, "POST", "/hwi/hwi-replacements/", {
+      hwi_device_id: device.hwiDeviceId,
+      device_types: [{ name: "Gateway" }],
+      shipping_name: `Patient ${patient.externalId}`,
+      shipping_address: a.address,
+      shipping_city: a.city,
+      shipping_state: a.state,
+      shipping_zip_code: a.zip_code,
+    }),
+    `ordering a replacement gateway for ${patient.externalId}`,
+  );
+}
+
+async function expectOk(answer: Promise<{ status: number; body: unknown }>, what: string) {
+  const { status, body } = await answer;
+  if (status < 200 || status > 299) {
+    throw new RpmlabError("E_SCENARIO_FAILED", `${what}: ${status} ${JSON.stringify(body)}`);
+  }
+}

@@ -1,0 +1,308 @@
+import type { Catalogue } from "../../catalogue/catalogue.ts";
+import type { Profile } from "../../catalogue/schema.ts";
+import { CellularDevice } from "../../cellular/device.ts";
+import { STEADY_LINK_PROFILE } from "../../cellular/link.ts";
+import { RpmlabError } from "../../core/errors.ts";
+import type { Rng } from "../../core/rng.ts";
+import type { VirtualClock } from "../../core/virtual-clock.ts";
+import { DirectDevice, DirectRadio } from "../../devices/direct-device.ts";
+import type { HardwareDeliveredEvent } from "../../fulfilment/events.ts";
+import { deviceMacAddress } from "../../fulfilment/identifiers.ts";
+import { Gateway } from "../../gateway/gateway.ts";
+import { DirectBle } from "../../gateway/gateway-ble.ts";
+import { generateReadings } from "../../readings/generate.ts";
+import type { GeneratedReading } from "../../readings/generated.ts";
+import { drawImei } from "../../readings/identity.ts";
+import type { PatientModels } from "../../readings/patients.ts";
+import type { Cohort, Scenario } from "../types.ts";
+import type { LabClient } from "./lab-client.ts";
+import { DeviceLedger } from "./ledger.ts";
+import { cohortPatientModel } from "./patient-model.ts";
+import { type PatientAddress, patientAddress } from "./patient-address.ts";
+
+const DAY = 86_400_000;
+
+export interface FleetDeps {
+  readonly scenario: Scenario;
+  readonly clock: VirtualClock;
+  readonly client: LabClient;
+  /** The scenario's root stream: every patient and device forks its own from it. */
+  readonly rng: Rng;
+  readonly catalogue: Catalogue;
+  readonly patients: PatientModels;
+  /** The broker gateways and devices connect to. */
+  readonly brokerUrl: string;
+  /** Scenario account id → its client domain. */
+  readonly domains: ReadonlyMap<string, string>;
+}
+
+/** One device of one patient: its hardware when powered on, and its readings' ledger. */
+export interface DeviceRig {
+  readonly profile: Profile;
+  /** Known once activated (a kit ordered: once its request is made). */
+  hwiDeviceId: string;
+  readonly ledger: DeviceLedger;
+  direct: DirectDevice | undefined;
+  cellular: CellularDevice | undefined;
+  /** Dead battery until this time (no readings taken). */
+  deadUntil: number;
+}
+
+/** One patient of a cohort with the kit: a gateway and BLE devices, or cellular devices. */
+export interface PatientRig {
+  readonly cohort: Cohort;
+  readonly index: number;
+  readonly externalId: string;
+  readonly domain: string;
+  readonly devices: DeviceRig[];
+  readonly radio: DirectRadio;
+  gatewayUuid: string | undefined;
+  gateway: Gateway | undefined;
+  /** Unlinked (unenrolled): the patient takes no more readings. */
+  unlinked: boolean;
+  /** Where the patient lives (shipments, replacements). */
+  address: PatientAddress | undefined;
+}
+
+/**
+ * The scenario's patients and their hardware (issue 7 §2): each cohort's patients activated
+ * through the HWI API, or their kits ordered and powered on when the lab's fulfilment delivers
+ * them; gateways and direct-cellular devices as the lab runs them (src/gateway, src/cellular),
+ * devices on the direct path; readings from the patient models on the scenario's clock, every
+ * one in a ledger (ledger.ts).
+ */
+export class Fleet {
+  readonly patients: PatientRig[] = [];
+  private readonly stops: (() => Promise<void>)[] = [];
+
+  constructor(private readonly deps: FleetDeps) {}
+
+  /** Creates every cohort's patients and activates (or orders) their kits. */
+  async enrol(): Promise<void> {
+    for (const cohort of this.deps.scenario.cohorts) {
+      for (let i = 0; i < cohort.count; i++) await this.enrolPatient(cohort, i);
+    }
+  }
+
+  rig(cohort: string, index: number): PatientRig {
+    const found = this.patients.find((p) => p.cohort.id === cohort && p.index === index);
+    if (found === undefined) throw new Error(`no patient ${cohort}[${index}]`);
+    return found;
+  }
+
+  /** A delivered box: its gateway and devices power on (fulfilment's hardware.delivered). */
+  async delivered(event: HardwareDeliveredEvent): Promise<void> {
+    const patient = this.patients.find(
+      (p) => p.externalId === event.patientExternalId && event.patientExternalId !== null,
+    );
+    if (patient === undefined || patient.unlinked) return;
+    for (const row of event.devices) {
+      const device = patient.devices.find((d) => d.hwiDeviceId === row.id);
+      if (device === undefined) continue;
+      if (device.profile.connectivity === "cellular" && row.hardwareUuid !== null) {
+        if (device.cellular === undefined) await this.powerCellular(device, row.hardwareUuid);
+      }
+    }
+    if (event.gatewayUuid === null) return;
+    if (patient.gatewayUuid !== event.gatewayUuid) {
+      // A new gateway (a first kit or a replacement): the devices move over to it.
+      const old = patient.gateway;
+      const oldUuid = patient.gatewayUuid;
+      patient.gateway = undefined;
+      await old?.stop();
+      for (const device of patient.devices) {
+        if (oldUuid !== undefined) device.direct?.release(oldUuid);
+      }
+      patient.gatewayUuid = event.gatewayUuid;
+    }
+    for (const device of patient.devices) {
+      if (device.profile.connectivity === "gateway" && device.direct === undefined) {
+        this.powerDirect(patient, device);
+      }
+    }
+    if (patient.gateway === undefined) await this.openGateway(patient);
+  }
+
+  async stop(): Promise<void> {
+    for (const stop of this.stops.splice(0).reverse()) await stop();
+    for (const patient of this.patients) await patient.gateway?.stop();
+  }
+
+  /** Lets the network I/O of a clock step finish (acks, reconnects). */
+  async settle(): Promise<void> {
+    for (const patient of this.patients) {
+      const modems = patient.devices.flatMap((d) => (d.cellular === undefined ? [] : [d.cellular.modem]));
+      if (patient.gateway !== undefined) modems.push(patient.gateway.modem);
+      for (const modem of modems) {
+        await modem.session.settled();
+        await modem.drainer.settled();
+      }
+    }
+  }
+
+  /** Readings waiting in gateways' and modems' outboxes, and on devices' own stores. */
+  get queued(): number {
+    let n = 0;
+    for (const patient of this.patients) {
+      n += patient.gateway?.stats.outbox.queued ?? 0;
+      for (const d of patient.devices) {
+        n += d.cellular?.stats.queued ?? 0;
+        if (patient.gateway !== undefined) n += d.direct?.ble.store.size ?? 0;
+      }
+    }
+    return n;
+  }
+
+  private async enrolPatient(cohort: Cohort, index: number): Promise<void> {
+    const { catalogue } = this.deps;
+    const domain = this.deps.domains.get(cohort.account)!;
+    const externalId = `${cohort.id}-${String(index + 1).padStart(4, "0")}`;
+    const own = this.deps.rng.fork(`patient/${cohort.id}/${index}`);
+    const patient: PatientRig = {
+      cohort,
+      index,
+      externalId,
+      domain,
+      devices: [],
+      radio: new DirectRadio(),
+      gatewayUuid: undefined,
+      gateway: undefined,
+      unlinked: false,
+      address: undefined,
+    };
+    this.patients.push(patient);
+    patient.address = patientAddress(own.fork("address"));
+    const ordered = cohort.onboarding === "ordered";
+    if (cohort.connectivity === "gateway" && !ordered) {
+      patient.gatewayUuid = own.fork("gateway").hex(12);
+    }
+    for (const name of cohort.kit) {
+      await this.addDevice(patient, catalogue.get(name), ordered ? "order" : "activate");
+    }
+    if (patient.gatewayUuid !== undefined && !ordered) await this.openGateway(patient);
+  }
+
+  /**
+   * A device of `profile` for the patient, its readings from now to the end of the run: activated
+   * on the patient's gateway (or its own IMEI) and powered on, or ordered (it powers on when the
+   * lab's fulfilment delivers it).
+   */
+  async addDevice(patient: PatientRig, profile: Profile, how: "activate" | "order"): Promise<void> {
+    const { scenario, client, clock } = this.deps;
+    const own = this.deps.rng.fork(`patient/${patient.cohort.id}/${patient.index}`);
+    const model = cohortPatientModel(
+      this.deps.patients.get(patient.cohort.model),
+      patient.cohort,
+      patient.index,
+      scenario.clock.startMs,
+    );
+    const end = scenario.clock.startMs + scenario.durationMs;
+    const readings = generateReadings({
+      devices: [profile],
+      patient: model,
+      rng: own.fork(`readings/${profile.name}`),
+      start: scenario.clock.startMs,
+      days: Math.max(1, Math.ceil(scenario.durationMs / DAY)),
+    }).filter((r) => r.timestamp >= clock.now() && r.timestamp < end);
+    const hardwareUuid =
+      how === "order"
+        ? undefined
+        : profile.connectivity === "cellular"
+          ? drawImei(own.fork(`imei/${profile.name}`))
+          : patient.gatewayUuid;
+    const created = await client.hwi<{ id: string }>(patient.domain, "POST", "/hwi/hwi-devices/", {
+      device: {
+        name: profile.name,
+        ...(hardwareUuid === undefined ? {} : { hardware_uuid: hardwareUuid }),
+      },
+      patient: {
+        external_id: patient.externalId,
+        name: `Patient ${patient.externalId}`,
+        ...patient.address,
+      },
+    });
+    if (created.status !== 201) {
+      throw new RpmlabError(
+        "E_SCENARIO_FAILED",
+        `activating ${profile.name} for ${patient.externalId}: ${created.status} ${JSON.stringify(created.body)}`,
+      );
+    }
+    const device: DeviceRig = {
+      profile,
+      hwiDeviceId: created.body.id,
+      ledger: new DeviceLedger(readings),
+      direct: undefined,
+      cellular: undefined,
+      deadUntil: Number.NEGATIVE_INFINITY,
+    };
+    patient.devices.push(device);
+    if (hardwareUuid === undefined) return;
+    if (profile.connectivity === "cellular") await this.powerCellular(device, hardwareUuid);
+    else this.powerDirect(patient, device);
+  }
+
+  /** A BLE device on the patient's direct medium: it takes its readings from now on. */
+  private powerDirect(patient: PatientRig, device: DeviceRig): void {
+    const { clock } = this.deps;
+    const direct = new DirectDevice(
+      {
+        profile: device.profile,
+        clock,
+        serial: `SN-${device.hwiDeviceId.slice(0, 8)}`,
+        address: deviceMacAddress(device.hwiDeviceId),
+      },
+      patient.radio,
+    );
+    device.direct = direct;
+    for (const reading of device.ledger.readings) {
+      if (reading.timestamp < clock.now()) continue;
+      clock.schedule(reading.timestamp, () => {
+        if (patient.unlinked || clock.now() < device.deadUntil) return;
+        const stamp = Math.floor(direct.ble.clock.now() / 1000) * 1000;
+        device.ledger.taken(
+          reading,
+          stamp,
+          direct.take(reading).then((outcome) => outcome !== "lost"),
+        );
+      });
+    }
+  }
+
+  private async powerCellular(device: DeviceRig, imei: string): Promise<void> {
+    const { clock, client, rng, brokerUrl } = this.deps;
+    const now = clock.now();
+    const credentials = await client.credentials("cellular", imei);
+    const cellular = await CellularDevice.open({
+      profile: device.profile,
+      clock,
+      rng: rng.fork(`cellular/${imei}`),
+      imei,
+      readings: device.ledger.readings.filter((r) => r.timestamp >= now),
+      broker: { url: brokerUrl, ...credentials },
+      link: { profile: STEADY_LINK_PROFILE },
+    });
+    cellular.events.on("reading", ({ reading, fate }) => {
+      device.ledger.taken(reading, reading.timestamp, Promise.resolve(fate !== "lost-by-design"));
+    });
+    device.cellular = cellular;
+    await cellular.start();
+    this.stops.push(() => cellular.stop());
+  }
+
+  private async openGateway(patient: PatientRig): Promise<void> {
+    const { clock, client, rng, catalogue, brokerUrl } = this.deps;
+    const uuid = patient.gatewayUuid!;
+    const credentials = await client.credentials("gateway", uuid);
+    const gateway = await Gateway.open({
+      clock,
+      rng: rng.fork(`gateway/${uuid}`),
+      catalogue,
+      gatewayUuid: uuid,
+      broker: { url: brokerUrl, ...credentials },
+      ble: new DirectBle(patient.radio),
+      link: { profile: STEADY_LINK_PROFILE },
+    });
+    patient.gateway = gateway;
+    await gateway.start();
+  }
+}
