@@ -1,0 +1,171 @@
+import type { ExpectationResult } from "./evaluate.ts";
+import type { ReadingCounts } from "./observed.ts";
+
+/** What `rpmlab run` reports about one scenario, rendered as text, JSON or JUnit XML. */
+export interface ScenarioReport {
+  scenario: string;
+  file: string;
+  seed: string | number;
+  /** Every expectation held. */
+  passed: boolean;
+  /** scenarioDigest of the run. */
+  digest: string;
+  counts: {
+    readings: ReadingCounts;
+    /** Deliveries by event and state, keyed "MEASUREMENT delivered". */
+    webhooks: Record<string, number>;
+  };
+  expectations: readonly ExpectationResult[];
+  /** ISO date-times of the virtual clock at start and end. */
+  virtual: { start: string; end: string };
+  wall_ms: number;
+  /** Virtual ms per wall ms. */
+  speedup: number;
+  readings_per_wall_second: number;
+  /** Fault actions that ran. */
+  faults: number;
+}
+
+const READING_KEYS = [
+  "taken",
+  "stored",
+  "lost_by_design",
+  "missing",
+  "duplicates_stored",
+  "duplicates_suppressed",
+] as const satisfies readonly (keyof ReadingCounts)[];
+
+/** A readable summary, then one line per expectation: ✓ or ✗, its text, the actual value. */
+export function renderText(report: ScenarioReport): string {
+  const held = report.expectations.filter((e) => e.passed).length;
+  const r = report.counts.readings;
+  const webhooks = sortedEntries(report.counts.webhooks);
+  const lines = [
+    `scenario ${report.scenario} (${report.file}) seed ${report.seed}: ${report.passed ? "PASSED" : "FAILED"}`,
+    `virtual ${report.virtual.start} → ${report.virtual.end}`,
+    `wall ${formatNumber(report.wall_ms / 1000, 2)} s, speedup ${formatNumber(report.speedup, 0)}×, ${formatNumber(report.readings_per_wall_second, 0)} readings per wall second`,
+    `readings ${READING_KEYS.map((k) => `${k} ${r[k]}`).join(", ")}`,
+    `webhooks ${webhooks.length === 0 ? "none" : webhooks.map(([k, n]) => `${k} ${n}`).join(", ")}`,
+    `faults ${report.faults}`,
+    `digest ${report.digest}`,
+    `expectations ${held}/${report.expectations.length} held`,
+    ...report.expectations.map(
+      (e) => `  ${e.passed ? "✓" : "✗"} ${e.text} (actual ${e.actual}) ${e.source}`,
+    ),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+/** The report as JSON: keys in the order of ScenarioReport, webhook counts sorted, 2-space indent. */
+export function renderJson(report: ScenarioReport): string {
+  const r = report.counts.readings;
+  const ordered = {
+    scenario: report.scenario,
+    file: report.file,
+    seed: report.seed,
+    passed: report.passed,
+    digest: report.digest,
+    counts: {
+      readings: Object.fromEntries(READING_KEYS.map((k) => [k, r[k]])),
+      webhooks: Object.fromEntries(sortedEntries(report.counts.webhooks)),
+    },
+    expectations: report.expectations.map((e) => ({
+      text: e.text,
+      source: e.source,
+      passed: e.passed,
+      actual: e.actual,
+    })),
+    virtual: { start: report.virtual.start, end: report.virtual.end },
+    wall_ms: report.wall_ms,
+    speedup: report.speedup,
+    readings_per_wall_second: report.readings_per_wall_second,
+    faults: report.faults,
+  };
+  return `${JSON.stringify(ordered, null, 2)}\n`;
+}
+
+/**
+ * JUnit XML as CI servers read it: one testsuite named after the scenario, one testcase per
+ * expectation (expectations are checked at the end of the run, so each takes no time of its
+ * own; the suite's time is the run's wall time), a <failure> for each that did not hold. The
+ * seed, digest and file are suite properties, so a failed CI run says how to reproduce it.
+ */
+export function renderJunit(report: ScenarioReport): string {
+  const failures = report.expectations.filter((e) => !e.passed).length;
+  const suiteAttrs = attrs({
+    name: report.scenario,
+    tests: report.expectations.length,
+    failures,
+    errors: 0,
+    skipped: 0,
+    time: (report.wall_ms / 1000).toFixed(3),
+  });
+  const lines = [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<testsuite ${suiteAttrs}>`,
+    "  <properties>",
+    `    <property ${attrs({ name: "file", value: report.file })}/>`,
+    `    <property ${attrs({ name: "seed", value: report.seed })}/>`,
+    `    <property ${attrs({ name: "digest", value: report.digest })}/>`,
+    "  </properties>",
+  ];
+  for (const e of report.expectations) {
+    const caseAttrs = attrs({ name: e.text, classname: report.scenario, time: "0" });
+    if (e.passed) {
+      lines.push(`  <testcase ${caseAttrs}/>`);
+      continue;
+    }
+    const message = `expected ${e.text}, actual ${e.actual}`;
+    const detail = `expected: ${e.text}\nactual: ${e.actual}\nat: ${report.file} ${e.source}`;
+    lines.push(
+      `  <testcase ${caseAttrs}>`,
+      `    <failure ${attrs({ message, type: "expectation" })}>${escapeXml(detail, false)}</failure>`,
+      "  </testcase>",
+    );
+  }
+  lines.push("</testsuite>");
+  return `${lines.join("\n")}\n`;
+}
+
+function attrs(values: Record<string, string | number>): string {
+  return Object.entries(values)
+    .map(([k, v]) => `${k}="${escapeXml(String(v), true)}"`)
+    .join(" ");
+}
+
+// Characters XML 1.0 forbids outright (C0 controls but tab, LF, CR; lone surrogates; U+FFFE/F).
+const FORBIDDEN =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters XML forbids.
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Escapes text for XML; in attributes also tab and line ends, which a parser would otherwise
+ * normalise to spaces. Forbidden characters become U+FFFD.
+ */
+export function escapeXml(text: string, attribute: boolean): string {
+  let out = text
+    .replace(FORBIDDEN, "\uFFFD")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");
+  if (attribute) {
+    out = out
+      .replace(/"/g, "&quot;")
+      .replace(/'/g, "&apos;")
+      .replace(/\t/g, "&#9;")
+      .replace(/\n/g, "&#10;")
+      .replace(/\r/g, "&#13;");
+  } else {
+    // A CR in text content would be normalised away by a parser as well.
+    out = out.replace(/\r/g, "&#13;");
+  }
+  return out;
+}
+
+function sortedEntries(record: Record<string, number>): [string, number][] {
+  return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function formatNumber(n: number, digits: number): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : String(n);
+}
