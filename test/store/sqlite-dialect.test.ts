@@ -1,10 +1,10 @@
 import Database from "better-sqlite3";
-import { Kysely, sql } from "kysely";
+import { type Generated, Kysely, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { ImmediateSqliteDialect } from "../../src/store/sqlite-dialect.ts";
 
 interface Db {
-  log: { id: number; caller: number; step: number };
+  log: { id: Generated<number>; caller: number; step: number };
 }
 
 describe("ImmediateSqliteDialect: one connection, handed over in arrival order", () => {
