@@ -4,7 +4,11 @@
  * the same run (a child process, first). Target: fleet ≥ 50 % of ingest. Prints figures only.
  *
  *   node --import tsx test/bench/gateway-fleet.ts [--gateways G] [--readings K]
- *     [--ingest-messages N] [--step MS]
+ *     [--ingest-messages N] [--ingest-per-message R] [--step MS]
+ *
+ * `--ingest-messages 0` skips the reference. The reference publishes R readings per message (1 by
+ * default, ingest.ts's own default); the fleet's messages carry what a gateway's outbox holds when
+ * its drainer takes a batch (printed as their mean).
  *
  * The lab is serve's composition root (src/app/lab.ts) on a VirtualClock: a SQLite file store
  * with ingestion committing in its worker thread, the embedded broker with the lab's credentials
@@ -48,12 +52,14 @@ const { values: args } = parseArgs({
     gateways: { type: "string", default: "1000" },
     readings: { type: "string", default: "10" },
     "ingest-messages": { type: "string", default: "20000" },
+    "ingest-per-message": { type: "string", default: "1" },
     step: { type: "string", default: "1000" },
   },
 });
 const GATEWAYS = Number(args.gateways);
 const READINGS = Number(args.readings);
 const INGEST_MESSAGES = Number(args["ingest-messages"]);
+const INGEST_PER_MESSAGE = Number(args["ingest-per-message"]);
 /** Virtual ms the Clock moves per step of the timed phase (a transfer takes 50–250 ms). */
 const STEP_MS = Number(args.step);
 /** HTTP requests in flight while activating (set-up only). */
@@ -100,10 +106,16 @@ async function inLanes<T>(items: readonly T[], lanes: number, task: (item: T) =>
 }
 
 // 1. The reference: the ingest benchmark, alone, before anything of this run is built.
+const ingestArgs = [
+  "--messages",
+  String(INGEST_MESSAGES),
+  "--per-message",
+  String(INGEST_PER_MESSAGE),
+];
 let baseline: ReturnType<typeof ingestBaseline> | undefined;
 if (INGEST_MESSAGES > 0) {
-  log(`ingest baseline: test/bench/ingest.ts --messages ${INGEST_MESSAGES} …`);
-  baseline = ingestBaseline(["--messages", String(INGEST_MESSAGES)]);
+  log(`ingest baseline: test/bench/ingest.ts ${ingestArgs.join(" ")} …`);
+  baseline = ingestBaseline(ingestArgs);
   log(baseline.line);
 }
 
@@ -290,7 +302,7 @@ console.log(
 if (baseline !== undefined) {
   const share = (100 * rate) / baseline.readingsPerSecond;
   console.log(
-    `  ingest (test/bench/ingest.ts --messages ${INGEST_MESSAGES}, same run): ${fmt(baseline.readingsPerSecond)} readings/s`,
+    `  ingest (test/bench/ingest.ts ${ingestArgs.join(" ")}, same run): ${fmt(baseline.readingsPerSecond)} readings/s = ${fmt(baseline.messagesPerSecond)} messages/s`,
   );
   console.log(
     `  fleet / ingest: ${share.toFixed(0)} % (target ≥ 50 %: ${share >= 50 ? "met" : "NOT met"})`,
