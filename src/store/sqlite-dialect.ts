@@ -24,7 +24,31 @@ export class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * Kysely's SQLite driver hands its single connection over through a mutex that wakes every
+ * waiter at each release (each re-checks and waits again): N queries queued cost N² wake-ups.
+ * A thousand gateways checking in at once queue thousands (adoption, whitelists, downlinks), and
+ * the lab spent most of its time there (test/bench/gateway-fleet.ts). This queue lets one caller
+ * through at a time, in arrival order, so kysely's own mutex never has a waiter.
+ */
 class ImmediateSqliteDriver extends SqliteDriver {
+  private readonly waiting: (() => void)[] = [];
+  private held = false;
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    if (this.held) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.held = true;
+    return super.acquireConnection();
+  }
+
+  override async releaseConnection(): Promise<void> {
+    await super.releaseConnection();
+    const next = this.waiting.shift();
+    // The connection passes straight to the next caller (held stays true), or is free.
+    if (next === undefined) this.held = false;
+    else next();
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw("begin immediate"));
   }
