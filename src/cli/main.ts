@@ -8,6 +8,7 @@ import { registerKeysCommand } from "./keys.ts";
 import { registerOrdersCommand } from "./orders.ts";
 import { registerProfilesCommand } from "./profiles.ts";
 import { registerReadingsCommand } from "./readings.ts";
+import { registerRunCommand } from "./run.ts";
 import { registerScenarioCommand } from "./scenario.ts";
 import { registerServeCommand } from "./serve.ts";
 import { registerWebhooksCommand } from "./webhooks.ts";
@@ -31,6 +32,7 @@ export function buildProgram(io: CliIo): Command {
   registerWebhooksCommand(program, io);
   registerBleCommands(program, io);
   registerScenarioCommand(program, io);
+  registerRunCommand(program, io);
   return program;
 }
 

@@ -12,6 +12,8 @@ export const ERROR_CODES = {
     "A scenario file is not valid YAML, does not match the scenario schema, or breaks a rule across its fields (each problem is listed as file: path: message).",
   E_SCENARIO_FAILED:
     "A scenario could not be run to its end: the lab refused a step the scenario needs (an activation, an account), or a part of the lab failed.",
+  E_SCENARIO_EXPECTATIONS:
+    "A scenario ran to its end and at least one of its expectations did not hold (the report lists each with its actual value).",
   E_CODEC_TRUNCATED: "A characteristic value ended before a field it announces.",
   E_CODEC_LENGTH: "A characteristic value has bytes left over or the wrong fixed length.",
   E_CODEC_FLAGS: "A characteristic value sets reserved flag bits or an unsupported combination.",

@@ -46,6 +46,7 @@ export class BleDevice {
   readonly clock: DeviceClock;
   readonly store = new RecordStore();
   readonly counts = { sent: 0, stored: 0, lost: 0, timeWrites: 0 };
+  private readonly stamps = new WeakMap<PhysicalReading, number>();
   private readonly subscribed = new Map<string, Send>();
   private readonly pushed: string[];
   private readonly racp: RacpServer | undefined;
@@ -69,6 +70,11 @@ export class BleDevice {
       : undefined;
   }
 
+  /** The time this device's clock stamped a reading it measured (a ledger matches records). */
+  stampOf(reading: PhysicalReading): number | undefined {
+    return this.stamps.get(reading);
+  }
+
   /** The local name it advertises (≤ 24 octets, so the scan response keeps room for its data). */
   get localName(): string {
     return `${this.profile.sku}-${this.options.serial.slice(-4)}`.slice(0, 24);
@@ -84,6 +90,7 @@ export class BleDevice {
       ...reading,
       timestamp: Math.floor(this.clock.now() / 1000) * 1000,
     };
+    this.stamps.set(reading, stamped.timestamp);
     const sequence = this.nextSequence;
     const values = mappingFor(this.profile).encode(stamped, this.profile, sequence);
     // One sequence number per Glucose Measurement or vendor record (mapping.ts: record n of a

@@ -39,6 +39,8 @@ export interface FleetDeps {
 /** One device of one patient: its hardware when powered on, and its readings' ledger. */
 export interface DeviceRig {
   readonly profile: Profile;
+  /** Its serial number (an inhaler sensor's is its sensor_id). */
+  readonly serial: string;
   /** Known once activated (a kit ordered: once its request is made). */
   hwiDeviceId: string;
   readonly ledger: DeviceLedger;
@@ -197,7 +199,12 @@ export class Fleet {
       scenario.clock.startMs,
     );
     const end = scenario.clock.startMs + scenario.durationMs;
+    // Spec 2.4: an inhaler sensor's sensor_id is its serial number, which its readings carry.
+    const sensorId = profile.sensor_id.required
+      ? own.fork(`serial/${profile.name}`).hex(8)
+      : undefined;
     const readings = generateReadings({
+      ...(sensorId === undefined ? {} : { settings: { [profile.name]: { serialNumber: sensorId } } }),
       devices: [profile],
       patient: model,
       rng: own.fork(`readings/${profile.name}`),
@@ -215,6 +222,7 @@ export class Fleet {
         name: profile.name,
         ...(hardwareUuid === undefined ? {} : { hardware_uuid: hardwareUuid }),
       },
+      ...(sensorId === undefined ? {} : { sensor_id: sensorId }),
       patient: {
         external_id: patient.externalId,
         name: `Patient ${patient.externalId}`,
@@ -229,6 +237,7 @@ export class Fleet {
     }
     const device: DeviceRig = {
       profile,
+      serial: sensorId ?? `SN-${created.body.id.slice(0, 8)}`,
       hwiDeviceId: created.body.id,
       ledger: new DeviceLedger(readings),
       direct: undefined,
@@ -248,7 +257,7 @@ export class Fleet {
       {
         profile: device.profile,
         clock,
-        serial: `SN-${device.hwiDeviceId.slice(0, 8)}`,
+        serial: device.serial,
         address: deviceMacAddress(device.hwiDeviceId),
       },
       patient.radio,
@@ -258,11 +267,11 @@ export class Fleet {
       if (reading.timestamp < clock.now()) continue;
       clock.schedule(reading.timestamp, () => {
         if (patient.unlinked || clock.now() < device.deadUntil) return;
-        const stamp = Math.floor(direct.ble.clock.now() / 1000) * 1000;
+        const outcome = direct.take(reading);
         device.ledger.taken(
           reading,
-          stamp,
-          direct.take(reading).then((outcome) => outcome !== "lost"),
+          outcome.then(() => direct.ble.stampOf(reading) ?? reading.timestamp),
+          outcome.then((o) => o !== "lost"),
         );
       });
     }

@@ -55,12 +55,15 @@ export interface LedgerCounts {
  */
 export class DeviceLedger {
   private readonly fates = new Map<GeneratedReading, Promise<boolean>>();
-  private readonly stamps = new Map<GeneratedReading, number>();
+  private readonly stamps = new Map<GeneratedReading, number | Promise<number>>();
 
   constructor(readonly readings: readonly GeneratedReading[]) {}
 
-  /** A reading taken, stamped `at` by the device; `delivered` says if it goes out at all. */
-  taken(reading: GeneratedReading, at: number, delivered: Promise<boolean>): void {
+  /**
+   * A reading taken, stamped `at` by the device (known once it measured: a device that cannot
+   * store measures when a gateway connects); `delivered` says if it goes out at all.
+   */
+  taken(reading: GeneratedReading, at: number | Promise<number>, delivered: Promise<boolean>): void {
     this.stamps.set(reading, at);
     this.fates.set(reading, delivered);
   }
@@ -71,8 +74,8 @@ export class DeviceLedger {
   }
 
   /** The time the device stamped a reading it took with. */
-  stampOf(reading: GeneratedReading): number {
-    return this.stamps.get(reading) ?? reading.timestamp;
+  stampOf(reading: GeneratedReading): Promise<number> {
+    return Promise.resolve(this.stamps.get(reading) ?? reading.timestamp);
   }
 
   get takenCount(): number {
@@ -96,7 +99,7 @@ export class DeviceLedger {
     }
     const explained = new Set<string>();
     for (const [reading, fate] of this.fates) {
-      const keys = expectedKeys(reading, this.stamps.get(reading)!);
+      const keys = expectedKeys(reading, await this.stamps.get(reading)!);
       for (const key of keys) explained.add(key);
       const out = await fate;
       if (reading.duplicate) {

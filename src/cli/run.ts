@@ -1,0 +1,81 @@
+import { writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { RpmlabError } from "../core/errors.ts";
+import { loadScenario } from "../scenario/load.ts";
+import { createProgress } from "../scenario/progress.ts";
+import { renderJson, renderJunit, renderText, type ScenarioReport } from "../scenario/report.ts";
+import { runScenario } from "../scenario/runner.ts";
+import type { CliIo } from "./io.ts";
+
+interface RunFlags {
+  readonly seed?: string;
+  readonly report?: string[];
+  readonly progress: boolean;
+}
+
+const REPORTS = { json: renderJson, junit: renderJunit } as const;
+
+/**
+ * `rpmlab run FILE...` (issue 7 §2): replays scenario files one after another on a virtual
+ * clock, prints each report, and exits 0 only when every expectation of every file held.
+ */
+export function registerRunCommand(program: Command, io: CliIo): void {
+  program
+    .command("run")
+    .description(
+      "Run scenario files (scenarios/*.yaml) on a virtual clock and check their expectations; exit 0 only when all hold",
+    )
+    .argument("<files...>", "scenario files")
+    .option("--seed <seed>", "override the scenario's seed (same seed, same digest)")
+    .option(
+      "--report <format-and-file...>",
+      "also write the report(s) for CI: json FILE or junit FILE (several files: one report, a list)",
+    )
+    .option("--no-progress", "no progress bar or progress lines")
+    .action(async (files: string[], flags: RunFlags) => {
+      const report = parseReport(flags.report);
+      const scenarios = files.map((file) => loadScenario(file));
+      const reports: ScenarioReport[] = [];
+      for (const scenario of scenarios) {
+        const progress = flags.progress ? createProgress(process.stderr) : undefined;
+        const result = await runScenario(scenario, {
+          ...(flags.seed === undefined ? {} : { seed: seedOf(flags.seed) }),
+          ...(progress === undefined ? {} : { progress }),
+        });
+        reports.push(result);
+        io.out(renderText(result));
+      }
+      if (report !== undefined) {
+        const render = REPORTS[report.format];
+        writeFileSync(
+          report.file,
+          reports.length === 1 ? render(reports[0]!) : reports.map(render).join("\n"),
+        );
+      }
+      const failed = reports.filter((r) => !r.passed);
+      if (failed.length > 0) {
+        throw new RpmlabError(
+          "E_SCENARIO_EXPECTATIONS",
+          `expectations did not hold in ${failed.map((r) => r.scenario).join(", ")}`,
+        );
+      }
+    });
+}
+
+function parseReport(values: string[] | undefined) {
+  if (values === undefined) return undefined;
+  const [format, file, ...rest] = values;
+  if (!(format === "json" || format === "junit") || file === undefined || rest.length > 0) {
+    throw new RpmlabError(
+      "E_USAGE",
+      `--report takes a format and a file: --report json FILE or --report junit FILE, got "${values.join(" ")}"`,
+      { field: "report" },
+    );
+  }
+  return { format, file } as const;
+}
+
+/** A seed as the scenario file would give it: a whole number stays a number. */
+function seedOf(text: string): string | number {
+  return /^-?\d{1,15}$/.test(text) ? Number(text) : text;
+}
