@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { SystemClock, type TimerHandle } from "../core/clock.ts";
+import { type Clock, SystemClock, type TimerHandle } from "../core/clock.ts";
 import { DELIVERY_HEADER, EVENT_HEADER } from "../webhooks/attempt.ts";
 
 /**
@@ -10,7 +10,8 @@ import { DELIVERY_HEADER, EVENT_HEADER } from "../webhooks/attempt.ts";
  *
  * - down: the connection is destroyed without an answer, as a dead endpoint;
  * - slow: 200 after `delayMs` of wall time (real milliseconds, not the scenario's virtual clock:
- *   the dispatcher's HTTP timeout is about a real socket too);
+ *   the dispatcher's HTTP timeout is about a real socket too); a sender that gives up first gets
+ *   nothing, and its wait is cancelled;
  * - error: that status at once.
  *
  * Only requests answered with a 2xx are recorded: what a client would have processed.
@@ -31,20 +32,28 @@ export interface LabDelivery {
 
 const HOOK_PATH = /^\/hooks\/([^/?#]+)(?:[?#].*)?$/;
 
+export interface LabReceiverOptions {
+  /** Times slow answers; by default a SystemClock of the receiver's own (wall time). */
+  readonly clock?: Clock;
+}
+
 export class LabReceiver {
   private readonly faults = new Map<string, LabFault>();
   private readonly deliveries: LabDelivery[] = [];
-  // Wall-time timers of slow answers, owned here so close() can cancel the ones still waiting.
-  private readonly clock = new SystemClock();
+  // Timers of slow answers still waiting, so close() can cancel them.
   private readonly slowTimers = new Set<TimerHandle>();
   private readonly server: Server;
 
-  private constructor() {
+  private constructor(
+    private readonly clock: Clock,
+    private readonly ownClock: SystemClock | undefined,
+  ) {
     this.server = createServer((req, res) => this.handle(req, res));
   }
 
-  static async start(): Promise<LabReceiver> {
-    const receiver = new LabReceiver();
+  static async start(options: LabReceiverOptions = {}): Promise<LabReceiver> {
+    const own = options.clock === undefined ? new SystemClock() : undefined;
+    const receiver = new LabReceiver(options.clock ?? (own as SystemClock), own);
     await new Promise<void>((resolve, reject) => {
       receiver.server.once("error", reject);
       receiver.server.listen(0, "127.0.0.1", () => {
@@ -76,7 +85,7 @@ export class LabReceiver {
   async close(): Promise<void> {
     for (const timer of this.slowTimers) this.clock.clearTimeout(timer);
     this.slowTimers.clear();
-    this.clock.dispose();
+    this.ownClock?.dispose();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     // Keep-alive connections and requests still waiting on a slow answer would hold close().
     this.server.closeAllConnections();
@@ -124,11 +133,14 @@ export class LabReceiver {
       case "slow": {
         const timer = this.clock.setTimeout(() => {
           this.slowTimers.delete(timer);
-          // The sender may have given up (its timeout) and closed the socket meanwhile: then
-          // nothing was answered and nothing is recorded.
-          if (!res.destroyed && !req.socket.destroyed) this.accept(delivery, res);
+          this.accept(delivery, res);
         }, fault.delayMs);
         this.slowTimers.add(timer);
+        // A sender that gave up (its timeout) closed the connection: nothing is answered or
+        // recorded, and the wait ends now rather than holding a timer for the whole delay.
+        res.once("close", () => {
+          if (this.slowTimers.delete(timer)) this.clock.clearTimeout(timer);
+        });
         return;
       }
     }
