@@ -52,8 +52,12 @@ export class LabReceiver {
   }
 
   static async start(options: LabReceiverOptions = {}): Promise<LabReceiver> {
-    const own = options.clock === undefined ? new SystemClock() : undefined;
-    const receiver = new LabReceiver(options.clock ?? (own as SystemClock), own);
+    let receiver: LabReceiver;
+    if (options.clock !== undefined) receiver = new LabReceiver(options.clock, undefined);
+    else {
+      const own = new SystemClock();
+      receiver = new LabReceiver(own, own);
+    }
     await new Promise<void>((resolve, reject) => {
       receiver.server.once("error", reject);
       receiver.server.listen(0, "127.0.0.1", () => {
@@ -93,13 +97,12 @@ export class LabReceiver {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    const match = HOOK_PATH.exec(req.url ?? "");
-    if (match === null) {
+    const webhookId = hookId(req.url ?? "");
+    if (webhookId === undefined) {
       req.resume();
       res.writeHead(404, { "content-type": "text/plain" }).end("no such hook");
       return;
     }
-    const webhookId = decodeURIComponent(match[1] as string);
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
@@ -149,6 +152,17 @@ export class LabReceiver {
   private accept(delivery: LabDelivery, res: ServerResponse): void {
     this.deliveries.push(delivery);
     res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+  }
+}
+
+/** The webhook id of a `/hooks/<id>` path; undefined for any other path or a malformed escape. */
+function hookId(url: string): string | undefined {
+  const match = HOOK_PATH.exec(url);
+  if (match === null) return undefined;
+  try {
+    return decodeURIComponent(match[1] as string);
+  } catch {
+    return undefined;
   }
 }
 

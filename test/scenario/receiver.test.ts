@@ -161,16 +161,19 @@ describe("LabReceiver", () => {
     expect(lab.received()).toEqual([]);
   });
 
-  it("404 for a path that is not a hook", async () => {
-    const lab = await start();
-    const answer = await fetch(lab.url("main").replace("/hooks/main", "/other"), {
-      method: "POST",
-      body: "{}",
-    });
-    expect(answer.status).toBe(404);
-    await answer.text();
-    expect(lab.received()).toEqual([]);
-  });
+  it.each(["/other", "/hooks/", "/hooks/a/b", "/hooks/%E0%A4%A"])(
+    "404 for %s, which is not a hook",
+    async (path) => {
+      const lab = await start();
+      const answer = await fetch(lab.url("main").replace("/hooks/main", path), {
+        method: "POST",
+        body: "{}",
+      });
+      expect(answer.status).toBe(404);
+      await answer.text();
+      expect(lab.received()).toEqual([]);
+    },
+  );
 
   it("close() ends keep-alive connections and requests still waiting on a slow answer", async () => {
     const clock = new StepClock();
