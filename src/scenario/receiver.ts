@@ -80,9 +80,13 @@ export class LabReceiver {
     else this.faults.set(webhookId, fault);
   }
 
-  /** Requests answered with a 2xx, in the order they were answered; of one webhook if named. */
+  /**
+   * Requests answered with a 2xx, in the order they were answered; of one webhook if named.
+   * Without a webhook it is the receiver's own list, not a copy (it grows as deliveries arrive),
+   * so `received().length` costs nothing in a progress update.
+   */
   received(webhookId?: string): readonly LabDelivery[] {
-    if (webhookId === undefined) return [...this.deliveries];
+    if (webhookId === undefined) return this.deliveries;
     return this.deliveries.filter((d) => d.webhookId === webhookId);
   }
 

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import {
   escapeXml,
   renderJson,
+  renderJsonList,
   renderJunit,
+  renderJunitSuites,
   renderText,
   type ScenarioReport,
 } from "../../src/scenario/report.ts";
@@ -195,5 +197,45 @@ describe("escapeXml", () => {
     expect(escapeXml(`a<b>&"c'\n\t`, true)).toBe("a&lt;b&gt;&amp;&quot;c&apos;&#10;&#9;");
     expect(escapeXml("x\u0000y\u001bz\uD800", false)).toBe("x\uFFFDy\uFFFDz\uFFFD");
     expect(escapeXml("pair \uD83D\uDE00 kept", false)).toBe("pair \uD83D\uDE00 kept");
+  });
+});
+
+describe("several reports", () => {
+  const second: ScenarioReport = {
+    ...sample(),
+    scenario: "drill",
+    passed: true,
+    wall_ms: 655,
+    expectations: [{ text: "readings.taken > 0", source: "expect[0]", passed: true, actual: 3 }],
+  };
+
+  it("renderJunitSuites: one document, a testsuites root with totals, one testsuite per run", () => {
+    const xml = renderJunitSuites([sample(), second]);
+    expect(xml.match(/<\?xml/g)).toHaveLength(1);
+    const root = /<testsuites\b([^>]*)>/.exec(xml);
+    expect(attributes(root?.[1] as string)).toEqual({
+      name: "rpmlab run",
+      tests: "4",
+      failures: "2",
+      errors: "0",
+      time: "13.000",
+    });
+    const suites = [...xml.matchAll(/<testsuite\b([^>]*)>/g)].map((m) =>
+      attributes(m[1] as string),
+    );
+    expect(suites.map((s) => [s.name, s.tests, s.failures])).toEqual([
+      ["smoke & <drill>", "3", "2"],
+      ["drill", "1", "0"],
+    ]);
+    expect(xml.match(/<testcase\b/g)).toHaveLength(4);
+    expect(xml.trimEnd().endsWith("</testsuites>")).toBe(true);
+    // The single-run document holds the same suite.
+    const single = renderJunit(second).split("\n").slice(1).join("\n").trimEnd();
+    expect(xml).toContain(single.replace(/^/gm, "  "));
+  });
+
+  it("renderJsonList: an array of the reports as renderJson writes each", () => {
+    const list = JSON.parse(renderJsonList([sample(), second]));
+    expect(list).toEqual([JSON.parse(renderJson(sample())), JSON.parse(renderJson(second))]);
   });
 });
