@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { SystemClock, type TimerHandle } from "../core/clock.ts";
+import { type Clock, SystemClock, type TimerHandle } from "../core/clock.ts";
 import { DELIVERY_HEADER, EVENT_HEADER } from "../webhooks/attempt.ts";
 
 /**
@@ -10,7 +10,8 @@ import { DELIVERY_HEADER, EVENT_HEADER } from "../webhooks/attempt.ts";
  *
  * - down: the connection is destroyed without an answer, as a dead endpoint;
  * - slow: 200 after `delayMs` of wall time (real milliseconds, not the scenario's virtual clock:
- *   the dispatcher's HTTP timeout is about a real socket too);
+ *   the dispatcher's HTTP timeout is about a real socket too); a sender that gives up first gets
+ *   nothing, and its wait is cancelled;
  * - error: that status at once.
  *
  * Only requests answered with a 2xx are recorded: what a client would have processed.
@@ -31,20 +32,32 @@ export interface LabDelivery {
 
 const HOOK_PATH = /^\/hooks\/([^/?#]+)(?:[?#].*)?$/;
 
+export interface LabReceiverOptions {
+  /** Times slow answers; by default a SystemClock of the receiver's own (wall time). */
+  readonly clock?: Clock;
+}
+
 export class LabReceiver {
   private readonly faults = new Map<string, LabFault>();
   private readonly deliveries: LabDelivery[] = [];
-  // Wall-time timers of slow answers, owned here so close() can cancel the ones still waiting.
-  private readonly clock = new SystemClock();
+  // Timers of slow answers still waiting, so close() can cancel them.
   private readonly slowTimers = new Set<TimerHandle>();
   private readonly server: Server;
 
-  private constructor() {
+  private constructor(
+    private readonly clock: Clock,
+    private readonly ownClock: SystemClock | undefined,
+  ) {
     this.server = createServer((req, res) => this.handle(req, res));
   }
 
-  static async start(): Promise<LabReceiver> {
-    const receiver = new LabReceiver();
+  static async start(options: LabReceiverOptions = {}): Promise<LabReceiver> {
+    let receiver: LabReceiver;
+    if (options.clock !== undefined) receiver = new LabReceiver(options.clock, undefined);
+    else {
+      const own = new SystemClock();
+      receiver = new LabReceiver(own, own);
+    }
     await new Promise<void>((resolve, reject) => {
       receiver.server.once("error", reject);
       receiver.server.listen(0, "127.0.0.1", () => {
@@ -67,16 +80,20 @@ export class LabReceiver {
     else this.faults.set(webhookId, fault);
   }
 
-  /** Requests answered with a 2xx, in the order they were answered; of one webhook if named. */
+  /**
+   * Requests answered with a 2xx, in the order they were answered; of one webhook if named.
+   * Without a webhook it is the receiver's own list, not a copy (it grows as deliveries arrive),
+   * so `received().length` costs nothing in a progress update.
+   */
   received(webhookId?: string): readonly LabDelivery[] {
-    if (webhookId === undefined) return [...this.deliveries];
+    if (webhookId === undefined) return this.deliveries;
     return this.deliveries.filter((d) => d.webhookId === webhookId);
   }
 
   async close(): Promise<void> {
     for (const timer of this.slowTimers) this.clock.clearTimeout(timer);
     this.slowTimers.clear();
-    this.clock.dispose();
+    this.ownClock?.dispose();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     // Keep-alive connections and requests still waiting on a slow answer would hold close().
     this.server.closeAllConnections();
@@ -84,13 +101,12 @@ export class LabReceiver {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    const match = HOOK_PATH.exec(req.url ?? "");
-    if (match === null) {
+    const webhookId = hookId(req.url ?? "");
+    if (webhookId === undefined) {
       req.resume();
       res.writeHead(404, { "content-type": "text/plain" }).end("no such hook");
       return;
     }
-    const webhookId = decodeURIComponent(match[1] as string);
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
@@ -124,11 +140,14 @@ export class LabReceiver {
       case "slow": {
         const timer = this.clock.setTimeout(() => {
           this.slowTimers.delete(timer);
-          // The sender may have given up (its timeout) and closed the socket meanwhile: then
-          // nothing was answered and nothing is recorded.
-          if (!res.destroyed && !req.socket.destroyed) this.accept(delivery, res);
+          this.accept(delivery, res);
         }, fault.delayMs);
         this.slowTimers.add(timer);
+        // A sender that gave up (its timeout) closed the connection: nothing is answered or
+        // recorded, and the wait ends now rather than holding a timer for the whole delay.
+        res.once("close", () => {
+          if (this.slowTimers.delete(timer)) this.clock.clearTimeout(timer);
+        });
         return;
       }
     }
@@ -137,6 +156,17 @@ export class LabReceiver {
   private accept(delivery: LabDelivery, res: ServerResponse): void {
     this.deliveries.push(delivery);
     res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+  }
+}
+
+/** The webhook id of a `/hooks/<id>` path; undefined for any other path or a malformed escape. */
+function hookId(url: string): string | undefined {
+  const match = HOOK_PATH.exec(url);
+  if (match === null) return undefined;
+  try {
+    return decodeURIComponent(match[1] as string);
+  } catch {
+    return undefined;
   }
 }
 

@@ -58,15 +58,27 @@ export function renderText(report: ScenarioReport): string {
 
 /** The report as JSON: keys in the order of ScenarioReport, webhook counts sorted, 2-space indent. */
 export function renderJson(report: ScenarioReport): string {
+  return `${JSON.stringify(orderedReport(report), null, 2)}\n`;
+}
+
+/** A copy of the report whose keys are in a fixed order, whatever order it was built in. */
+function orderedReport(report: ScenarioReport): ScenarioReport {
   const r = report.counts.readings;
-  const ordered = {
+  return {
     scenario: report.scenario,
     file: report.file,
     seed: report.seed,
     passed: report.passed,
     digest: report.digest,
     counts: {
-      readings: Object.fromEntries(READING_KEYS.map((k) => [k, r[k]])),
+      readings: {
+        taken: r.taken,
+        stored: r.stored,
+        lost_by_design: r.lost_by_design,
+        missing: r.missing,
+        duplicates_stored: r.duplicates_stored,
+        duplicates_suppressed: r.duplicates_suppressed,
+      },
       webhooks: Object.fromEntries(sortedEntries(report.counts.webhooks)),
     },
     expectations: report.expectations.map((e) => ({
@@ -81,7 +93,6 @@ export function renderJson(report: ScenarioReport): string {
     readings_per_wall_second: report.readings_per_wall_second,
     faults: report.faults,
   };
-  return `${JSON.stringify(ordered, null, 2)}\n`;
 }
 
 /**
@@ -91,6 +102,32 @@ export function renderJson(report: ScenarioReport): string {
  * seed, digest and file are suite properties, so a failed CI run says how to reproduce it.
  */
 export function renderJunit(report: ScenarioReport): string {
+  return `${XML_DECLARATION}\n${junitSuite(report, "").join("\n")}\n`;
+}
+
+/**
+ * Several runs in one JUnit document: a <testsuites> root with the totals and one testsuite per
+ * report (documents joined one after another would not be XML).
+ */
+export function renderJunitSuites(reports: readonly ScenarioReport[]): string {
+  const tests = reports.reduce((n, r) => n + r.expectations.length, 0);
+  const failures = reports.reduce((n, r) => n + r.expectations.filter((e) => !e.passed).length, 0);
+  const wallMs = reports.reduce((n, r) => n + r.wall_ms, 0);
+  const root = attrs({ name: "rpmlab run", tests, failures, errors: 0, time: seconds(wallMs) });
+  const lines = [XML_DECLARATION, `<testsuites ${root}>`];
+  for (const report of reports) lines.push(...junitSuite(report, "  "));
+  lines.push("</testsuites>");
+  return `${lines.join("\n")}\n`;
+}
+
+/** Several reports as one JSON array, each as renderJson writes it. */
+export function renderJsonList(reports: readonly ScenarioReport[]): string {
+  return `${JSON.stringify(reports.map(orderedReport), null, 2)}\n`;
+}
+
+const XML_DECLARATION = `<?xml version="1.0" encoding="UTF-8"?>`;
+
+function junitSuite(report: ScenarioReport, indent: string): string[] {
   const failures = report.expectations.filter((e) => !e.passed).length;
   const suiteAttrs = attrs({
     name: report.scenario,
@@ -98,10 +135,9 @@ export function renderJunit(report: ScenarioReport): string {
     failures,
     errors: 0,
     skipped: 0,
-    time: (report.wall_ms / 1000).toFixed(3),
+    time: seconds(report.wall_ms),
   });
   const lines = [
-    `<?xml version="1.0" encoding="UTF-8"?>`,
     `<testsuite ${suiteAttrs}>`,
     "  <properties>",
     `    <property ${attrs({ name: "file", value: report.file })}/>`,
@@ -124,7 +160,11 @@ export function renderJunit(report: ScenarioReport): string {
     );
   }
   lines.push("</testsuite>");
-  return `${lines.join("\n")}\n`;
+  return lines.map((line) => indent + line);
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(3);
 }
 
 function attrs(values: Record<string, string | number>): string {

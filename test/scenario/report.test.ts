@@ -1,0 +1,241 @@
+import { describe, expect, it } from "vitest";
+import {
+  escapeXml,
+  renderJson,
+  renderJsonList,
+  renderJunit,
+  renderJunitSuites,
+  renderText,
+  type ScenarioReport,
+} from "../../src/scenario/report.ts";
+
+const TRICKY = `api <GET "/hwi/x/?a=1&b='2'"> ok\nnext line`;
+
+function sample(): ScenarioReport {
+  return {
+    scenario: "smoke & <drill>",
+    file: "scenarios/smoke.yaml",
+    seed: 42,
+    passed: false,
+    digest: "ab".repeat(32),
+    counts: {
+      readings: {
+        duplicates_suppressed: 9,
+        taken: 120,
+        stored: 110,
+        lost_by_design: 6,
+        missing: 4,
+        duplicates_stored: 0,
+      },
+      webhooks: {
+        "MEASUREMENT failed": 3,
+        "FULFILLMENT delivered": 12,
+        "MEASUREMENT delivered": 107,
+      },
+    },
+    expectations: [
+      { text: "readings.stored >= 100", source: "expect[0]", passed: true, actual: 110 },
+      { text: "readings.missing == 0", source: "expect[1]", passed: false, actual: 4 },
+      { text: TRICKY, source: "expect[2]", passed: false, actual: "status 404 & <none>" },
+    ],
+    virtual: { start: "2026-01-05T00:00:00.000Z", end: "2026-02-04T00:00:00.000Z" },
+    wall_ms: 12_345,
+    speedup: 209_963.5,
+    readings_per_wall_second: 9.72,
+    faults: 2,
+  };
+}
+
+describe("renderText", () => {
+  it("summarises the run, then one line per expectation with ✓/✗ and the actual value", () => {
+    const text = renderText(sample());
+    const lines = text.trimEnd().split("\n");
+    expect(lines[0]).toBe("scenario smoke & <drill> (scenarios/smoke.yaml) seed 42: FAILED");
+    expect(text).toContain("virtual 2026-01-05T00:00:00.000Z → 2026-02-04T00:00:00.000Z");
+    expect(text).toContain("wall 12.35 s, speedup 209964×, 10 readings per wall second");
+    expect(text).toContain(
+      "readings taken 120, stored 110, lost_by_design 6, missing 4, duplicates_stored 0, duplicates_suppressed 9",
+    );
+    expect(text).toContain(
+      "webhooks FULFILLMENT delivered 12, MEASUREMENT delivered 107, MEASUREMENT failed 3",
+    );
+    expect(text).toContain(`digest ${"ab".repeat(32)}`);
+    expect(text).toContain("expectations 1/3 held");
+    expect(lines).toContain("  ✓ readings.stored >= 100 (actual 110) expect[0]");
+    expect(lines).toContain("  ✗ readings.missing == 0 (actual 4) expect[1]");
+  });
+
+  it("says PASSED and 'none' when there is nothing to count", () => {
+    const report = { ...sample(), passed: true, expectations: [] };
+    report.counts = { ...report.counts, webhooks: {} };
+    const text = renderText(report);
+    expect(text).toContain(": PASSED");
+    expect(text).toContain("webhooks none");
+    expect(text).toContain("expectations 0/0 held");
+  });
+});
+
+describe("renderJson", () => {
+  it("round-trips, with a stable key order and a 2-space indent", () => {
+    const report = sample();
+    const json = renderJson(report);
+    const parsed = JSON.parse(json);
+    expect(parsed).toEqual(report);
+    expect(Object.keys(parsed)).toEqual([
+      "scenario",
+      "file",
+      "seed",
+      "passed",
+      "digest",
+      "counts",
+      "expectations",
+      "virtual",
+      "wall_ms",
+      "speedup",
+      "readings_per_wall_second",
+      "faults",
+    ]);
+    expect(Object.keys(parsed.counts.readings)).toEqual([
+      "taken",
+      "stored",
+      "lost_by_design",
+      "missing",
+      "duplicates_stored",
+      "duplicates_suppressed",
+    ]);
+    expect(Object.keys(parsed.counts.webhooks)).toEqual([
+      "FULFILLMENT delivered",
+      "MEASUREMENT delivered",
+      "MEASUREMENT failed",
+    ]);
+    expect(Object.keys(parsed.expectations[0])).toEqual(["text", "source", "passed", "actual"]);
+    expect(json).toMatch(/^\{\n {2}"scenario": /);
+    expect(json.endsWith("}\n")).toBe(true);
+  });
+
+  it("is the same text whatever order the report's objects were built in", () => {
+    const a = sample();
+    const b = { ...sample(), faults: 2 };
+    b.counts = {
+      webhooks: Object.fromEntries(Object.entries(a.counts.webhooks).reverse()),
+      readings: a.counts.readings,
+    };
+    expect(renderJson(b)).toBe(renderJson(a));
+  });
+});
+
+/** Reads back what renderJunit wrote: enough of XML for attributes, elements and entities. */
+function fromXml(text: string): string {
+  return text.replace(/&(#\d+|amp|lt|gt|quot|apos);/g, (_, e: string) => {
+    if (e.startsWith("#")) return String.fromCharCode(Number(e.slice(1)));
+    return { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" }[e] as string;
+  });
+}
+
+function attributes(tag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of tag.matchAll(/([a-z]+)="([^"]*)"/g))
+    out[m[1] as string] = fromXml(m[2] as string);
+  return out;
+}
+
+describe("renderJunit", () => {
+  const xml = renderJunit(sample());
+
+  it("is one testsuite with the counts, time and reproduction properties", () => {
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n')).toBe(true);
+    const suites = [...xml.matchAll(/<testsuite\b([^>]*)>/g)];
+    expect(suites).toHaveLength(1);
+    expect(attributes(suites[0]?.[1] as string)).toEqual({
+      name: "smoke & <drill>",
+      tests: "3",
+      failures: "2",
+      errors: "0",
+      skipped: "0",
+      time: "12.345",
+    });
+    const props = [...xml.matchAll(/<property\b([^>]*)\/>/g)].map((m) =>
+      attributes(m[1] as string),
+    );
+    expect(props).toEqual([
+      { name: "file", value: "scenarios/smoke.yaml" },
+      { name: "seed", value: "42" },
+      { name: "digest", value: "ab".repeat(32) },
+    ]);
+    expect(xml.trimEnd().endsWith("</testsuite>")).toBe(true);
+  });
+
+  it("has one testcase per expectation and a failure for each that did not hold", () => {
+    const cases = [...xml.matchAll(/<testcase\b([^>]*?)(\/>|>([\s\S]*?)<\/testcase>)/g)];
+    expect(cases.map((c) => attributes(c[1] as string).name)).toEqual([
+      "readings.stored >= 100",
+      "readings.missing == 0",
+      TRICKY,
+    ]);
+    expect(cases[0]?.[2]).toBe("/>");
+    const failure = /<failure\b([^>]*)>([^<]*)<\/failure>/.exec(cases[2]?.[3] as string);
+    expect(failure).not.toBeNull();
+    expect(attributes(failure?.[1] as string)).toEqual({
+      message: `expected ${TRICKY}, actual status 404 & <none>`,
+      type: "expectation",
+    });
+    expect(fromXml(failure?.[2] as string)).toBe(
+      `expected: ${TRICKY}\nactual: status 404 & <none>\nat: scenarios/smoke.yaml expect[2]`,
+    );
+  });
+
+  it("leaves no raw markup characters in text or attributes", () => {
+    // Every < starts a tag, every & an entity.
+    expect(xml.match(/<(?![?/a-z])/g)).toBeNull();
+    expect(xml.match(/&(?!(#\d+|amp|lt|gt|quot|apos);)/g)).toBeNull();
+  });
+});
+
+describe("escapeXml", () => {
+  it("escapes markup, keeps line ends in attributes, and replaces characters XML forbids", () => {
+    expect(escapeXml(`a<b>&"c'`, false)).toBe(`a&lt;b&gt;&amp;"c'`);
+    expect(escapeXml(`a<b>&"c'\n\t`, true)).toBe("a&lt;b&gt;&amp;&quot;c&apos;&#10;&#9;");
+    expect(escapeXml("x\u0000y\u001bz\uD800", false)).toBe("x\uFFFDy\uFFFDz\uFFFD");
+    expect(escapeXml("pair \uD83D\uDE00 kept", false)).toBe("pair \uD83D\uDE00 kept");
+  });
+});
+
+describe("several reports", () => {
+  const second: ScenarioReport = {
+    ...sample(),
+    scenario: "drill",
+    passed: true,
+    wall_ms: 655,
+    expectations: [{ text: "readings.taken > 0", source: "expect[0]", passed: true, actual: 3 }],
+  };
+
+  it("renderJunitSuites: one document, a testsuites root with totals, one testsuite per run", () => {
+    const xml = renderJunitSuites([sample(), second]);
+    expect(xml.match(/<\?xml/g)).toHaveLength(1);
+    const root = /<testsuites\b([^>]*)>/.exec(xml);
+    expect(attributes(root?.[1] as string)).toEqual({
+      name: "rpmlab run",
+      tests: "4",
+      failures: "2",
+      errors: "0",
+      time: "13.000",
+    });
+    const suites = [...xml.matchAll(/<testsuite\b([^>]*)>/g)].map((m) =>
+      attributes(m[1] as string),
+    );
+    expect(suites.map((s) => [s.name, s.tests, s.failures])).toEqual([
+      ["smoke & <drill>", "3", "2"],
+      ["drill", "1", "0"],
+    ]);
+    expect(xml.match(/<testcase\b/g)).toHaveLength(4);
+    expect(xml.trimEnd().endsWith("</testsuites>")).toBe(true);
+    // The single-run document holds the same suite.
+    const single = renderJunit(second).split("\n").slice(1).join("\n").trimEnd();
+    expect(xml).toContain(single.replace(/^/gm, "  "));
+  });
+
+  it("renderJsonList: an array of the reports as renderJson writes each", () => {
+    const list = JSON.parse(renderJsonList([sample(), second]));
+    expect(list).toEqual([JSON.parse(renderJson(sample())), JSON.parse(renderJson(second))]);
+  });
+});
