@@ -128,6 +128,7 @@ export class Lab {
       sender,
       config: config.webhooks,
       ...(config.webhookRetentionMs === undefined ? {} : { retentionMs: config.webhookRetentionMs }),
+      ...(config.webhookPollMs === undefined ? {} : { pollMs: config.webhookPollMs }),
       logger: logger.child({ component: "webhooks" }),
     });
     dispatcher.start();

@@ -3,7 +3,14 @@ import type { Command } from "commander";
 import { RpmlabError } from "../core/errors.ts";
 import { loadScenario } from "../scenario/load.ts";
 import { createProgress } from "../scenario/progress.ts";
-import { renderJson, renderJunit, renderText, type ScenarioReport } from "../scenario/report.ts";
+import {
+  renderJson,
+  renderJsonList,
+  renderJunit,
+  renderJunitSuites,
+  renderText,
+  type ScenarioReport,
+} from "../scenario/report.ts";
 import { runScenario } from "../scenario/runner.ts";
 import type { CliIo } from "./io.ts";
 
@@ -13,7 +20,13 @@ interface RunFlags {
   readonly progress: boolean;
 }
 
-const REPORTS = { json: renderJson, junit: renderJunit } as const;
+/** One report, or a list of them (several files) under one root. */
+const REPORTS = {
+  json: (reports: readonly ScenarioReport[]) =>
+    reports.length === 1 ? renderJson(reports[0]!) : renderJsonList(reports),
+  junit: (reports: readonly ScenarioReport[]) =>
+    reports.length === 1 ? renderJunit(reports[0]!) : renderJunitSuites(reports),
+} as const;
 
 /**
  * `rpmlab run FILE...` (issue 7 §2): replays scenario files one after another on a virtual
@@ -46,11 +59,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         io.out(renderText(result));
       }
       if (report !== undefined) {
-        const render = REPORTS[report.format];
-        writeFileSync(
-          report.file,
-          reports.length === 1 ? render(reports[0]!) : reports.map(render).join("\n"),
-        );
+        writeFileSync(report.file, REPORTS[report.format](reports));
       }
       const failed = reports.filter((r) => !r.passed);
       if (failed.length > 0) {

@@ -75,6 +75,12 @@ export interface ServeConfig {
   readonly webhooks: WebhookDeliveryConfig;
   /** How long finished deliveries stay in the log (default 7 days); scenarios keep a whole run. */
   readonly webhookRetentionMs?: number;
+  /**
+   * How often the dispatcher looks for work it was not nudged about (default 1 s of the lab's
+   * clock): a scenario's lab has no other process writing its outbox, and a virtual day of
+   * one-second polls would cost more than its readings.
+   */
+  readonly webhookPollMs?: number;
 }
 
 export function serveConfig(

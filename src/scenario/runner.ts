@@ -134,6 +134,7 @@ class ScenarioRun {
     while (fleet.queued > 0 && this.clock.now() < end + DRAIN_LIMIT_MS) {
       await this.pump(this.clock.now() + STEP_MS);
     }
+    if (process.env.DEBUG_LEDGER) for (const p of fleet.patients.slice(0, 2)) console.error(p.externalId, JSON.stringify(p.gateway?.stats), p.devices.map((d) => [d.profile.name, d.direct?.ble.store.size, d.direct?.counts, d.cellular?.stats]));
     return this.report(client, end, elapsed());
   }
 
@@ -160,7 +161,13 @@ class ScenarioRun {
       {},
     );
     this.lab = new Lab(
-      { ...config, webhookRetentionMs: durationMs + 2 * DRAIN_LIMIT_MS },
+      {
+        ...config,
+        webhookRetentionMs: durationMs + 2 * DRAIN_LIMIT_MS,
+        // Every write in this lab nudges the dispatcher; the poll only catches retries' timers
+        // it armed itself, so it can be rare.
+        webhookPollMs: STEP_MS,
+      },
       createLogger({ level: "silent" }),
       this.clock,
     );

@@ -8,6 +8,9 @@ import type { ScenarioEvent } from "../types.ts";
 import type { DeviceRig, Fleet, PatientRig } from "./fleet.ts";
 import type { LabClient } from "./lab-client.ts";
 
+/** How long (real time) a run waits for the fleet's MQTT sessions after a broker comes back. */
+const RECONNECT_WALL_MS = 15_000;
+
 /** What a webhook fault does to the scenario's receiver (receiver.ts). */
 export type ReceiverFault =
   | { readonly kind: "down" }
@@ -36,19 +39,25 @@ export interface ActionDeps {
 export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<void> {
   const { clock, fleet } = deps;
   const later = (ms: number, undo: () => unknown) => {
-    if (Number.isFinite(ms)) clock.schedule(clock.now() + ms, () => deps.hold(Promise.resolve(undo())));
+    if (Number.isFinite(ms)) {
+      clock.schedule(clock.now() + ms, () => deps.hold(Promise.resolve().then(undo)));
+    }
   };
   switch (event.action) {
     case "broker.restart": {
       const { broker } = deps.lab();
       await broker.stop();
       await broker.start();
+      await fleet.reconnected(RECONNECT_WALL_MS);
       return;
     }
     case "broker.outage": {
       const { broker } = deps.lab();
       await broker.stop();
-      later(event.forMs, () => broker.start());
+      later(event.forMs, async () => {
+        await broker.start();
+        await fleet.reconnected(RECONNECT_WALL_MS);
+      });
       return;
     }
     case "ingestion.restart": {

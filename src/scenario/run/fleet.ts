@@ -2,6 +2,7 @@ import type { Catalogue } from "../../catalogue/catalogue.ts";
 import type { Profile } from "../../catalogue/schema.ts";
 import { CellularDevice } from "../../cellular/device.ts";
 import { STEADY_LINK_PROFILE } from "../../cellular/link.ts";
+import { SystemClock } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import type { Rng } from "../../core/rng.ts";
 import type { VirtualClock } from "../../core/virtual-clock.ts";
@@ -132,14 +133,40 @@ export class Fleet {
 
   /** Lets the network I/O of a clock step finish (acks, reconnects). */
   async settle(): Promise<void> {
-    for (const patient of this.patients) {
-      const modems = patient.devices.flatMap((d) => (d.cellular === undefined ? [] : [d.cellular.modem]));
-      if (patient.gateway !== undefined) modems.push(patient.gateway.modem);
-      for (const modem of modems) {
-        await modem.session.settled();
-        await modem.drainer.settled();
-      }
+    for (const modem of this.modems()) {
+      await modem.session.settled();
+      await modem.drainer.settled();
     }
+  }
+
+  /**
+   * Resolves once every modem whose link is up has its broker session back (after a broker
+   * restart or outage), or after `wallMs` of real time: MQTT.js reconnects on its own real-time
+   * period, while a scenario's clock would run on by hours meanwhile.
+   */
+  async reconnected(wallMs: number): Promise<void> {
+    const waits = this.modems()
+      .filter((m) => m.link.up && !m.session.connected)
+      .map(
+        (m) =>
+          new Promise<void>((resolve) => {
+            m.session.events.once("connected", () => resolve());
+          }),
+      );
+    if (waits.length === 0) return;
+    const clock = new SystemClock();
+    try {
+      await Promise.race([Promise.all(waits), clock.sleep(wallMs)]);
+    } finally {
+      clock.dispose();
+    }
+  }
+
+  private modems() {
+    return this.patients.flatMap((p) => [
+      ...(p.gateway === undefined ? [] : [p.gateway.modem]),
+      ...p.devices.flatMap((d) => (d.cellular === undefined ? [] : [d.cellular.modem])),
+    ]);
   }
 
   /** Readings waiting in gateways' and modems' outboxes, and on devices' own stores. */
