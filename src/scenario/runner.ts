@@ -1,4 +1,4 @@
-import { Lab, type LabParts } from "../app/lab.ts";
+import { Lab, type LabInfo, type LabParts } from "../app/lab.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import { serveConfig } from "../config/serve-config.ts";
 import { RpmlabError } from "../core/errors.ts";
@@ -26,6 +26,20 @@ export interface RunOptions {
   /** Overrides the scenario's seed (`rpmlab run --seed`). */
   readonly seed?: string | number;
   readonly progress?: Progress;
+  /** The lab's HTTP port (default 0: any free port) and host. */
+  readonly port?: number;
+  readonly host?: string;
+  /** Called once the lab is up and the fleet enrolled: where to reach it. */
+  readonly onReady?: (ready: RunReady) => void;
+  /** Ends the run early (Ctrl-C in `rpmlab demo`): it reports what happened until then. */
+  readonly signal?: AbortSignal;
+}
+
+/** What a running scenario's lab offers (`rpmlab demo` prints it). */
+export interface RunReady {
+  readonly lab: LabInfo;
+  /** Where the scenario's own receiver takes webhooks with `url: lab`, per webhook id. */
+  readonly receiverUrls: Readonly<Record<string, string>>;
 }
 
 /** Virtual time per step of the run: devices, gateways and the lab settle between steps. */
@@ -127,6 +141,13 @@ class ScenarioRun {
         );
       });
     }
+    const receiverUrls: Record<string, string> = {};
+    for (const account of scenario.accounts) {
+      for (const w of account.webhooks) {
+        if (w.url === "lab") receiverUrls[w.id] = this.receiver.url(w.id);
+      }
+    }
+    this.options.onReady?.({ lab: client.info, receiverUrls });
     const end = scenario.clock.startMs + scenario.durationMs;
     await this.pump(end);
     // Past the end: what waits in outboxes and retries drains; nothing new is measured.
@@ -154,7 +175,8 @@ class ScenarioRun {
       {
         store: transports.store,
         broker: transports.broker === "embedded" ? "embedded:0" : transports.broker,
-        port: "0",
+        port: String(this.options.port ?? 0),
+        ...(this.options.host === undefined ? {} : { host: this.options.host }),
         clientDomain: this.scenario.accounts[0]!.id,
         adminToken: `scenario-${this.rng.fork("admin").hex(24)}`,
       },
@@ -227,7 +249,7 @@ class ScenarioRun {
   /** Drives the clock to `until`, a step at a time, letting each step's I/O finish. */
   private async pump(until: number): Promise<void> {
     const fleet = this.fleet!;
-    while (this.clock.now() < until) {
+    while (this.clock.now() < until && this.options.signal?.aborted !== true) {
       await this.clock.run({ until: Math.min(until, this.clock.now() + STEP_MS) });
       while (this.held.size > 0) await Promise.all([...this.held]);
       if (this.failure !== undefined) throw this.failure;
