@@ -232,7 +232,7 @@ class ScenarioRun {
       statuses.add(status);
     };
     if (accountId === this.scenario.accounts[0]!.id) {
-      this.parts.events.on("fulfilment.status", (e) => reached(e.device.id, e.status));
+      this.parts.events.on("fulfilment.status", (e) => { if (process.env.DEBUG_LEDGER && e.reason) console.error("REASON", e.reason); reached(e.device.id, e.status); });
       this.parts.events.on("replacement.status", (e) => reached(e.replacement.id, e.status));
     }
   }
@@ -305,6 +305,7 @@ class ScenarioRun {
       }
     }
     const webhookCounts = await this.webhookCounts(client);
+    if (process.env.DEBUG_LEDGER) console.error([...this.orders].map(([k, v]) => `${k.slice(0, 8)} ${[...v].join(">")}`).join("\n"));
     const fulfilment = new Map<string, number>();
     for (const statuses of this.orders.values()) {
       for (const status of statuses) fulfilment.set(status, (fulfilment.get(status) ?? 0) + 1);

@@ -201,6 +201,19 @@ export class Fleet {
     };
     this.patients.push(patient);
     patient.address = patientAddress(own.fork("address"));
+    // Spec 2.1/2.4: a patient an activation creates holds only its external_id; the clinic
+    // registers the patient with name and address first, so kits can ship to them.
+    const created = await this.deps.client.hwi(domain, "POST", "/hwi/hwi-patients/", {
+      external_id: externalId,
+      name: `Patient ${externalId}`,
+      ...patient.address,
+    });
+    if (created.status !== 201) {
+      throw new RpmlabError(
+        "E_SCENARIO_FAILED",
+        `registering patient ${externalId}: ${created.status} ${JSON.stringify(created.body)}`,
+      );
+    }
     const ordered = cohort.onboarding === "ordered";
     if (cohort.connectivity === "gateway" && !ordered) {
       patient.gatewayUuid = own.fork("gateway").hex(12);
@@ -250,11 +263,7 @@ export class Fleet {
         ...(hardwareUuid === undefined ? {} : { hardware_uuid: hardwareUuid }),
       },
       ...(sensorId === undefined ? {} : { sensor_id: sensorId }),
-      patient: {
-        external_id: patient.externalId,
-        name: `Patient ${patient.externalId}`,
-        ...patient.address,
-      },
+      patient: { external_id: patient.externalId },
     });
     if (created.status !== 201) {
       throw new RpmlabError(
