@@ -85,10 +85,11 @@ export class BleDevice {
    * carries it), encoded with the next record sequence, then sent live when the central
    * listens on every characteristic it needs, else stored (or lost if the device cannot store).
    */
-  async measure(reading: PhysicalReading): Promise<MeasureOutcome> {
+  async measure(reading: PhysicalReading, resentStamp?: number): Promise<MeasureOutcome> {
     const stamped: PhysicalReading = {
       ...reading,
-      timestamp: Math.floor(this.clock.now() / 1000) * 1000,
+      // A re-send repeats the record as the device stamped it the first time.
+      timestamp: resentStamp ?? Math.floor(this.clock.now() / 1000) * 1000,
     };
     this.stamps.set(reading, stamped.timestamp);
     const sequence = this.nextSequence;

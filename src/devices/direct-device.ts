@@ -52,6 +52,7 @@ export class DirectRadio {
 
 interface Pending {
   readonly reading: PhysicalReading;
+  readonly resentStamp: number | undefined;
   readonly resolve: (outcome: MeasureOutcome) => void;
 }
 
@@ -149,23 +150,26 @@ export class DirectDevice {
     if (inRange && this.wantsGateway) this.radio.advertise(this);
   }
 
-  /** The patient takes a reading (module doc). */
-  async take(reading: PhysicalReading): Promise<MeasureOutcome> {
+  /**
+   * The patient takes a reading (module doc); with `resentStamp`, the device sends a reading it
+   * took before again, stamped as it was then (a duplicate burst).
+   */
+  async take(reading: PhysicalReading, resentStamp?: number): Promise<MeasureOutcome> {
     if (this.ble.profile.stores_offline || !this.reach || this.connected) {
-      const outcome = await this.ble.measure(reading);
+      const outcome = await this.ble.measure(reading, resentStamp);
       if (outcome === "stored") this.radio.advertise(this);
       return outcome;
     }
     return new Promise<MeasureOutcome>((resolve) => {
-      this.pending.push({ reading, resolve });
+      this.pending.push({ reading, resentStamp, resolve });
       if (!this.radio.advertise(this)) this.measurePending();
     });
   }
 
   /** Takes the waiting readings now: sent while a gateway listens, otherwise stored or lost. */
   private measurePending(): void {
-    for (const { reading, resolve } of this.pending.splice(0)) {
-      void this.ble.measure(reading).then(resolve, () => resolve("lost"));
+    for (const { reading, resentStamp, resolve } of this.pending.splice(0)) {
+      void this.ble.measure(reading, resentStamp).then(resolve, () => resolve("lost"));
     }
   }
 }

@@ -50,7 +50,10 @@ const DRAIN_MS = 2 * MS_PER_HOUR;
 const DRAIN_LIMIT_MS = MS_PER_DAY;
 
 /** Runs `scenario` to its end and reports what happened against what it expects. */
-export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<ScenarioReport> {
+export async function runScenario(
+  scenario: Scenario,
+  options: RunOptions = {},
+): Promise<ScenarioReport> {
   const run = new ScenarioRun(scenario, options);
   try {
     return await run.execute();
@@ -155,7 +158,18 @@ class ScenarioRun {
     while (fleet.queued > 0 && this.clock.now() < end + DRAIN_LIMIT_MS) {
       await this.pump(this.clock.now() + STEP_MS);
     }
-    if (process.env.DEBUG_LEDGER) for (const p of fleet.patients.slice(0, 2)) console.error(p.externalId, JSON.stringify(p.gateway?.stats), p.devices.map((d) => [d.profile.name, d.direct?.ble.store.size, d.direct?.counts, d.cellular?.stats]));
+    if (process.env.DEBUG_LEDGER)
+      for (const p of fleet.patients.slice(0, 2))
+        console.error(
+          p.externalId,
+          JSON.stringify(p.gateway?.stats),
+          p.devices.map((d) => [
+            d.profile.name,
+            d.direct?.ble.store.size,
+            d.direct?.counts,
+            d.cellular?.stats,
+          ]),
+        );
     return this.report(client, end, elapsed());
   }
 
@@ -232,7 +246,10 @@ class ScenarioRun {
       statuses.add(status);
     };
     if (accountId === this.scenario.accounts[0]!.id) {
-      this.parts.events.on("fulfilment.status", (e) => { if (process.env.DEBUG_LEDGER && e.reason) console.error("REASON", e.reason); reached(e.device.id, e.status); });
+      this.parts.events.on("fulfilment.status", (e) => {
+        if (process.env.DEBUG_LEDGER && e.reason) console.error("REASON", e.reason);
+        reached(e.device.id, e.status);
+      });
       this.parts.events.on("replacement.status", (e) => reached(e.replacement.id, e.status));
     }
   }
@@ -292,7 +309,8 @@ class ScenarioRun {
           `/hwi/hwi-devices/${device.hwiDeviceId}/measurements/`,
         );
         const c = await device.ledger.count(records);
-        if (process.env.DEBUG_LEDGER && c.mismatches.length > 0) console.error(device.profile.name, c.mismatches, c);
+        if (process.env.DEBUG_LEDGER && c.mismatches.length > 0)
+          console.error(device.profile.name, c.mismatches, c);
         readings.taken += c.taken;
         readings.stored += c.stored;
         readings.lost_by_design += c.lostByDesign;
@@ -305,7 +323,10 @@ class ScenarioRun {
       }
     }
     const webhookCounts = await this.webhookCounts(client);
-    if (process.env.DEBUG_LEDGER) console.error([...this.orders].map(([k, v]) => `${k.slice(0, 8)} ${[...v].join(">")}`).join("\n"));
+    if (process.env.DEBUG_LEDGER)
+      console.error(
+        [...this.orders].map(([k, v]) => `${k.slice(0, 8)} ${[...v].join(">")}`).join("\n"),
+      );
     const fulfilment = new Map<string, number>();
     for (const statuses of this.orders.values()) {
       for (const status of statuses) fulfilment.set(status, (fulfilment.get(status) ?? 0) + 1);

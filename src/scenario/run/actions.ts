@@ -206,10 +206,11 @@ function resend(device: DeviceRig, count: number): void {
   if (direct === undefined) return;
   for (const original of device.ledger.recent(count)) {
     const copy = { ...original, duplicate: true };
+    const stamp = device.ledger.stampOf(original);
     device.ledger.taken(
       copy,
-      device.ledger.stampOf(original),
-      direct.take(copy).then((outcome) => outcome !== "lost"),
+      stamp,
+      stamp.then((at) => direct.take(copy, at)).then((outcome) => outcome !== "lost"),
     );
   }
 }

@@ -244,7 +244,9 @@ export class Fleet {
       ? own.fork(`serial/${profile.name}`).hex(8)
       : undefined;
     const readings = generateReadings({
-      ...(sensorId === undefined ? {} : { settings: { [profile.name]: { serialNumber: sensorId } } }),
+      ...(sensorId === undefined
+        ? {}
+        : { settings: { [profile.name]: { serialNumber: sensorId } } }),
       devices: [profile],
       patient: model,
       rng: own.fork(`readings/${profile.name}`),

@@ -65,7 +65,10 @@ export class LabClient {
         `${path}${sep}page=${page}&page_size=1000`,
       );
       if (answer.status !== 200) {
-        throw new RpmlabError("E_USAGE", `GET ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        throw new RpmlabError(
+          "E_USAGE",
+          `GET ${path}: ${answer.status} ${JSON.stringify(answer.body)}`,
+        );
       }
       out.push(...answer.body.results);
       if (answer.body.next === null) return out;
