@@ -24,6 +24,8 @@ export interface ScenarioReport {
   readings_per_wall_second: number;
   /** Fault actions that ran. */
   faults: number;
+  /** A few records the ledger missed or did not expect (device by device), empty when none. */
+  mismatches: readonly string[];
 }
 
 const READING_KEYS = [
@@ -52,6 +54,9 @@ export function renderText(report: ScenarioReport): string {
     ...report.expectations.map(
       (e) => `  ${e.passed ? "✓" : "✗"} ${e.text} (actual ${e.actual}) ${e.source}`,
     ),
+    ...(report.mismatches.length === 0
+      ? []
+      : ["ledger mismatches (first few):", ...report.mismatches.map((m) => `  ${m}`)]),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -92,6 +97,7 @@ function orderedReport(report: ScenarioReport): ScenarioReport {
     speedup: report.speedup,
     readings_per_wall_second: report.readings_per_wall_second,
     faults: report.faults,
+    mismatches: [...report.mismatches],
   };
 }
 

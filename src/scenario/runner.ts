@@ -46,6 +46,8 @@ export interface RunReady {
 const STEP_MS = 10 * MS_PER_MINUTE;
 /** After the last reading: time for outboxes, retries and webhooks to drain (virtual). */
 const DRAIN_MS = 2 * MS_PER_HOUR;
+/** Missing or unexpected records the report names, to say what went wrong. */
+const MISMATCHES = 10;
 /** At most this long more while readings still wait in outboxes (virtual). */
 const DRAIN_LIMIT_MS = MS_PER_DAY;
 
@@ -158,18 +160,6 @@ class ScenarioRun {
     while (fleet.queued > 0 && this.clock.now() < end + DRAIN_LIMIT_MS) {
       await this.pump(this.clock.now() + STEP_MS);
     }
-    if (process.env.DEBUG_LEDGER)
-      for (const p of fleet.patients.slice(0, 2))
-        console.error(
-          p.externalId,
-          JSON.stringify(p.gateway?.stats),
-          p.devices.map((d) => [
-            d.profile.name,
-            d.direct?.ble.store.size,
-            d.direct?.counts,
-            d.cellular?.stats,
-          ]),
-        );
     return this.report(client, end, elapsed());
   }
 
@@ -246,10 +236,7 @@ class ScenarioRun {
       statuses.add(status);
     };
     if (accountId === this.scenario.accounts[0]!.id) {
-      this.parts.events.on("fulfilment.status", (e) => {
-        if (process.env.DEBUG_LEDGER && e.reason) console.error("REASON", e.reason);
-        reached(e.device.id, e.status);
-      });
+      this.parts.events.on("fulfilment.status", (e) => reached(e.device.id, e.status));
       this.parts.events.on("replacement.status", (e) => reached(e.replacement.id, e.status));
     }
   }
@@ -302,6 +289,7 @@ class ScenarioRun {
       duplicates_suppressed: 0,
     };
     const measurements: Record<string, unknown>[] = [];
+    const mismatches: string[] = [];
     for (const patient of fleet.patients) {
       for (const device of patient.devices) {
         const records = await client.all<KeyedRecord & Record<string, unknown>>(
@@ -309,8 +297,10 @@ class ScenarioRun {
           `/hwi/hwi-devices/${device.hwiDeviceId}/measurements/`,
         );
         const c = await device.ledger.count(records);
-        if (process.env.DEBUG_LEDGER && c.mismatches.length > 0)
-          console.error(device.profile.name, c.mismatches, c);
+        for (const m of c.mismatches) {
+          if (mismatches.length < MISMATCHES)
+            mismatches.push(`${patient.externalId} ${device.profile.name}: ${m}`);
+        }
         readings.taken += c.taken;
         readings.stored += c.stored;
         readings.lost_by_design += c.lostByDesign;
@@ -323,10 +313,6 @@ class ScenarioRun {
       }
     }
     const webhookCounts = await this.webhookCounts(client);
-    if (process.env.DEBUG_LEDGER)
-      console.error(
-        [...this.orders].map(([k, v]) => `${k.slice(0, 8)} ${[...v].join(">")}`).join("\n"),
-      );
     const fulfilment = new Map<string, number>();
     for (const statuses of this.orders.values()) {
       for (const status of statuses) fulfilment.set(status, (fulfilment.get(status) ?? 0) + 1);
@@ -362,6 +348,7 @@ class ScenarioRun {
       speedup: Math.round(virtualMs / Math.max(1, wallMs)),
       readings_per_wall_second: Math.round(readings.taken / Math.max(0.001, wallMs / 1000)),
       faults: this.faults,
+      mismatches,
     };
   }
 

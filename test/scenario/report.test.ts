@@ -38,6 +38,7 @@ function sample(): ScenarioReport {
       { text: "readings.missing == 0", source: "expect[1]", passed: false, actual: 4 },
       { text: TRICKY, source: "expect[2]", passed: false, actual: "status 404 & <none>" },
     ],
+    mismatches: ["P-1 Vendor Scale: missing 2026-01-05T08:00:00.000000Z|weight|80.00|0.00|null"],
     virtual: { start: "2026-01-05T00:00:00.000Z", end: "2026-02-04T00:00:00.000Z" },
     wall_ms: 12_345,
     speedup: 209_963.5,
@@ -94,6 +95,7 @@ describe("renderJson", () => {
       "speedup",
       "readings_per_wall_second",
       "faults",
+      "mismatches",
     ]);
     expect(Object.keys(parsed.counts.readings)).toEqual([
       "taken",

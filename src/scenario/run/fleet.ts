@@ -18,8 +18,8 @@ import type { PatientModels } from "../../readings/patients.ts";
 import type { Cohort, Scenario } from "../types.ts";
 import type { LabClient } from "./lab-client.ts";
 import { DeviceLedger } from "./ledger.ts";
-import { cohortPatientModel } from "./patient-model.ts";
 import { type PatientAddress, patientAddress } from "./patient-address.ts";
+import { cohortPatientModel } from "./patient-model.ts";
 
 const DAY = 86_400_000;
 
