@@ -4,9 +4,9 @@ import { buildApp } from "../api/app.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import type { ServeConfig } from "../config/serve-config.ts";
 import { type Clock, SystemClock } from "../core/clock.ts";
+import { RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
-import { RpmlabError } from "../core/errors.ts";
 import { Rng } from "../core/rng.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
@@ -127,7 +127,9 @@ export class Lab {
       rng: webhookRng,
       sender,
       config: config.webhooks,
-      ...(config.webhookRetentionMs === undefined ? {} : { retentionMs: config.webhookRetentionMs }),
+      ...(config.webhookRetentionMs === undefined
+        ? {}
+        : { retentionMs: config.webhookRetentionMs }),
       ...(config.webhookPollMs === undefined ? {} : { pollMs: config.webhookPollMs }),
       logger: logger.child({ component: "webhooks" }),
     });

@@ -7,10 +7,10 @@ import { Catalogue } from "../catalogue/catalogue.ts";
 import { RelayedClock } from "../core/relayed-clock.ts";
 import { Rng } from "../core/rng.ts";
 import { tsWorkerData } from "../core/ts-worker.ts";
+import { toWire } from "../core/wire-error.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/store.ts";
 import { MessageProcessor } from "./processor.ts";
-import { toWire } from "../core/wire-error.ts";
 import type { FromWorker, ToWorker, WorkerInit } from "./worker-protocol.ts";
 
 const port = parentPort!;

@@ -5,10 +5,10 @@ import type { Clock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import { startTsWorker } from "../core/ts-worker.ts";
+import { fromWire } from "../core/wire-error.ts";
 import type { BatchResult } from "./events.ts";
 import type { Inbound } from "./prepare.ts";
 import type { BatchProcessor } from "./processor.ts";
-import { fromWire } from "../core/wire-error.ts";
 import type { FromWorker, ToWorker, WorkerInit } from "./worker-protocol.ts";
 
 export interface WorkerProcessorOptions {

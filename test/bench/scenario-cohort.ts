@@ -41,4 +41,6 @@ console.log(
     `${fmt(report.readings_per_wall_second)} readings per wall second, virtual/wall speed-up ${fmt(report.speedup)}×, ` +
     `CPU ${((used.user + used.system) / 1e6).toFixed(1)} s, RSS ${fmt(process.memoryUsage().rss / 2 ** 20)} MB, expectations ${report.passed ? "held" : "did not all hold"}`,
 );
-console.log("hypertension-cohort-30d, emulated BLE, 50 patients: not run (the runner drives the direct path only)");
+console.log(
+  "hypertension-cohort-30d, emulated BLE, 50 patients: not run (the runner drives the direct path only)",
+);
