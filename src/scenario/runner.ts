@@ -110,6 +110,8 @@ class ScenarioRun {
     const elapsed = startStopwatch();
     this.receiver = await LabReceiver.start();
     const client = await this.startLab();
+    this.parts.events.on("fulfilment.status", (e) => this.reached(e.device.id, e.status));
+    this.parts.events.on("replacement.status", (e) => this.reached(e.replacement.id, e.status));
     const domains = new Map(scenario.accounts.map((a) => [a.id, a.id]));
     for (const account of scenario.accounts) await this.setUpAccount(client, account.id);
     const fleet = new Fleet({
@@ -229,16 +231,13 @@ class ScenarioRun {
       }
       this.webhooks.set(webhook.id, ids);
     }
-    const orders = this.orders;
-    const reached = (order: string, status: string) => {
-      let statuses = orders.get(order);
-      if (statuses === undefined) orders.set(order, (statuses = new Set()));
-      statuses.add(status);
-    };
-    if (accountId === this.scenario.accounts[0]!.id) {
-      this.parts.events.on("fulfilment.status", (e) => reached(e.device.id, e.status));
-      this.parts.events.on("replacement.status", (e) => reached(e.replacement.id, e.status));
-    }
+  }
+
+  /** An order (a device request or a replacement) reached a fulfilment status. */
+  private reached(order: string, status: string): void {
+    const statuses = this.orders.get(order) ?? new Set<string>();
+    statuses.add(status);
+    this.orders.set(order, statuses);
   }
 
   /** Work an event started that the clock must not outrun. */
