@@ -12,7 +12,6 @@ import { deviceMacAddress } from "../../fulfilment/identifiers.ts";
 import { Gateway } from "../../gateway/gateway.ts";
 import { DirectBle } from "../../gateway/gateway-ble.ts";
 import { generateReadings } from "../../readings/generate.ts";
-import type { GeneratedReading } from "../../readings/generated.ts";
 import { drawImei } from "../../readings/identity.ts";
 import type { PatientModels } from "../../readings/patients.ts";
 import type { Cohort, Scenario } from "../types.ts";
