@@ -231,12 +231,17 @@ async function lab(
   return store;
 }
 
-/** As `rpmlab serve` composes it: on a SQLite file, the store side runs in a worker thread. */
-function dispatcherOn(store: Store, storeSpec: string, clock: SystemClock) {
+/**
+ * As `rpmlab serve` composes it: on a SQLite file, the store side runs in a worker thread —
+ * started here, before the clock starts, as serve starts it before it takes traffic (the thread
+ * loads its modules for about half a second).
+ */
+async function dispatcherOn(store: Store, storeSpec: string, clock: SystemClock) {
   const config = { timeoutMs: 10_000, concurrency: CONCURRENCY };
   const sender = createWebhookSender("http", config);
   const rng = new Rng("bench-webhooks");
   const deliveries = dispatchStoreFor({ store, storeSpec, catalogue, rng, clock });
+  await deliveries.nextDue();
   const dispatcher = new WebhookDispatcher({ store: deliveries, clock, rng, sender, config });
   const stop = async () => {
     await dispatcher.stop();
@@ -298,7 +303,7 @@ const clock = new SystemClock();
   await bare.close();
 
   await receiver.reset(false);
-  const { dispatcher, stop } = dispatcherOn(store, spec, clock);
+  const { dispatcher, stop } = await dispatcherOn(store, spec, clock);
   const reached = receiver.reached(stored);
   const started = performance.now();
   dispatcher.start();
@@ -341,7 +346,7 @@ for (const postAsArray of LATENCY_SECONDS > 0 ? [true, false] : []) {
   // As `rpmlab serve` does: batches commit in a worker thread on the SQLite file.
   const processor = new WorkerProcessor({ storeSpec: spec, catalogue, clock });
   await processor.start();
-  const { dispatcher, stop } = dispatcherOn(store, spec, clock);
+  const { dispatcher, stop } = await dispatcherOn(store, spec, clock);
   dispatcher.start();
   await receiver.reset(true);
 
