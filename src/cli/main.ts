@@ -3,6 +3,7 @@ import { isRpmlabError } from "../core/errors.ts";
 import { registerAccountsCommand } from "./accounts.ts";
 import { registerBillingCommand } from "./billing.ts";
 import { registerBleCommands } from "./ble.ts";
+import { registerDemoCommand } from "./demo.ts";
 import { type CliIo, processIo } from "./io.ts";
 import { registerKeysCommand } from "./keys.ts";
 import { registerOrdersCommand } from "./orders.ts";
@@ -33,6 +34,7 @@ export function buildProgram(io: CliIo): Command {
   registerBleCommands(program, io);
   registerScenarioCommand(program, io);
   registerRunCommand(program, io);
+  registerDemoCommand(program, io);
   return program;
 }
 

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { RpmlabError } from "../core/errors.ts";
 import { loadScenario } from "../scenario/load.ts";
-import { createProgress } from "../scenario/progress.ts";
+import { createProgress, finishable } from "../scenario/progress.ts";
 import {
   renderJson,
   renderJsonList,
@@ -50,11 +50,12 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       const scenarios = files.map((file) => loadScenario(file));
       const reports: ScenarioReport[] = [];
       for (const scenario of scenarios) {
-        const progress = flags.progress ? createProgress(process.stderr) : undefined;
+        const progress = flags.progress ? finishable(createProgress(process.stderr)) : undefined;
         const result = await runScenario(scenario, {
           ...(flags.seed === undefined ? {} : { seed: seedOf(flags.seed) }),
           ...(progress === undefined ? {} : { progress }),
         });
+        progress?.finish();
         reports.push(result);
         io.out(renderText(result));
       }
@@ -85,6 +86,6 @@ function parseReport(values: string[] | undefined) {
 }
 
 /** A seed as the scenario file would give it: a whole number stays a number. */
-function seedOf(text: string): string | number {
+export function seedOf(text: string): string | number {
   return /^-?\d{1,15}$/.test(text) ? Number(text) : text;
 }

@@ -136,3 +136,26 @@ function isoDateTime(ms: number): string {
 function pad(n: number): string {
   return String(n).padStart(2, "0");
 }
+
+/**
+ * `progress` plus `finish()`, which ends it with the last state it was given: the runner only
+ * updates a progress, so the command that started the run ends the line (on a terminal the
+ * redrawn line has no newline until then) before it prints the report.
+ */
+export function finishable(progress: Progress): Progress & { finish(): void } {
+  let last: ProgressState | undefined;
+  return {
+    update(state) {
+      last = state;
+      progress.update(state);
+    },
+    done(state) {
+      last = undefined;
+      progress.done(state);
+    },
+    finish() {
+      if (last !== undefined) progress.done(last);
+      last = undefined;
+    },
+  };
+}

@@ -9,12 +9,16 @@ const DIR = fileURLToPath(new URL("../../scenarios", import.meta.url));
 const FILES = readdirSync(DIR)
   .filter((f) => f.endsWith(".yaml"))
   .sort();
+/** `rpmlab demo`'s cohort: runs until Ctrl-C, not in CI. */
+const DEMO = "demo.yaml";
+const CI_FILES = FILES.filter((f) => f !== DEMO);
 const library = defaultLibrary();
 const DAY = 86_400_000;
 
 describe("shipped scenarios (scenarios/*.yaml)", () => {
-  it("are the nine of issue 7 §4", () => {
-    expect(FILES.map((f) => basename(f, ".yaml"))).toEqual([
+  it("are the nine of issue 7 §4, and the demo's", () => {
+    expect(FILES).toContain(DEMO);
+    expect(CI_FILES.map((f) => basename(f, ".yaml"))).toEqual([
       "broker-chaos",
       "cellular-outage",
       "chf-weight-alerts",
@@ -46,11 +50,14 @@ describe("shipped scenarios (scenarios/*.yaml)", () => {
       expect(header.join(" ").length).toBeGreaterThan(200);
     });
 
-    it("stays small enough for CI: at most 30 days, cohorts of at most 50", () => {
-      const scenario = loadScenario(file, library);
-      expect(scenario.durationMs).toBeLessThanOrEqual(30 * DAY);
-      for (const cohort of scenario.cohorts) expect(cohort.count).toBeLessThanOrEqual(50);
-    });
+    it.skipIf(name === DEMO)(
+      "stays small enough for CI: at most 30 days, cohorts of at most 50",
+      () => {
+        const scenario = loadScenario(file, library);
+        expect(scenario.durationMs).toBeLessThanOrEqual(30 * DAY);
+        for (const cohort of scenario.cohorts) expect(cohort.count).toBeLessThanOrEqual(50);
+      },
+    );
   });
 
   it("smoke uses every device type of the catalogue exactly once", () => {
@@ -113,5 +120,26 @@ describe("shipped scenarios (scenarios/*.yaml)", () => {
       text: "the re-sent weights are recognised and dropped",
       source: "expect[1]",
     });
+  });
+});
+
+describe("the demo's cohort (scenarios/demo.yaml)", () => {
+  const demo = loadScenario(join(DIR, DEMO), library);
+
+  it("is a dozen patients of one clinic whose webhook the lab hosts, over a long run", () => {
+    expect(demo.cohorts.reduce((n, c) => n + c.count, 0)).toBe(12);
+    expect(demo.durationMs).toBeGreaterThanOrEqual(365 * DAY);
+    expect(demo.accounts.map((a) => a.webhooks.map((w) => [w.url, [...w.events].sort()]))).toEqual([
+      [["lab", ["FULFILLMENT", "MEASUREMENT", "PATIENT"]]],
+    ]);
+  });
+
+  it("has ordered kits (fulfilment webhooks) and active ones, and mild faults", () => {
+    expect(new Set(demo.cohorts.map((c) => c.onboarding))).toEqual(new Set(["active", "ordered"]));
+    expect(new Set(demo.cohorts.map((c) => c.connectivity))).toEqual(
+      new Set(["gateway", "cellular"]),
+    );
+    expect(demo.events.map((e) => e.action)).toContain("gateway.outage");
+    expect(demo.events.every((e) => e.atMs < 7 * DAY)).toBe(true);
   });
 });

@@ -1,0 +1,132 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
+/** The patients of scenarios/demo.yaml. */
+const DEMO_PATIENTS = 12;
+
+interface DemoInfo {
+  base_url: string;
+  client_domain: string;
+  api_key: string;
+  admin_token: string;
+  mqtt_url: string;
+  docs_url: string;
+  receiver_urls: Record<string, string>;
+  deliveries_url: string;
+  scenario: string;
+  seed: number;
+  patients: number;
+  speed: number;
+}
+
+/**
+ * `rpmlab demo` as a user runs it (issue 7 §3): a child process of bin/rpmlab on a free port, far
+ * faster than its watchable default; its JSON line read, its API queried, then Ctrl-C (SIGINT):
+ * the report on stdout and exit code 0.
+ */
+describe("rpmlab demo", () => {
+  let child: ChildProcess | undefined;
+
+  afterEach(async () => {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, "exit");
+      child.kill("SIGKILL");
+      await exited;
+    }
+    child = undefined;
+  });
+
+  it("serves the demo's patients and, on SIGINT, prints its report and exits 0", async () => {
+    const demo = spawn(
+      process.execPath,
+      [BIN, "demo", "--port", "0", "--speed", "100000", "--json"],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    child = demo;
+    let stdout = "";
+    let stderr = "";
+    demo.stdout!.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    demo.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = once(demo, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+    /** Resolves once `probe` finds something in what the process printed so far. */
+    const printed = (stream: "stdout" | "stderr", probe: RegExp) =>
+      new Promise<RegExpMatchArray>((resolve, reject) => {
+        const check = () => {
+          const match = (stream === "stdout" ? stdout : stderr).match(probe);
+          if (match === null) return;
+          demo[stream]!.off("data", check);
+          resolve(match);
+        };
+        demo[stream]!.on("data", check);
+        void exited.then(([code]) =>
+          reject(new Error(`rpmlab demo exited with ${code} before ${probe}; stderr:\n${stderr}`)),
+        );
+      });
+    const [firstLine] = (await printed("stdout", /^.*\n/)) as [string];
+    const info = JSON.parse(firstLine.trim()) as DemoInfo;
+    expect(info).toMatchObject({
+      client_domain: "clinic",
+      scenario: "demo",
+      seed: 7,
+      patients: DEMO_PATIENTS,
+      speed: 100_000,
+    });
+    expect(info.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(info.docs_url).toBe(`${info.base_url}/docs`);
+    expect(info.mqtt_url).toMatch(/^mqtt:\/\/127\.0\.0\.1:\d+$/);
+    expect(Object.keys(info.receiver_urls)).toEqual(["clinic"]);
+
+    const patients = await fetch(
+      `${info.base_url}/clients/${info.client_domain}/hwi/hwi-patients/?page=1`,
+      { headers: { Authorization: `Api-Key ${info.api_key}` } },
+    );
+    expect(patients.status).toBe(200);
+    expect(((await patients.json()) as { count: number }).count).toBe(DEMO_PATIENTS);
+    const deliveries = await fetch(`${info.deliveries_url}?page=1`, {
+      headers: { Authorization: `Bearer ${info.admin_token}` },
+    });
+    expect(deliveries.status).toBe(200);
+    // Every patient's PATIENT webhook is queued once the fleet is enrolled.
+    expect(((await deliveries.json()) as { count: number }).count).toBeGreaterThanOrEqual(
+      DEMO_PATIENTS,
+    );
+
+    // Two virtual days in: readings wait in devices and outboxes, a run cut short must still end.
+    await printed("stderr", /^day 2\/365 /m);
+    demo.kill("SIGINT");
+    const [code, signal] = await withDeadline(
+      exited,
+      30_000,
+      () => `exit after SIGINT; stderr:\n${stderr}`,
+    );
+    expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
+    const report = stdout.slice(firstLine.length);
+    expect(report).toMatch(/^scenario demo \(scenarios\/demo\.yaml\) seed 7: PASSED\n/);
+    expect(report).toContain(
+      `  ✓ every demo patient enrolled through the HWI API (actual status 200, count ${DEMO_PATIENTS}) expect[0]\n`,
+    );
+    expect(report).toMatch(/\nreadings taken \d+, stored \d+, /);
+    expect(stderr).toMatch(/^done readings \d+ webhooks \d+ faults \d+$/m);
+  }, 60_000);
+});
+
+/** `work`, or a failure naming what did not happen once `ms` of wall time passed. */
+async function withDeadline<T>(work: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no ${what()} within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

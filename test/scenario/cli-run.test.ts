@@ -1,0 +1,100 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../catalogue/cli-io.ts";
+
+const SMOKE = fileURLToPath(new URL("../../scenarios/smoke.yaml", import.meta.url));
+const FAILS = fileURLToPath(new URL("../fixtures/scenarios/fails.yaml", import.meta.url));
+
+/** `rpmlab run` through the in-process CLI entry: exit codes, the text report, the CI reports. */
+describe("rpmlab run", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "rpmlab-run-"));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("runs smoke, exits 0 and writes the JSON and JUnit reports of the same run", async () => {
+    const jsonFile = join(dir, "smoke.json");
+    const json = await runCli("run", SMOKE, "--report", "json", jsonFile, "--no-progress");
+    expect(json.stderr).toBe("");
+    expect(json.code).toBe(0);
+    expect(json.stdout).toMatch(/^scenario smoke \(.*smoke\.yaml\) seed 42: PASSED\n/);
+    const report = JSON.parse(readFileSync(jsonFile, "utf8")) as {
+      scenario: string;
+      seed: number;
+      digest: string;
+      passed: boolean;
+      counts: { readings: Record<string, number>; webhooks: Record<string, number> };
+      expectations: { text: string; passed: boolean; actual: number | string }[];
+    };
+    expect(report.scenario).toBe("smoke");
+    expect(report.seed).toBe(42);
+    expect(report.passed).toBe(true);
+    expect(report.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(json.stdout).toContain(`digest ${report.digest}\n`);
+    expect(Object.keys(report.counts.readings)).toEqual([
+      "taken",
+      "stored",
+      "lost_by_design",
+      "missing",
+      "duplicates_stored",
+      "duplicates_suppressed",
+    ]);
+    expect(report.counts.readings.stored).toBe(report.counts.readings.taken);
+    expect(report.counts.webhooks["MEASUREMENT delivered"]).toBeGreaterThanOrEqual(20);
+    expect(report.expectations).toHaveLength(6);
+    expect(report.expectations.every((e) => e.passed)).toBe(true);
+    // Counters carry a number, API checks what they got.
+    expect(report.expectations[0]).toEqual({
+      text: "readings.stored >= 20",
+      source: "expect[0]",
+      passed: true,
+      actual: report.counts.readings.stored,
+    });
+    expect(report.expectations[5]).toEqual({
+      text: "one patient per cohort, created through the HWI API",
+      source: "expect[3]",
+      passed: true,
+      actual: "status 200, count 7",
+    });
+
+    const junitFile = join(dir, "smoke.xml");
+    const junit = await runCli("run", SMOKE, "--report", "junit", junitFile, "--no-progress");
+    expect(junit.code).toBe(0);
+    const xml = readFileSync(junitFile, "utf8");
+    expect(xml).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuite name="smoke" /);
+    expect(xml).toMatch(/ tests="6" failures="0" /);
+    const cases = [...xml.matchAll(/<testcase name="([^"]*)" classname="smoke"/g)].map((m) => m[1]);
+    expect(cases).toEqual(report.expectations.map((e) => escapeXml(e.text)));
+    expect(xml).not.toContain("<failure");
+    // Same file, same seed, another run: the same digest.
+    expect(xml).toContain(`<property name="digest" value="${report.digest}"/>`);
+  }, 60_000);
+
+  it("exits 1 when an expectation does not hold, marking it ✗", async () => {
+    const { code, stdout, stderr } = await runCli("run", FAILS, "--no-progress");
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^scenario fails \(.*fails\.yaml\) seed 1: FAILED\n/);
+    expect(stdout).toMatch(
+      /\n {2}✗ more readings than one patient takes in a day \(actual \d+\) expect\[0\]\n/,
+    );
+    expect(stdout).toContain("expectations 1/2 held\n");
+    expect(stderr).toBe("rpmlab: E_SCENARIO_EXPECTATIONS: expectations did not hold in fails");
+  }, 60_000);
+
+  it("exits 2 on a report format it does not write, before running anything", async () => {
+    const { code, stdout, stderr } = await runCli("run", SMOKE, "--report", "pdf", "x");
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/^rpmlab: E_USAGE: --report takes a format and a file/);
+  });
+});
+
+function escapeXml(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+}
