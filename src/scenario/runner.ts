@@ -159,7 +159,11 @@ class ScenarioRun {
     await this.pump(end);
     // Past the end: what waits in outboxes and retries drains; nothing new is measured.
     await this.pump(end + DRAIN_MS);
-    while (fleet.queued > 0 && this.clock.now() < end + DRAIN_LIMIT_MS) {
+    while (
+      this.options.signal?.aborted !== true &&
+      fleet.queued > 0 &&
+      this.clock.now() < end + DRAIN_LIMIT_MS
+    ) {
       await this.pump(this.clock.now() + STEP_MS);
     }
     return this.report(client, end, elapsed());
