@@ -4,9 +4,9 @@ import { buildApp } from "../api/app.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import type { ServeConfig } from "../config/serve-config.ts";
 import { type Clock, SystemClock } from "../core/clock.ts";
+import { RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
-import { RpmlabError } from "../core/errors.ts";
 import { Rng } from "../core/rng.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
@@ -127,7 +127,9 @@ export class Lab {
       rng: webhookRng,
       sender,
       config: config.webhooks,
-      ...(config.webhookRetentionMs === undefined ? {} : { retentionMs: config.webhookRetentionMs }),
+      ...(config.webhookRetentionMs === undefined
+        ? {}
+        : { retentionMs: config.webhookRetentionMs }),
       ...(config.webhookPollMs === undefined ? {} : { pollMs: config.webhookPollMs }),
       logger: logger.child({ component: "webhooks" }),
     });
@@ -184,8 +186,10 @@ export class Lab {
       config: { adminToken, rateLimit: config.rateLimit, fulfilment: config.fulfilment },
       webhooks,
     });
-    await app.listen({ host: config.host, port: config.port });
     this.stack.push(() => app.close());
+    await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
+      throw listenError(error, config.host, config.port);
+    });
     this.parts = { broker, events, ingestor: parts.ingestor!, dispatcher };
     this.stack.push(async () => {
       this.parts = undefined;
@@ -279,4 +283,14 @@ function baseUrlOf(app: FastifyInstance): string {
   const address = app.server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return `http://${host}:${address.port}`;
+}
+
+/** A taken HTTP port is the common case (a second serve or demo, or another dev server on 8000). */
+function listenError(error: unknown, host: string, port: number): RpmlabError {
+  const code = (error as { code?: unknown }).code;
+  const message =
+    code === "EADDRINUSE"
+      ? `HTTP port ${port} on ${host} is taken: choose another with --port N, or --port 0 for any free one`
+      : `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`;
+  return new RpmlabError("E_CONFIG_INVALID", message, { field: "port", port }, error);
 }
