@@ -186,8 +186,10 @@ export class Lab {
       config: { adminToken, rateLimit: config.rateLimit, fulfilment: config.fulfilment },
       webhooks,
     });
-    await app.listen({ host: config.host, port: config.port });
     this.stack.push(() => app.close());
+    await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
+      throw listenError(error, config.host, config.port);
+    });
     this.parts = { broker, events, ingestor: parts.ingestor!, dispatcher };
     this.stack.push(async () => {
       this.parts = undefined;
@@ -281,4 +283,14 @@ function baseUrlOf(app: FastifyInstance): string {
   const address = app.server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return `http://${host}:${address.port}`;
+}
+
+/** A taken HTTP port is the common case (a second serve or demo, or another dev server on 8000). */
+function listenError(error: unknown, host: string, port: number): RpmlabError {
+  const code = (error as { code?: unknown }).code;
+  const message =
+    code === "EADDRINUSE"
+      ? `HTTP port ${port} on ${host} is taken: choose another with --port N, or --port 0 for any free one`
+      : `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`;
+  return new RpmlabError("E_CONFIG_INVALID", message, { field: "port", port }, error);
 }

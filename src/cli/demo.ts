@@ -109,7 +109,8 @@ function describe(ready: DemoReady, speed: number): string {
     ...hooks.map(
       (w) => `  webhooks:      ${w.events.join(", ")} land at ${ready.receiverUrls[w.id]}`,
     ),
-    `  deliveries:    curl -H 'Authorization: Bearer ${lab.admin_token}' ${deliveriesUrl(ready)}`,
+    // Paged: unpaged, the log is one array of every delivery since the start.
+    `  deliveries:    curl -H 'Authorization: Bearer ${lab.admin_token}' '${deliveriesUrl(ready)}?page=1'`,
     "Ctrl-C stops it and prints a report.",
   ].join("\n");
 }

@@ -10,7 +10,12 @@ describe("README.md", () => {
 
   it("names the two fresh-clone commands that CI and users run", () => {
     const text = readFileSync(README_PATH, "utf8");
-    expect(text).toContain("npm test");
+    const freshClone = text.slice(
+      text.indexOf("## On a fresh clone"),
+      text.indexOf("## What works"),
+    );
+    expect(freshClone).toMatch(/^bin\/rpmlab demo +# main job/m);
+    expect(freshClone).toMatch(/^npm test +# the test suite/m);
     expect(text).toMatch(/bin\/rpmlab serve /);
   });
 });

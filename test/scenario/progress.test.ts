@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createProgress, type ProgressState } from "../../src/scenario/progress.ts";
+import { createProgress, finishable, type ProgressState } from "../../src/scenario/progress.ts";
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -115,5 +115,30 @@ describe("progress on a terminal", () => {
     const other = sink(true);
     createProgress(other.out, { wallMs: () => 0 }).update(state(START - H));
     expect(other.writes[0]).toContain("[--------------------]   0.0%");
+  });
+});
+
+describe("finishable progress", () => {
+  it("ends the line with the last state it was given, once", () => {
+    const { out, writes } = sink(true, 200);
+    let wall = 0;
+    const progress = finishable(createProgress(out, { wallMs: () => wall }));
+    progress.update(state(START + D, 10));
+    wall = 50;
+    // Throttled: not drawn, but remembered for finish().
+    progress.update(state(START + 2 * D, 20));
+    expect(writes).toHaveLength(1);
+    progress.finish();
+    progress.finish();
+    expect(writes).toHaveLength(3);
+    expect(writes[1]!.startsWith("\r2026-01-07 00:00 ")).toBe(true);
+    expect(writes[1]!.endsWith(" readings 20 webhooks 10 faults 1\x1b[K")).toBe(true);
+    expect(writes[2]).toBe("\n");
+  });
+
+  it("writes nothing when the run ended before any update", () => {
+    const { out, writes } = sink(false);
+    finishable(createProgress(out)).finish();
+    expect(writes).toEqual([]);
   });
 });

@@ -1,0 +1,45 @@
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { createServer, type Server } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../catalogue/cli-io.ts";
+
+/** `rpmlab demo`'s refusals, in process (test/e2e/demo.test.ts runs it for real). */
+describe("rpmlab demo refuses", () => {
+  let blocker: Server | undefined;
+  afterEach(async () => {
+    if (blocker !== undefined) {
+      blocker.close();
+      await once(blocker, "close");
+      blocker = undefined;
+    }
+  });
+
+  it.each([
+    [["--speed", "0"], '--speed must be a number above 0 (virtual ms per wall ms), got "0"'],
+    [["--speed", "fast"], '--speed must be a number above 0 (virtual ms per wall ms), got "fast"'],
+    [
+      ["--port", "http"],
+      '--port must be a whole number from 0 (any free port) to 65535, got "http"',
+    ],
+    [["--port", "70000"], "--port must be a whole number from 0 (any free port) to 65535"],
+  ])("%j with exit 2, before starting anything", async (args, message) => {
+    const { code, stdout, stderr } = await runCli("demo", ...args);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain(`rpmlab: E_CONFIG_INVALID: ${message}`);
+  });
+
+  it("a taken port, saying how to pick another", async () => {
+    blocker = createServer();
+    blocker.listen(0, "127.0.0.1");
+    await once(blocker, "listening");
+    const { port } = blocker.address() as AddressInfo;
+    const { code, stdout, stderr } = await runCli("demo", "--port", String(port));
+    expect(stdout).toBe("");
+    expect(stderr).toBe(
+      `rpmlab: E_CONFIG_INVALID: HTTP port ${port} on 127.0.0.1 is taken: choose another with --port N, or --port 0 for any free one`,
+    );
+    expect(code).toBe(2);
+  }, 30_000);
+});
