@@ -86,6 +86,12 @@ class ScenarioRun {
   /** Order id → fulfilment statuses it reached. */
   private readonly orders = new Map<string, Set<string>>();
 
+  /**
+   * Virtual time per step: STEP_MS, or a wall second's worth at a finite speed, so that a run
+   * watched at demo speed stops within about a second of being asked to.
+   */
+  private readonly step: number;
+
   constructor(
     private readonly scenario: Scenario,
     private readonly options: RunOptions,
@@ -97,6 +103,7 @@ class ScenarioRun {
       startMs: scenario.clock.startMs,
       speed: speed === "max" ? Number.POSITIVE_INFINITY : speed === "realtime" ? 1 : speed,
     });
+    this.step = Math.max(1000, Math.min(STEP_MS, this.clock.speed * 1000));
   }
 
   async execute(): Promise<ScenarioReport> {
@@ -164,9 +171,11 @@ class ScenarioRun {
       fleet.queued > 0 &&
       this.clock.now() < end + DRAIN_LIMIT_MS
     ) {
-      await this.pump(this.clock.now() + STEP_MS);
+      await this.pump(this.clock.now() + this.step);
     }
-    return this.report(client, end, elapsed());
+    // Stopped early (Ctrl-C in rpmlab demo): the report covers what ran.
+    const reached = this.options.signal?.aborted === true ? Math.min(end, this.clock.now()) : end;
+    return this.report(client, reached, elapsed());
   }
 
   async close(): Promise<void> {
@@ -257,7 +266,7 @@ class ScenarioRun {
   private async pump(until: number): Promise<void> {
     const fleet = this.fleet!;
     while (this.clock.now() < until && this.options.signal?.aborted !== true) {
-      await this.clock.run({ until: Math.min(until, this.clock.now() + STEP_MS) });
+      await this.clock.run({ until: Math.min(until, this.clock.now() + this.step) });
       while (this.held.size > 0) await Promise.all([...this.held]);
       if (this.failure !== undefined) throw this.failure;
       await fleet.settle();
