@@ -252,7 +252,8 @@ export class Lab {
       if (batch.stored.length > 0) deps.onStored();
     });
     // Spec 2.3: the lab tells each gateway its whitelist when it changes (activation, unlink,
-    // replacement, adoption) and at each check-in, with the time (src/ingest/downlink.ts).
+    // replacement, adoption) and at a check-in that did not report holding exactly it, then the
+    // time (src/ingest/downlink.ts).
     // Its own client id on an external broker, within the 23 characters every broker takes.
     const channel = await downlinkChannel(broker, `${this.config.ingestId.slice(0, 20)}-dl`);
     this.stack.push(() => channel.close());
@@ -260,11 +261,17 @@ export class Lab {
     deps.events.on("whitelist.changed", ({ gatewayUuid }) => {
       void downlinks.sendWhitelist(gatewayUuid);
     });
-    ingestor.events.on("gateway.status", ({ gateway, online }) => {
+    ingestor.events.on("gateway.status", ({ gateway, online, whitelistHeld }) => {
       services.adoption
         .adopt(gateway.gatewayUuid)
-        .then(() =>
-          online ? downlinks.checkedIn(gateway.gatewayUuid, gateway.lastCheckinTime) : undefined,
+        .then((adopted) =>
+          online
+            ? downlinks.checkedIn(
+                gateway.gatewayUuid,
+                gateway.lastCheckinTime,
+                whitelistHeld && adopted.adopted.length === 0,
+              )
+            : undefined,
         )
         .catch((error: unknown) => {
           this.logger.error(

@@ -41,7 +41,8 @@ export async function downlinkChannel(broker: Broker, clientId: string): Promise
 /**
  * What the lab sends a gateway on `rpm/v1/gw/{uuid}/down` (spec 2.3): the whole whitelist with
  * each entry's status (RE until the gateway reports holding it, CO after), whenever the
- * gateway's device set changes and at each check-in; and the service's time at each check-in,
+ * gateway's device set changes and at a check-in that did not report holding it; and the
+ * service's time at each check-in,
  * for the gateway to set its clock and then its devices'.
  */
 export class Downlinks {
@@ -103,9 +104,13 @@ export class Downlinks {
     );
   }
 
-  /** A check-in (its checkin_at): the whitelist (so the gateway's copy converges), the time. */
-  async checkedIn(gatewayUuid: string, checkinAt: number | null): Promise<void> {
-    await this.sendWhitelist(gatewayUuid);
+  /**
+   * A check-in (its checkin_at): the whitelist, unless the gateway reported holding exactly it
+   * (`held`: a changed whitelist goes out when it changes, so the check-in's copy is for a
+   * gateway that missed one), then the time.
+   */
+  async checkedIn(gatewayUuid: string, checkinAt: number | null, held = false): Promise<void> {
+    if (!held) await this.sendWhitelist(gatewayUuid);
     await this.sendTime(gatewayUuid, checkinAt);
   }
 

@@ -14,7 +14,13 @@ export type MessageOutcome =
   /** An uplink whose message id was already ingested: nothing stored (DESIGN "Uplink"). */
   | { readonly kind: "redelivered"; readonly messageId: string }
   /** A check-in (online) or the gateway's last will (offline). */
-  | { readonly kind: "status"; readonly gateway: GatewayRow; readonly online: boolean }
+  | {
+      readonly kind: "status";
+      readonly gateway: GatewayRow;
+      readonly online: boolean;
+      /** The check-in reported holding exactly the service's whitelist (nothing to resend). */
+      readonly whitelistHeld: boolean;
+    }
   /** A zero-length retained message clearing a status topic. */
   | { readonly kind: "ignored"; readonly reason: string }
   | { readonly kind: "dead_letter"; readonly deadLetter: DeadLetterRow };
@@ -51,7 +57,12 @@ export type IngestEvents = {
   "measurement.stored": { readonly rows: readonly StoredMeasurement[] };
   dead_letter: { readonly row: DeadLetterRow };
   /** A status message applied: a check-in (online) or the last will (offline). */
-  "gateway.status": { readonly gateway: GatewayRow; readonly online: boolean };
+  "gateway.status": {
+    readonly gateway: GatewayRow;
+    readonly online: boolean;
+    /** The check-in reported holding exactly the service's whitelist (nothing to resend). */
+    readonly whitelistHeld: boolean;
+  };
   /** Every committed batch, acknowledged to the broker just before. */
   batch: BatchResult;
   /** The store failed a batch; nothing of it was acknowledged; it is retried after `retryInMs`. */

@@ -218,7 +218,8 @@ export class Ingestor implements IngestSink {
     for (const row of result.deadLetters) this.events.emit("dead_letter", { row });
     for (const outcome of result.outcomes) {
       if (outcome.kind === "status") {
-        this.events.emit("gateway.status", { gateway: outcome.gateway, online: outcome.online });
+        const { gateway, online, whitelistHeld } = outcome;
+        this.events.emit("gateway.status", { gateway, online, whitelistHeld });
       }
     }
     this.events.emit("batch", result);

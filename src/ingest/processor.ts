@@ -4,7 +4,7 @@ import { parseIso } from "../core/time.ts";
 import type { GatewayStatusPayload } from "../mqtt/envelope.ts";
 import type { Uplink } from "../mqtt/uplink.ts";
 import type { Store, StoreRepositories } from "../store/store.ts";
-import type { GatewayRow, GatewayStatus } from "../store/types-hardware.ts";
+import type { GatewayRow, GatewayStatus, WhitelistRow } from "../store/types-hardware.ts";
 import type { DeadLetterRow, MeasurementRow, NewMeasurement } from "../store/types-ingest.ts";
 import { recordStoredMeasurements } from "../webhooks/outbox.ts";
 import type { BatchResult, MessageOutcome, StoredMeasurement } from "./events.ts";
@@ -86,15 +86,15 @@ export class MessageProcessor implements BatchProcessor {
         outcomes[index] = { kind: "ignored", reason: p.reason };
       } else if (p.kind === "status") {
         const gateway = await tx.gateways.updateStatus(p.gatewayUuid, statusFields(p.status));
+        let whitelistHeld = false;
         // Spec 2.3: the whitelist the gateway reports holding is its acknowledgement (RE → CO).
         if (p.status.online && p.status.whitelist !== undefined) {
-          await tx.whitelist.reconcile(
-            p.gatewayUuid,
-            p.status.whitelist.map((d) => d.mac_address),
-          );
+          const held = p.status.whitelist.map((d) => d.mac_address);
+          await tx.whitelist.reconcile(p.gatewayUuid, held);
+          whitelistHeld = sameAddresses(held, await tx.whitelist.list(p.gatewayUuid));
         }
         gateways.push(gateway);
-        outcomes[index] = { kind: "status", gateway, online: p.status.online };
+        outcomes[index] = { kind: "status", gateway, online: p.status.online, whitelistHeld };
       } else {
         const { uplink, inbound } = p;
         if (!claimed.delete(claimKey(uplink))) {
@@ -221,4 +221,11 @@ function statusFields(status: GatewayStatusPayload): GatewayStatus {
     bootloaderVersion: status.bootloader_version,
     provisioned: status.provisioned,
   };
+}
+
+/** The gateway holds exactly the service's whitelist entries (addresses, any case). */
+function sameAddresses(held: readonly string[], entries: readonly WhitelistRow[]): boolean {
+  const mine = new Set(entries.map((e) => e.macAddress.toUpperCase()));
+  const theirs = new Set(held.map((m) => m.toUpperCase()));
+  return mine.size === theirs.size && [...theirs].every((m) => mine.has(m));
 }

@@ -83,6 +83,9 @@ for (const [name, make] of BROKERS) {
       const downlinks = new Downlinks({ store, clock, channel });
       await downlinks.checkedIn(gw, T0 - 2000);
       expect(downlinks.counts).toEqual({ whitelist: 1, time: 1, failed: 0 });
+      // A check-in that reported holding exactly the whitelist gets the time only.
+      await downlinks.checkedIn(gw, T0 - 1000, true);
+      expect(downlinks.counts).toEqual({ whitelist: 1, time: 2, failed: 0 });
 
       // Back: the session delivers what was queued, in order.
       const inbox = new Inbox();

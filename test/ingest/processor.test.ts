@@ -359,10 +359,19 @@ describe("MessageProcessor: one batch, one transaction", () => {
           w.whitelistStatus,
         ]),
       );
-    await run(checkIn(["C00000000001"]));
+    const held = async (macs: string[]) => {
+      const outcome = await only(checkIn(macs));
+      return outcome.kind === "status" ? outcome.whitelistHeld : undefined;
+    };
+    // Holding part of it, or more than it: the check-in's answer must carry the whitelist.
+    expect(await held(["C00000000001"])).toBe(false);
     expect(await statuses()).toEqual({ C00000000001: "CO", C00000000002: "RE" });
-    await run(checkIn(["C00000000002"]));
+    expect(await held(["C00000000002"])).toBe(false);
     expect(await statuses()).toEqual({ C00000000001: "RE", C00000000002: "CO" });
+    expect(await held(["C00000000001", "C00000000002", "C00000000003"])).toBe(false);
+    // Exactly it, in any order: nothing to resend.
+    expect(await held(["C00000000002", "C00000000001"])).toBe(true);
+    expect(await held(["C00000000002"])).toBe(false);
     // A check-in without the field (an older gateway) changes nothing.
     const plain = JSON.parse(checkIn([]).payload.toString());
     delete plain.whitelist;
