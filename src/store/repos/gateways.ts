@@ -37,6 +37,9 @@ export async function ensureGateway(
 ): Promise<Selectable<GatewaysTable>> {
   if (gatewayUuid.trim() === "")
     throw invalid("gateway_uuid is required", { field: "gateway_uuid" });
+  // Known already (every check-in after the first): a read, no write.
+  const known = await byUuid(ctx, gatewayUuid);
+  if (known !== undefined) return known;
   await ctx.db
     .insertInto("gateways")
     .values(newGateway(ctx, gatewayUuid, ctx.clock.now()))
