@@ -231,6 +231,9 @@ export class Fleet {
   async addDevice(patient: PatientRig, profile: Profile, how: "activate" | "order"): Promise<void> {
     const { scenario, client, clock } = this.deps;
     const own = this.deps.rng.fork(`patient/${patient.cohort.id}/${patient.index}`);
+    // A second device of a type (one activated later through the API) draws its own streams.
+    const nth = patient.devices.filter((d) => d.profile.name === profile.name).length;
+    const label = nth === 0 ? profile.name : `${profile.name}/${nth}`;
     const model = cohortPatientModel(
       this.deps.patients.get(patient.cohort.model),
       patient.cohort,
@@ -239,16 +242,14 @@ export class Fleet {
     );
     const end = scenario.clock.startMs + scenario.durationMs;
     // Spec 2.4: an inhaler sensor's sensor_id is its serial number, which its readings carry.
-    const sensorId = profile.sensor_id.required
-      ? own.fork(`serial/${profile.name}`).hex(8)
-      : undefined;
+    const sensorId = profile.sensor_id.required ? own.fork(`serial/${label}`).hex(8) : undefined;
     const readings = generateReadings({
       ...(sensorId === undefined
         ? {}
         : { settings: { [profile.name]: { serialNumber: sensorId } } }),
       devices: [profile],
       patient: model,
-      rng: own.fork(`readings/${profile.name}`),
+      rng: own.fork(`readings/${label}`),
       start: scenario.clock.startMs,
       days: Math.max(1, Math.ceil(scenario.durationMs / DAY)),
     }).filter((r) => r.timestamp >= clock.now() && r.timestamp < end);
@@ -256,7 +257,7 @@ export class Fleet {
       how === "order"
         ? undefined
         : profile.connectivity === "cellular"
-          ? drawImei(own.fork(`imei/${profile.name}`))
+          ? drawImei(own.fork(`imei/${label}`))
           : patient.gatewayUuid;
     const created = await client.hwi<{ id: string }>(patient.domain, "POST", "/hwi/hwi-devices/", {
       device: {
