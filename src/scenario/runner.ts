@@ -114,6 +114,13 @@ class ScenarioRun {
         `${scenario.file}: transports.ble ${scenario.transports.ble}: the runner drives the direct path only so far (emulated BLE is exercised by the BLE tests and benchmarks)`,
       );
     }
+    const brokerFault = scenario.events.find((e) => e.action.startsWith("broker."));
+    if (brokerFault !== undefined && scenario.transports.broker !== "embedded") {
+      throw new RpmlabError(
+        "E_SCENARIO_FAILED",
+        `${scenario.file}: ${brokerFault.source} ${brokerFault.action} restarts the lab's embedded broker; with transports.broker ${scenario.transports.broker} the run cannot restart that broker`,
+      );
+    }
     const elapsed = startStopwatch();
     this.receiver = await LabReceiver.start();
     const client = await this.startLab();

@@ -1,6 +1,7 @@
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadScenario } from "../../src/scenario/load.ts";
+import { loadScenario, parseScenario } from "../../src/scenario/load.ts";
 import { renderText } from "../../src/scenario/report.ts";
 import { runScenario } from "../../src/scenario/runner.ts";
 
@@ -29,4 +30,16 @@ describe("scenario actions", () => {
     });
     expect(report.faults).toBe(2);
   }, 60_000);
+
+  it("refuses broker faults on an external broker before anything runs", async () => {
+    const file = fileURLToPath(new URL("../../scenarios/broker-chaos.yaml", import.meta.url));
+    const text = readFileSync(file, "utf8").replace(
+      "duration: 3d",
+      "duration: 3d\ntransports:\n  broker: mqtt://127.0.0.1:1",
+    );
+    await expect(runScenario(parseScenario(text, file))).rejects.toMatchObject({
+      code: "E_SCENARIO_FAILED",
+      message: expect.stringContaining("events[0] broker.restart"),
+    });
+  });
 });
