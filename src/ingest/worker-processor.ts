@@ -1,15 +1,12 @@
-import type { Worker } from "node:worker_threads";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import { parseStoreSpec } from "../config/store-spec.ts";
 import type { Clock } from "../core/clock.ts";
-import { RpmlabError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
-import { startTsWorker } from "../core/ts-worker.ts";
-import { fromWire } from "../core/wire-error.ts";
+import { WorkerCalls } from "../core/worker-calls.ts";
 import type { BatchResult } from "./events.ts";
 import type { Inbound } from "./prepare.ts";
 import type { BatchProcessor } from "./processor.ts";
-import type { FromWorker, ToWorker, WorkerInit } from "./worker-protocol.ts";
+import type { WorkerInit } from "./worker-protocol.ts";
 
 export interface WorkerProcessorOptions {
   /** A store the worker can open beside the main thread's: a SQLite file (see workerStoreOf). */
@@ -18,11 +15,6 @@ export interface WorkerProcessorOptions {
   /** Sent with each batch: the worker stamps rows with the main thread's time. */
   readonly clock: Clock;
   readonly logger?: Logger;
-}
-
-interface Pending {
-  readonly resolve: (result: BatchResult) => void;
-  readonly reject: (error: unknown) => void;
 }
 
 /**
@@ -43,76 +35,29 @@ export function workerStoreOf(storeSpec: string): string | undefined {
  * E_STORE_UNAVAILABLE (the ingestor retries it) and is started again by the next batch.
  */
 export class WorkerProcessor implements BatchProcessor {
-  private thread: Promise<Worker> | undefined;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
+  private readonly calls: WorkerCalls<readonly Inbound[], BatchResult>;
 
-  constructor(private readonly options: WorkerProcessorOptions) {}
-
-  async start(): Promise<void> {
-    await this.worker();
+  constructor(private readonly options: WorkerProcessorOptions) {
+    const { storeSpec, catalogue, clock, logger } = options;
+    this.calls = new WorkerCalls({
+      module: new URL("./worker-entry.ts", import.meta.url),
+      init: (): WorkerInit => ({ storeSpec, profiles: catalogue.profiles, now: clock.now() }),
+      name: "ingestion worker",
+      store: storeSpec,
+      ...(logger === undefined ? {} : { logger }),
+    });
   }
 
-  async process(batch: readonly Inbound[]): Promise<BatchResult> {
-    const worker = await this.worker();
-    const id = this.nextId++;
-    return new Promise<BatchResult>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      const message: ToWorker = { kind: "batch", id, now: this.options.clock.now(), batch };
-      worker.postMessage(message);
-    });
+  start(): Promise<void> {
+    return this.calls.start();
+  }
+
+  process(batch: readonly Inbound[]): Promise<BatchResult> {
+    return this.calls.call(batch, this.options.clock.now());
   }
 
   /** Closes the worker's store connection and ends the thread. */
-  async stop(): Promise<void> {
-    const thread = this.thread;
-    this.thread = undefined;
-    const worker = await thread?.catch(() => undefined);
-    if (worker === undefined) return;
-    const exited = new Promise((resolve) => worker.once("exit", resolve));
-    worker.postMessage({ kind: "stop" } satisfies ToWorker);
-    await exited;
-  }
-
-  private worker(): Promise<Worker> {
-    this.thread ??= this.spawn();
-    return this.thread;
-  }
-
-  private spawn(): Promise<Worker> {
-    const { storeSpec, catalogue, clock } = this.options;
-    const init: WorkerInit = { storeSpec, profiles: catalogue.profiles, now: clock.now() };
-    const worker = startTsWorker(new URL("./worker-entry.ts", import.meta.url), init);
-    const thread = new Promise<Worker>((resolve, reject) => {
-      worker.on("message", (message: FromWorker) => {
-        if (message.kind === "ready") resolve(worker);
-        else if (message.kind === "failed") reject(fromWire(message.error));
-        else if (message.kind === "done") this.settle(message.id)?.resolve(message.result);
-        else this.settle(message.id)?.reject(fromWire(message.error));
-      });
-      const ended = (reason: string) => {
-        if (this.thread === thread) this.thread = undefined;
-        const error = new RpmlabError(
-          "E_STORE_UNAVAILABLE",
-          `the ingestion worker ended: ${reason}`,
-          { store: storeSpec },
-        );
-        reject(error);
-        for (const pending of this.pending.values()) pending.reject(error);
-        this.pending.clear();
-      };
-      worker.on("error", (error) => {
-        this.options.logger?.error({ err: error }, "ingestion worker failed");
-        ended(error.message);
-      });
-      worker.on("exit", (code) => ended(`exit code ${code}`));
-    });
-    return thread;
-  }
-
-  private settle(id: number): Pending | undefined {
-    const pending = this.pending.get(id);
-    this.pending.delete(id);
-    return pending;
+  stop(): Promise<void> {
+    return this.calls.stop();
   }
 }

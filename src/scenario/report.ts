@@ -1,4 +1,5 @@
 import type { ExpectationResult } from "./evaluate.ts";
+import { READING_COUNTERS } from "./expectations.ts";
 import type { ReadingCounts } from "./observed.ts";
 
 /** What `rpmlab run` reports about one scenario, rendered as text, JSON or JUnit XML. */
@@ -28,14 +29,8 @@ export interface ScenarioReport {
   mismatches: readonly string[];
 }
 
-const READING_KEYS = [
-  "taken",
-  "stored",
-  "lost_by_design",
-  "missing",
-  "duplicates_stored",
-  "duplicates_suppressed",
-] as const satisfies readonly (keyof ReadingCounts)[];
+/** The readings counters in the order scenario files list them (expectations.ts). */
+const READING_KEYS: readonly (keyof ReadingCounts)[] = READING_COUNTERS;
 
 /** A readable summary, then one line per expectation: ✓ or ✗, its text, the actual value. */
 export function renderText(report: ScenarioReport): string {

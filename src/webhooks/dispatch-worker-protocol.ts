@@ -1,5 +1,4 @@
 import type { Profile } from "../catalogue/schema.ts";
-import type { WireError } from "../core/wire-error.ts";
 import type { DispatchStore } from "./dispatch-store.ts";
 
 /** What the dispatch worker starts with (tsWorkerData). */
@@ -20,19 +19,3 @@ export type DispatchCall = {
     readonly args: Parameters<DispatchStore[M]>;
   };
 }[Exclude<keyof DispatchStore, "close">];
-
-export type ToDispatchWorker =
-  /** `now`: the main clock's time, for what the store stamps itself (RelayedClock). */
-  | {
-      readonly kind: "call";
-      readonly id: number;
-      readonly now: number;
-      readonly call: DispatchCall;
-    }
-  | { readonly kind: "stop" };
-
-export type FromDispatchWorker =
-  | { readonly kind: "ready" }
-  | { readonly kind: "failed"; readonly error: WireError }
-  | { readonly kind: "done"; readonly id: number; readonly result: unknown }
-  | { readonly kind: "error"; readonly id: number; readonly error: WireError };

@@ -1,17 +1,9 @@
-import type { Worker } from "node:worker_threads";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Clock } from "../core/clock.ts";
-import { RpmlabError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
-import { startTsWorker } from "../core/ts-worker.ts";
-import { fromWire } from "../core/wire-error.ts";
+import { WorkerCalls } from "../core/worker-calls.ts";
 import type { DispatchStore, ExchangeResult, ExpandResult } from "./dispatch-store.ts";
-import type {
-  DispatchCall,
-  DispatchWorkerInit,
-  FromDispatchWorker,
-  ToDispatchWorker,
-} from "./dispatch-worker-protocol.ts";
+import type { DispatchCall, DispatchWorkerInit } from "./dispatch-worker-protocol.ts";
 
 export interface WorkerDispatchOptions {
   /** The lab's SQLite file (workerStoreOf), migrated already. */
@@ -24,11 +16,6 @@ export interface WorkerDispatchOptions {
   readonly logger?: Logger;
 }
 
-interface Pending {
-  readonly resolve: (result: unknown) => void;
-  readonly reject: (error: unknown) => void;
-}
-
 /**
  * The dispatcher's store side in a worker thread with its own connection to the SQLite file.
  * Outbox expansion (reading measurements, building bodies), recording attempts and claiming
@@ -38,11 +25,23 @@ interface Pending {
  * is started again by the next call.
  */
 export class WorkerDispatchStore implements DispatchStore {
-  private thread: Promise<Worker> | undefined;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
+  private readonly calls: WorkerCalls<DispatchCall, unknown>;
 
-  constructor(private readonly options: WorkerDispatchOptions) {}
+  constructor(private readonly options: WorkerDispatchOptions) {
+    const { storeSpec, catalogue, clock, seed, logger } = options;
+    this.calls = new WorkerCalls({
+      module: new URL("./dispatch-worker-entry.ts", import.meta.url),
+      init: (): DispatchWorkerInit => ({
+        storeSpec,
+        profiles: catalogue.profiles,
+        seed,
+        now: clock.now(),
+      }),
+      name: "webhook dispatch worker",
+      store: storeSpec,
+      ...(logger === undefined ? {} : { logger }),
+    });
+  }
 
   expand(...args: Parameters<DispatchStore["expand"]>): Promise<ExpandResult> {
     return this.call({ method: "expand", args }) as Promise<ExpandResult>;
@@ -69,71 +68,11 @@ export class WorkerDispatchStore implements DispatchStore {
   }
 
   /** Closes the worker's store connection and ends the thread. */
-  async close(): Promise<void> {
-    const thread = this.thread;
-    this.thread = undefined;
-    const worker = await thread?.catch(() => undefined);
-    if (worker === undefined) return;
-    const exited = new Promise((resolve) => worker.once("exit", resolve));
-    worker.postMessage({ kind: "stop" } satisfies ToDispatchWorker);
-    await exited;
+  close(): Promise<void> {
+    return this.calls.stop();
   }
 
-  private async call(call: DispatchCall): Promise<unknown> {
-    this.thread ??= this.spawn();
-    const worker = await this.thread;
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      const message: ToDispatchWorker = {
-        kind: "call",
-        id,
-        now: this.options.clock.now(),
-        call,
-      };
-      worker.postMessage(message);
-    });
-  }
-
-  private spawn(): Promise<Worker> {
-    const { storeSpec, catalogue, clock, seed } = this.options;
-    const init: DispatchWorkerInit = {
-      storeSpec,
-      profiles: catalogue.profiles,
-      seed,
-      now: clock.now(),
-    };
-    const worker = startTsWorker(new URL("./dispatch-worker-entry.ts", import.meta.url), init);
-    const thread = new Promise<Worker>((resolve, reject) => {
-      worker.on("message", (message: FromDispatchWorker) => {
-        if (message.kind === "ready") resolve(worker);
-        else if (message.kind === "failed") reject(fromWire(message.error));
-        else if (message.kind === "done") this.settle(message.id)?.resolve(message.result);
-        else this.settle(message.id)?.reject(fromWire(message.error));
-      });
-      const ended = (reason: string) => {
-        if (this.thread === thread) this.thread = undefined;
-        const error = new RpmlabError(
-          "E_STORE_UNAVAILABLE",
-          `the webhook dispatch worker ended: ${reason}`,
-          { store: storeSpec },
-        );
-        reject(error);
-        for (const pending of this.pending.values()) pending.reject(error);
-        this.pending.clear();
-      };
-      worker.on("error", (error) => {
-        this.options.logger?.error({ err: error }, "webhook dispatch worker failed");
-        ended(error.message);
-      });
-      worker.on("exit", (code) => ended(`exit code ${code}`));
-    });
-    return thread;
-  }
-
-  private settle(id: number): Pending | undefined {
-    const pending = this.pending.get(id);
-    this.pending.delete(id);
-    return pending;
+  private call(call: DispatchCall): Promise<unknown> {
+    return this.calls.call(call, this.options.clock.now());
   }
 }

@@ -14,10 +14,10 @@ import type { Ingestor } from "../../src/ingest/ingestor.ts";
 import { generateReadings } from "../../src/readings/generate.ts";
 import type { GeneratedReading } from "../../src/readings/generated.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
+import { recordKey } from "../../src/scenario/run/ledger.ts";
 import { ADMIN, type Lab, makeLab } from "../api/helpers.ts";
 import { activate, catalogue, hwiCall, ok } from "../api/hwi-fixtures.ts";
 import { IngestLab } from "../ingest/harness.ts";
-import { recordKey } from "../support/record-key.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -4,7 +4,6 @@ import type { Profile } from "../../src/catalogue/schema.ts";
 import { CellularDevice } from "../../src/cellular/device.ts";
 import { STEADY_LINK_PROFILE } from "../../src/cellular/link.ts";
 import { Rng } from "../../src/core/rng.ts";
-import { toIsoMicros } from "../../src/core/time.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
 import type { MeasureOutcome } from "../../src/devices/ble-device.ts";
 import { DirectDevice, DirectRadio } from "../../src/devices/direct-device.ts";
@@ -15,8 +14,8 @@ import { generateReadings } from "../../src/readings/generate.ts";
 import type { GeneratedReading } from "../../src/readings/generated.ts";
 import { drawImei } from "../../src/readings/identity.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
+import { type KeyedRecord, keysAt, recordKey } from "../../src/scenario/run/ledger.ts";
 import type { LabApi } from "../support/lab-api.ts";
-import { type KeyedRecord, recordKey } from "../support/record-key.ts";
 
 const catalogue = Catalogue.load();
 const patients = PatientModels.load();
@@ -85,19 +84,6 @@ export interface DrillCounts {
   readonly unexpected: number;
   /** A few of the missing and unexpected records, to say what went wrong. */
   readonly mismatches: readonly string[];
-}
-
-/** The records a reading must become in the API, stamped `at` by the device. */
-function expectedKeys(reading: GeneratedReading, at: number): string[] {
-  return reading.records.map((rec) =>
-    recordKey({
-      metric: rec.metric,
-      timestamp: toIsoMicros(at),
-      value_1: rec.value_1.toFixed(2),
-      value_2: rec.value_2 === null ? "0.00" : rec.value_2.toFixed(2),
-      filter_params: rec.filter_params,
-    }),
-  );
 }
 
 export interface DrillFleetOptions {
@@ -327,7 +313,7 @@ export class DrillFleet {
       for (const reading of member.readings) {
         const fate = member.delivered.get(reading);
         if (fate === undefined) continue; // not taken yet
-        const keys = expectedKeys(reading, member.stamps.get(reading)!);
+        const keys = keysAt(reading, member.stamps.get(reading)!);
         if (!reading.duplicate) {
           taken++;
           originals.set(keys[0]!, reading);

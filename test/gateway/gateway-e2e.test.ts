@@ -24,7 +24,7 @@ import { DirectBle } from "../../src/gateway/gateway-ble.ts";
 import { generateReadings } from "../../src/readings/generate.ts";
 import type { GeneratedReading } from "../../src/readings/generated.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
-import { recordKey } from "../support/record-key.ts";
+import { recordKey } from "../../src/scenario/run/ledger.ts";
 import { ServeLab } from "./serve-lab.ts";
 
 const catalogue = Catalogue.load();

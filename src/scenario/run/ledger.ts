@@ -16,7 +16,7 @@ export const recordKey = (r: KeyedRecord): string =>
   `${r.timestamp}|${r.metric}|${r.value_1}|${r.value_2}|${JSON.stringify(r.filter_params)}`;
 
 /** The records a reading must become in the API, stamped `at`. */
-function keysAt(reading: GeneratedReading, at: number): string[] {
+export function keysAt(reading: GeneratedReading, at: number): string[] {
   return reading.records.map((rec) =>
     recordKey({
       metric: rec.metric,
