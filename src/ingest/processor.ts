@@ -90,8 +90,8 @@ export class MessageProcessor implements BatchProcessor {
         // Spec 2.3: the whitelist the gateway reports holding is its acknowledgement (RE → CO).
         if (p.status.online && p.status.whitelist !== undefined) {
           const held = p.status.whitelist.map((d) => d.mac_address);
-          await tx.whitelist.reconcile(p.gatewayUuid, held);
-          whitelistHeld = sameAddresses(held, await tx.whitelist.list(p.gatewayUuid));
+          const { whitelist } = await tx.whitelist.reconcile(p.gatewayUuid, held);
+          whitelistHeld = sameAddresses(held, whitelist);
         }
         gateways.push(gateway);
         outcomes[index] = { kind: "status", gateway, online: p.status.online, whitelistHeld };

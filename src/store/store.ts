@@ -201,9 +201,14 @@ export interface WhitelistRepo {
   remove(gatewayUuid: string, macAddress: string): Promise<boolean>;
   /**
    * Spec 2.3: the gateway reported the devices it holds (MAC addresses, any case): those entries
-   * become CO, the others RE. Returns the entries whose status changed; [] for an unknown gateway.
+   * become CO, the others RE. Returns the whole whitelist as it now is (a check-in compares it
+   * with what the gateway holds) and the entries whose status changed; both [] for an unknown
+   * gateway.
    */
-  reconcile(gatewayUuid: string, heldMacAddresses: readonly string[]): Promise<WhitelistRow[]>;
+  reconcile(
+    gatewayUuid: string,
+    heldMacAddresses: readonly string[],
+  ): Promise<{ whitelist: WhitelistRow[]; changed: WhitelistRow[] }>;
 }
 
 export interface MeasurementsRepo {

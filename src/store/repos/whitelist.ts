@@ -77,11 +77,15 @@ export function whitelistRepo(ctx: Ctx): WhitelistRepo {
     list,
     async reconcile(gatewayUuid, heldMacAddresses) {
       const held = new Set(heldMacAddresses.map((m) => m.toUpperCase()));
+      const whitelist: WhitelistRow[] = [];
       const changed: WhitelistRow[] = [];
       const now = ctx.clock.now();
       for (const entry of await list(gatewayUuid)) {
         const status: WhitelistStatus = held.has(entry.macAddress.toUpperCase()) ? "CO" : "RE";
-        if (status === entry.whitelistStatus) continue;
+        if (status === entry.whitelistStatus) {
+          whitelist.push(entry);
+          continue;
+        }
         await db
           .updateTable("gateway_whitelist")
           .set({ whitelist_status: status, modified: now })
@@ -93,9 +97,11 @@ export function whitelistRepo(ctx: Ctx): WhitelistRepo {
               .where("gateway_uuid_lc", "=", gatewayUuid.toLowerCase()),
           )
           .execute();
-        changed.push({ ...entry, whitelistStatus: status, modified: now });
+        const updated = { ...entry, whitelistStatus: status, modified: now };
+        whitelist.push(updated);
+        changed.push(updated);
       }
-      return changed;
+      return { whitelist, changed };
     },
     async remove(gatewayUuid, macAddress) {
       const result = await db

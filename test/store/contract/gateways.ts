@@ -188,13 +188,18 @@ export function gatewaysContract(env: ContractEnv): void {
         });
       }
       advance(env, 1000);
-      const changed = await env.store.whitelist.reconcile("g2", ["c00000000001", "C00000000003"]);
-      expect(changed.map((w) => [w.macAddress, w.whitelistStatus, w.modified])).toEqual([
+      const first = await env.store.whitelist.reconcile("g2", ["c00000000001", "C00000000003"]);
+      expect(first.whitelist.map((w) => [w.macAddress, w.whitelistStatus])).toEqual([
+        ["C00000000001", "CO"],
+        ["C00000000002", "RE"],
+        ["C00000000003", "CO"],
+      ]);
+      expect(first.changed.map((w) => [w.macAddress, w.whitelistStatus, w.modified])).toEqual([
         ["C00000000001", "CO", T0 + 1000],
         ["C00000000003", "CO", T0 + 1000],
       ]);
       advance(env, 1000);
-      expect(await env.store.whitelist.reconcile("G2", ["C00000000003"])).toMatchObject([
+      expect((await env.store.whitelist.reconcile("G2", ["C00000000003"])).changed).toMatchObject([
         { macAddress: "C00000000001", whitelistStatus: "RE", modified: T0 + 2000 },
       ]);
       expect(
@@ -204,7 +209,10 @@ export function gatewaysContract(env: ContractEnv): void {
         ["C00000000002", "RE"],
         ["C00000000003", "CO"],
       ]);
-      expect(await env.store.whitelist.reconcile("G404", ["C00000000001"])).toEqual([]);
+      expect(await env.store.whitelist.reconcile("G404", ["C00000000001"])).toEqual({
+        whitelist: [],
+        changed: [],
+      });
     });
   });
 }
