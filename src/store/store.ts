@@ -1,3 +1,4 @@
+import type { WebhookDeliveriesRepo, WebhookOutboxRepo, WebhooksRepo } from "./store-webhooks.ts";
 import type {
   AccountRow,
   ApiKeyRow,
@@ -41,12 +42,8 @@ import type {
   MeasurementRow,
   NewDeadLetter,
   NewMeasurement,
-  NewWebhook,
   OrphanMatch,
   OrphanOwner,
-  WebhookEvent,
-  WebhookPatch,
-  WebhookRow,
 } from "./types-ingest.ts";
 import type {
   BillingBasis,
@@ -58,17 +55,6 @@ import type {
   ShipmentPatch,
   ShipmentRow,
 } from "./types-shipments.ts";
-import type {
-  AttemptOutcome,
-  AttemptRow,
-  DeliveryFilter,
-  DeliveryRow,
-  DeliverySummary,
-  IdRange,
-  NewDelivery,
-  NewOutboxEntry,
-  OutboxEntry,
-} from "./types-webhooks.ts";
 
 /**
  * The storage boundary (DESIGN.md "Boundaries"): small repositories, every method async. Unique
@@ -232,16 +218,6 @@ export interface IngestedMessagesRepo {
   has(messageId: string): Promise<boolean>;
 }
 
-export interface WebhooksRepo {
-  create(accountId: string, input: NewWebhook): Promise<WebhookRow>;
-  get(accountId: string, id: string): Promise<WebhookRow | null>;
-  /** For the dispatcher: these webhooks, any account; unknown ids left out. */
-  getMany(ids: readonly string[]): Promise<WebhookRow[]>;
-  list(accountId: string, filter?: { event?: WebhookEvent }): Promise<WebhookRow[]>;
-  update(accountId: string, id: string, patch: WebhookPatch): Promise<WebhookRow>;
-  delete(accountId: string, id: string): Promise<boolean>;
-}
-
 export interface DeadLettersRepo {
   add(input: NewDeadLetter): Promise<DeadLetterRow>;
   get(id: number): Promise<DeadLetterRow | null>;
@@ -328,55 +304,6 @@ export interface BillingPeriodsRepo {
     from?: Ms;
     to?: Ms;
   }): Promise<BillingPeriodRow[]>;
-}
-
-/**
- * Issue 4 §1: the transactional outbox of webhook events. `add` belongs in the transaction of
- * the change that causes the event; `take` and `delete` in the dispatcher's transaction.
- */
-export interface WebhookOutboxRepo {
-  add(entry: NewOutboxEntry): Promise<void>;
-  /**
-   * Up to `limit` entries, oldest first. Inside a transaction, and delete what it took in the
-   * same one; on PostgreSQL entries another open transaction took are skipped.
-   */
-  take(limit: number): Promise<OutboxEntry[]>;
-  delete(ids: readonly number[]): Promise<void>;
-  count(): Promise<number>;
-  /** The account's measurements in these id runs, by id, without their raw bytes (null). */
-  measurements(accountId: string, ranges: readonly IdRange[]): Promise<MeasurementRow[]>;
-  /** device id → value of the property `key`, for the devices that have it. */
-  propertyValues(deviceIds: readonly string[], key: string): Promise<Map<string, string>>;
-}
-
-/** Issue 4 §1: webhook deliveries (stable UUIDs) and their attempts. */
-export interface WebhookDeliveriesRepo {
-  /** New pending deliveries, due at `nextAttemptAt` (default now). */
-  createMany(inputs: readonly NewDelivery[]): Promise<DeliveryRow[]>;
-  get(accountId: string, id: string): Promise<DeliveryRow | null>;
-  /** Newest first, each with its latest attempt. */
-  list(
-    accountId: string,
-    filter?: DeliveryFilter,
-    page?: ListOptions,
-  ): Promise<ListResult<DeliverySummary>>;
-  /** Oldest first. */
-  attempts(deliveryId: string): Promise<AttemptRow[]>;
-  /** Webhooks with a pending delivery due at `now`, any account. */
-  dueWebhooks(now: Ms): Promise<string[]>;
-  /** When the earliest pending delivery is due (or its claim lapses); null when none is pending. */
-  nextDue(): Promise<Ms | null>;
-  /**
-   * Claims up to `limit` of the webhook's due deliveries, oldest first: their next_attempt_at
-   * becomes `until`, when the claim lapses unless an attempt is recorded first.
-   */
-  claim(webhookId: string, opts: { now: Ms; until: Ms; limit: number }): Promise<DeliveryRow[]>;
-  /** Records attempts (numbered in order) and their deliveries' new states. */
-  record(outcomes: readonly AttemptOutcome[]): Promise<void>;
-  /** Gives claims back: these pending deliveries are due at `at`. */
-  release(ids: readonly string[], at: Ms): Promise<void>;
-  /** Deletes deliveries created before `before` that are no longer pending; how many. */
-  prune(before: Ms): Promise<number>;
 }
 
 export interface StoreRepositories {

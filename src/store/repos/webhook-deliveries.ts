@@ -1,6 +1,6 @@
 import { CHUNK, type Ctx, chunked, countOf, paged } from "../context.ts";
 import { readNum } from "../dialect.ts";
-import type { WebhookDeliveriesRepo } from "../store.ts";
+import type { WebhookDeliveriesRepo } from "../store-webhooks.ts";
 import type { AttemptOutcome, AttemptRow } from "../types-webhooks.ts";
 import {
   attemptInsertable,

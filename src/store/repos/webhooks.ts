@@ -2,7 +2,7 @@ import type { Selectable } from "kysely";
 import { type Ctx, chunked, invalid, notFound } from "../context.ts";
 import { readBool, readNum } from "../dialect.ts";
 import type { WebhooksTable } from "../schema.ts";
-import type { WebhooksRepo } from "../store.ts";
+import type { WebhooksRepo } from "../store-webhooks.ts";
 import { WEBHOOK_EVENTS, type WebhookEvent, type WebhookRow } from "../types-ingest.ts";
 
 function toWebhookRow(r: Selectable<WebhooksTable>): WebhookRow {
