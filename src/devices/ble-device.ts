@@ -16,7 +16,7 @@ import type { PhysicalReading } from "../readings/types.ts";
 import { DeviceClock } from "./device-clock.ts";
 import { featureValue, layoutOf, pushedUuids, serviceOrder } from "./gatt-layout.ts";
 import { RacpServer } from "./racp-server.ts";
-import { RecordStore } from "./record-store.ts";
+import { RecordStore, type StoredRecord } from "./record-store.ts";
 
 export interface BleDeviceOptions {
   profile: Profile;
@@ -47,6 +47,8 @@ export class BleDevice {
   readonly store = new RecordStore();
   readonly counts = { sent: 0, stored: 0, lost: 0, timeWrites: 0 };
   private readonly stamps = new WeakMap<PhysicalReading, number>();
+  /** Stored records a central has had through RACP (the meter keeps them: GLS §4.11). */
+  private readonly delivered = new WeakSet<StoredRecord>();
   private readonly subscribed = new Map<string, Send>();
   private readonly pushed: string[];
   private readonly racp: RacpServer | undefined;
@@ -64,7 +66,10 @@ export class BleDevice {
     const hasRacp = this.profile.gatt.characteristics.some((c) => c.role === "racp");
     this.racp = hasRacp
       ? new RacpServer(this.store, {
-          sendRecord: (record) => this.sendValues(record.values),
+          sendRecord: async (record) => {
+            await this.sendValues(record.values);
+            this.delivered.add(record);
+          },
           indicate: (value) => this.racpSend?.(value) ?? Promise.resolve(),
         })
       : undefined;
@@ -73,6 +78,13 @@ export class BleDevice {
   /** The time this device's clock stamped a reading it measured (a ledger matches records). */
   stampOf(reading: PhysicalReading): number | undefined {
     return this.stamps.get(reading);
+  }
+
+  /** Stored readings no central has had yet (what the device wants a gateway for). */
+  get unsent(): number {
+    let n = 0;
+    for (const record of this.store.all()) if (!this.delivered.has(record)) n++;
+    return n;
   }
 
   /** The local name it advertises (≤ 24 octets, so the scan response keeps room for its data). */
