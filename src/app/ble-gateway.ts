@@ -1,6 +1,6 @@
 import { type HciBackend, openHciBackend } from "../ble/backend.ts";
 import { BtsnoopWriter, fileSink } from "../ble/btsnoop.ts";
-import { NobleCentral } from "../ble/hosts/central.ts";
+import { type CentralLink, NobleCentral } from "../ble/hosts/central.ts";
 import type { Position } from "../ble/medium/path-loss.ts";
 import { EmulatedRadio } from "../ble/radio.ts";
 import type { BleSpec } from "../config/ble-spec.ts";
@@ -107,14 +107,19 @@ export class NobleBle implements GatewayBle {
       );
       if (this.stopped) return;
       lastVisit.set(found.address, this.clock.now());
+      let link: CentralLink | undefined;
       try {
-        const link = await central.connect(found.id, { clock: this.clock, ms: CONNECT_TIMEOUT_MS });
+        link = await central.connect(found.id, { clock: this.clock, ms: CONNECT_TIMEOUT_MS });
         host.sessionEnded(
           found.address,
           await runSession(link, host.sessionOptions(found.address, found.code)),
         );
       } catch (error) {
         host.sessionEnded(found.address, error as Error);
+      } finally {
+        // A session that failed half-way (a timeout) leaves the link up: end it, or the device
+        // stays connected to a gateway that no longer talks to it (as DirectBle does).
+        if (link?.connected === true) await link.disconnect().catch(() => undefined);
       }
     }
   }

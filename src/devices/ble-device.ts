@@ -10,6 +10,7 @@ import {
 } from "../gatt/characteristics/current-time.ts";
 import { encodeDeviceInformationString } from "../gatt/characteristics/device-information.ts";
 import { type CharacteristicValue, mappingFor } from "../gatt/mapping.ts";
+import { decodeRacp, type RacpMessage } from "../gatt/characteristics/racp.ts";
 import { recordSequenceOf } from "../gatt/record-sequence.ts";
 import { SIG, VENDOR } from "../gatt/uuids.ts";
 import type { PhysicalReading } from "../readings/types.ts";
@@ -250,6 +251,24 @@ export class BleDevice {
     }
   }
 
+  /**
+   * A central that asks for the records from sequence N on (GLP §4.6.1 "greater than or equal
+   * to") holds those before N: a re-send carrying an old sequence is one it has already.
+   */
+  private passedOver(request: Buffer): void {
+    let message: RacpMessage;
+    try {
+      message = decodeRacp(request);
+    } catch {
+      return;
+    }
+    if (message.opCode !== "report_stored_records") return;
+    if (!("operator" in message) || message.operator !== "greater_than_or_equal_to") return;
+    if (message.filter.type !== "sequence_number") return;
+    const from = message.filter.value;
+    for (const record of this.store.all()) if (record.sequence < from) this.delivered.add(record);
+  }
+
   /** RACP write: refused while a procedure runs or without indications enabled (GLS §4.11). */
   private writeRacp(value: Buffer): number {
     if (this.racp === undefined) return ATT.UNLIKELY_ERROR;
@@ -258,6 +277,7 @@ export class BleDevice {
     if (this.racp.busy && !isAbort) return ATT.PROCEDURE_ALREADY_IN_PROGRESS;
     const racp = this.racp;
     const request = Buffer.from(value);
+    this.passedOver(request);
     // The Write Response goes first; the procedure's indications follow it (GLP §4.6).
     queueMicrotask(() => void racp.handle(request).catch(() => undefined));
     return ATT.SUCCESS;

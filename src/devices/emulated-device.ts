@@ -71,15 +71,15 @@ export class EmulatedDevice implements FleetDevice {
     peripheral.on("accept", () => {
       this.connected = true;
       this.clearBurst();
-      this.retryMs = RETRY_FIRST_MS;
     });
     peripheral.on("disconnect", () => {
       this.connected = false;
       ble.disconnected();
-      // bleno advertises again by itself after a disconnection while advertising was on.
-      if (!this.advertising) return;
-      if (this.wantsGateway) this.armBurst();
-      else this.quiet();
+      // bleno would advertise again at once. A visit that left something behind (a session
+      // that failed, a reading that missed it) is tried again after the back-off, so a device
+      // a gateway cannot empty is not visited in a loop.
+      this.quiet();
+      if (this.wantsGateway) this.retryLater();
     });
   }
 
@@ -163,38 +163,42 @@ export class EmulatedDevice implements FleetDevice {
     this.measurePending();
   }
 
-  /** It has something for a gateway: a round of advertising starts now, unless one runs. */
+  /**
+   * It has something new for a gateway (a reading, or it is back in range): a round of
+   * advertising starts now unless one runs, and the back-off starts over.
+   */
   private want(): void {
     if (this.closed || !this.wantsGateway) return;
-    if (this.retry !== undefined) {
-      this.options.clock.clearTimeout(this.retry);
-      this.retry = undefined;
-      this.retryMs = RETRY_FIRST_MS;
-    }
-    if (this.advertising) return;
+    this.retryMs = RETRY_FIRST_MS;
+    if (this.retry !== undefined) this.options.clock.clearTimeout(this.retry);
+    this.retry = undefined;
+    this.round();
+  }
+
+  private round(): void {
+    if (this.advertising || this.connected || this.closed) return;
     this.advertising = true;
     void this.peripheral.advertiseData(
       advertisingData(this.ble.profile),
       scanResponseData(this.ble.localName, this.ble.profile.sensor_code),
     );
-    if (!this.connected) this.armBurst();
-  }
-
-  private armBurst(): void {
-    this.clearBurst();
     this.burst = this.options.clock.setTimeout(() => {
       this.burst = undefined;
       if (this.connected || this.closed) return;
       // No gateway came this round: what could not wait is lost, the rest waits for the next.
       this.quiet();
       this.measurePending();
-      if (!this.wantsGateway) return;
-      this.retry = this.options.clock.setTimeout(() => {
-        this.retry = undefined;
-        this.want();
-      }, this.retryMs);
-      this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+      if (this.wantsGateway) this.retryLater();
     }, ADVERTISING_BURST_MS);
+  }
+
+  private retryLater(): void {
+    if (this.retry !== undefined || this.closed) return;
+    this.retry = this.options.clock.setTimeout(() => {
+      this.retry = undefined;
+      if (this.wantsGateway) this.round();
+    }, this.retryMs);
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
   }
 
   private clearBurst(): void {

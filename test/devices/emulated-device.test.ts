@@ -74,6 +74,34 @@ describe("EmulatedDevice", () => {
     expect(clock.pending).toBe(0);
   }, 30_000);
 
+  it("a device its gateway cannot empty is visited again on the back-off, not in a loop", async () => {
+    const { clock, radio, device, profile } = await rig("Vendor BPM - S");
+    const visits: number[] = [];
+    const host: BleHost = {
+      gatewayUuid: "E0E1E2E3E4E5",
+      admits: (address) => ({ mac: address, sensorCode: "10", sensorId: null }),
+      sessionOptions: () => {
+        throw new Error("this gateway's session fails at once");
+      },
+      sessionEnded: () => visits.push(clock.now()),
+    };
+    const gateway = new NobleBle({ kind: "emulated" }, clock, new Rng("gw"), {
+      radio,
+      position: { x: 0, y: 0 },
+      revisitMs: 0,
+    });
+    closers.push(() => gateway.stop());
+    await gateway.start(host);
+    const [reading] = readingsFor(profile, "emulated-loop", 1);
+    expect(await device.take(reading!)).toBe("stored");
+    await clock.run({ until: START + 2 * HOUR });
+    // The gateway ends each failed visit; the cuff comes back after 1, 2, 4 … 64 minutes.
+    expect(visits.length).toBeGreaterThanOrEqual(6);
+    expect(visits.length).toBeLessThanOrEqual(9);
+    expect(visits[2]! - visits[1]!).toBeGreaterThan(2 * 60_000);
+    expect(device.wantsGateway).toBe(true);
+  }, 30_000);
+
   it("out of range it keeps its readings; back in range its gateway fetches them", async () => {
     const { clock, radio, device, profile } = await rig("Vendor BPM - S");
     const values: RawCharacteristicValue[] = [];

@@ -136,6 +136,10 @@ export class CentralLink {
     return this.peripheral.address;
   }
 
+  get connected(): boolean {
+    return this.peripheral.state === "connected";
+  }
+
   get mtu(): number | null {
     return (this.peripheral as unknown as { mtu: number | null }).mtu;
   }
