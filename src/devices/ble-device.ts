@@ -9,8 +9,8 @@ import {
   encodeCurrentTime,
 } from "../gatt/characteristics/current-time.ts";
 import { encodeDeviceInformationString } from "../gatt/characteristics/device-information.ts";
-import { type CharacteristicValue, mappingFor } from "../gatt/mapping.ts";
 import { decodeRacp, type RacpMessage } from "../gatt/characteristics/racp.ts";
+import { type CharacteristicValue, mappingFor } from "../gatt/mapping.ts";
 import { recordSequenceOf } from "../gatt/record-sequence.ts";
 import { SIG, VENDOR } from "../gatt/uuids.ts";
 import type { PhysicalReading } from "../readings/types.ts";
