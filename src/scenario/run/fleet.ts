@@ -1,5 +1,3 @@
-import { NobleBle } from "../../app/ble-gateway.ts";
-import type { Position } from "../../ble/medium/path-loss.ts";
 import { EmulatedRadio } from "../../ble/radio.ts";
 import type { Catalogue } from "../../catalogue/catalogue.ts";
 import type { Profile } from "../../catalogue/schema.ts";
@@ -9,33 +7,21 @@ import { SystemClock } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import type { Rng } from "../../core/rng.ts";
 import type { VirtualClock } from "../../core/virtual-clock.ts";
-import { DirectDevice, DirectRadio } from "../../devices/direct-device.ts";
-import { EmulatedDevice } from "../../devices/emulated-device.ts";
 import type { FleetDevice } from "../../devices/fleet-device.ts";
 import type { HardwareDeliveredEvent } from "../../fulfilment/events.ts";
 import { deviceMacAddress } from "../../fulfilment/identifiers.ts";
 import { Gateway } from "../../gateway/gateway.ts";
-import { DirectBle, type GatewayBle } from "../../gateway/gateway-ble.ts";
 import { generateReadings } from "../../readings/generate.ts";
 import { drawImei } from "../../readings/identity.ts";
 import type { PatientModels } from "../../readings/patients.ts";
 import type { Cohort, Scenario } from "../types.ts";
+import { HouseholdBle } from "./household-ble.ts";
 import type { LabClient } from "./lab-client.ts";
 import { DeviceLedger } from "./ledger.ts";
 import { type PatientAddress, patientAddress } from "./patient-address.ts";
 import { cohortPatientModel } from "./patient-model.ts";
 
 const DAY = 86_400_000;
-/**
- * Emulated BLE: households this many range limits apart, so a device hears its own gateway only;
- * a device out of range stands half way to the next household.
- */
-const HOUSEHOLD_SPACING = 10;
-/**
- * Emulated BLE: a gateway visits a device again no sooner than this. Devices here go quiet once
- * they have sent everything, so this only spaces visits of a device that still advertises.
- */
-const REVISIT_MS = 5_000;
 
 export interface FleetDeps {
   readonly scenario: Scenario;
@@ -73,10 +59,8 @@ export interface PatientRig {
   readonly externalId: string;
   readonly domain: string;
   readonly devices: DeviceRig[];
-  /** The direct path's medium of this household. */
-  readonly radio: DirectRadio;
-  /** Emulated BLE: where the household's gateway stands. */
-  readonly home: Position;
+  /** Its household's BLE: direct, or a place on the run's emulated radio. */
+  readonly household: HouseholdBle;
   gatewayUuid: string | undefined;
   gateway: Gateway | undefined;
   /** Unlinked (unenrolled): the patient takes no more readings. */
@@ -222,8 +206,7 @@ export class Fleet {
       externalId,
       domain,
       devices: [],
-      radio: new DirectRadio(),
-      home: { x: this.patients.length * HOUSEHOLD_SPACING * this.rangeM, y: 0 },
+      household: new HouseholdBle(this.radio, this.patients.length),
       gatewayUuid: undefined,
       gateway: undefined,
       unlinked: false,
@@ -319,31 +302,18 @@ export class Fleet {
     else await this.powerBle(patient, device);
   }
 
-  private get rangeM(): number {
-    return this.radio?.medium.propagation.rangeM ?? 0;
-  }
-
   /** A BLE device of the household, on the run's BLE path: it takes its readings from now on. */
   private async powerBle(patient: PatientRig, device: DeviceRig): Promise<void> {
     const { clock } = this.deps;
-    const options = {
-      profile: device.profile,
-      clock,
-      serial: device.serial,
-      address: deviceMacAddress(device.hwiDeviceId),
-    };
-    let hardware: FleetDevice;
-    if (this.radio === undefined) hardware = new DirectDevice(options, patient.radio);
-    else {
-      const k = patient.devices.indexOf(device);
-      const { x, y } = patient.home;
-      hardware = await EmulatedDevice.open({
-        ...options,
-        radio: this.radio,
-        home: { x: x + 1 + k, y: y + 1 },
-        away: { x: x + (HOUSEHOLD_SPACING / 2) * this.rangeM, y },
-      });
-    }
+    const hardware: FleetDevice = await patient.household.device(
+      {
+        profile: device.profile,
+        clock,
+        serial: device.serial,
+        address: deviceMacAddress(device.hwiDeviceId),
+      },
+      patient.devices.indexOf(device),
+    );
     device.ble = hardware;
     for (const reading of device.ledger.readings) {
       if (reading.timestamp < clock.now()) continue;
@@ -384,15 +354,7 @@ export class Fleet {
     const { clock, client, rng, catalogue, brokerUrl } = this.deps;
     const uuid = patient.gatewayUuid!;
     const credentials = await client.credentials("gateway", uuid);
-    const ble: GatewayBle =
-      this.radio === undefined
-        ? new DirectBle(patient.radio)
-        : new NobleBle({ kind: "emulated" }, clock, rng.fork(`ble/${uuid}`), {
-            radio: this.radio,
-            name: `gateway:${uuid}`,
-            position: patient.home,
-            revisitMs: REVISIT_MS,
-          });
+    const ble = patient.household.gateway(clock, rng.fork(`ble/${uuid}`), uuid);
     const gateway = await Gateway.open({
       clock,
       rng: rng.fork(`gateway/${uuid}`),
