@@ -2,6 +2,7 @@ import { Lab, type LabInfo, type LabParts } from "../app/lab.ts";
 import { BtsnoopWriter, fileSink } from "../ble/btsnoop.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import { serveConfig } from "../config/serve-config.ts";
+import { WholeMillisecondClock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { Rng } from "../core/rng.ts";
@@ -218,7 +219,8 @@ class ScenarioRun {
         webhookPollMs: STEP_MS,
       },
       createLogger({ level: "silent" }),
-      this.clock,
+      // The store keeps epoch ms as integers; emulated BLE's timing is finer (clock.ts).
+      new WholeMillisecondClock(this.clock),
     );
     return new LabClient(await this.lab.start());
   }

@@ -9,10 +9,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadScenario } from "../../src/scenario/load.ts";
 import { runScenario } from "../../src/scenario/runner.ts";
 import { runCli } from "../catalogue/cli-io.ts";
+import { postgresHarness } from "../support/postgres.ts";
 
 const EMULATED = fileURLToPath(new URL("../fixtures/scenarios/emulated.yaml", import.meta.url));
 const SMOKE = fileURLToPath(new URL("../../scenarios/smoke.yaml", import.meta.url));
@@ -46,6 +47,25 @@ describe("a scenario on emulated BLE", () => {
     );
   });
 });
+
+const pgh = await postgresHarness("a scenario on emulated BLE, on PostgreSQL");
+if (pgh !== undefined) {
+  describe("a scenario on emulated BLE, on PostgreSQL", () => {
+    afterAll(() => pgh.close());
+
+    it("stores what it does on memory: BLE timing between milliseconds fits bigint epoch ms", async () => {
+      const scenario = loadScenario(EMULATED);
+      const { spec } = pgh.nextSpec();
+      // Held for the whole run: the lab migrates its schema as it starts (support/postgres.ts).
+      const report = await pgh.locked(() =>
+        runScenario({ ...scenario, transports: { ...scenario.transports, store: spec } }),
+      );
+      const memory = await runScenario(scenario);
+      expect(report.passed).toBe(true);
+      expect(report.digest).toBe(memory.digest);
+    }, 60_000);
+  });
+}
 
 describe("rpmlab run --btsnoop", () => {
   let dir: string;
