@@ -17,6 +17,9 @@ import { postgresHarness } from "../support/postgres.ts";
 
 const EMULATED = fileURLToPath(new URL("../fixtures/scenarios/emulated.yaml", import.meta.url));
 const SMOKE = fileURLToPath(new URL("../../scenarios/smoke.yaml", import.meta.url));
+const GATEWAY_REPLACEMENT = fileURLToPath(
+  new URL("../../scenarios/gateway-replacement.yaml", import.meta.url),
+);
 
 describe("a scenario on emulated BLE", () => {
   it("passes its expectations: every reading taken is stored, but those lost by design", async () => {
@@ -35,6 +38,18 @@ describe("a scenario on emulated BLE", () => {
     const second = await runScenario(scenario);
     expect(second.digest).toBe(first.digest);
     expect(second.counts).toEqual(first.counts);
+  }, 60_000);
+
+  it("replaces and unlinks gateways: the devices move to the replacement and upload what they kept", async () => {
+    const shipped = loadScenario(GATEWAY_REPLACEMENT);
+    const report = await runScenario({
+      ...shipped,
+      transports: { ...shipped.transports, ble: "emulated" },
+    });
+    expect(report.expectations.filter((e) => !e.passed)).toEqual([]);
+    const { readings } = report.counts;
+    expect(readings.missing).toBe(0);
+    expect(readings.stored).toBe(readings.taken - readings.lost_by_design);
   }, 60_000);
 
   it("refuses a real radio in a scenario, saying why and what to use", async () => {
