@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { NobleBle } from "../../src/app/ble-gateway.ts";
+import { NobleCentral } from "../../src/ble/hosts/central.ts";
 import { BlenoPeripheral } from "../../src/ble/hosts/peripheral.ts";
 import { EmulatedRadio } from "../../src/ble/radio.ts";
 import { DirectTransport } from "../../src/ble/socket/direct-transport.ts";
@@ -92,5 +93,53 @@ describe("noble and bleno in process on a VirtualClock", () => {
     expect(device.store.size).toBe(0);
     // Silent cuff, scanning gateway: nothing waits on the clock.
     expect(clock.pending).toBe(0);
+  }, 30_000);
+
+  it("a connection the peripheral never answers is given up on the clock, and the central connects later", async () => {
+    const profile = catalogue.get("Vendor BPM - S");
+    const clock = new VirtualClock({ startMs: Date.UTC(2026, 0, 5, 8) });
+    const radio = new EmulatedRadio(clock, new Rng("connect-timeout"));
+    closers.push(() => radio.close());
+    const sockets = (name: string, x: number) => {
+      const controller = radio.controller(name, { x, y: 0 });
+      const adapter = new HciAdapter(0, new DirectTransport(controller), name);
+      closers.push(() => adapter.close());
+      return { controller, factory: () => new EmulatedHciSocket(adapter) };
+    };
+    const cuff = sockets("cuff", 2);
+    const device = new BleDevice({ profile, clock, serial: "BPM0002" });
+    const peripheral = await BlenoPeripheral.open(cuff.factory, clock);
+    closers.push(() => peripheral.quiesce());
+    await peripheral.serve(device.services());
+    const central = await NobleCentral.open(sockets("hub", 0).factory);
+    closers.push(() => central.quiesce());
+    await peripheral.advertiseData(
+      advertisingData(profile),
+      scanResponseData(device.localName, profile.sensor_code),
+    );
+    let seen: string | undefined;
+    const stop = await central.startScan([], (adv) => {
+      seen ??= adv.id;
+    });
+    await clock.run({ until: clock.now() + 2000 });
+    await stop();
+    expect(seen).toBeDefined();
+
+    // The cuff walks away before the hub connects: its advertising no longer reaches the hub.
+    radio.medium.move(cuff.controller, { x: 500, y: 0 });
+    const attempt = central.connect(seen!, { clock, ms: 10_000 });
+    attempt.catch(() => undefined);
+    await clock.run({ until: clock.now() + 11_000 });
+    await expect(attempt).rejects.toThrow(/no connection within 10000 ms/);
+
+    radio.medium.move(cuff.controller, { x: 2, y: 0 });
+    const again = central.connect(seen!, { clock, ms: 10_000 });
+    await clock.run({ until: clock.now() + 2000 });
+    const link = await again;
+    expect(link.connected).toBe(true);
+    const closed = link.disconnect();
+    await clock.run({ until: clock.now() + 1000 });
+    await closed;
+    expect(link.connected).toBe(false);
   }, 30_000);
 });

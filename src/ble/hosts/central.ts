@@ -112,8 +112,9 @@ export class NobleCentral {
     let timer: TimerHandle | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = clock.setTimeout(() => {
-        p.cancelConnect();
+        // First: noble rejects its own attempt with "connection canceled!" on the cancel.
         reject(new RpmlabError("E_BLE_GATT", `${p.address}: no connection within ${ms} ms`));
+        p.cancelConnect();
       }, ms);
     });
     timedOut.catch(() => undefined);
