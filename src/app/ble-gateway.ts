@@ -1,6 +1,7 @@
 import { type HciBackend, openHciBackend } from "../ble/backend.ts";
 import { BtsnoopWriter, fileSink } from "../ble/btsnoop.ts";
-import { NobleCentral } from "../ble/hosts/central.ts";
+import { type CentralLink, NobleCentral } from "../ble/hosts/central.ts";
+import type { Position } from "../ble/medium/path-loss.ts";
 import { EmulatedRadio } from "../ble/radio.ts";
 import type { BleSpec } from "../config/ble-spec.ts";
 import { type Clock, SystemClock } from "../core/clock.ts";
@@ -11,6 +12,9 @@ import type { BleHost, GatewayBle } from "../gateway/gateway-ble.ts";
 import type { RawCharacteristicValue } from "../gateway/raw-values.ts";
 import { macOf } from "../gateway/reading-assembler.ts";
 import { admitted, type WhitelistEntry } from "../gateway/whitelist.ts";
+
+/** An advertiser the central cannot reach within this (gone quiet, moved away) is given up. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * The gateway's BLE side over an HCI socket (`emulated`, `tcp://…`, `hci:N`): an unmodified
@@ -35,6 +39,9 @@ export class NobleBle implements GatewayBle {
       readonly revisitMs?: number;
       /** `emulated`: a medium shared with devices in this process (default: a medium of its own). */
       readonly radio?: EmulatedRadio;
+      /** `emulated`: its controller's name (seeds its address; default "gateway") and place. */
+      readonly name?: string;
+      readonly position?: Position;
     } = {},
   ) {
     this.describe = spec.kind === "tcp" ? `tcp://${spec.host}:${spec.port}` : spec.kind;
@@ -45,7 +52,12 @@ export class NobleBle implements GatewayBle {
     if (spec.kind === "emulated" && this.options.radio === undefined) {
       this.ownRadio = new EmulatedRadio(clock, this.rng);
     }
-    this.backend = await openHciBackend(spec, "gateway", this.options.radio ?? this.ownRadio);
+    this.backend = await openHciBackend(
+      spec,
+      this.options.name ?? "gateway",
+      this.options.radio ?? this.ownRadio,
+      this.options.position,
+    );
     if (this.options.btsnoop !== undefined && this.backend.tap !== undefined) {
       this.capture = new BtsnoopWriter(fileSink(this.options.btsnoop), () => clock.now());
       this.capture.add(this.backend.tap);
@@ -95,14 +107,19 @@ export class NobleBle implements GatewayBle {
       );
       if (this.stopped) return;
       lastVisit.set(found.address, this.clock.now());
+      let link: CentralLink | undefined;
       try {
-        const link = await central.connect(found.id);
+        link = await central.connect(found.id, { clock: this.clock, ms: CONNECT_TIMEOUT_MS });
         host.sessionEnded(
           found.address,
           await runSession(link, host.sessionOptions(found.address, found.code)),
         );
       } catch (error) {
         host.sessionEnded(found.address, error as Error);
+      } finally {
+        // A session that failed half-way (a timeout) leaves the link up: end it, or the device
+        // stays connected to a gateway that no longer talks to it (as DirectBle does).
+        if (link?.connected === true) await link.disconnect().catch(() => undefined);
       }
     }
   }

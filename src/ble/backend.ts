@@ -1,6 +1,7 @@
 import type { BleSpec } from "../config/ble-spec.ts";
 import type { HciTap } from "./btsnoop.ts";
 import type { SocketFactory } from "./hosts/load.ts";
+import type { Position } from "./medium/path-loss.ts";
 import type { EmulatedRadio } from "./radio.ts";
 import { DirectTransport } from "./socket/direct-transport.ts";
 import { EmulatedHciSocket } from "./socket/emulated-socket.ts";
@@ -25,16 +26,21 @@ export async function openHciBackend(
   spec: BleSpec,
   name: string,
   radio?: EmulatedRadio,
+  position?: Position,
 ): Promise<HciBackend> {
   switch (spec.kind) {
     case "emulated": {
       if (radio === undefined) throw new Error("openHciBackend: emulated needs a radio");
-      const controller = radio.controller(name);
+      const controller = radio.controller(name, position);
       const adapter = new HciAdapter(0, new DirectTransport(controller), name);
       return {
         factory: () => new EmulatedHciSocket(adapter),
         tap: controller,
-        close: () => adapter.close(),
+        // The controller leaves the shared medium with its host (a gateway replaced in a run).
+        close: () => {
+          adapter.close();
+          controller.close();
+        },
       };
     }
     case "tcp": {

@@ -11,6 +11,7 @@ import {
   renderText,
   type ScenarioReport,
 } from "../scenario/report.ts";
+import { checkTransports } from "../scenario/run/transports.ts";
 import { runScenario } from "../scenario/runner.ts";
 import type { CliIo } from "./io.ts";
 
@@ -18,6 +19,7 @@ interface RunFlags {
   readonly seed?: string;
   readonly report?: string[];
   readonly progress: boolean;
+  readonly btsnoop?: string;
 }
 
 /** One report, or a list of them (several files) under one root. */
@@ -45,15 +47,31 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       "also write the report(s) for CI: json FILE or junit FILE (several files: one report, a list)",
     )
     .option("--no-progress", "no progress bar or progress lines")
+    .option(
+      "--btsnoop <file>",
+      "write the HCI capture of the run (one scenario with transports.ble: emulated) as btsnoop, for Wireshark or btmon",
+    )
     .action(async (files: string[], flags: RunFlags) => {
       const report = parseReport(flags.report);
       const scenarios = files.map((file) => loadScenario(file));
+      if (flags.btsnoop !== undefined) {
+        if (scenarios.length > 1) {
+          throw new RpmlabError(
+            "E_USAGE",
+            `--btsnoop writes the capture of one run: give one scenario file, got ${scenarios.length}`,
+            { field: "btsnoop" },
+          );
+        }
+        // Refused before anything runs (runner's checkTransports says why).
+        checkTransports(scenarios[0]!, { btsnoop: flags.btsnoop });
+      }
       const reports: ScenarioReport[] = [];
       for (const scenario of scenarios) {
         const progress = flags.progress ? finishable(createProgress(process.stderr)) : undefined;
         const result = await runScenario(scenario, {
           ...(flags.seed === undefined ? {} : { seed: seedOf(flags.seed) }),
           ...(progress === undefined ? {} : { progress }),
+          ...(flags.btsnoop === undefined ? {} : { btsnoop: flags.btsnoop }),
         });
         progress?.finish();
         reports.push(result);

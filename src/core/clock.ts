@@ -16,6 +16,32 @@ export interface Clock {
   sleep(delayMs: number): Promise<void>;
 }
 
+/**
+ * A view of `clock` that reads whole milliseconds (floored), timers unchanged: for parts that
+ * keep epoch ms as integers (the store's bigint columns) when they share a virtual clock with
+ * emulated BLE, whose timing (1.25 ms connection intervals, Vol 6 Part B §4.5.1) puts instants
+ * between milliseconds.
+ */
+export class WholeMillisecondClock implements Clock {
+  constructor(private readonly clock: Clock) {}
+
+  now(): number {
+    return Math.floor(this.clock.now());
+  }
+
+  setTimeout(fn: () => void, delayMs: number): TimerHandle {
+    return this.clock.setTimeout(fn, delayMs);
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    this.clock.clearTimeout(handle);
+  }
+
+  sleep(delayMs: number): Promise<void> {
+    return this.clock.sleep(delayMs);
+  }
+}
+
 /** Wall-clock time and real timers: `rpmlab serve` and real hardware. */
 export class SystemClock implements Clock {
   private nextId = 1;

@@ -75,8 +75,11 @@ const pad = (n: number, width = 2) => String(n).padStart(width, "0");
  * (wire-formats.md: "2024-10-16T04:10:00.000000Z").
  */
 export function toIsoMicros(ms: number): string {
-  const f = utcFields(ms);
-  return `${pad(f.year, 4)}-${pad(f.month)}-${pad(f.day)}T${pad(f.hours)}:${pad(f.minutes)}:${pad(f.seconds)}.${pad(f.milliseconds, 3)}000Z`;
+  // A virtual clock can stand between milliseconds (BLE timing: 1.25 ms connection intervals).
+  const micros = Math.floor(ms * 1000);
+  const f = utcFields(Math.floor(micros / 1000));
+  const sub = ((micros % 1000) + 1000) % 1000;
+  return `${pad(f.year, 4)}-${pad(f.month)}-${pad(f.day)}T${pad(f.hours)}:${pad(f.minutes)}:${pad(f.seconds)}.${pad(f.milliseconds, 3)}${pad(sub, 3)}Z`;
 }
 
 const ISO_PATTERN =

@@ -9,6 +9,7 @@ import {
   encodeCurrentTime,
 } from "../gatt/characteristics/current-time.ts";
 import { encodeDeviceInformationString } from "../gatt/characteristics/device-information.ts";
+import { decodeRacp, type RacpMessage } from "../gatt/characteristics/racp.ts";
 import { type CharacteristicValue, mappingFor } from "../gatt/mapping.ts";
 import { recordSequenceOf } from "../gatt/record-sequence.ts";
 import { SIG, VENDOR } from "../gatt/uuids.ts";
@@ -16,7 +17,7 @@ import type { PhysicalReading } from "../readings/types.ts";
 import { DeviceClock } from "./device-clock.ts";
 import { featureValue, layoutOf, pushedUuids, serviceOrder } from "./gatt-layout.ts";
 import { RacpServer } from "./racp-server.ts";
-import { RecordStore } from "./record-store.ts";
+import { RecordStore, type StoredRecord } from "./record-store.ts";
 
 export interface BleDeviceOptions {
   profile: Profile;
@@ -47,6 +48,8 @@ export class BleDevice {
   readonly store = new RecordStore();
   readonly counts = { sent: 0, stored: 0, lost: 0, timeWrites: 0 };
   private readonly stamps = new WeakMap<PhysicalReading, number>();
+  /** Stored records a central has had through RACP (the meter keeps them: GLS §4.11). */
+  private readonly delivered = new WeakSet<StoredRecord>();
   private readonly subscribed = new Map<string, Send>();
   private readonly pushed: string[];
   private readonly racp: RacpServer | undefined;
@@ -64,7 +67,10 @@ export class BleDevice {
     const hasRacp = this.profile.gatt.characteristics.some((c) => c.role === "racp");
     this.racp = hasRacp
       ? new RacpServer(this.store, {
-          sendRecord: (record) => this.sendValues(record.values),
+          sendRecord: async (record) => {
+            await this.sendValues(record.values);
+            this.delivered.add(record);
+          },
           indicate: (value) => this.racpSend?.(value) ?? Promise.resolve(),
         })
       : undefined;
@@ -73,6 +79,13 @@ export class BleDevice {
   /** The time this device's clock stamped a reading it measured (a ledger matches records). */
   stampOf(reading: PhysicalReading): number | undefined {
     return this.stamps.get(reading);
+  }
+
+  /** Stored readings no central has had yet (what the device wants a gateway for). */
+  get unsent(): number {
+    let n = 0;
+    for (const record of this.store.all()) if (!this.delivered.has(record)) n++;
+    return n;
   }
 
   /** The local name it advertises (≤ 24 octets, so the scan response keeps room for its data). */
@@ -238,6 +251,24 @@ export class BleDevice {
     }
   }
 
+  /**
+   * A central that asks for the records from sequence N on (GLP §4.6.1 "greater than or equal
+   * to") holds those before N: a re-send carrying an old sequence is one it has already.
+   */
+  private passedOver(request: Buffer): void {
+    let message: RacpMessage;
+    try {
+      message = decodeRacp(request);
+    } catch {
+      return;
+    }
+    if (message.opCode !== "report_stored_records") return;
+    if (!("operator" in message) || message.operator !== "greater_than_or_equal_to") return;
+    if (message.filter.type !== "sequence_number") return;
+    const from = message.filter.value;
+    for (const record of this.store.all()) if (record.sequence < from) this.delivered.add(record);
+  }
+
   /** RACP write: refused while a procedure runs or without indications enabled (GLS §4.11). */
   private writeRacp(value: Buffer): number {
     if (this.racp === undefined) return ATT.UNLIKELY_ERROR;
@@ -246,6 +277,7 @@ export class BleDevice {
     if (this.racp.busy && !isAbort) return ATT.PROCEDURE_ALREADY_IN_PROGRESS;
     const racp = this.racp;
     const request = Buffer.from(value);
+    this.passedOver(request);
     // The Write Response goes first; the procedure's indications follow it (GLP §4.6).
     queueMicrotask(() => void racp.handle(request).catch(() => undefined));
     return ATT.SUCCESS;

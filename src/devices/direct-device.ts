@@ -2,6 +2,7 @@ import { RpmlabError } from "../core/errors.ts";
 import { DirectLink } from "../gateway/direct-link.ts";
 import type { PhysicalReading } from "../readings/types.ts";
 import { BleDevice, type BleDeviceOptions, type MeasureOutcome } from "./ble-device.ts";
+import type { FleetDevice } from "./fleet-device.ts";
 
 export interface DirectDeviceOptions extends BleDeviceOptions {
   /** The Bluetooth address it would advertise: 12 hex characters (spec 2.3 mac_address). */
@@ -66,7 +67,7 @@ interface Pending {
  * gateway fetches it from the store; one that does not needs a gateway listening at once, and
  * loses the reading when none connects (or it is out of reach), by design and counted.
  */
-export class DirectDevice {
+export class DirectDevice implements FleetDevice {
   readonly ble: BleDevice;
   readonly address: string;
   readonly counts = { refusedConnections: 0, linkDrops: 0 };
@@ -112,6 +113,13 @@ export class DirectDevice {
   get wantsGateway(): boolean {
     return this.pending.length > 0 || this.ble.store.size > 0;
   }
+
+  get waiting(): number {
+    return this.ble.store.size;
+  }
+
+  /** Nothing to switch off: the direct medium is plain objects. */
+  async close(): Promise<void> {}
 
   /** A gateway connects: refused out of reach, while connected, or when locked to another. */
   connect(gatewayUuid: string): DirectLink {

@@ -1,6 +1,8 @@
 import { Lab, type LabInfo, type LabParts } from "../app/lab.ts";
+import { BtsnoopWriter, fileSink } from "../ble/btsnoop.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import { serveConfig } from "../config/serve-config.ts";
+import { WholeMillisecondClock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { Rng } from "../core/rng.ts";
@@ -20,6 +22,7 @@ import { perform } from "./run/actions.ts";
 import { Fleet } from "./run/fleet.ts";
 import { LabClient } from "./run/lab-client.ts";
 import type { KeyedRecord } from "./run/ledger.ts";
+import { checkTransports } from "./run/transports.ts";
 import type { Scenario } from "./types.ts";
 
 export interface RunOptions {
@@ -33,6 +36,11 @@ export interface RunOptions {
   readonly onReady?: (ready: RunReady) => void;
   /** Ends the run early (Ctrl-C in `rpmlab demo`): it reports what happened until then. */
   readonly signal?: AbortSignal;
+  /**
+   * `rpmlab run --btsnoop FILE`: the HCI traffic of every controller of a run on emulated BLE,
+   * in one btsnoop file (virtual timestamps).
+   */
+  readonly btsnoop?: string;
 }
 
 /** What a running scenario's lab offers (`rpmlab demo` prints it). */
@@ -108,19 +116,7 @@ class ScenarioRun {
 
   async execute(): Promise<ScenarioReport> {
     const { scenario } = this;
-    if (scenario.transports.ble !== "direct") {
-      throw new RpmlabError(
-        "E_SCENARIO_FAILED",
-        `${scenario.file}: transports.ble ${scenario.transports.ble}: the runner drives the direct path only so far (emulated BLE is exercised by the BLE tests and benchmarks)`,
-      );
-    }
-    const brokerFault = scenario.events.find((e) => e.action.startsWith("broker."));
-    if (brokerFault !== undefined && scenario.transports.broker !== "embedded") {
-      throw new RpmlabError(
-        "E_SCENARIO_FAILED",
-        `${scenario.file}: ${brokerFault.source} ${brokerFault.action} restarts the lab's embedded broker; with transports.broker ${scenario.transports.broker} the run cannot restart that broker`,
-      );
-    }
+    checkTransports(scenario, this.options);
     const elapsed = startStopwatch();
     this.receiver = await LabReceiver.start();
     const client = await this.startLab();
@@ -139,6 +135,12 @@ class ScenarioRun {
       domains,
     });
     this.fleet = fleet;
+    if (this.options.btsnoop !== undefined) {
+      // Before enrolment: every controller of the run, from its first HCI command on.
+      fleet.radio!.captureTo(
+        new BtsnoopWriter(fileSink(this.options.btsnoop), () => this.clock.now()),
+      );
+    }
     this.parts.events.on("hardware.delivered", (event) => this.hold(fleet.delivered(event)));
     await fleet.enrol();
     for (const event of scenario.events) {
@@ -217,7 +219,8 @@ class ScenarioRun {
         webhookPollMs: STEP_MS,
       },
       createLogger({ level: "silent" }),
-      this.clock,
+      // The store keeps epoch ms as integers; emulated BLE's timing is finer (clock.ts).
+      new WholeMillisecondClock(this.clock),
     );
     return new LabClient(await this.lab.start());
   }

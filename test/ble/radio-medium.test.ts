@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { VirtualController } from "../../src/ble/controller/virtual-controller.ts";
 import { EVT, LE_EVT, OP, STATUS } from "../../src/ble/hci/constants.ts";
 import {
   lossProbability,
   DEFAULT_PROPAGATION as P,
   rssiAt,
 } from "../../src/ble/medium/path-loss.ts";
+import { Rng } from "../../src/core/rng.ts";
 import {
   advParams,
   CENTRAL,
@@ -71,5 +73,32 @@ describe("RadioMedium", () => {
     expect(early).toBeLessThan(8);
     expect(t.p.acls()).toHaveLength(8);
     expect(() => t.medium.setInterference(2)).toThrow(/interference/);
+  });
+
+  it("interference around some stations touches only their PDUs, and ends when set to 0", () => {
+    /** Advertising reports heard in 10 s of 20 ms advertising, with `level` around `who`. */
+    const heardWith = (who: "peripheral" | "elsewhere", level: number): number => {
+      const t = twoControllers("local-interference");
+      const other = new VirtualController({
+        name: "elsewhere",
+        address: "c0:00:00:00:00:09",
+        medium: t.medium,
+        rng: new Rng("elsewhere"),
+      });
+      t.medium.move(t.peripheral, { x: 2, y: 0 });
+      t.medium.setInterferenceAround([who === "peripheral" ? t.peripheral : other], level);
+      t.p.command(OP.LE_SET_ADVERTISING_PARAMETERS, advParams(20, 0x03));
+      t.p.command(OP.LE_SET_ADVERTISING_DATA, dataParam(Buffer.from([2, 1, 6])));
+      t.p.command(OP.LE_SET_ADVERTISING_ENABLE, Buffer.from([1]));
+      t.c.command(OP.LE_SET_SCAN_ENABLE, Buffer.from([1, 0]));
+      t.clock.runSync({ until: t.clock.now() + 10_000 });
+      return t.c.events(EVT.LE_META, LE_EVT.ADVERTISING_REPORT).length;
+    };
+    const clear = heardWith("peripheral", 0);
+    expect(heardWith("elsewhere", 0.8)).toBe(clear);
+    const noisy = heardWith("peripheral", 0.8);
+    expect(noisy).toBeLessThan(clear * 0.35);
+    expect(noisy).toBeGreaterThan(0);
+    expect(() => twoControllers().medium.setInterferenceAround([], -1)).toThrow(/interference/);
   });
 });

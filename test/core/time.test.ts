@@ -7,6 +7,13 @@ describe("UTC time helpers", () => {
     expect(toIsoMicros(0)).toBe("1970-01-01T00:00:00.000000Z");
   });
 
+  it("renders an instant between milliseconds (a virtual clock on BLE timing) to the microsecond", () => {
+    const at = Date.UTC(2026, 0, 5, 7, 24, 0, 117) + 1.25 * 0.6;
+    expect(toIsoMicros(at)).toBe("2026-01-05T07:24:00.117750Z");
+    expect(parseIso(toIsoMicros(at))).toBe(Math.floor(at));
+    expect(toIsoMicros(-0.5)).toBe("1969-12-31T23:59:59.999500Z");
+  });
+
   it("agrees with the platform's calendar across leap years and centuries", () => {
     for (const ms of [
       Date.UTC(2000, 1, 29, 23, 59, 59),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { WholeMillisecondClock } from "../../src/core/clock.ts";
 import { isRpmlabError } from "../../src/core/errors.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 
@@ -110,5 +111,19 @@ describe("VirtualClock", () => {
       expect(isRpmlabError(error, "E_CONFIG_INVALID")).toBe(true);
       expect((error as { details: { field: string } }).details.field).toBe("speed");
     }
+  });
+});
+
+describe("WholeMillisecondClock", () => {
+  it("reads a virtual instant between milliseconds floored, and keeps the timers' exact times", async () => {
+    const clock = new VirtualClock({ startMs: START });
+    const whole = new WholeMillisecondClock(clock);
+    const seen: number[] = [];
+    // BLE timing: a connection event 1.25 ms on.
+    whole.setTimeout(() => seen.push(clock.now(), whole.now()), 1.25);
+    const slept = whole.sleep(2.5).then(() => seen.push(clock.now()));
+    await clock.run();
+    await slept;
+    expect(seen).toEqual([START + 1.25, START + 1, START + 2.5]);
   });
 });

@@ -70,6 +70,25 @@ describe("BleDevice RACP server", () => {
     ]);
   });
 
+  it("counts as unsent what no central has had: reported records, and those a ≥ n request passes over", async () => {
+    const r = rig("Vendor Glucometer");
+    for (const reading of readingsFor(r.profile, "unsent", 3)) await r.device.measure(reading);
+    r.subscribeAll();
+    expect(r.device.unsent).toBe(3);
+    // The central holds 1 and 2 (it asks from 3 on) and gets 3: nothing is left for it.
+    await r.racp({
+      opCode: "report_stored_records",
+      operator: "greater_than_or_equal_to",
+      filter: { type: "sequence_number", value: 3 },
+    });
+    expect(r.device.store.size).toBe(3);
+    expect(r.device.unsent).toBe(0);
+    r.device.disconnected();
+    const [next] = readingsFor(r.profile, "unsent-next", 1);
+    expect(await r.device.measure(next!)).toBe("stored");
+    expect(r.device.unsent).toBe(1);
+  });
+
   it("refuses an RACP write before indications are enabled (CCCD improperly configured, 0xFD)", async () => {
     const r = rig("Vendor Glucometer");
     expect(

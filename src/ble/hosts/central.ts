@@ -1,5 +1,6 @@
 import type NobleModule from "@abandonware/noble";
 import type { Characteristic, Peripheral } from "@abandonware/noble";
+import type { Clock, TimerHandle } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import { loadNoble, type SocketFactory, withoutProcessHooks } from "./load.ts";
 
@@ -92,12 +93,36 @@ export class NobleCentral {
     if (hci !== undefined) hci.pollIsDevUp = () => undefined;
   }
 
-  /** Connects to a peripheral a scan has seen. */
-  async connect(id: string): Promise<CentralLink> {
+  /**
+   * Connects to a peripheral a scan has seen. With `deadline`, an initiator that has not met the
+   * peripheral's advertising within `ms` on `clock` is cancelled (LE Create Connection Cancel,
+   * Vol 4 Part E §7.8.13): noble alone would wait for ever for a device that went quiet or away.
+   */
+  async connect(id: string, deadline?: { clock: Clock; ms: number }): Promise<CentralLink> {
     const p = this.peripherals.get(id);
     if (p === undefined)
       throw new RpmlabError("E_BLE_GATT", `no advertiser ${id} has been seen by this scanner`);
-    await p.connectAsync();
+    const connecting = p.connectAsync();
+    if (deadline === undefined) {
+      await connecting;
+      return new CentralLink(p);
+    }
+    connecting.catch(() => undefined);
+    const { clock, ms } = deadline;
+    let timer: TimerHandle | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = clock.setTimeout(() => {
+        // First: noble rejects its own attempt with "connection canceled!" on the cancel.
+        reject(new RpmlabError("E_BLE_GATT", `${p.address}: no connection within ${ms} ms`));
+        p.cancelConnect();
+      }, ms);
+    });
+    timedOut.catch(() => undefined);
+    try {
+      await Promise.race([connecting, timedOut]);
+    } finally {
+      if (timer !== undefined) clock.clearTimeout(timer);
+    }
     return new CentralLink(p);
   }
 }
@@ -110,6 +135,10 @@ export class CentralLink {
 
   get address(): string {
     return this.peripheral.address;
+  }
+
+  get connected(): boolean {
+    return this.peripheral.state === "connected";
   }
 
   get mtu(): number | null {

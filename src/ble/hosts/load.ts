@@ -81,10 +81,16 @@ const listenersOf = (event: "SIGINT" | "exit"): Hook[] =>
 export function withoutProcessHooks<T>(init: () => T): T {
   const sigint = new Set(listenersOf("SIGINT"));
   const exit = new Set(listenersOf("exit"));
+  const sweep = (): void => {
+    for (const l of listenersOf("SIGINT")) if (!sigint.has(l)) process.off("SIGINT", l);
+    for (const l of listenersOf("exit")) if (!exit.has(l)) process.off("exit", l);
+  };
   try {
     return init();
   } finally {
-    for (const l of listenersOf("SIGINT")) if (!sigint.has(l)) process.off("SIGINT", l);
-    for (const l of listenersOf("exit")) if (!exit.has(l)) process.off("exit", l);
+    sweep();
+    // noble starts its bindings in a process.nextTick queued by the first stateChange listener
+    // (noble.js lazy init), and adds its hooks there: this tick runs after it.
+    process.nextTick(sweep);
   }
 }

@@ -44,6 +44,8 @@ export class RadioMedium implements LinkEnvironment {
   private readonly supervision = new Map<Link, TimerHandle>();
   private partitionOf = new Map<string, number>();
   private interference = 0;
+  /** Extra loss on every PDU to or from these stations (setInterferenceAround). */
+  private readonly localInterference = new Map<Station, number>();
   private nextLinkId = 1;
 
   constructor(options: RadioMediumOptions) {
@@ -59,6 +61,7 @@ export class RadioMedium implements LinkEnvironment {
   /** The station is switched off: its links end on the peer's side by supervision timeout. */
   leave(station: Station): void {
     this.stations.delete(station);
+    this.localInterference.delete(station);
     for (const link of [...this.links]) {
       if (link.central === station || link.peripheral === station)
         this.dropLink(link, STATUS.CONNECTION_TIMEOUT);
@@ -104,6 +107,31 @@ export class RadioMedium implements LinkEnvironment {
     this.reevaluate();
   }
 
+  /**
+   * Fault: extra loss probability (0–1) on every PDU to or from `stations` only — a noisy corner
+   * around one household's devices and gateway; 0 ends it.
+   */
+  setInterferenceAround(stations: readonly Station[], level: number): void {
+    if (!(level >= 0 && level <= 1)) {
+      throw new RpmlabError("E_CONFIG_INVALID", `interference must be within 0–1, got ${level}`, {
+        field: "interference",
+      });
+    }
+    for (const station of stations) {
+      if (level === 0) this.localInterference.delete(station);
+      else this.localInterference.set(station, level);
+    }
+    this.reevaluate();
+  }
+
+  private interferenceBetween(a: Station, b: Station): number {
+    return Math.max(
+      this.interference,
+      this.localInterference.get(a) ?? 0,
+      this.localInterference.get(b) ?? 0,
+    );
+  }
+
   /** RSSI from `a` at `b`, or undefined when `b` cannot hear `a` at all. */
   rssiBetween(a: Station, b: Station): number | undefined {
     const pa = this.stations.get(a);
@@ -123,7 +151,7 @@ export class RadioMedium implements LinkEnvironment {
     const rssi = this.rssiBetween(from, to);
     if (rssi === undefined) return undefined;
     const rx = this.stations.get(to)!;
-    const loss = lossProbability(this.propagation, rssi, this.interference);
+    const loss = lossProbability(this.propagation, rssi, this.interferenceBetween(from, to));
     return rx.rng.next() < loss ? undefined : rssi;
   }
 
@@ -177,7 +205,11 @@ export class RadioMedium implements LinkEnvironment {
     const rssi = this.rssiBetween(link.central, link.peripheral);
     if (rssi === undefined) return 1;
     link.rssi = rssi;
-    return lossProbability(this.propagation, rssi, this.interference);
+    return lossProbability(
+      this.propagation,
+      rssi,
+      this.interferenceBetween(link.central, link.peripheral),
+    );
   }
 
   supervisionLost(link: Link): void {
@@ -221,5 +253,6 @@ export class RadioMedium implements LinkEnvironment {
   close(): void {
     for (const link of [...this.links]) this.release(link);
     this.stations.clear();
+    this.localInterference.clear();
   }
 }

@@ -1,8 +1,10 @@
 import type { LabParts } from "../../app/lab.ts";
+import type { RadioMedium } from "../../ble/medium/radio-medium.ts";
 import type { Catalogue } from "../../catalogue/catalogue.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import type { Rng } from "../../core/rng.ts";
 import type { VirtualClock } from "../../core/virtual-clock.ts";
+import { EmulatedDevice } from "../../devices/emulated-device.ts";
 import type { Selector } from "../selectors.ts";
 import type { ScenarioEvent } from "../types.ts";
 import type { DeviceRig, Fleet, PatientRig } from "./fleet.ts";
@@ -87,11 +89,12 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
       }
       return;
     case "device.out_of_range":
+      // On emulated BLE the device moves beyond the range limit and back (EmulatedDevice).
       for (const d of devicesOf(fleet, event.target, event.device)) {
-        if (d.direct !== undefined) {
-          const direct = d.direct;
-          direct.setInRange(false);
-          later(event.forMs, () => direct.setInRange(true));
+        if (d.ble !== undefined) {
+          const ble = d.ble;
+          ble.setInRange(false);
+          later(event.forMs, () => ble.setInRange(true));
         }
         // A direct-cellular device out of coverage: its modem finds no network.
         d.cellular?.modem.link.coverageHole(event.forMs);
@@ -108,7 +111,7 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
     case "device.clock_drift":
       // A direct-cellular device sends the network's time: no device clock to drift.
       for (const d of devicesOf(fleet, event.target, event.device)) {
-        const deviceClock = d.direct?.ble.clock;
+        const deviceClock = d.ble?.ble.clock;
         deviceClock?.set(deviceClock.now() + event.driftMs);
       }
       return;
@@ -128,19 +131,24 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
       later(event.forMs, () => deps.setFault(event.webhook, null));
       return;
     case "radio.interference": {
-      // The direct path has no radio model: interference takes a seeded share of the devices
-      // out of reach for the period (on emulated BLE the RadioMedium models it).
-      const rng = deps.rng.fork(`interference/${event.source}`);
       const targets =
         event.target === undefined
           ? fleet.patients.filter((p) => p.cohort.connectivity === "gateway")
           : patients(fleet, event.target);
+      if (fleet.radio !== undefined) {
+        interfere(fleet.radio.medium, event.target === undefined ? undefined : targets, event.loss);
+        later(event.forMs, () => interfere(fleet.radio!.medium, targets, 0));
+        return;
+      }
+      // The direct path has no radio model: interference takes a seeded share of the devices
+      // out of reach for the period.
+      const rng = deps.rng.fork(`interference/${event.source}`);
       for (const p of targets) {
         for (const d of p.devices) {
-          if (d.direct === undefined || rng.next() >= event.loss) continue;
-          const direct = d.direct;
-          direct.setInRange(false);
-          later(event.forMs, () => direct.setInRange(true));
+          if (d.ble === undefined || rng.next() >= event.loss) continue;
+          const ble = d.ble;
+          ble.setInRange(false);
+          later(event.forMs, () => ble.setInRange(true));
         }
       }
       return;
@@ -202,7 +210,7 @@ function devicesOf(fleet: Fleet, selector: Selector, device?: string): DeviceRig
 /** A burst of re-sends: the device's last `count` readings, again. */
 function resend(device: DeviceRig, count: number): void {
   device.cellular?.resend(count);
-  const direct = device.direct;
+  const direct = device.ble;
   if (direct === undefined) return;
   for (const original of device.ledger.recent(count)) {
     const copy = { ...original, duplicate: true };
@@ -213,6 +221,22 @@ function resend(device: DeviceRig, count: number): void {
       stamp.then((at) => direct.take(copy, at)).then((outcome) => outcome !== "lost"),
     );
   }
+}
+
+/**
+ * Emulated BLE: the medium's own interference model (RadioMedium) raises the loss of every PDU
+ * by `loss` — around the targets' devices, so on every link of their gateways, or everywhere.
+ * Links retransmit, so readings are delayed, and lost only by devices that cannot wait.
+ */
+function interfere(medium: RadioMedium, targets: PatientRig[] | undefined, loss: number): void {
+  if (targets === undefined) {
+    medium.setInterference(loss);
+    return;
+  }
+  const stations = targets.flatMap((p) =>
+    p.devices.flatMap((d) => (d.ble instanceof EmulatedDevice ? [d.ble.station] : [])),
+  );
+  medium.setInterferenceAround(stations, loss);
 }
 
 /** A replacement gateway ordered for the patient (spec 4.3); it powers on when delivered. */

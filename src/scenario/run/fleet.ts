@@ -1,3 +1,4 @@
+import { EmulatedRadio } from "../../ble/radio.ts";
 import type { Catalogue } from "../../catalogue/catalogue.ts";
 import type { Profile } from "../../catalogue/schema.ts";
 import { CellularDevice } from "../../cellular/device.ts";
@@ -6,15 +7,15 @@ import { SystemClock } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import type { Rng } from "../../core/rng.ts";
 import type { VirtualClock } from "../../core/virtual-clock.ts";
-import { DirectDevice, DirectRadio } from "../../devices/direct-device.ts";
+import type { FleetDevice } from "../../devices/fleet-device.ts";
 import type { HardwareDeliveredEvent } from "../../fulfilment/events.ts";
 import { deviceMacAddress } from "../../fulfilment/identifiers.ts";
 import { Gateway } from "../../gateway/gateway.ts";
-import { DirectBle } from "../../gateway/gateway-ble.ts";
 import { generateReadings } from "../../readings/generate.ts";
 import { drawImei } from "../../readings/identity.ts";
 import type { PatientModels } from "../../readings/patients.ts";
 import type { Cohort, Scenario } from "../types.ts";
+import { HouseholdBle } from "./household-ble.ts";
 import type { LabClient } from "./lab-client.ts";
 import { DeviceLedger } from "./ledger.ts";
 import { type PatientAddress, patientAddress } from "./patient-address.ts";
@@ -44,7 +45,8 @@ export interface DeviceRig {
   /** Known once activated (a kit ordered: once its request is made). */
   hwiDeviceId: string;
   readonly ledger: DeviceLedger;
-  direct: DirectDevice | undefined;
+  /** A gateway-connected device once powered on, on the run's BLE path. */
+  ble: FleetDevice | undefined;
   cellular: CellularDevice | undefined;
   /** Dead battery until this time (no readings taken). */
   deadUntil: number;
@@ -57,7 +59,8 @@ export interface PatientRig {
   readonly externalId: string;
   readonly domain: string;
   readonly devices: DeviceRig[];
-  readonly radio: DirectRadio;
+  /** Its household's BLE: direct, or a place on the run's emulated radio. */
+  readonly household: HouseholdBle;
   gatewayUuid: string | undefined;
   gateway: Gateway | undefined;
   /** Unlinked (unenrolled): the patient takes no more readings. */
@@ -70,14 +73,23 @@ export interface PatientRig {
  * The scenario's patients and their hardware (issue 7 §2): each cohort's patients activated
  * through the HWI API, or their kits ordered and powered on when the lab's fulfilment delivers
  * them; gateways and direct-cellular devices as the lab runs them (src/gateway, src/cellular),
- * devices on the direct path; readings from the patient models on the scenario's clock, every
+ * BLE devices on the direct path or, with `transports.ble: emulated`, as bleno peripherals and
+ * noble gateways on one EmulatedRadio on the run's clock, households out of each other's range;
+ * readings from the patient models on the scenario's clock, every
  * one in a ledger (ledger.ts).
  */
 export class Fleet {
   readonly patients: PatientRig[] = [];
+  /** The run's emulated BLE world (`transports.ble: emulated`), on the run's clock. */
+  readonly radio: EmulatedRadio | undefined;
   private readonly stops: (() => Promise<void>)[] = [];
 
-  constructor(private readonly deps: FleetDeps) {}
+  constructor(private readonly deps: FleetDeps) {
+    this.radio =
+      deps.scenario.transports.ble === "emulated"
+        ? new EmulatedRadio(deps.clock, deps.rng.fork("radio"))
+        : undefined;
+  }
 
   /** Creates every cohort's patients and activates (or orders) their kits. */
   async enrol(): Promise<void> {
@@ -113,13 +125,13 @@ export class Fleet {
       patient.gateway = undefined;
       await old?.stop();
       for (const device of patient.devices) {
-        if (oldUuid !== undefined) device.direct?.release(oldUuid);
+        if (oldUuid !== undefined) device.ble?.release(oldUuid);
       }
       patient.gatewayUuid = event.gatewayUuid;
     }
     for (const device of patient.devices) {
-      if (device.profile.connectivity === "gateway" && device.direct === undefined) {
-        this.powerDirect(patient, device);
+      if (device.profile.connectivity === "gateway" && device.ble === undefined) {
+        await this.powerBle(patient, device);
       }
     }
     if (patient.gateway === undefined) await this.openGateway(patient);
@@ -128,6 +140,8 @@ export class Fleet {
   async stop(): Promise<void> {
     for (const stop of this.stops.splice(0).reverse()) await stop();
     for (const patient of this.patients) await patient.gateway?.stop();
+    for (const patient of this.patients) for (const d of patient.devices) await d.ble?.close();
+    this.radio?.close();
   }
 
   /** Lets the network I/O of a clock step finish (acks, reconnects). */
@@ -175,7 +189,7 @@ export class Fleet {
       n += patient.gateway?.stats.outbox.queued ?? 0;
       for (const d of patient.devices) {
         n += d.cellular?.stats.queued ?? 0;
-        if (patient.gateway !== undefined) n += d.direct?.ble.store.size ?? 0;
+        if (patient.gateway !== undefined) n += d.ble?.waiting ?? 0;
       }
     }
     return n;
@@ -192,7 +206,7 @@ export class Fleet {
       externalId,
       domain,
       devices: [],
-      radio: new DirectRadio(),
+      household: new HouseholdBle(this.radio, this.patients.length),
       gatewayUuid: undefined,
       gateway: undefined,
       unlinked: false,
@@ -278,37 +292,37 @@ export class Fleet {
       serial: sensorId ?? `SN-${created.body.id.slice(0, 8)}`,
       hwiDeviceId: created.body.id,
       ledger: new DeviceLedger(readings),
-      direct: undefined,
+      ble: undefined,
       cellular: undefined,
       deadUntil: Number.NEGATIVE_INFINITY,
     };
     patient.devices.push(device);
     if (hardwareUuid === undefined) return;
     if (profile.connectivity === "cellular") await this.powerCellular(device, hardwareUuid);
-    else this.powerDirect(patient, device);
+    else await this.powerBle(patient, device);
   }
 
-  /** A BLE device on the patient's direct medium: it takes its readings from now on. */
-  private powerDirect(patient: PatientRig, device: DeviceRig): void {
+  /** A BLE device of the household, on the run's BLE path: it takes its readings from now on. */
+  private async powerBle(patient: PatientRig, device: DeviceRig): Promise<void> {
     const { clock } = this.deps;
-    const direct = new DirectDevice(
+    const hardware: FleetDevice = await patient.household.device(
       {
         profile: device.profile,
         clock,
         serial: device.serial,
         address: deviceMacAddress(device.hwiDeviceId),
       },
-      patient.radio,
+      patient.devices.indexOf(device),
     );
-    device.direct = direct;
+    device.ble = hardware;
     for (const reading of device.ledger.readings) {
       if (reading.timestamp < clock.now()) continue;
       clock.schedule(reading.timestamp, () => {
         if (patient.unlinked || clock.now() < device.deadUntil) return;
-        const outcome = direct.take(reading);
+        const outcome = hardware.take(reading);
         device.ledger.taken(
           reading,
-          outcome.then(() => direct.ble.stampOf(reading) ?? reading.timestamp),
+          outcome.then(() => hardware.ble.stampOf(reading) ?? reading.timestamp),
           outcome.then((o) => o !== "lost"),
         );
       });
@@ -340,13 +354,14 @@ export class Fleet {
     const { clock, client, rng, catalogue, brokerUrl } = this.deps;
     const uuid = patient.gatewayUuid!;
     const credentials = await client.credentials("gateway", uuid);
+    const ble = patient.household.gateway(clock, rng.fork(`ble/${uuid}`), uuid);
     const gateway = await Gateway.open({
       clock,
       rng: rng.fork(`gateway/${uuid}`),
       catalogue,
       gatewayUuid: uuid,
       broker: { url: brokerUrl, ...credentials },
-      ble: new DirectBle(patient.radio),
+      ble,
       link: { profile: STEADY_LINK_PROFILE },
     });
     patient.gateway = gateway;

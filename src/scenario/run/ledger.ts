@@ -1,4 +1,4 @@
-import { toIsoMicros } from "../../core/time.ts";
+import { parseIso, toIsoMicros } from "../../core/time.ts";
 import type { GeneratedReading } from "../../readings/generated.ts";
 
 /** What identifies a measurement record as the API returns it and as a device took it. */
@@ -9,11 +9,16 @@ export interface KeyedRecord {
   readonly value_1: string;
   readonly value_2: string;
   readonly filter_params: unknown;
+  /** Stored at the gateway's receive time: the device's clock was unset (wire-formats.md). */
+  readonly estimated_timestamp?: boolean;
 }
 
 /** One string per record, equal for the API's record and the reading it came from. */
-export const recordKey = (r: KeyedRecord): string =>
-  `${r.timestamp}|${r.metric}|${r.value_1}|${r.value_2}|${JSON.stringify(r.filter_params)}`;
+export const recordKey = (r: KeyedRecord): string => `${r.timestamp}|${valueKey(r)}`;
+
+/** A record's key without its timestamp. */
+const valueKey = (r: Omit<KeyedRecord, "timestamp">): string =>
+  `${r.metric}|${r.value_1}|${r.value_2}|${JSON.stringify(r.filter_params)}`;
 
 /** The records a reading must become in the API, stamped `at`. */
 export function keysAt(reading: GeneratedReading, at: number): string[] {
@@ -88,6 +93,12 @@ export class DeviceLedger {
     return n;
   }
 
+  /** Counts `keys` as explained; true when there is any. */
+  private explain(keys: readonly string[], explained: Set<string>): boolean {
+    for (const key of keys) explained.add(key);
+    return keys.length > 0;
+  }
+
   /** Both sides, against the records the API holds for the device. */
   async count(stored: readonly KeyedRecord[]): Promise<LedgerCounts> {
     let taken = 0;
@@ -102,6 +113,28 @@ export class DeviceLedger {
       held.set(key, (held.get(key) ?? 0) + 1);
     }
     const explained = new Set<string>();
+    const estimated = stored
+      .filter((r) => r.estimated_timestamp === true)
+      .map((r) => ({ key: recordKey(r), value: valueKey(r), at: parseIso(r.timestamp) ?? 0 }))
+      .sort((a, b) => a.at - b.at);
+    const claimed = new Set<(typeof estimated)[number]>();
+    /**
+     * The records of a reading taken with the device's clock unset: stored at the time the
+     * gateway received them, which is after the reading by the visit's latency (emulated BLE)
+     * or by the wait for a gateway (a device that stores offline). The earliest not yet claimed.
+     */
+    const receivedLater = (reading: GeneratedReading): string[] => {
+      const from = Math.floor(reading.timestamp / 1000) * 1000;
+      const found: string[] = [];
+      for (const key of keysAt(reading, 0)) {
+        const value = key.slice(key.indexOf("|") + 1);
+        const hit = estimated.find((e) => !claimed.has(e) && e.at >= from && e.value === value);
+        if (hit === undefined) continue;
+        claimed.add(hit);
+        found.push(hit.key);
+      }
+      return found;
+    };
     for (const [reading, fate] of this.fates) {
       // As the device stamped it, or at the true time: a gateway that finds a device clock off
       // corrects the stamps of what it reads (src/gateway: clock corrections).
@@ -115,6 +148,8 @@ export class DeviceLedger {
       }
       taken++;
       if (keys.some((key) => held.has(key)) || corrected.some((key) => held.has(key))) {
+        storedReadings++;
+      } else if (out && estimated.length > 0 && this.explain(receivedLater(reading), explained)) {
         storedReadings++;
       } else if (!out) lostByDesign++;
       else {

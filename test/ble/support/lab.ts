@@ -16,7 +16,8 @@ const patients = PatientModels.load();
 
 /**
  * Real noble and bleno, each in its worker, on virtual controllers in the test's thread.
- * Host stacks run on real time (their own timers), so the medium runs on a SystemClock here.
+ * Hosts in workers run on real time (DeviceHost's SystemClock), so the medium runs on a
+ * SystemClock here; hosts in this thread can follow a VirtualClock (virtual-time-hosts.test.ts).
  */
 export class HostLab {
   readonly clock = new SystemClock();

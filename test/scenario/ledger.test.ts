@@ -1,0 +1,53 @@
+/**
+ * The scenario ledger (src/scenario/run/ledger.ts) on readings whose device clock was unset:
+ * ingestion stores them at the gateway's receive time, flagged estimated_timestamp (wire-formats
+ * "Measurement record"), which on emulated BLE comes a visit's latency after the reading.
+ */
+import { describe, expect, it } from "vitest";
+import { toIsoMicros } from "../../src/core/time.ts";
+import type { GeneratedReading } from "../../src/readings/generated.ts";
+import { DeviceLedger, type KeyedRecord } from "../../src/scenario/run/ledger.ts";
+
+const AT = Date.UTC(2026, 2, 3, 13, 25);
+const weighing = (at: number, kg: number): GeneratedReading => ({
+  device: "Vendor Scale",
+  duplicate: false,
+  timestamp: at,
+  timezone_offset: 0,
+  records: [{ metric: "weight", value_1: kg, value_2: null, filter_params: null }],
+});
+const record = (at: number, kg: number, estimated: boolean): KeyedRecord => ({
+  metric: "weight",
+  timestamp: toIsoMicros(at),
+  value_1: kg.toFixed(2),
+  value_2: "0.00",
+  filter_params: null,
+  estimated_timestamp: estimated,
+});
+
+describe("DeviceLedger with estimated timestamps", () => {
+  it("counts a clock-unset reading stored at its later receive time, once", async () => {
+    const first = weighing(AT, 197.6);
+    const second = weighing(AT + 86_400_000, 197.6);
+    const ledger = new DeviceLedger([first, second]);
+    // The device's clock ran 7 minutes ahead: its stamps are not what the API holds.
+    ledger.taken(first, AT + 7 * 60_000, Promise.resolve(true));
+    ledger.taken(second, AT + 86_400_000 + 7 * 60_000, Promise.resolve(true));
+    const counts = await ledger.count([
+      record(AT + 124.25, 197.6, true),
+      record(AT + 86_400_000 + 131.5, 197.6, true),
+    ]);
+    expect(counts).toMatchObject({ taken: 2, stored: 2, missing: 0, unexpected: 0 });
+  });
+
+  it("does not take an estimated record from before the reading, nor an exact one at another time", async () => {
+    const reading = weighing(AT, 197.6);
+    const ledger = new DeviceLedger([reading]);
+    ledger.taken(reading, AT + 7 * 60_000, Promise.resolve(true));
+    const counts = await ledger.count([
+      record(AT - 60_000, 197.6, true),
+      record(AT + 30_000, 197.6, false),
+    ]);
+    expect(counts).toMatchObject({ taken: 1, stored: 0, missing: 1, unexpected: 2 });
+  });
+});
