@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.ts";
+import { SystemClock } from "../core/clock.ts";
 import type { Rng } from "../core/rng.ts";
 import { Drainer, type DrainerOptions } from "./drain.ts";
 import { CellularLink, type CellularLinkOptions } from "./link.ts";
@@ -91,5 +92,28 @@ export class Modem<T> {
     await drained;
     this.link.stop();
     this.outbox.close();
+  }
+}
+
+/**
+ * Resolves once every modem whose link is up has its broker session back (after a broker
+ * restart or outage), or after `wallMs` of real time. MQTT.js reconnects on its own real-time
+ * period, while a virtual clock left to run would move on by hours meanwhile.
+ */
+export async function sessionsBack(
+  modems: readonly Pick<Modem<unknown>, "link" | "session">[],
+  wallMs: number,
+): Promise<void> {
+  const waits = modems
+    .filter((m) => m.link.up && !m.session.connected)
+    .map(
+      (m) => new Promise<void>((resolve) => m.session.events.once("connected", () => resolve())),
+    );
+  if (waits.length === 0) return;
+  const clock = new SystemClock();
+  try {
+    await Promise.race([Promise.all(waits), clock.sleep(wallMs)]);
+  } finally {
+    clock.dispose();
   }
 }

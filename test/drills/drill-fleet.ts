@@ -3,6 +3,7 @@ import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import type { Profile } from "../../src/catalogue/schema.ts";
 import { CellularDevice } from "../../src/cellular/device.ts";
 import { STEADY_LINK_PROFILE } from "../../src/cellular/link.ts";
+import { sessionsBack } from "../../src/cellular/modem.ts";
 import { Rng } from "../../src/core/rng.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
 import type { MeasureOutcome } from "../../src/devices/ble-device.ts";
@@ -268,6 +269,12 @@ export class DrillFleet {
   }
 
   /** Steps the Clock to `until`, a few virtual minutes at a time. */
+  /** After a broker restart: the gateway's and cellular devices' sessions are back. */
+  reconnected(wallMs: number): Promise<void> {
+    const modems = this.cellular.map((d) => d.modem);
+    return sessionsBack(this.hub === undefined ? modems : [this.hub.modem, ...modems], wallMs);
+  }
+
   async pump(until: number, step = 10 * MIN): Promise<void> {
     const { clock } = this.options;
     while (clock.now() < until) {

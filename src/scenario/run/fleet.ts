@@ -3,7 +3,7 @@ import type { Catalogue } from "../../catalogue/catalogue.ts";
 import type { Profile } from "../../catalogue/schema.ts";
 import { CellularDevice } from "../../cellular/device.ts";
 import { STEADY_LINK_PROFILE } from "../../cellular/link.ts";
-import { SystemClock } from "../../core/clock.ts";
+import { sessionsBack } from "../../cellular/modem.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import type { Rng } from "../../core/rng.ts";
 import type { VirtualClock } from "../../core/virtual-clock.ts";
@@ -152,27 +152,9 @@ export class Fleet {
     }
   }
 
-  /**
-   * Resolves once every modem whose link is up has its broker session back (after a broker
-   * restart or outage), or after `wallMs` of real time: MQTT.js reconnects on its own real-time
-   * period, while a scenario's clock would run on by hours meanwhile.
-   */
-  async reconnected(wallMs: number): Promise<void> {
-    const waits = this.modems()
-      .filter((m) => m.link.up && !m.session.connected)
-      .map(
-        (m) =>
-          new Promise<void>((resolve) => {
-            m.session.events.once("connected", () => resolve());
-          }),
-      );
-    if (waits.length === 0) return;
-    const clock = new SystemClock();
-    try {
-      await Promise.race([Promise.all(waits), clock.sleep(wallMs)]);
-    } finally {
-      clock.dispose();
-    }
+  /** After a broker restart or outage: the fleet's sessions are back (cellular/modem.ts). */
+  reconnected(wallMs: number): Promise<void> {
+    return sessionsBack(this.modems(), wallMs);
   }
 
   private modems() {
