@@ -136,8 +136,10 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
           ? fleet.patients.filter((p) => p.cohort.connectivity === "gateway")
           : patients(fleet, event.target);
       if (fleet.radio !== undefined) {
-        interfere(fleet.radio.medium, event.target === undefined ? undefined : targets, event.loss);
-        later(event.forMs, () => interfere(fleet.radio!.medium, targets, 0));
+        // Without a target the whole medium is noisy, and it is the whole medium that recovers.
+        const around = event.target === undefined ? undefined : targets;
+        interfere(fleet.radio.medium, around, event.loss);
+        later(event.forMs, () => interfere(fleet.radio!.medium, around, 0));
         return;
       }
       // The direct path has no radio model: interference takes a seeded share of the devices
