@@ -136,10 +136,8 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
           ? fleet.patients.filter((p) => p.cohort.connectivity === "gateway")
           : patients(fleet, event.target);
       if (fleet.radio !== undefined) {
-        // Without a target the whole medium is noisy, and it is the whole medium that recovers.
         const around = event.target === undefined ? undefined : targets;
-        interfere(fleet.radio.medium, around, event.loss);
-        later(event.forMs, () => interfere(fleet.radio!.medium, around, 0));
+        later(event.forMs, interfere(fleet.radio.medium, around, event.loss));
         return;
       }
       // The direct path has no radio model: interference takes a seeded share of the devices
@@ -230,15 +228,24 @@ function resend(device: DeviceRig, count: number): void {
  * by `loss` — around the targets' devices, so on every link of their gateways, or everywhere.
  * Links retransmit, so readings are delayed, and lost only by devices that cannot wait.
  */
-function interfere(medium: RadioMedium, targets: PatientRig[] | undefined, loss: number): void {
+/**
+ * Interference on the emulated medium: around the targets' devices, or everywhere without
+ * targets. Returns what ends it, on the same stations (or the whole medium).
+ */
+function interfere(
+  medium: RadioMedium,
+  targets: PatientRig[] | undefined,
+  loss: number,
+): () => void {
   if (targets === undefined) {
     medium.setInterference(loss);
-    return;
+    return () => medium.setInterference(0);
   }
   const stations = targets.flatMap((p) =>
     p.devices.flatMap((d) => (d.ble instanceof EmulatedDevice ? [d.ble.station] : [])),
   );
   medium.setInterferenceAround(stations, loss);
+  return () => medium.setInterferenceAround(stations, 0);
 }
 
 /** A replacement gateway ordered for the patient (spec 4.3); it powers on when delivered. */
