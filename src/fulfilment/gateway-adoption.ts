@@ -40,20 +40,14 @@ export class GatewayAdoption {
     const gateway = await store.gateways.get(gatewayUuid);
     const none = { gatewayUuid, accountId: null, adopted: [] };
     if (gateway === null) return none;
-    const waiting: DeviceRow[] = [];
-    const accounts =
-      gateway.accountId === null
-        ? (await store.accounts.list()).map((a) => a.id)
-        : [gateway.accountId];
-    for (const accountId of accounts) {
-      const { rows } = await store.devices.list(accountId, {
-        hardwareUuidIexact: gatewayUuid,
-        status: UNKNOWN_GATEWAY,
-      });
-      waiting.push(...rows);
-    }
+    // The devices on this gateway id that wait for it (one indexed lookup: a check-in every 15
+    // minutes per gateway adopts, and an account-wide list grew with the fleet), oldest first.
+    const waiting = (await store.devices.findAllByHardware([gatewayUuid])).filter(
+      (d) =>
+        d.status === UNKNOWN_GATEWAY &&
+        (gateway.accountId === null || d.accountId === gateway.accountId),
+    );
     if (waiting.length === 0) return none;
-    waiting.sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1));
     const accountId = gateway.accountId ?? waiting[0]!.accountId;
     const mine = waiting.filter((d) => d.accountId === accountId);
     const adopted = await atomically(this.deps, async (tx, events) => {

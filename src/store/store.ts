@@ -126,7 +126,7 @@ export interface DevicesRepo {
   /** For ingestion: the device in a gateway slot (or on an IMEI), any account. */
   findByHardware(match: OrphanMatch): Promise<DeviceRow | null>;
   /**
-   * For ingestion, one query per batch: every device on these gateways or IMEIs (matched
+   * For ingestion (one query per batch) and gateway adoption: every device on these gateways or IMEIs (matched
    * case-insensitively), any account, with its patient; ordered by created, id.
    */
   findAllByHardware(hardwareUuids: readonly string[]): Promise<DeviceWithPatient[]>;
