@@ -1,5 +1,7 @@
 import type { BleSpec } from "../config/ble-spec.ts";
 import type { HciTap } from "./btsnoop.ts";
+import type { VirtualController } from "./controller/virtual-controller.ts";
+import type { BdAddr } from "./hci/address.ts";
 import type { SocketFactory } from "./hosts/load.ts";
 import type { Position } from "./medium/path-loss.ts";
 import type { EmulatedRadio } from "./radio.ts";
@@ -17,6 +19,34 @@ export interface HciBackend {
   close(): void;
 }
 
+/** An emulated backend, with the controller it put on the medium (moved, or interfered with). */
+export interface EmulatedBackend extends HciBackend {
+  readonly controller: VirtualController;
+}
+
+/**
+ * A new controller on `radio` (at `position`, with `address` or one drawn from its name) and
+ * the sockets of a host in this thread; closing leaves the medium with the host (a gateway
+ * replaced in a run, a device powered off).
+ */
+export function emulatedBackend(
+  radio: EmulatedRadio,
+  name: string,
+  place: { readonly position?: Position | undefined; readonly address?: BdAddr } = {},
+): EmulatedBackend {
+  const controller = radio.controller(name, place.position, place.address);
+  const adapter = new HciAdapter(0, new DirectTransport(controller), name);
+  return {
+    controller,
+    factory: () => new EmulatedHciSocket(adapter),
+    tap: controller,
+    close: () => {
+      adapter.close();
+      controller.close();
+    },
+  };
+}
+
 /**
  * Opens the backend a spec names: `emulated` (a new controller on `radio`), `tcp://host:port`
  * (H4 to a controller elsewhere), `hci:N` (the native socket; fails early with E_BLE_NO_ADAPTER
@@ -31,17 +61,7 @@ export async function openHciBackend(
   switch (spec.kind) {
     case "emulated": {
       if (radio === undefined) throw new Error("openHciBackend: emulated needs a radio");
-      const controller = radio.controller(name, position);
-      const adapter = new HciAdapter(0, new DirectTransport(controller), name);
-      return {
-        factory: () => new EmulatedHciSocket(adapter),
-        tap: controller,
-        // The controller leaves the shared medium with its host (a gateway replaced in a run).
-        close: () => {
-          adapter.close();
-          controller.close();
-        },
-      };
+      return emulatedBackend(radio, name, { position });
     }
     case "tcp": {
       const adapter = new HciAdapter(0, await TcpTransport.open(spec.host, spec.port), name);

@@ -1,10 +1,8 @@
+import { type EmulatedBackend, emulatedBackend } from "../ble/backend.ts";
 import type { VirtualController } from "../ble/controller/virtual-controller.ts";
 import { BlenoPeripheral } from "../ble/hosts/peripheral.ts";
 import type { Position } from "../ble/medium/path-loss.ts";
 import type { EmulatedRadio } from "../ble/radio.ts";
-import { DirectTransport } from "../ble/socket/direct-transport.ts";
-import { EmulatedHciSocket } from "../ble/socket/emulated-socket.ts";
-import { HciAdapter } from "../ble/socket/hci-adapter.ts";
 import type { TimerHandle } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
 import type { PhysicalReading } from "../readings/types.ts";
@@ -61,8 +59,7 @@ export class EmulatedDevice implements FleetDevice {
   private constructor(
     private readonly options: EmulatedDeviceOptions,
     ble: BleDevice,
-    private readonly controller: VirtualController,
-    private readonly adapter: HciAdapter,
+    private readonly backend: EmulatedBackend,
     private readonly peripheral: BlenoPeripheral,
   ) {
     this.ble = ble;
@@ -93,26 +90,24 @@ export class EmulatedDevice implements FleetDevice {
     }
     const colons = options.address.toLowerCase().replace(/(..)(?!$)/g, "$1:");
     const name = `device:${options.address.toUpperCase()}`;
-    const controller = options.radio.controller(name, options.home, colons);
-    const adapter = new HciAdapter(0, new DirectTransport(controller), name);
+    const backend = emulatedBackend(options.radio, name, {
+      position: options.home,
+      address: colons,
+    });
     const ble = new BleDevice(options);
     try {
-      const peripheral = await BlenoPeripheral.open(
-        () => new EmulatedHciSocket(adapter),
-        options.clock,
-      );
+      const peripheral = await BlenoPeripheral.open(backend.factory, options.clock);
       await peripheral.serve(ble.services());
-      return new EmulatedDevice(options, ble, controller, adapter, peripheral);
+      return new EmulatedDevice(options, ble, backend, peripheral);
     } catch (error) {
-      adapter.close();
-      controller.close();
+      backend.close();
       throw error;
     }
   }
 
   /** Its radio on the medium (interference around it: RadioMedium.setInterferenceAround). */
   get station(): VirtualController {
-    return this.controller;
+    return this.backend.controller;
   }
 
   get wantsGateway(): boolean {
@@ -131,7 +126,7 @@ export class EmulatedDevice implements FleetDevice {
     this.reach = inRange;
     // Moving beyond the range limit starts the link's supervision timeout (RadioMedium.move).
     this.options.radio.medium.move(
-      this.controller,
+      this.backend.controller,
       inRange ? this.options.home : this.options.away,
     );
     if (inRange) this.want();
@@ -158,8 +153,7 @@ export class EmulatedDevice implements FleetDevice {
     if (this.retry !== undefined) this.options.clock.clearTimeout(this.retry);
     this.retry = undefined;
     this.peripheral.quiesce();
-    this.adapter.close();
-    this.controller.close();
+    this.backend.close();
     this.measurePending();
   }
 

@@ -1,11 +1,9 @@
 /** Shared by the BLE benchmarks: in-process noble/bleno hosts on one emulated radio. */
 import { loadavg } from "node:os";
+import { emulatedBackend } from "../../src/ble/backend.ts";
 import { NobleCentral } from "../../src/ble/hosts/central.ts";
 import { BlenoPeripheral } from "../../src/ble/hosts/peripheral.ts";
 import { EmulatedRadio } from "../../src/ble/radio.ts";
-import { DirectTransport } from "../../src/ble/socket/direct-transport.ts";
-import { EmulatedHciSocket } from "../../src/ble/socket/emulated-socket.ts";
-import { HciAdapter } from "../../src/ble/socket/hci-adapter.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import type { Profile } from "../../src/catalogue/schema.ts";
 import { SystemClock } from "../../src/core/clock.ts";
@@ -18,9 +16,7 @@ export const clock = new SystemClock();
 export const radio = new EmulatedRadio(clock, new Rng("bench"));
 
 function sockets(name: string) {
-  const controller = radio.controller(name, { x: 1, y: 1 });
-  const adapter = new HciAdapter(0, new DirectTransport(controller), name);
-  return () => new EmulatedHciSocket(adapter);
+  return emulatedBackend(radio, name, { position: { x: 1, y: 1 } }).factory;
 }
 
 export async function startDevice(profile: Profile, serial: string) {

@@ -47,6 +47,17 @@ async function rig(profileName: string) {
   return { clock, radio, device, profile, rounds };
 }
 
+/** A noble gateway two metres from the device, visiting whatever it admits without a pause. */
+async function gatewayNextTo(radio: EmulatedRadio, host: BleHost): Promise<void> {
+  const gateway = new NobleBle({ kind: "emulated" }, radio.clock, new Rng("gw"), {
+    radio,
+    position: { x: 0, y: 0 },
+    revisitMs: 0,
+  });
+  closers.push(() => gateway.stop());
+  await gateway.start(host);
+}
+
 describe("EmulatedDevice", () => {
   it("advertises in rounds further and further apart while no gateway comes", async () => {
     const { clock, device, profile, rounds } = await rig("Vendor BPM - S");
@@ -85,13 +96,7 @@ describe("EmulatedDevice", () => {
       },
       sessionEnded: () => visits.push(clock.now()),
     };
-    const gateway = new NobleBle({ kind: "emulated" }, clock, new Rng("gw"), {
-      radio,
-      position: { x: 0, y: 0 },
-      revisitMs: 0,
-    });
-    closers.push(() => gateway.stop());
-    await gateway.start(host);
+    await gatewayNextTo(radio, host);
     const [reading] = readingsFor(profile, "emulated-loop", 1);
     expect(await device.take(reading!)).toBe("stored");
     await clock.run({ until: START + 2 * HOUR });
@@ -117,13 +122,7 @@ describe("EmulatedDevice", () => {
       }),
       sessionEnded: () => undefined,
     };
-    const gateway = new NobleBle({ kind: "emulated" }, clock, new Rng("gw"), {
-      radio,
-      position: { x: 0, y: 0 },
-      revisitMs: 0,
-    });
-    closers.push(() => gateway.stop());
-    await gateway.start(host);
+    await gatewayNextTo(radio, host);
     device.setInRange(false);
     const readings = readingsFor(profile, "emulated-away", 2);
     for (const r of readings) expect(await device.take(r)).toBe("stored");
