@@ -55,6 +55,8 @@ export interface StoreWatchOptions {
 export class StoreWatch {
   private current: StoreFailure | undefined;
   private waiting: (() => void)[] = [];
+  /** settle()'s wait for the store's next failure. */
+  private readonly failures = new Set<() => void>();
   private closed = false;
   private readonly ownWall: SystemClock | undefined;
   private readonly wall: Clock;
@@ -72,6 +74,7 @@ export class StoreWatch {
         const since = this.current?.since ?? this.wall.now();
         const attempts = (this.current?.attempts ?? 0) + 1;
         this.current = { since, attempts, error, retryInMs };
+        for (const wake of this.failures) wake();
         this.wake();
       }),
       options.events.on("batch", () => {
@@ -87,13 +90,8 @@ export class StoreWatch {
   }
 
   /** Resolves at ingestion's next outcome: a batch committed, or one the store failed. */
-  next(): Promise<void> {
+  private next(): Promise<void> {
     return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  /** Resolves at once while the store is failing, else at its next failure (or at close). */
-  async failed(): Promise<void> {
-    while (this.current === undefined && !this.closed) await this.next();
   }
 
   /**
@@ -108,7 +106,19 @@ export class StoreWatch {
     // Rejections reach the caller through the race below; none is left unhandled.
     done.catch(() => undefined);
     for (;;) {
-      if (await Promise.race([done, this.failed().then(() => false)])) return;
+      if (this.current === undefined && !this.closed) {
+        // One waiter per wait, removed after it: a run waits at every step.
+        let wake: () => void = () => undefined;
+        const failed = new Promise<boolean>((resolve) => {
+          wake = () => resolve(false);
+          this.failures.add(wake);
+        });
+        try {
+          if (await Promise.race([done, failed])) return;
+        } finally {
+          this.failures.delete(wake);
+        }
+      }
       if (this.closed) return await settled;
       await this.recovered();
     }
@@ -152,6 +162,7 @@ export class StoreWatch {
   close(): void {
     this.closed = true;
     for (const off of this.unlisten.splice(0)) off();
+    for (const wake of this.failures) wake();
     this.wake();
     this.ownWall?.dispose();
   }
