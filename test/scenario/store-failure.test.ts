@@ -13,7 +13,15 @@ const FIXTURE = fileURLToPath(new URL("../fixtures/scenarios/store-faults.yaml",
  * The lab's store, opened as usual, whose measurement inserts fail while `fails(attempt)` says
  * so (attempt counts from 1): what a PostgreSQL server that went away looks like to ingestion.
  */
-function failingInserts(fails: (attempt: number) => boolean) {
+function failingInserts(
+  fails: (attempt: number) => boolean,
+  error: (spec: string) => Error = (spec) =>
+    new RpmlabError(
+      "E_STORE_UNAVAILABLE",
+      "insert into measurements: connection terminated unexpectedly",
+      { store: spec },
+    ),
+) {
   let attempts = 0;
   const counts = { failed: 0 };
   const open = async (spec: string, options: OpenStoreOptions): Promise<Store> => {
@@ -33,11 +41,7 @@ function failingInserts(fails: (attempt: number) => boolean) {
               return (...args: unknown[]) => {
                 if (fails(++attempts)) {
                   counts.failed++;
-                  throw new RpmlabError(
-                    "E_STORE_UNAVAILABLE",
-                    "insert into measurements: connection terminated unexpectedly",
-                    { store: spec },
-                  );
+                  throw error(spec);
                 }
                 return method.apply(repo, args);
               };
@@ -78,6 +82,22 @@ describe("a run whose store fails", () => {
     expect(details.store).toBe("memory");
     expect(details.attempts).toBeGreaterThanOrEqual(3);
     expect(store.counts.failed).toBeGreaterThanOrEqual(details.attempts as number);
+  }, 60_000);
+});
+
+describe("a run whose store refuses measurement rows", () => {
+  it("ends with the readings dead-lettered and the expectations failed, not hung", async () => {
+    // Not E_STORE_UNAVAILABLE: ingestion isolates each message and keeps it as a dead letter.
+    const store = failingInserts(
+      () => true,
+      () => new Error('invalid input syntax for type bigint: "1.5"'),
+    );
+    const report = await runScenario(loadScenario(FIXTURE), { openStore: store.open });
+    expect(store.counts.failed).toBeGreaterThan(0);
+    expect(report.passed).toBe(false);
+    expect(report.counts.readings.taken).toBeGreaterThan(0);
+    expect(report.counts.readings.stored).toBe(0);
+    expect(report.counts.readings.missing).toBe(report.counts.readings.taken);
   }, 60_000);
 });
 
