@@ -135,6 +135,7 @@ class ScenarioRun {
       store: redactStoreSpec(scenario.transports.store),
       clock: this.clock,
       limitMs: this.options.storeFailureLimitMs,
+      signal: this.options.signal,
     });
     this.parts.events.on("fulfilment.status", (e) => this.reached(e.device.id, e.status));
     this.parts.events.on("replacement.status", (e) => this.reached(e.replacement.id, e.status));

@@ -85,6 +85,24 @@ describe("a run whose store fails", () => {
   }, 60_000);
 });
 
+describe("a run stopped while its store fails", () => {
+  it("reports what ran without waiting out the store (Ctrl-C in rpmlab demo)", async () => {
+    const stop = new AbortController();
+    const store = failingInserts(() => {
+      stop.abort();
+      return true;
+    });
+    // The default limit (30 s wall) is never reached: the stop ends the wait for the store.
+    const report = await runScenario(loadScenario(FIXTURE), {
+      openStore: store.open,
+      signal: stop.signal,
+    });
+    expect(store.counts.failed).toBeGreaterThan(0);
+    expect(report.counts.readings.taken).toBeGreaterThan(0);
+    expect(report.counts.readings.stored).toBe(0);
+  }, 20_000);
+});
+
 describe("a run whose store refuses measurement rows", () => {
   it("ends with the readings dead-lettered and the expectations failed, not hung", async () => {
     // Not E_STORE_UNAVAILABLE: ingestion isolates each message and keeps it as a dead letter.

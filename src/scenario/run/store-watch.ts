@@ -42,6 +42,8 @@ export interface StoreWatchOptions {
   readonly clock: VirtualClock;
   /** Default STORE_FAILURE_LIMIT_MS. */
   readonly limitMs?: number | undefined;
+  /** The run's stop (Ctrl-C in `rpmlab demo`): no more waiting for the store then. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -89,6 +91,10 @@ export class StoreWatch {
     return this.current;
   }
 
+  private get stopped(): boolean {
+    return this.options.signal?.aborted === true;
+  }
+
   /** Resolves at ingestion's next outcome: a batch committed, or one the store failed. */
   private next(): Promise<void> {
     return new Promise((resolve) => this.waiting.push(resolve));
@@ -120,18 +126,19 @@ export class StoreWatch {
         }
       }
       if (this.closed) return await settled;
+      if (this.stopped) return;
       await this.recovered();
     }
   }
 
   /**
-   * Resolves once the store is not failing (at once when it is not): meanwhile lets ingestion
-   * retry, PAUSE_MS apart, until it commits, or check() throws.
+   * Resolves once the store is not failing (at once when it is not) or the run is stopped:
+   * meanwhile lets ingestion retry, PAUSE_MS apart, until it commits, or check() throws.
    */
   async recovered(): Promise<void> {
     const { clock } = this.options;
     const { wall } = this;
-    while (this.current !== undefined) {
+    while (this.current !== undefined && !this.stopped) {
       this.check();
       await wall.sleep(PAUSE_MS);
       const failure = this.current;
