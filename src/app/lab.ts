@@ -19,7 +19,7 @@ import { workerStoreOf } from "../ingest/worker-processor.ts";
 import { type Broker, createBroker } from "../mqtt/broker.ts";
 import { storeAuth } from "../mqtt/credentials.ts";
 import { randomBase62 } from "../store/api-key-secret.ts";
-import { openStore } from "../store/open.ts";
+import { type OpenStoreOptions, openStore } from "../store/open.ts";
 import type { Store } from "../store/store.ts";
 import { dispatchStoreFor } from "../webhooks/dispatch-stores.ts";
 import { WebhookDispatcher } from "../webhooks/dispatcher.ts";
@@ -33,6 +33,16 @@ export interface LabParts {
   readonly ingestor: Ingestor;
   readonly events: TypedEvents<FulfilmentEvents>;
   readonly dispatcher: WebhookDispatcher;
+}
+
+/** What a Lab is built from besides its config (injected persistence, STYLE habit 11). */
+export interface LabDeps {
+  /**
+   * Opens the store `config.store` names (default openStore). A wrapper around it sees or
+   * changes what the lab writes: scenario runs take one (RunOptions.openStore), e.g. a store
+   * that fails, to check how a run ends when ingestion cannot commit.
+   */
+  readonly openStore?: (spec: string, options: OpenStoreOptions) => Promise<Store>;
 }
 
 /** What `rpmlab serve` prints once it is ready (one JSON line with --json). */
@@ -60,6 +70,7 @@ export class Lab {
     private readonly config: ServeConfig,
     private readonly logger: Logger,
     clock?: Clock,
+    private readonly deps: LabDeps = {},
   ) {
     this.clock = clock ?? this.ownClock;
   }
@@ -99,7 +110,7 @@ export class Lab {
     // Public ids come from a seeded stream the store forks per opening (src/store/context.ts).
     const rng = new Rng("rpmlab-serve");
     const catalogue = Catalogue.load();
-    const store = await openStore(config.store, { clock, rng });
+    const store = await (this.deps.openStore ?? openStore)(config.store, { clock, rng });
     this.stack.push(() => store.close());
 
     const apiKey = await this.accountKey(store);

@@ -72,6 +72,9 @@ export function registerRunCommand(program: Command, io: CliIo): void {
           ...(flags.seed === undefined ? {} : { seed: seedOf(flags.seed) }),
           ...(progress === undefined ? {} : { progress }),
           ...(flags.btsnoop === undefined ? {} : { btsnoop: flags.btsnoop }),
+        }).catch((error: unknown) => {
+          progress?.finish();
+          throw runFailed(error, scenario.name, report);
         });
         progress?.finish();
         reports.push(result);
@@ -88,6 +91,27 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         );
       }
     });
+}
+
+/**
+ * A run that could not end (a part of the lab failed, e.g. its store: runner.ts): its error,
+ * saying which scenario, and that no report was written — a CI job that looks for the report
+ * file is told why it is missing. An error that is not the lab's keeps its stack (main.ts).
+ */
+function runFailed(
+  error: unknown,
+  scenario: string,
+  report: ReturnType<typeof parseReport>,
+): unknown {
+  if (!(error instanceof RpmlabError)) return error;
+  const unwritten =
+    report === undefined ? "" : `; --report ${report.format} ${report.file} not written`;
+  return new RpmlabError(
+    error.code,
+    `scenario ${scenario} did not run to its end: ${error.message}${unwritten}`,
+    error.details,
+    error,
+  );
 }
 
 function parseReport(values: string[] | undefined) {

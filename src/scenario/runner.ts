@@ -1,7 +1,8 @@
-import { Lab, type LabInfo, type LabParts } from "../app/lab.ts";
+import { Lab, type LabDeps, type LabInfo, type LabParts } from "../app/lab.ts";
 import { BtsnoopWriter, fileSink } from "../ble/btsnoop.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import { serveConfig } from "../config/serve-config.ts";
+import { redactStoreSpec } from "../config/store-spec.ts";
 import { WholeMillisecondClock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
@@ -10,11 +11,10 @@ import { startStopwatch } from "../core/stopwatch.ts";
 import { MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, toIsoMicros } from "../core/time.ts";
 import { VirtualClock } from "../core/virtual-clock.ts";
 import { PatientModels } from "../readings/patients.ts";
-import { WEBHOOK_EVENTS, type WebhookEvent } from "../store/types-ingest.ts";
-import { DELIVERY_STATES } from "../store/types-webhooks.ts";
+import type { WebhookEvent } from "../store/types-ingest.ts";
 import { scenarioDigest } from "./digest.ts";
 import { evaluate } from "./evaluate.ts";
-import { type Observed, type ReadingCounts, resultCount, type WebhookCount } from "./observed.ts";
+import { type Observed, type ReadingCounts, resultCount } from "./observed.ts";
 import type { Progress } from "./progress.ts";
 import { LabReceiver } from "./receiver.ts";
 import type { ScenarioReport } from "./report.ts";
@@ -22,7 +22,9 @@ import { perform } from "./run/actions.ts";
 import { Fleet } from "./run/fleet.ts";
 import { LabClient } from "./run/lab-client.ts";
 import type { KeyedRecord } from "./run/ledger.ts";
+import { StoreWatch } from "./run/store-watch.ts";
 import { checkTransports } from "./run/transports.ts";
+import { countWebhooks } from "./run/webhook-counts.ts";
 import type { Scenario } from "./types.ts";
 
 export interface RunOptions {
@@ -41,6 +43,13 @@ export interface RunOptions {
    * in one btsnoop file (virtual timestamps).
    */
   readonly btsnoop?: string;
+  /** Opens the lab's store from `transports.store` (default: openStore; see LabDeps). */
+  readonly openStore?: LabDeps["openStore"];
+  /**
+   * Wall ms the store may fail every commit of ingestion before the run ends with its error
+   * (default STORE_FAILURE_LIMIT_MS; the rule: run/store-watch.ts).
+   */
+  readonly storeFailureLimitMs?: number;
 }
 
 /** What a running scenario's lab offers (`rpmlab demo` prints it). */
@@ -86,6 +95,7 @@ class ScenarioRun {
   private receiver: LabReceiver | undefined;
   private lab: Lab | undefined;
   private fleet: Fleet | undefined;
+  private storeWatch: StoreWatch | undefined;
   private readonly held = new Set<Promise<unknown>>();
   private failure: unknown;
   private faults = 0;
@@ -120,6 +130,13 @@ class ScenarioRun {
     const elapsed = startStopwatch();
     this.receiver = await LabReceiver.start();
     const client = await this.startLab();
+    this.storeWatch = new StoreWatch({
+      events: this.parts.ingestor.events,
+      store: redactStoreSpec(scenario.transports.store),
+      clock: this.clock,
+      limitMs: this.options.storeFailureLimitMs,
+      signal: this.options.signal,
+    });
     this.parts.events.on("fulfilment.status", (e) => this.reached(e.device.id, e.status));
     this.parts.events.on("replacement.status", (e) => this.reached(e.replacement.id, e.status));
     const domains = new Map(scenario.accounts.map((a) => [a.id, a.id]));
@@ -182,12 +199,15 @@ class ScenarioRun {
     ) {
       await this.pump(this.clock.now() + this.step);
     }
+    // What the store failed is committed before the counts, or the run ends with its error.
+    await this.storeWatch.recovered();
     // Stopped early (Ctrl-C in rpmlab demo): the report covers what ran.
     const reached = this.options.signal?.aborted === true ? Math.min(end, this.clock.now()) : end;
     return this.report(client, reached, elapsed());
   }
 
   async close(): Promise<void> {
+    this.storeWatch?.close();
     await this.fleet?.stop().catch(() => undefined);
     await this.lab?.stop();
     await this.receiver?.close();
@@ -221,6 +241,7 @@ class ScenarioRun {
       createLogger({ level: "silent" }),
       // The store keeps epoch ms as integers; emulated BLE's timing is finer (clock.ts).
       new WholeMillisecondClock(this.clock),
+      this.options.openStore === undefined ? {} : { openStore: this.options.openStore },
     );
     return new LabClient(await this.lab.start());
   }
@@ -279,7 +300,8 @@ class ScenarioRun {
       await this.clock.run({ until: Math.min(until, this.clock.now() + this.step) });
       while (this.held.size > 0) await Promise.all([...this.held]);
       if (this.failure !== undefined) throw this.failure;
-      await fleet.settle();
+      // Through a store failure: ingestion retries on this clock (StoreWatch.settle).
+      await this.storeWatch!.settle(fleet.settle());
       await this.parts.dispatcher.idle();
       this.options.progress?.update(this.progressState(until));
     }
@@ -334,7 +356,7 @@ class ScenarioRun {
         for (const { id: _id, created: _created, ...record } of records) measurements.push(record);
       }
     }
-    const webhookCounts = await this.webhookCounts(client);
+    const webhookCounts = await countWebhooks(client, scenario.accounts, this.webhooks);
     const fulfilment = new Map<string, number>();
     for (const statuses of this.orders.values()) {
       for (const status of statuses) fulfilment.set(status, (fulfilment.get(status) ?? 0) + 1);
@@ -372,26 +394,5 @@ class ScenarioRun {
       faults: this.faults,
       mismatches,
     };
-  }
-
-  /** Deliveries per scenario webhook, event and state, from the lab's delivery log. */
-  private async webhookCounts(client: LabClient): Promise<WebhookCount[]> {
-    const out: WebhookCount[] = [];
-    for (const account of this.scenario.accounts) {
-      for (const webhook of account.webhooks) {
-        for (const [event, hwiId] of this.webhooks.get(webhook.id) ?? []) {
-          if (!WEBHOOK_EVENTS.includes(event)) continue;
-          for (const state of DELIVERY_STATES) {
-            const answer = await client.admin<{ count: number }>(
-              "GET",
-              `/lab/v1/accounts/${account.id}/webhook-deliveries/?webhook_id=${hwiId}&state=${state}&page=1&page_size=1`,
-            );
-            const count = answer.status === 200 ? answer.body.count : 0;
-            out.push({ webhook: webhook.id, event, state, count });
-          }
-        }
-      }
-    }
-    return out;
   }
 }

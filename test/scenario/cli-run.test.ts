@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -85,6 +85,35 @@ describe("rpmlab run", () => {
     );
     expect(stdout).toContain("expectations 1/2 held\n");
     expect(stderr).toBe("rpmlab: E_SCENARIO_EXPECTATIONS: expectations did not hold in fails");
+  }, 60_000);
+
+  it("exits 1 when a run cannot end, naming the scenario, what failed and the unwritten report", async () => {
+    // A store that cannot be opened: its directory would be under a regular file.
+    const blocker = join(dir, "not-a-directory");
+    writeFileSync(blocker, "");
+    const scenario = join(dir, "no-store.yaml");
+    writeFileSync(
+      scenario,
+      readFileSync(FAILS, "utf8").replace(
+        "scenario: fails\n",
+        `scenario: no-store\ntransports: { store: "sqlite:${blocker}/lab.db" }\n`,
+      ),
+    );
+    const reportFile = join(dir, "no-store.xml");
+    const { code, stdout, stderr } = await runCli(
+      "run",
+      scenario,
+      "--report",
+      "junit",
+      reportFile,
+      "--no-progress",
+    );
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(
+      /^rpmlab: E_STORE_UNAVAILABLE: scenario no-store did not run to its end: cannot open sqlite:.*not-a-directory\/lab\.db: .*; --report junit .*no-store\.xml not written$/,
+    );
+    expect(existsSync(reportFile)).toBe(false);
   }, 60_000);
 
   it("exits 2 on a report format it does not write, before running anything", async () => {

@@ -1,0 +1,130 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { RpmlabError } from "../../src/core/errors.ts";
+import { loadScenario } from "../../src/scenario/load.ts";
+import { renderText } from "../../src/scenario/report.ts";
+import { runScenario } from "../../src/scenario/runner.ts";
+import { type OpenStoreOptions, openStore } from "../../src/store/open.ts";
+import type { Store, StoreRepositories } from "../../src/store/store.ts";
+
+const FIXTURE = fileURLToPath(new URL("../fixtures/scenarios/store-faults.yaml", import.meta.url));
+
+/**
+ * The lab's store, opened as usual, whose measurement inserts fail while `fails(attempt)` says
+ * so (attempt counts from 1): what a PostgreSQL server that went away looks like to ingestion.
+ */
+function failingInserts(
+  fails: (attempt: number) => boolean,
+  error: (spec: string) => Error = (spec) =>
+    new RpmlabError(
+      "E_STORE_UNAVAILABLE",
+      "insert into measurements: connection terminated unexpectedly",
+      { store: spec },
+    ),
+) {
+  let attempts = 0;
+  const counts = { failed: 0 };
+  const open = async (spec: string, options: OpenStoreOptions): Promise<Store> => {
+    const store = await openStore(spec, options);
+    const tx = (inner: StoreRepositories): StoreRepositories =>
+      new Proxy(inner, {
+        get(target, key) {
+          const value = Reflect.get(target, key, target);
+          if (key !== "measurements") return value;
+          const measurements = value as StoreRepositories["measurements"];
+          return new Proxy(measurements, {
+            get(repo, name) {
+              const method = Reflect.get(repo, name, repo);
+              if (name !== "insertMany" || typeof method !== "function") {
+                return typeof method === "function" ? method.bind(repo) : method;
+              }
+              return (...args: unknown[]) => {
+                if (fails(++attempts)) {
+                  counts.failed++;
+                  throw error(spec);
+                }
+                return method.apply(repo, args);
+              };
+            },
+          });
+        },
+      });
+    return new Proxy(store, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target);
+        if (key === "transaction") {
+          return <T>(fn: (repos: StoreRepositories) => Promise<T>) =>
+            target.transaction((repos) => fn(tx(repos)));
+        }
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  };
+  return { open, counts };
+}
+
+describe("a run whose store fails", () => {
+  it("ends with the store's error when every measurement insert fails", async () => {
+    const store = failingInserts(() => true);
+    const error = await runScenario(loadScenario(FIXTURE), {
+      openStore: store.open,
+      storeFailureLimitMs: 1000,
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RpmlabError);
+    const { code, message, details } = error as RpmlabError;
+    expect(code).toBe("E_SCENARIO_FAILED");
+    expect(message).toMatch(
+      /^ingestion cannot store what the fleet sends: the store \(memory\) failed every attempt for \d+\.\d s of wall time \(\d+ attempts, none committed\); last error: E_STORE_UNAVAILABLE: insert into measurements: connection terminated unexpectedly$/,
+    );
+    expect(details.store).toBe("memory");
+    expect(details.attempts).toBeGreaterThanOrEqual(3);
+    expect(store.counts.failed).toBeGreaterThanOrEqual(details.attempts as number);
+  }, 60_000);
+});
+
+describe("a run stopped while its store fails", () => {
+  it("reports what ran without waiting out the store (Ctrl-C in rpmlab demo)", async () => {
+    const stop = new AbortController();
+    const store = failingInserts(() => {
+      stop.abort();
+      return true;
+    });
+    // The default limit (30 s wall) is never reached: the stop ends the wait for the store.
+    const report = await runScenario(loadScenario(FIXTURE), {
+      openStore: store.open,
+      signal: stop.signal,
+    });
+    expect(store.counts.failed).toBeGreaterThan(0);
+    expect(report.counts.readings.taken).toBeGreaterThan(0);
+    expect(report.counts.readings.stored).toBe(0);
+  }, 20_000);
+});
+
+describe("a run whose store refuses measurement rows", () => {
+  it("ends with the readings dead-lettered and the expectations failed, not hung", async () => {
+    // Not E_STORE_UNAVAILABLE: ingestion isolates each message and keeps it as a dead letter.
+    const store = failingInserts(
+      () => true,
+      () => new Error('invalid input syntax for type bigint: "1.5"'),
+    );
+    const report = await runScenario(loadScenario(FIXTURE), { openStore: store.open });
+    expect(store.counts.failed).toBeGreaterThan(0);
+    expect(report.passed).toBe(false);
+    expect(report.counts.readings.taken).toBeGreaterThan(0);
+    expect(report.counts.readings.stored).toBe(0);
+    expect(report.counts.readings.missing).toBe(report.counts.readings.taken);
+  }, 60_000);
+});
+
+describe("a run whose store fails for a while", () => {
+  it("completes with every reading stored when the first inserts fail", async () => {
+    const store = failingInserts((attempt) => attempt <= 3);
+    const report = await runScenario(loadScenario(FIXTURE), { openStore: store.open });
+    expect(store.counts.failed).toBe(3);
+    expect(report.passed, renderText(report)).toBe(true);
+    expect(report.counts.readings.stored).toBe(report.counts.readings.taken);
+  }, 60_000);
+});
