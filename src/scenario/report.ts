@@ -27,6 +27,13 @@ export interface ScenarioReport {
   faults: number;
   /** A few records the ledger missed or did not expect (device by device), empty when none. */
   mismatches: readonly string[];
+  dead_letters: DeadLetterCounts;
+}
+
+/** Messages ingestion kept as dead letters in the run, and the most frequent reasons. */
+export interface DeadLetterCounts {
+  count: number;
+  reasons: readonly { reason: string; count: number }[];
 }
 
 /** The readings counters in the order scenario files list them (expectations.ts). */
@@ -52,6 +59,12 @@ export function renderText(report: ScenarioReport): string {
     ...(report.mismatches.length === 0
       ? []
       : ["ledger mismatches (first few):", ...report.mismatches.map((m) => `  ${m}`)]),
+    ...(report.dead_letters.count === 0
+      ? []
+      : [
+          `dead letters ${report.dead_letters.count}, most frequent reasons:`,
+          ...report.dead_letters.reasons.map((r) => `  ${r.count} × ${r.reason}`),
+        ]),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -93,6 +106,10 @@ function orderedReport(report: ScenarioReport): ScenarioReport {
     readings_per_wall_second: report.readings_per_wall_second,
     faults: report.faults,
     mismatches: [...report.mismatches],
+    dead_letters: {
+      count: report.dead_letters.count,
+      reasons: report.dead_letters.reasons.map((r) => ({ reason: r.reason, count: r.count })),
+    },
   };
 }
 
@@ -144,6 +161,7 @@ function junitSuite(report: ScenarioReport, indent: string): string[] {
     `    <property ${attrs({ name: "file", value: report.file })}/>`,
     `    <property ${attrs({ name: "seed", value: report.seed })}/>`,
     `    <property ${attrs({ name: "digest", value: report.digest })}/>`,
+    `    <property ${attrs({ name: "dead_letters", value: report.dead_letters.count })}/>`,
     "  </properties>",
   ];
   for (const e of report.expectations) {

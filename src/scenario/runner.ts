@@ -14,14 +14,15 @@ import { PatientModels } from "../readings/patients.ts";
 import type { WebhookEvent } from "../store/types-ingest.ts";
 import { scenarioDigest } from "./digest.ts";
 import { evaluate } from "./evaluate.ts";
-import { type Observed, type ReadingCounts, resultCount } from "./observed.ts";
+import { type Observed, resultCount } from "./observed.ts";
 import type { Progress } from "./progress.ts";
 import { LabReceiver } from "./receiver.ts";
 import type { ScenarioReport } from "./report.ts";
 import { perform } from "./run/actions.ts";
+import { DeadLetterTally } from "./run/dead-letter-tally.ts";
 import { Fleet } from "./run/fleet.ts";
 import { LabClient } from "./run/lab-client.ts";
-import type { KeyedRecord } from "./run/ledger.ts";
+import { countReadings } from "./run/reading-counts.ts";
 import { StoreWatch } from "./run/store-watch.ts";
 import { checkTransports } from "./run/transports.ts";
 import { countWebhooks } from "./run/webhook-counts.ts";
@@ -63,8 +64,6 @@ export interface RunReady {
 const STEP_MS = 10 * MS_PER_MINUTE;
 /** After the last reading: time for outboxes, retries and webhooks to drain (virtual). */
 const DRAIN_MS = 2 * MS_PER_HOUR;
-/** Missing or unexpected records the report names, to say what went wrong. */
-const MISMATCHES = 10;
 /** At most this long more while readings still wait in outboxes (virtual). */
 const DRAIN_LIMIT_MS = MS_PER_DAY;
 
@@ -96,6 +95,7 @@ class ScenarioRun {
   private lab: Lab | undefined;
   private fleet: Fleet | undefined;
   private storeWatch: StoreWatch | undefined;
+  private deadLetters: DeadLetterTally | undefined;
   private readonly held = new Set<Promise<unknown>>();
   private failure: unknown;
   private faults = 0;
@@ -137,6 +137,7 @@ class ScenarioRun {
       limitMs: this.options.storeFailureLimitMs,
       signal: this.options.signal,
     });
+    this.deadLetters = new DeadLetterTally(this.parts.ingestor.events);
     this.parts.events.on("fulfilment.status", (e) => this.reached(e.device.id, e.status));
     this.parts.events.on("replacement.status", (e) => this.reached(e.replacement.id, e.status));
     const domains = new Map(scenario.accounts.map((a) => [a.id, a.id]));
@@ -208,6 +209,7 @@ class ScenarioRun {
 
   async close(): Promise<void> {
     this.storeWatch?.close();
+    this.deadLetters?.close();
     await this.fleet?.stop().catch(() => undefined);
     await this.lab?.stop();
     await this.receiver?.close();
@@ -324,38 +326,7 @@ class ScenarioRun {
   private async report(client: LabClient, end: number, wallMs: number): Promise<ScenarioReport> {
     const { scenario } = this;
     const fleet = this.fleet!;
-    const readings: Record<keyof ReadingCounts, number> = {
-      taken: 0,
-      stored: 0,
-      lost_by_design: 0,
-      missing: 0,
-      duplicates_stored: 0,
-      duplicates_suppressed: 0,
-    };
-    const measurements: Record<string, unknown>[] = [];
-    const mismatches: string[] = [];
-    for (const patient of fleet.patients) {
-      for (const device of patient.devices) {
-        const records = await client.all<KeyedRecord & Record<string, unknown>>(
-          patient.domain,
-          `/hwi/hwi-devices/${device.hwiDeviceId}/measurements/`,
-        );
-        const c = await device.ledger.count(records);
-        for (const m of c.mismatches) {
-          if (mismatches.length < MISMATCHES)
-            mismatches.push(`${patient.externalId} ${device.profile.name}: ${m}`);
-        }
-        readings.taken += c.taken;
-        readings.stored += c.stored;
-        readings.lost_by_design += c.lostByDesign;
-        readings.missing += c.missing;
-        readings.duplicates_stored += c.duplicatesStored;
-        readings.duplicates_suppressed += Math.max(0, c.resends - c.duplicatesStored);
-        // Ingestion's bookkeeping (row id, when it was stored) depends on arrival order, not
-        // on the seed: left out of the digest.
-        for (const { id: _id, created: _created, ...record } of records) measurements.push(record);
-      }
-    }
+    const { readings, measurements, mismatches } = await countReadings(fleet, client);
     const webhookCounts = await countWebhooks(client, scenario.accounts, this.webhooks);
     const fulfilment = new Map<string, number>();
     for (const statuses of this.orders.values()) {
@@ -393,6 +364,7 @@ class ScenarioRun {
       readings_per_wall_second: Math.round(readings.taken / Math.max(0.001, wallMs / 1000)),
       faults: this.faults,
       mismatches,
+      dead_letters: this.deadLetters!.counts(),
     };
   }
 }

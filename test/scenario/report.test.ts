@@ -44,6 +44,13 @@ function sample(): ScenarioReport {
     speedup: 209_963.5,
     readings_per_wall_second: 9.72,
     faults: 2,
+    dead_letters: {
+      count: 7,
+      reasons: [
+        { reason: "readings.0: E_CODEC_TRUNCATED: blood pressure needs 7 bytes, got 3", count: 5 },
+        { reason: "sensor_code: no device type 99", count: 2 },
+      ],
+    },
   };
 }
 
@@ -64,15 +71,27 @@ describe("renderText", () => {
     expect(text).toContain("expectations 1/3 held");
     expect(lines).toContain("  ✓ readings.stored >= 100 (actual 110) expect[0]");
     expect(lines).toContain("  ✗ readings.missing == 0 (actual 4) expect[1]");
+    expect(lines.slice(-3)).toEqual([
+      "dead letters 7, most frequent reasons:",
+      "  5 × readings.0: E_CODEC_TRUNCATED: blood pressure needs 7 bytes, got 3",
+      "  2 × sensor_code: no device type 99",
+    ]);
   });
 
   it("says PASSED and 'none' when there is nothing to count", () => {
-    const report = { ...sample(), passed: true, expectations: [] };
+    const report = {
+      ...sample(),
+      passed: true,
+      expectations: [],
+      mismatches: [],
+      dead_letters: { count: 0, reasons: [] },
+    };
     report.counts = { ...report.counts, webhooks: {} };
     const text = renderText(report);
     expect(text).toContain(": PASSED");
     expect(text).toContain("webhooks none");
     expect(text).toContain("expectations 0/0 held");
+    expect(text).not.toContain("dead letters");
   });
 });
 
@@ -96,6 +115,7 @@ describe("renderJson", () => {
       "readings_per_wall_second",
       "faults",
       "mismatches",
+      "dead_letters",
     ]);
     expect(Object.keys(parsed.counts.readings)).toEqual([
       "taken",
@@ -163,6 +183,7 @@ describe("renderJunit", () => {
       { name: "file", value: "scenarios/smoke.yaml" },
       { name: "seed", value: "42" },
       { name: "digest", value: "ab".repeat(32) },
+      { name: "dead_letters", value: "7" },
     ]);
     expect(xml.trimEnd().endsWith("</testsuite>")).toBe(true);
   });

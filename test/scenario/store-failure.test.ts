@@ -116,6 +116,13 @@ describe("a run whose store refuses measurement rows", () => {
     expect(report.counts.readings.taken).toBeGreaterThan(0);
     expect(report.counts.readings.stored).toBe(0);
     expect(report.counts.readings.missing).toBe(report.counts.readings.taken);
+    // And the report says why: every message the devices sent, kept with the store's reason.
+    expect(report.dead_letters.count).toBeGreaterThan(0);
+    expect(report.dead_letters.reasons).toHaveLength(1);
+    expect(report.dead_letters.reasons[0]!.reason).toContain(
+      'invalid input syntax for type bigint: "1.5"',
+    );
+    expect(report.dead_letters.reasons[0]!.count).toBe(report.dead_letters.count);
   }, 60_000);
 });
 

@@ -16,6 +16,8 @@ export function shippedScenarioRuns(name: string, timeoutMs: number): void {
       expect(report.passed, renderText(report)).toBe(true);
       // Nothing the devices took may go missing in any shipped scenario.
       expect(report.counts.readings.missing, renderText(report)).toBe(0);
+      // No shipped scenario sends what ingestion cannot use: its faults lose or delay, never garble.
+      expect(report.dead_letters.count, renderText(report)).toBe(0);
     },
     timeoutMs,
   );
