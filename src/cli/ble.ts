@@ -17,7 +17,7 @@ import {
 } from "./cellular-device.ts";
 import type { CliIo } from "./io.ts";
 
-const BLE_HELP = `emulated, tcp://host:port (rpmlab controller) or hci:N (real adapter) (default ${DEFAULT_BLE})`;
+const BLE_HELP = "emulated, tcp://host:port (rpmlab controller) or hci:N (real adapter)";
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 function whole(option: string, text: string): number {
