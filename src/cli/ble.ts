@@ -17,7 +17,7 @@ import {
 } from "./cellular-device.ts";
 import type { CliIo } from "./io.ts";
 
-const BLE_HELP = `emulated, tcp://host:port (rpmlab controller) or hci:N (real adapter) (default ${DEFAULT_BLE})`;
+const BLE_HELP = "emulated, tcp://host:port (rpmlab controller) or hci:N (real adapter)";
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 function whole(option: string, text: string): number {
@@ -116,7 +116,10 @@ export function registerBleCommands(program: Command, io: CliIo): void {
     .option("--gateway-uuid <uuid>", "12 hex characters (default: drawn from --seed)")
     .option("--username <user>", "MQTT username (the gateway uuid); with --password")
     .option("--password <password>", "MQTT password issued by the lab")
-    .option("--url <url>", "rpmlab serve's base URL, to issue credentials (default $RPMLAB_URL)")
+    .option(
+      "--url <url>",
+      "rpmlab serve's base URL, to issue credentials (default $RPMLAB_URL, else http://127.0.0.1:8000)",
+    )
     .option("--admin-token <token>", "lab admin token, to issue credentials ($RPMLAB_ADMIN_TOKEN)")
     .option("--outbox <dir>", "keep the outbox and state on disk here (survives a restart)")
     .option(

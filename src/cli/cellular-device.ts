@@ -55,7 +55,10 @@ export function addCellularOptions(command: Command): Command {
     .option("--imei <imei>", "cellular types: its IMEI, 15 digits (default: drawn from --seed)")
     .option("--username <name>", "cellular types: MQTT username (default: the IMEI)")
     .option("--password <password>", "cellular types: MQTT password")
-    .option("--url <base-url>", "cellular types: a running serve that issues the credentials")
+    .option(
+      "--url <base-url>",
+      "cellular types: a running serve that issues the credentials (or $RPMLAB_URL, else http://127.0.0.1:8000)",
+    )
     .option("--admin-token <token>", "cellular types: its admin token (or $RPMLAB_ADMIN_TOKEN)")
     .option("--patient <model>", "cellular types: patient model of the readings", "normal")
     .option("--days <n>", `cellular types: days of readings, 1 to ${MAX_DAYS}`, "1")

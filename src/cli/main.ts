@@ -18,7 +18,7 @@ import { registerWebhooksCommand } from "./webhooks.ts";
 export function buildProgram(io: CliIo): Command {
   const program = new Command("rpmlab")
     .description(
-      "Emulation lab for remote patient monitoring hardware: device catalogue, readings, GATT codecs.",
+      "Emulation lab for remote patient monitoring hardware: the vendor's cloud API, virtual BLE and cellular devices, gateways, MQTT ingestion, webhooks, fulfilment and scenarios.",
     )
     .showHelpAfterError()
     .exitOverride()

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { Lab, type LabInfo } from "../app/lab.ts";
 import { untilSignal } from "../app/until-signal.ts";
 import { DEFAULT_BROKER } from "../config/broker-spec.ts";
+import { STORE_ENV } from "../config/lab-store.ts";
 import { formatRateLimit } from "../config/rate-limit.ts";
 import {
   ADMIN_TOKEN_ENV,
@@ -29,7 +30,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     )
     .option(
       "--store <spec>",
-      `memory, sqlite:PATH or postgres://… (default ${DEFAULT_SERVE_STORE})`,
+      `memory, sqlite:PATH or postgres://… (default $${STORE_ENV}, else ${DEFAULT_SERVE_STORE})`,
     )
     .option("--broker <spec>", `embedded[:port] or mqtt://host:port (default ${DEFAULT_BROKER})`)
     .option("--port <n>", `HTTP port; 0 picks a free one (default ${DEFAULT_HTTP_PORT})`)
