@@ -2,13 +2,21 @@
  * Runs every benchmark in test/bench one after another, each in its own process so one
  * benchmark's heap and JIT state never colour another's figures. Benchmarks print figures; they
  * assert nothing (timed assertions flake on shared CI machines).
+ *
+ *   npm run bench                                        every benchmark
+ *   npm run bench -- webhooks ingest                     those whose file name contains a word
+ *   npm run bench -- scenario-cohort --patients 200      from the first option on, the rest is
+ *                                                        the chosen benchmarks' own arguments
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const dir = fileURLToPath(new URL(".", import.meta.url));
-const only = process.argv.slice(2);
+const args = process.argv.slice(2);
+const firstOption = args.findIndex((a) => a.startsWith("-"));
+const only = firstOption === -1 ? args : args.slice(0, firstOption);
+const passed = firstOption === -1 ? [] : args.slice(firstOption);
 const benches = readdirSync(dir)
   .filter((f) => f.endsWith(".ts") && f !== "run.ts" && !f.startsWith("_"))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
@@ -16,5 +24,7 @@ const benches = readdirSync(dir)
 
 for (const file of benches) {
   process.stdout.write(`\n== ${file}\n`);
-  execFileSync(process.execPath, ["--import", "tsx", `${dir}${file}`], { stdio: "inherit" });
+  execFileSync(process.execPath, ["--import", "tsx", `${dir}${file}`, ...passed], {
+    stdio: "inherit",
+  });
 }
