@@ -44,7 +44,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     .option("--seed <seed>", "override the scenario's seed (same seed, same digest)")
     .option(
       "--report <format-and-file...>",
-      "also write the report(s) for CI: json FILE or junit FILE (several files: one report, a list)",
+      "also write the report(s) for CI: json FILE or junit FILE, or both (json A junit B); several scenario files make one report, a list",
     )
     .option("--no-progress", "no progress bar or progress lines")
     .option(
@@ -52,7 +52,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       "write the HCI capture of the run (one scenario with transports.ble: emulated) as btsnoop, for Wireshark or btmon",
     )
     .action(async (files: string[], flags: RunFlags) => {
-      const report = parseReport(flags.report);
+      const reportFiles = parseReports(flags.report);
       const scenarios = files.map((file) => loadScenario(file));
       if (flags.btsnoop !== undefined) {
         if (scenarios.length > 1) {
@@ -74,15 +74,13 @@ export function registerRunCommand(program: Command, io: CliIo): void {
           ...(flags.btsnoop === undefined ? {} : { btsnoop: flags.btsnoop }),
         }).catch((error: unknown) => {
           progress?.finish();
-          throw runFailed(error, scenario.name, report);
+          throw runFailed(error, scenario.name, reportFiles);
         });
         progress?.finish();
         reports.push(result);
         io.out(renderText(result));
       }
-      if (report !== undefined) {
-        writeFileSync(report.file, REPORTS[report.format](reports));
-      }
+      for (const { format, file } of reportFiles) writeFileSync(file, REPORTS[format](reports));
       const failed = reports.filter((r) => !r.passed);
       if (failed.length > 0) {
         throw new RpmlabError(
@@ -98,14 +96,11 @@ export function registerRunCommand(program: Command, io: CliIo): void {
  * saying which scenario, and that no report was written — a CI job that looks for the report
  * file is told why it is missing. An error that is not the lab's keeps its stack (main.ts).
  */
-function runFailed(
-  error: unknown,
-  scenario: string,
-  report: ReturnType<typeof parseReport>,
-): unknown {
+function runFailed(error: unknown, scenario: string, reportFiles: readonly ReportFile[]): unknown {
   if (!(error instanceof RpmlabError)) return error;
-  const unwritten =
-    report === undefined ? "" : `; --report ${report.format} ${report.file} not written`;
+  const unwritten = reportFiles
+    .map(({ format, file }) => `; --report ${format} ${file} not written`)
+    .join("");
   return new RpmlabError(
     error.code,
     `scenario ${scenario} did not run to its end: ${error.message}${unwritten}`,
@@ -114,17 +109,28 @@ function runFailed(
   );
 }
 
-function parseReport(values: string[] | undefined) {
-  if (values === undefined) return undefined;
-  const [format, file, ...rest] = values;
-  if (!(format === "json" || format === "junit") || file === undefined || rest.length > 0) {
-    throw new RpmlabError(
-      "E_USAGE",
-      `--report takes a format and a file: --report json FILE or --report junit FILE, got "${values.join(" ")}"`,
-      { field: "report" },
-    );
+interface ReportFile {
+  readonly format: keyof typeof REPORTS;
+  readonly file: string;
+}
+
+/** `--report` values, format and file pairs (commander joins repeated options into one list). */
+function parseReports(values: string[] | undefined): ReportFile[] {
+  if (values === undefined) return [];
+  const out: ReportFile[] = [];
+  for (let i = 0; i < values.length; i += 2) {
+    const format = values[i];
+    const file = values[i + 1];
+    if (!(format === "json" || format === "junit") || file === undefined) {
+      throw new RpmlabError(
+        "E_USAGE",
+        `--report takes a format and a file: --report json FILE, --report junit FILE, or both; got "${values.join(" ")}"`,
+        { field: "report" },
+      );
+    }
+    out.push({ format, file });
   }
-  return { format, file } as const;
+  return out;
 }
 
 /** A seed as the scenario file would give it: a whole number stays a number. */

@@ -63,9 +63,22 @@ describe("rpmlab run", () => {
       actual: "status 200, count 7",
     });
 
+    // Both reports of one run: --report repeated.
     const junitFile = join(dir, "smoke.xml");
-    const junit = await runCli("run", SMOKE, "--report", "junit", junitFile, "--no-progress");
+    const againFile = join(dir, "again.json");
+    const junit = await runCli(
+      "run",
+      SMOKE,
+      "--report",
+      "junit",
+      junitFile,
+      "--report",
+      "json",
+      againFile,
+      "--no-progress",
+    );
     expect(junit.code).toBe(0);
+    expect(JSON.parse(readFileSync(againFile, "utf8")).digest).toBe(report.digest);
     const xml = readFileSync(junitFile, "utf8");
     expect(xml).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuite name="smoke" /);
     expect(xml).toMatch(/ tests="6" failures="0" /);
