@@ -1,5 +1,8 @@
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { loadScenario } from "../../src/scenario/load.ts";
 import { createProgress, finishable, type ProgressState } from "../../src/scenario/progress.ts";
+import { runScenario } from "../../src/scenario/runner.ts";
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -141,4 +144,25 @@ describe("finishable progress", () => {
     finishable(createProgress(out)).finish();
     expect(writes).toEqual([]);
   });
+});
+
+describe("a run's progress off a terminal", () => {
+  it("counts the scenario's own days: the drain after its end adds none", async () => {
+    const { out, writes } = sink(false);
+    const progress = finishable(createProgress(out));
+    // One day long; its cuff keeps readings out of range, so the run drains a day past its end.
+    const file = fileURLToPath(new URL("../fixtures/scenarios/undrained.yaml", import.meta.url));
+    const report = await runScenario(loadScenario(file), { progress });
+    expect(report.virtual.end).toBe("2026-01-06T00:00:00.000000Z");
+    expect(report.counts.readings.missing).toBeGreaterThan(0);
+    progress.finish();
+    const lines = writes.join("").trimEnd().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^day 1\/1 \d{4}-\d\d-\d\d readings \d+ webhooks \d+ faults \d+$/);
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^done readings ${report.counts.readings.taken} webhooks \\d+ faults ${report.faults}$`,
+      ),
+    );
+  }, 60_000);
 });
