@@ -99,7 +99,18 @@ export async function runCellularDevice(
       else await driveReal(device, options.interrupt);
       // Counted before the stop: what is still queued stays in the outbox.
       const stats = device.stats;
-      options.onEvent({ event: "summary", imei: device.imei, ...stats });
+      // snake_case as every other event's keys (and the HWI API's).
+      options.onEvent({
+        event: "summary",
+        imei: device.imei,
+        taken: stats.taken,
+        sent: stats.sent,
+        stored_offline: stats.storedOffline,
+        lost_by_design: stats.lostByDesign,
+        dropped: stats.dropped,
+        duplicates_sent: stats.duplicatesSent,
+        queued: stats.queued,
+      });
       return stats;
     } finally {
       await device.stop();

@@ -207,7 +207,7 @@ function describe(e: Record<string, unknown>): string {
     case "link":
       return `${e.at} link ${e.up ? "up" : `down (${e.cause})`}, signal ${e.signal}`;
     case "summary":
-      return `taken ${e.taken}, sent ${e.sent}, stored offline ${e.storedOffline}, lost by design ${e.lostByDesign}, dropped ${e.dropped}, re-sends ${e.duplicatesSent}, still queued ${e.queued}`;
+      return `taken ${e.taken}, sent ${e.sent}, stored offline ${e.stored_offline}, lost by design ${e.lost_by_design}, dropped ${e.dropped}, re-sends ${e.duplicates_sent}, still queued ${e.queued}`;
     default:
       return JSON.stringify(e);
   }

@@ -149,6 +149,18 @@ describe("rpmlab device <cellular type> --broker: a short run", () => {
     const readings = events.filter((e) => e.event === "reading");
     const summary = events.at(-1)!;
     expect(summary).toMatchObject({ event: "summary", imei: IMEI, queued: 0, dropped: 0 });
+    // snake_case keys, as every other event's.
+    expect(Object.keys(summary)).toEqual([
+      "event",
+      "imei",
+      "taken",
+      "sent",
+      "stored_offline",
+      "lost_by_design",
+      "dropped",
+      "duplicates_sent",
+      "queued",
+    ]);
     expect(readings.length).toBeGreaterThan(3);
     expect(summary.taken).toBe(readings.filter((r) => r.duplicate === false).length);
     expect(summary.sent).toBe(readings.length);
