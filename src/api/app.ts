@@ -6,6 +6,8 @@ import Fastify, {
   LogController,
 } from "fastify";
 import { Catalogue } from "../catalogue/catalogue.ts";
+import { MessageProcessor } from "../ingest/processor.ts";
+import { replayWith } from "../ingest/replay.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import { Rng } from "../core/rng.ts";
@@ -118,6 +120,10 @@ function apiContext(deps: ApiDeps, app: FastifyInstance): ApiContext {
     catalogue,
     devices,
     webhooks,
+    // Without a running lab's ingestor, a replay commits through a processor of its own.
+    replay:
+      deps.replay ??
+      replayWith(new MessageProcessor({ store: deps.store, catalogue }), deps.clock),
   };
 }
 
