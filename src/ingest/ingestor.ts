@@ -232,7 +232,8 @@ export class Ingestor implements IngestSink {
     try {
       const row = await this.options.store.transaction(async (tx) => {
         // A replay that fails so is kept again all the same: the new row replaces the old.
-        if (inbound.replays !== undefined) await tx.deadLetters.delete(inbound.replays.deadLetterId);
+        if (inbound.replays !== undefined)
+          await tx.deadLetters.delete(inbound.replays.deadLetterId);
         return tx.deadLetters.add({
           topic: inbound.topic,
           payload: inbound.payload,
