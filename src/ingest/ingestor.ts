@@ -231,14 +231,16 @@ export class Ingestor implements IngestSink {
     const { inbound } = message;
     try {
       const row = await this.options.store.transaction(async (tx) => {
-        // A replay that fails so is kept again all the same: the new row replaces the old.
-        if (inbound.replays !== undefined)
-          await tx.deadLetters.delete(inbound.replays.deadLetterId);
+        // A replay the store refuses replaces its old dead letter all the same, and keeps the
+        // claim that one held (its batch, which would have claimed anew, was rolled back).
+        const { replays } = inbound;
+        if (replays !== undefined) await tx.deadLetters.delete(replays.deadLetterId);
         return tx.deadLetters.add({
           topic: inbound.topic,
           payload: inbound.payload,
           reason: reasonOf(error),
           received: inbound.receivedAt,
+          holdsClaim: replays?.holdsClaim ?? false,
         });
       });
       this.acknowledge([message], {

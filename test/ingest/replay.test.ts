@@ -15,6 +15,7 @@ import {
   senderFor,
   uplinkMessage,
 } from "./fixtures.ts";
+import { storeWith } from "./harness.ts";
 
 const scale = senderFor(catalogue.get("Vendor Cellular Scale"), 3);
 
@@ -145,6 +146,42 @@ describe('replaying dead letters (README "Dead letters")', () => {
     );
     expect(isRpmlabError(error, "E_STORE_NOT_FOUND")).toBe(true);
     expect(await all()).toEqual([]);
+  });
+
+  it("replaces the dead letter, claim kept, when the store refuses the replayed message", async () => {
+    await activateScale();
+    const picky = storeWith(store, (tx) => ({
+      ...tx,
+      measurements: {
+        ...tx.measurements,
+        insertMany: () => Promise.reject(new Error("value out of this store's range")),
+      },
+    }));
+    const source: IngestSource = { describe: "none", start: async () => {}, stop: async () => {} };
+    const ingestor = new Ingestor({ source, store: picky, catalogue, clock });
+    const message = uplinkMessage(scale, "cell-5", readingsOf(scale, 2, 0).slice(0, 1));
+    const letter = await store.deadLetters.add({
+      ...message,
+      reason: "r",
+      messageId: "cell-5",
+      holdsClaim: true,
+    });
+    await ingestor.start();
+    try {
+      const outcome = await ingestor.replay(message, { deadLetterId: letter.id, holdsClaim: true });
+      expect(outcome).toMatchObject({
+        kind: "dead_letter",
+        deadLetter: { reason: "internal error: Error: value out of this store's range" },
+      });
+      const rows = await all();
+      // A store-refused message's dead letter names no message id (as before replays existed).
+      expect(rows.map((r) => [r.topic, r.messageId, r.holdsClaim])).toEqual([
+        [message.topic, null, true],
+      ]);
+      expect(rows[0]!.id).not.toBe(letter.id);
+    } finally {
+      await ingestor.stop();
+    }
   });
 
   it("joins the running ingestor's batches and events, and refuses when it is not running", async () => {
