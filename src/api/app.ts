@@ -11,6 +11,8 @@ import { TypedEvents } from "../core/events.ts";
 import { Rng } from "../core/rng.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
+import { MessageProcessor } from "../ingest/processor.ts";
+import { replayWith } from "../ingest/replay.ts";
 import { standaloneWebhookControl } from "../webhooks/control.ts";
 import { authenticate } from "./auth.ts";
 import { registerJsonOnly } from "./content-types.ts";
@@ -118,6 +120,9 @@ function apiContext(deps: ApiDeps, app: FastifyInstance): ApiContext {
     catalogue,
     devices,
     webhooks,
+    // Without a running lab's ingestor, a replay commits through a processor of its own.
+    replay:
+      deps.replay ?? replayWith(new MessageProcessor({ store: deps.store, catalogue }), deps.clock),
   };
 }
 

@@ -9,6 +9,7 @@ import type { Rng } from "../core/rng.ts";
 import type { UndeliverableAddress } from "../fulfilment/address-verification.ts";
 import type { FulfilmentEventSink } from "../fulfilment/events.ts";
 import type { DeviceServices } from "../fulfilment/services.ts";
+import type { Replay } from "../ingest/replay.ts";
 import type { Store } from "../store/store.ts";
 import type { AccountRow, ApiKeyRow } from "../store/types.ts";
 import type { WebhookControl } from "../webhooks/control.ts";
@@ -41,6 +42,8 @@ export interface ApiContext {
   readonly devices: DeviceServices;
   /** The webhook dispatcher's nudge; resends and test sends (issue 4 §1). */
   readonly webhooks: WebhookControl;
+  /** Runs a dead letter through ingestion again (README "Dead letters"). */
+  readonly replay: Replay;
 }
 
 /**
@@ -85,6 +88,11 @@ export interface ApiDeps {
    * and test sends through an HTTP sender the app closes with itself.
    */
   readonly webhooks?: WebhookControl;
+  /**
+   * Dead-letter replays: the running lab's ingestor (serve); default a MessageProcessor on
+   * `store`, committing each replay in its own transaction.
+   */
+  readonly replay?: Replay;
 }
 
 /** Who a request authenticated as: set by the scope's auth hook before any handler runs. */

@@ -196,6 +196,8 @@ export class Lab {
       rng: rng.fork("api"),
       config: { adminToken, rateLimit: config.rateLimit, fulfilment: config.fulfilment },
       webhooks,
+      // Replays join the running ingestion's batches, events and all (README "Dead letters").
+      replay: (message, replays) => parts.ingestor!.replay(message, replays),
     });
     this.stack.push(() => app.close());
     await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {

@@ -3,6 +3,7 @@ import { isRpmlabError } from "../core/errors.ts";
 import { registerAccountsCommand } from "./accounts.ts";
 import { registerBillingCommand } from "./billing.ts";
 import { registerBleCommands } from "./ble.ts";
+import { registerDeadLettersCommand } from "./dead-letters.ts";
 import { registerDemoCommand } from "./demo.ts";
 import { type CliIo, processIo } from "./io.ts";
 import { registerKeysCommand } from "./keys.ts";
@@ -31,6 +32,7 @@ export function buildProgram(io: CliIo): Command {
   registerOrdersCommand(program, io);
   registerBillingCommand(program, io);
   registerWebhooksCommand(program, io);
+  registerDeadLettersCommand(program, io);
   registerBleCommands(program, io);
   registerScenarioCommand(program, io);
   registerRunCommand(program, io);

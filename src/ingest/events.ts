@@ -23,7 +23,9 @@ export type MessageOutcome =
     }
   /** A zero-length retained message clearing a status topic. */
   | { readonly kind: "ignored"; readonly reason: string }
-  | { readonly kind: "dead_letter"; readonly deadLetter: DeadLetterRow };
+  | { readonly kind: "dead_letter"; readonly deadLetter: DeadLetterRow }
+  /** A replay of a dead letter that was gone by then (deleted, or replayed meanwhile). */
+  | { readonly kind: "gone"; readonly deadLetterId: number };
 
 /**
  * A measurement row a batch stored, as the ingestion core announces it: what to count, find and

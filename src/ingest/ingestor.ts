@@ -1,11 +1,11 @@
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Clock } from "../core/clock.ts";
-import { isRpmlabError } from "../core/errors.ts";
+import { isRpmlabError, RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Store } from "../store/store.ts";
-import type { BatchResult, IngestEvents } from "./events.ts";
-import { type Inbound, reasonOf } from "./prepare.ts";
+import type { BatchResult, IngestEvents, MessageOutcome } from "./events.ts";
+import { type Inbound, type ReplayOf, reasonOf } from "./prepare.ts";
 import { type BatchProcessor, MessageProcessor } from "./processor.ts";
 import type { IngestSink, IngestSource, Received, Settle } from "./source.ts";
 import { WorkerProcessor } from "./worker-processor.ts";
@@ -48,6 +48,8 @@ const IDLE_TURNS = 4;
 interface Queued {
   readonly inbound: Inbound;
   readonly settle: Settle;
+  /** What became of it, once committed (replays wait for it). */
+  readonly outcome?: (outcome: MessageOutcome) => void;
 }
 
 /**
@@ -132,6 +134,40 @@ export class Ingestor implements IngestSink {
     else proceed();
   }
 
+  /**
+   * Runs a dead letter through ingestion again (README "Dead letters"), in the batches of
+   * everything else, so its events (stored readings' webhooks, a gateway's status) follow as
+   * for any message. Resolves once committed; E_STORE_UNAVAILABLE when ingestion is not running
+   * or stops first (nothing of it was committed, the dead letter is kept).
+   */
+  replay(message: Received, replays: ReplayOf): Promise<MessageOutcome> {
+    return new Promise((resolve, reject) => {
+      const notRunning = () =>
+        reject(
+          new RpmlabError("E_STORE_UNAVAILABLE", "ingestion is not running: nothing replayed", {
+            deadLetter: replays.deadLetterId,
+          }),
+        );
+      if (this.stopping || !this.started) {
+        notRunning();
+        return;
+      }
+      this.queue.push({
+        inbound: {
+          topic: message.topic,
+          payload: message.payload,
+          receivedAt: this.options.clock.now(),
+          replays,
+        },
+        settle: (committed) => {
+          if (!committed) notRunning();
+        },
+        outcome: resolve,
+      });
+      this.schedule();
+    });
+  }
+
   /** A batch starts once the event loop has taken in what arrived with the first message. */
   private schedule(): void {
     if (this.scheduled || this.draining !== undefined) return;
@@ -192,12 +228,20 @@ export class Ingestor implements IngestSink {
 
   /** A message the store refuses even alone: kept as a dead letter. False if the store is down. */
   private async deadLetterAlone(message: Queued, error: unknown): Promise<boolean> {
+    const { inbound } = message;
     try {
-      const row = await this.options.store.deadLetters.add({
-        topic: message.inbound.topic,
-        payload: message.inbound.payload,
-        reason: reasonOf(error),
-        received: message.inbound.receivedAt,
+      const row = await this.options.store.transaction(async (tx) => {
+        // A replay the store refuses replaces its old dead letter all the same, and keeps the
+        // claim that one held (its batch, which would have claimed anew, was rolled back).
+        const { replays } = inbound;
+        if (replays !== undefined) await tx.deadLetters.delete(replays.deadLetterId);
+        return tx.deadLetters.add({
+          topic: inbound.topic,
+          payload: inbound.payload,
+          reason: reasonOf(error),
+          received: inbound.receivedAt,
+          holdsClaim: replays?.holdsClaim ?? false,
+        });
       });
       this.acknowledge([message], {
         outcomes: [{ kind: "dead_letter", deadLetter: row }],
@@ -213,7 +257,10 @@ export class Ingestor implements IngestSink {
 
   /** [MQTT-4.6.0-2] PUBACKs in arrival order, after the commit; then the events. */
   private acknowledge(batch: readonly Queued[], result: BatchResult): void {
-    for (const message of batch) message.settle(true);
+    for (const [i, message] of batch.entries()) {
+      message.settle(true);
+      message.outcome?.(result.outcomes[i]!);
+    }
     if (result.stored.length > 0) this.events.emit("measurement.stored", { rows: result.stored });
     for (const row of result.deadLetters) this.events.emit("dead_letter", { row });
     for (const outcome of result.outcomes) {

@@ -10,6 +10,15 @@ export interface Inbound {
   readonly topic: string;
   readonly payload: Uint8Array;
   readonly receivedAt: number;
+  /** A dead letter run through ingestion again (README "Dead letters"): it ends with this. */
+  readonly replays?: ReplayOf;
+}
+
+/** The dead letter a replayed message was kept as. */
+export interface ReplayOf {
+  readonly deadLetterId: number;
+  /** DeadLetterRow.holdsClaim: the message-id claim is the dead letter's own. */
+  readonly holdsClaim: boolean;
 }
 
 /** A message after the checks that need no store: topic, JSON, schema, identity. */

@@ -34,6 +34,8 @@ interface PendingDeadLetter {
   readonly prepared: Prepared;
   readonly reason: string;
   readonly messageId: string | null;
+  /** An uplink's: its message id was claimed (this batch, or held by the dead letter replayed). */
+  readonly holdsClaim: boolean;
 }
 
 /**
@@ -56,7 +58,21 @@ export class MessageProcessor implements BatchProcessor {
   }
 
   private async apply(tx: StoreRepositories, prepared: readonly Prepared[]): Promise<BatchResult> {
-    const uplinks = prepared.flatMap((p) => (p.kind === "uplink" ? [p] : []));
+    // A replayed dead letter goes in this transaction, whatever becomes of its message: stored,
+    // already ingested, or kept again as a new dead letter with the new reason. One already
+    // gone was deleted or replayed meanwhile: its message is not ingested twice.
+    const gone = new Set<number>();
+    for (const [index, p] of prepared.entries()) {
+      const replays = p.inbound.replays;
+      if (replays !== undefined && !(await tx.deadLetters.delete(replays.deadLetterId))) {
+        gone.add(index);
+      }
+    }
+    const uplinks = prepared.flatMap((p, index) =>
+      p.kind === "uplink" && !gone.has(index) ? [p] : [],
+    );
+    // A replay whose dead letter holds its message's claim uses it (README "Dead letters").
+    const fresh = uplinks.filter((p) => p.inbound.replays?.holdsClaim !== true);
     const resolver = await Resolver.load(
       tx,
       this.deps.catalogue,
@@ -66,11 +82,11 @@ export class MessageProcessor implements BatchProcessor {
     // flag of a redelivery is not trusted (STYLE "Pitfalls"). A copy later in the batch finds
     // its id taken by the first.
     const claimed =
-      uplinks.length === 0
+      fresh.length === 0
         ? new Set<string>()
         : await tx.ingestedMessages.claimMany(
-            uplinks.map((p) => claimKey(p.uplink)),
-            uplinks.at(-1)!.inbound.receivedAt,
+            fresh.map((p) => claimKey(p.uplink)),
+            fresh.at(-1)!.inbound.receivedAt,
           );
     const outcomes: (MessageOutcome | undefined)[] = [];
     const rows: NewMeasurement[] = [];
@@ -80,8 +96,16 @@ export class MessageProcessor implements BatchProcessor {
     const gateways: GatewayRow[] = [];
     const relayedBy = new Set<string>();
     for (const [index, p] of prepared.entries()) {
-      if (p.kind === "dead") {
-        dead.push({ index, prepared: p, reason: p.reason, messageId: p.messageId });
+      if (gone.has(index)) {
+        outcomes[index] = { kind: "gone", deadLetterId: p.inbound.replays!.deadLetterId };
+      } else if (p.kind === "dead") {
+        dead.push({
+          index,
+          prepared: p,
+          reason: p.reason,
+          messageId: p.messageId,
+          holdsClaim: false,
+        });
       } else if (p.kind === "ignored") {
         outcomes[index] = { kind: "ignored", reason: p.reason };
       } else if (p.kind === "status") {
@@ -97,7 +121,8 @@ export class MessageProcessor implements BatchProcessor {
         outcomes[index] = { kind: "status", gateway, online: p.status.online, whitelistHeld };
       } else {
         const { uplink, inbound } = p;
-        if (!claimed.delete(claimKey(uplink))) {
+        const held = inbound.replays?.holdsClaim === true;
+        if (!held && !claimed.delete(claimKey(uplink))) {
           outcomes[index] = { kind: "redelivered", messageId: uplink.messageId };
           continue;
         }
@@ -137,6 +162,7 @@ export class MessageProcessor implements BatchProcessor {
             prepared: p,
             reason: problems.join("; "),
             messageId: uplink.messageId,
+            holdsClaim: true,
           });
         }
       }
@@ -173,6 +199,7 @@ export class MessageProcessor implements BatchProcessor {
         reason: d.reason,
         received: d.prepared.inbound.receivedAt,
         messageId: d.messageId,
+        holdsClaim: d.holdsClaim,
       });
       deadLetters.push(row);
       const outcome = outcomes[d.index];

@@ -206,6 +206,8 @@ export interface DeadLettersTable {
   reason: string;
   received: Ms;
   message_id: string | null;
+  /** 0005: the message-id claim of this uplink was taken when it was dead-lettered. */
+  holds_claim: Generated<Bool>;
 }
 
 export interface MqttCredentialsTable {

@@ -35,6 +35,7 @@ import type {
   WhitelistRow,
 } from "./types-hardware.ts";
 import type {
+  DeadLetterFilter,
   DeadLetterRow,
   InsertManyResult,
   MeasurementQuery,
@@ -221,8 +222,8 @@ export interface IngestedMessagesRepo {
 export interface DeadLettersRepo {
   add(input: NewDeadLetter): Promise<DeadLetterRow>;
   get(id: number): Promise<DeadLetterRow | null>;
-  /** Oldest first. */
-  list(page?: ListOptions): Promise<ListResult<DeadLetterRow>>;
+  /** Oldest first unless `filter.newestFirst`. */
+  list(filter?: DeadLetterFilter, page?: ListOptions): Promise<ListResult<DeadLetterRow>>;
   delete(id: number): Promise<boolean>;
 }
 

@@ -125,6 +125,11 @@ export interface DeadLetterRow {
   readonly reason: string;
   readonly received: Ms;
   readonly messageId: string | null;
+  /**
+   * Ingestion claimed the message id (IngestedMessagesRepo) when it kept this dead letter: a
+   * replay uses that claim instead of finding the id already ingested (README "Dead letters").
+   */
+  readonly holdsClaim: boolean;
 }
 
 export interface NewDeadLetter {
@@ -134,6 +139,23 @@ export interface NewDeadLetter {
   /** Defaults to the store's clock. */
   readonly received?: Ms;
   readonly messageId?: string | null;
+  /** Default false. */
+  readonly holdsClaim?: boolean;
+}
+
+/** Which dead letters a list returns; every field optional, all given ones must hold. */
+export interface DeadLetterFilter {
+  /** Topics starting with this text (case-sensitive, as MQTT topics are). */
+  readonly topicPrefix?: string;
+  /** The gateway uuid or IMEI of the topic: rpm/v1/gw/{source}/… or rpm/v1/cell/{source}/…. */
+  readonly source?: string;
+  readonly messageId?: string;
+  /** Received at or after. */
+  readonly since?: Ms;
+  /** Received before. */
+  readonly until?: Ms;
+  /** Newest first (by id, the order they were kept in); default oldest first. */
+  readonly newestFirst?: boolean;
 }
 
 /** wire-formats "Webhook registry". */

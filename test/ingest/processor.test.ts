@@ -238,7 +238,7 @@ describe("MessageProcessor: one batch, one transaction", () => {
       "short",
       "wrong-char",
     ]);
-    expect((await store.deadLetters.list({ count: true })).total).toBe(cases.length);
+    expect((await store.deadLetters.list({}, { count: true })).total).toBe(cases.length);
   });
 
   it("stores the good readings of a batched message and dead-letters the bad one by index", async () => {

@@ -10,6 +10,7 @@ import { replacementsRoutes } from "./hwi/replacements.ts";
 import { unlinkRoutes } from "./hwi/unlink.ts";
 import { webhooksRoutes } from "./hwi/webhooks.ts";
 import { labAccountsRoutes } from "./lab/accounts.ts";
+import { labDeadLettersRoutes } from "./lab/dead-letters.ts";
 import { labKeysRoutes } from "./lab/keys.ts";
 import { labMqttCredentialsRoutes } from "./lab/mqtt-credentials.ts";
 import { labOrdersRoutes } from "./lab/orders.ts";
@@ -42,5 +43,6 @@ export const API_ROUTES: RouteTable = {
     labMqttCredentialsRoutes,
     labOrdersRoutes,
     labWebhookDeliveriesRoutes,
+    labDeadLettersRoutes,
   ],
 };

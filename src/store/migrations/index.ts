@@ -4,6 +4,7 @@ import { up as initial } from "./0001-initial.ts";
 import { up as mqttCredentials } from "./0002-mqtt-credentials.ts";
 import { up as webhookDeliveries } from "./0003-webhook-deliveries.ts";
 import { up as shipments } from "./0004-shipments.ts";
+import { up as deadLetterClaims } from "./0005-dead-letter-claims.ts";
 
 /**
  * Migrations are listed in code (no filesystem scanning: works from a bundle and from tsx alike)
@@ -20,6 +21,7 @@ export function migrationProvider(d: Dialect): MigrationProvider {
       "0002_mqtt_credentials": step(mqttCredentials),
       "0003_webhook_deliveries": step(webhookDeliveries),
       "0004_shipments": step(shipments),
+      "0005_dead_letter_claims": step(deadLetterClaims),
     }),
   };
 }

@@ -1,6 +1,7 @@
-import type { Selectable } from "kysely";
+import { type Expression, type Selectable, type SqlBool, sql } from "kysely";
+import { TOPIC_ROOT } from "../../mqtt/topics.ts";
 import { type Ctx, countOf, invalid, paged } from "../context.ts";
-import { readNum, writeBytes } from "../dialect.ts";
+import { readBool, readNum, writeBytes } from "../dialect.ts";
 import type { DeadLettersTable } from "../schema.ts";
 import type { DeadLettersRepo } from "../store.ts";
 import type { DeadLetterRow } from "../types-ingest.ts";
@@ -13,12 +14,21 @@ function toDeadLetterRow(r: Selectable<DeadLettersTable>): DeadLetterRow {
     reason: r.reason,
     received: readNum(r.received),
     messageId: r.message_id,
+    holdsClaim: readBool(r.holds_claim),
   };
+}
+
+/**
+ * `topic` starts with `prefix`, exactly: substr() is case-sensitive on both dialects, where
+ * SQLite's LIKE folds ASCII case (MQTT topics are case-sensitive, [MQTT-4.7.3-1]).
+ */
+function startsWith(prefix: string): Expression<SqlBool> {
+  return sql<SqlBool>`substr(${sql.ref("topic")}, 1, ${prefix.length}) = ${prefix}`;
 }
 
 /** Uplink messages ingestion could not use, kept byte for byte with the reason. */
 export function deadLettersRepo(ctx: Ctx): DeadLettersRepo {
-  const { db } = ctx;
+  const { db, d } = ctx;
   return {
     async add(input) {
       if (!(input.payload instanceof Uint8Array)) {
@@ -32,6 +42,7 @@ export function deadLettersRepo(ctx: Ctx): DeadLettersRepo {
           reason: input.reason,
           received: input.received ?? ctx.clock.now(),
           message_id: input.messageId ?? null,
+          holds_claim: d.toBool(input.holdsClaim ?? false),
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -45,9 +56,25 @@ export function deadLettersRepo(ctx: Ctx): DeadLettersRepo {
         .executeTakeFirst();
       return r === undefined ? null : toDeadLetterRow(r);
     },
-    async list(page) {
-      const q = db.selectFrom("dead_letters").selectAll();
-      const rows = await paged(q.orderBy("id"), page).execute();
+    async list(filter = {}, page) {
+      let q = db.selectFrom("dead_letters").selectAll();
+      if (filter.topicPrefix !== undefined) q = q.where(startsWith(filter.topicPrefix));
+      if (filter.source !== undefined) {
+        const source = filter.source;
+        // The topic map's senders (src/mqtt/topics.ts): gateways and direct-cellular devices.
+        q = q.where((eb) =>
+          eb.or([
+            startsWith(`${TOPIC_ROOT}/gw/${source}/`),
+            startsWith(`${TOPIC_ROOT}/cell/${source}/`),
+          ]),
+        );
+      }
+      if (filter.messageId !== undefined) q = q.where("message_id", "=", filter.messageId);
+      if (filter.since !== undefined) q = q.where("received", ">=", filter.since);
+      if (filter.until !== undefined) q = q.where("received", "<", filter.until);
+      // By id: the order rows were added in (received times can tie within a batch).
+      const ordered = q.orderBy("id", filter.newestFirst === true ? "desc" : "asc");
+      const rows = await paged(ordered, page).execute();
       const total = page?.count ? await countOf(q) : undefined;
       return { rows: rows.map(toDeadLetterRow), ...(total === undefined ? {} : { total }) };
     },

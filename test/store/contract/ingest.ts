@@ -225,11 +225,54 @@ export function ingestContract(env: ContractEnv): void {
       });
       expect(second.messageId).toBeNull();
       expect(await env.store.deadLetters.get(first.id)).toEqual(first);
-      const page = await env.store.deadLetters.list({ limit: 1, offset: 1, count: true });
+      const page = await env.store.deadLetters.list({}, { limit: 1, offset: 1, count: true });
       expect(page).toEqual({ rows: [second], total: 2 });
       expect(await env.store.deadLetters.delete(first.id)).toBe(true);
       expect(await env.store.deadLetters.delete(first.id)).toBe(false);
       expect(await env.store.deadLetters.get(first.id)).toBeNull();
+    });
+
+    it("lists newest first, by topic prefix, source, message id and receive time", async () => {
+      const add = (topic: string, received: number, messageId: string | null = null) =>
+        env.store.deadLetters.add({
+          topic,
+          payload: new Uint8Array([1]),
+          reason: "r",
+          received,
+          messageId,
+        });
+      const a = await add("rpm/v1/gw/297056120BD7/up", T0, "m-1");
+      const b = await add("rpm/v1/gw/297056120BD7/status", T0 + 10);
+      const c = await add("rpm/v1/cell/356938035643809/up", T0 + 20, "m-1");
+      const d = await add("RPM/v1/gw/297056120BD7/up", T0 + 30);
+      const held = await env.store.deadLetters.add({
+        topic: "x",
+        payload: new Uint8Array(0),
+        reason: "r",
+        received: T0 + 40,
+        holdsClaim: true,
+      });
+      expect([a.holdsClaim, held.holdsClaim]).toEqual([false, true]);
+      expect((await env.store.deadLetters.get(held.id))?.holdsClaim).toBe(true);
+      const ids = async (filter: Parameters<typeof env.store.deadLetters.list>[0]) =>
+        (await env.store.deadLetters.list(filter)).rows.map((r) => r.id);
+      expect(await ids({})).toEqual([a.id, b.id, c.id, d.id, held.id]);
+      expect(await ids({ newestFirst: true })).toEqual([held.id, d.id, c.id, b.id, a.id]);
+      // Case-sensitive, and wildcard characters are plain text.
+      expect(await ids({ topicPrefix: "rpm/v1/gw/" })).toEqual([a.id, b.id]);
+      expect(await ids({ topicPrefix: "rpm/v1/%" })).toEqual([]);
+      expect(await ids({ source: "297056120BD7" })).toEqual([a.id, b.id]);
+      expect(await ids({ source: "356938035643809" })).toEqual([c.id]);
+      expect(await ids({ messageId: "m-1", newestFirst: true })).toEqual([c.id, a.id]);
+      expect(await ids({ since: T0 + 10, until: T0 + 30 })).toEqual([b.id, c.id]);
+      const page = await env.store.deadLetters.list(
+        { newestFirst: true, since: T0 + 10 },
+        { limit: 2, offset: 1, count: true },
+      );
+      expect({ ids: page.rows.map((r) => r.id), total: page.total }).toEqual({
+        ids: [d.id, c.id],
+        total: 4,
+      });
     });
   });
 }

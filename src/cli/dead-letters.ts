@@ -1,0 +1,112 @@
+import type { Command } from "commander";
+import { renderDeadLetter, renderDeadLetters, renderReplay } from "../app/dead-letter-views.ts";
+import {
+  deadLetterDetail,
+  deadLetterFilter,
+  deleteDeadLetter,
+  listDeadLetters,
+  replayDeadLetter,
+} from "../app/dead-letters.ts";
+import { withLabStore } from "../app/lab-store.ts";
+import { Catalogue } from "../catalogue/catalogue.ts";
+import { RpmlabError } from "../core/errors.ts";
+import { MessageProcessor } from "../ingest/processor.ts";
+import { replayWith } from "../ingest/replay.ts";
+import type { CliIo } from "./io.ts";
+import { STORE_OPTION_HELP } from "./store-option.ts";
+
+interface Flags {
+  store?: string;
+  json?: boolean;
+}
+
+interface ListFlags extends Flags {
+  source?: string;
+  topicPrefix?: string;
+  since?: string;
+  until?: string;
+  limit: string;
+}
+
+/**
+ * `rpmlab dead-letters list|show|delete|replay` (README "Dead letters"): what ingestion could
+ * not use, on the store directly like `accounts` and `webhooks`, so they work whether or not
+ * `rpmlab serve` runs on it. A replay runs the ingestion core (MessageProcessor) in this
+ * process, on that store: no broker is needed.
+ */
+export function registerDeadLettersCommand(program: Command, io: CliIo): void {
+  const deadLetters = program
+    .command("dead-letters")
+    .description("MQTT messages ingestion could not use: list, show, delete, replay");
+
+  deadLetters
+    .command("list")
+    .description("List dead letters, newest first, with the reason naming the field or byte")
+    .option("--source <id>", "only those of this gateway uuid or IMEI")
+    .option("--topic-prefix <text>", "only topics starting with this text (case-sensitive)")
+    .option("--since <iso>", "received at or after this date-time")
+    .option("--until <iso>", "received before this date-time")
+    .option("--limit <n>", "at most this many", "50")
+    .option("--store <spec>", STORE_OPTION_HELP)
+    .option("--json", "print a JSON array")
+    .action(async (flags: ListFlags) => {
+      const limit = Number(flags.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+        throw new RpmlabError("E_USAGE", `--limit must be 1 to 1000, got "${flags.limit}"`, {
+          field: "limit",
+        });
+      }
+      const filter = deadLetterFilter({
+        source: flags.source,
+        topic_prefix: flags.topicPrefix,
+        since: flags.since,
+        until: flags.until,
+      });
+      const { rows } = await withLabStore(flags.store, (store) =>
+        listDeadLetters(store, filter, { limit }),
+      );
+      io.out(renderDeadLetters(rows, flags.json === true));
+    });
+
+  deadLetters
+    .command("show")
+    .description("Show one: topic, reason, and the payload as text (when UTF-8) and base64")
+    .argument("<id>")
+    .option("--store <spec>", STORE_OPTION_HELP)
+    .option("--json", "print it as JSON")
+    .action(async (id: string, flags: Flags) => {
+      const row = await withLabStore(flags.store, (store) => deadLetterDetail(store, id));
+      io.out(renderDeadLetter(row, flags.json === true));
+    });
+
+  deadLetters
+    .command("delete")
+    .description("Delete one")
+    .argument("<id>")
+    .option("--store <spec>", STORE_OPTION_HELP)
+    .option("--json", "print {deleted: id} as JSON")
+    .action(async (id: string, flags: Flags) => {
+      await withLabStore(flags.store, (store) => deleteDeadLetter(store, id));
+      io.out(
+        flags.json === true
+          ? JSON.stringify({ deleted: Number(id) }, null, 2)
+          : `dead letter ${id.trim()} deleted`,
+      );
+    });
+
+  deadLetters
+    .command("replay")
+    .description(
+      "Run one through ingestion again, once its cause is fixed: stored readings remove it; a message that fails again is kept as a new dead letter with the new reason; a message id already ingested stores nothing",
+    )
+    .argument("<id>")
+    .option("--store <spec>", STORE_OPTION_HELP)
+    .option("--json", "print the result as JSON")
+    .action(async (id: string, flags: Flags) => {
+      const catalogue = Catalogue.load();
+      const result = await withLabStore(flags.store, (store, clock) =>
+        replayDeadLetter(store, replayWith(new MessageProcessor({ store, catalogue }), clock), id),
+      );
+      io.out(renderReplay(result, flags.json === true));
+    });
+}

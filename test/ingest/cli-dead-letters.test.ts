@@ -1,0 +1,159 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Rng } from "../../src/core/rng.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { MessageProcessor } from "../../src/ingest/processor.ts";
+import { openStore } from "../../src/store/open.ts";
+import type { Store } from "../../src/store/store.ts";
+import { runCli } from "../catalogue/cli-io.ts";
+import { catalogue, RECEIVED, readingsOf, senderFor, uplinkMessage } from "./fixtures.ts";
+
+const scale = senderFor(catalogue.get("Vendor Cellular Scale"), 3);
+const bpm = senderFor(catalogue.get("Vendor BPM - Wide Range"), 1);
+
+/** `rpmlab dead-letters …` through main(), on a temporary SQLite file ingestion wrote to. */
+describe("rpmlab dead-letters", () => {
+  let dir: string;
+  let spec: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "rpmlab-dlq-cli-"));
+    spec = `sqlite:${join(dir, "lab.db")}`;
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const cli = (...args: string[]) => runCli(...args, "--store", spec);
+
+  /** Runs `fn` on the store file, as `rpmlab serve` would have written it, then closes it. */
+  async function onStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+    const clock = new VirtualClock({ startMs: RECEIVED });
+    const store = await openStore(spec, { clock, rng: new Rng("dlq-cli") });
+    try {
+      return await fn(store);
+    } finally {
+      await store.close();
+    }
+  }
+
+  async function ingest(...messages: { topic: string; payload: Uint8Array }[]) {
+    await onStore(async (store) => {
+      const processor = new MessageProcessor({ store, catalogue });
+      for (const [i, m] of messages.entries()) {
+        await processor.process([{ ...m, receivedAt: RECEIVED + i * 1000 }]);
+      }
+    });
+  }
+
+  const unknownType = (() => {
+    const m = uplinkMessage(scale, "cell-1", readingsOf(scale, 2, 0).slice(0, 1));
+    const envelope = JSON.parse(m.payload.toString());
+    envelope.device_type = "Vendor Cellular Scale Pro";
+    return { topic: m.topic, payload: Buffer.from(JSON.stringify(envelope)) };
+  })();
+  const truncated = (() => {
+    const m = uplinkMessage(bpm, "bpm-1", readingsOf(bpm, 2, 0).slice(0, 1));
+    const envelope = JSON.parse(m.payload.toString());
+    envelope.readings[0].values[0].value_b64 = "HgA=";
+    return { topic: m.topic, payload: Buffer.from(JSON.stringify(envelope)) };
+  })();
+  const notUtf8 = { topic: `rpm/v1/gw/${bpm.hardwareUuid}/up`, payload: Buffer.from([0xff, 0x7b]) };
+
+  it("lists newest first, as a table and as JSON, with --limit and filters", async () => {
+    await ingest(truncated, notUtf8, unknownType);
+    const table = await cli("dead-letters", "list");
+    expect(table).toMatchObject({ code: 0, stderr: "" });
+    const lines = table.stdout.split("\n");
+    expect(lines[0]).toMatch(/^ID\s+RECEIVED\s+TOPIC\s+MESSAGE ID\s+BYTES\s+REASON$/);
+    expect(lines[1]).toMatch(/cell-1\s+\d+\s+readings\.0: E_INGEST_UNKNOWN_DEVICE: device_type/);
+    expect(lines[3]).toMatch(/bpm-1\s+\d+\s+readings\.0: E_CODEC_TRUNCATED: /);
+    const json = JSON.parse((await cli("dead-letters", "list", "--limit", "2", "--json")).stdout);
+    expect(json.map((j: { message_id: string | null }) => j.message_id)).toEqual(["cell-1", null]);
+    const mine = await cli("dead-letters", "list", "--source", bpm.hardwareUuid, "--json");
+    expect(JSON.parse(mine.stdout)).toHaveLength(2);
+    const bad = await cli("dead-letters", "list", "--limit", "0");
+    expect(bad).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--limit must be 1 to 1000"),
+    });
+    const since = await cli("dead-letters", "list", "--since", "soon");
+    expect(since.code).toBe(1);
+    expect(since.stderr).toMatch(/E_API_VALIDATION: invalid since: Enter a valid date\/time\./);
+    await onStore(async (store) => {
+      for (const row of (await store.deadLetters.list()).rows)
+        await store.deadLetters.delete(row.id);
+    });
+    expect((await cli("dead-letters", "list")).stdout).toBe("no dead letters");
+  });
+
+  it("shows one's payload as text and base64, and deletes it", async () => {
+    await ingest(truncated, notUtf8);
+    const [text, binary] = JSON.parse(
+      (await cli("dead-letters", "list", "--json")).stdout,
+    ).reverse();
+    const shown = await cli("dead-letters", "show", String(text.id));
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`dead letter ${text.id}: ${truncated.topic}`);
+    expect(shown.stdout).toContain(`reason: ${text.reason}`);
+    expect(shown.stdout).toContain(`payload (text):\n  ${truncated.payload.toString()}`);
+    expect(shown.stdout).toContain(`payload (base64):\n  ${truncated.payload.toString("base64")}`);
+    const raw = JSON.parse((await cli("dead-letters", "show", String(binary.id), "--json")).stdout);
+    expect(raw).toMatchObject({ payload_text: null, payload_base64: "/3s=", payload_size: 2 });
+    expect((await cli("dead-letters", "show", String(binary.id))).stdout).toContain(
+      "payload (text): not UTF-8",
+    );
+
+    expect((await cli("dead-letters", "delete", String(binary.id))).stdout).toBe(
+      `dead letter ${binary.id} deleted`,
+    );
+    for (const command of ["show", "delete", "replay"]) {
+      const gone = await cli("dead-letters", command, String(binary.id));
+      expect(gone.code, command).toBe(1);
+      expect(gone.stderr).toBe(`rpmlab: E_STORE_NOT_FOUND: no dead letter ${binary.id}`);
+    }
+  });
+
+  it("replays: failed again while the cause stands, stored once the device is activated", async () => {
+    await ingest(unknownType);
+    const [first] = JSON.parse((await cli("dead-letters", "list", "--json")).stdout);
+    const again = await cli("dead-letters", "replay", String(first.id));
+    expect(again.code).toBe(0);
+    const [kept] = JSON.parse((await cli("dead-letters", "list", "--json")).stdout);
+    expect(kept.id).not.toBe(first.id);
+    expect(again.stdout).toBe(
+      `dead letter ${first.id} replayed: failed again (0 records stored, 0 duplicates); kept as dead letter ${kept.id}: ${first.reason}`,
+    );
+
+    const device = await onStore(async (store) => {
+      const account = await store.accounts.create({
+        clientDomain: "clinic",
+        environment: "development",
+      });
+      return store.devices.create(account.id, {
+        name: scale.profile.name,
+        sensorCode: null,
+        hardwareUuid: scale.hardwareUuid,
+        sensorId: null,
+        status: "Delivered",
+      });
+    });
+    const done = JSON.parse(
+      (await cli("dead-letters", "replay", String(kept.id), "--json")).stdout,
+    );
+    expect(done).toMatchObject({ replayed_id: kept.id, result: "stored", dead_letter: null });
+    expect(done.stored).toBeGreaterThan(0);
+    const stored = await onStore((store) =>
+      store.measurements.query({ accountId: device.accountId, deviceId: device.id, limit: 100 }),
+    );
+    expect(stored.rows).toHaveLength(done.stored);
+    expect((await cli("dead-letters", "list")).stdout).toBe("no dead letters");
+  });
+
+  it("has help texts", async () => {
+    const help = await runCli("dead-letters", "--help");
+    expect(help.stdout).toMatch(/list \[options\]\s+List dead letters, newest first/);
+    expect(help.stdout).toMatch(/replay \[options\] <id>\s+Run one through ingestion again/);
+  });
+});
