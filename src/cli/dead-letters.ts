@@ -6,6 +6,7 @@ import {
   deleteDeadLetter,
   listDeadLetters,
   replayDeadLetter,
+  replayJson,
 } from "../app/dead-letters.ts";
 import { withLabStore } from "../app/lab-store.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
@@ -108,5 +109,14 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
         replayDeadLetter(store, replayWith(new MessageProcessor({ store, catalogue }), clock), id),
       );
       io.out(renderReplay(result, flags.json === true));
+      // A script replaying after a fix learns it did not work, as `webhooks resend` tells.
+      const kept = replayJson(result).dead_letter;
+      if (kept !== null) {
+        throw new RpmlabError(
+          "E_DEAD_LETTER_KEPT",
+          `dead letter ${result.replayed.id} failed again, kept as dead letter ${kept.id}`,
+          { deadLetter: kept.id },
+        );
+      }
     });
 }

@@ -119,8 +119,11 @@ describe("rpmlab dead-letters", () => {
     await ingest(unknownType);
     const [first] = JSON.parse((await cli("dead-letters", "list", "--json")).stdout);
     const again = await cli("dead-letters", "replay", String(first.id));
-    expect(again.code).toBe(0);
+    expect(again.code).toBe(1);
     const [kept] = JSON.parse((await cli("dead-letters", "list", "--json")).stdout);
+    expect(again.stderr).toBe(
+      `rpmlab: E_DEAD_LETTER_KEPT: dead letter ${first.id} failed again, kept as dead letter ${kept.id}`,
+    );
     expect(kept.id).not.toBe(first.id);
     expect(again.stdout).toBe(
       `dead letter ${first.id} replayed: failed again (0 records stored, 0 duplicates); kept as dead letter ${kept.id}: ${first.reason}`,
