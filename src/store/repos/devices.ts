@@ -1,5 +1,6 @@
-import { atomic, type Ctx, chunked, conflict, notFound } from "../context.ts";
+import { atomic, type Ctx, chunked, conflict, notFound, templated } from "../context.ts";
 import { readNum, readNumOrNull, writeJson } from "../dialect.ts";
+import { listValues, paramList } from "../query-templates.ts";
 import type { DevicesRepo } from "../store.ts";
 import type { DevicePatch, DeviceWithPatient } from "../types.ts";
 import { checkSlotFree, slotOf, toDeviceRow } from "./device-rows.ts";
@@ -147,12 +148,19 @@ export function devicesRepo(ctx: Ctx): DevicesRepo {
     async findAllByHardware(hardwareUuids) {
       const rows = [];
       for (const ids of chunked([...new Set(hardwareUuids.map((u) => u.toLowerCase()))])) {
+        // Ingestion resolves and adoption looks up gateways with it at every message and
+        // check-in: built once per list size (query-templates.ts).
         rows.push(
-          ...(await db
-            .selectFrom("devices")
-            .selectAll()
-            .where("hardware_uuid_lc", "in", ids)
-            .execute()),
+          ...(await templated(
+            ctx,
+            `devices.byHardware ${ids.length}`,
+            () =>
+              db
+                .selectFrom("devices")
+                .selectAll()
+                .where("hardware_uuid_lc", "in", paramList<string>("lc", ids.length)),
+            listValues("lc", ids),
+          )),
         );
       }
       rows.sort(
