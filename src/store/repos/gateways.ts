@@ -144,23 +144,34 @@ function checkStatus(status: GatewayStatus): void {
 
 /** Spec 2.2, 2.3, 4.2: gateways, their health, their association with an account. */
 export function gatewaysRepo(ctx: Ctx): GatewaysRepo {
-  // One shape per set of columns (a check-in sets five, the last will one, shipping one).
+  // One shape per set of columns (a check-in sets five, the last will one, shipping one). A
+  // known gateway (every check-in after its first) is updated by its uuid in one statement;
+  // an unknown one is created first, as ensureGateway does.
   const update = (gatewayUuid: string, set: Record<string, unknown>) =>
     atomic(ctx, async (tx) => {
-      const gw = await ensureGateway(tx, gatewayUuid);
+      if (gatewayUuid.trim() === "")
+        throw invalid("gateway_uuid is required", { field: "gateway_uuid" });
       const columns = [...Object.keys(set), "modified"];
-      const [r] = await templated(
-        tx,
-        `gateways.update ${columns.join(",")}`,
-        () =>
-          tx.db
-            .updateTable("gateways")
-            .set(Object.fromEntries(columns.map((c) => [c, param(c)])))
-            .where("id", "=", param<number>("gatewayId"))
-            .returningAll(),
-        { ...set, modified: ctx.clock.now(), gatewayId: gw.id },
-      );
-      // Not reached: the row was read or made just above, in this transaction.
+      const run = async () =>
+        (
+          await templated(
+            tx,
+            `gateways.update ${columns.join(",")}`,
+            () =>
+              tx.db
+                .updateTable("gateways")
+                .set(Object.fromEntries(columns.map((c) => [c, param(c)])))
+                .where("gateway_uuid_lc", "=", param<string>("uuidLc"))
+                .returningAll(),
+            { ...set, modified: ctx.clock.now(), uuidLc: gatewayUuid.toLowerCase() },
+          )
+        )[0];
+      let r = await run();
+      if (r === undefined) {
+        await ensureGateway(tx, gatewayUuid);
+        r = await run();
+      }
+      // Not reached: ensureGateway made the row, in this transaction.
       if (r === undefined) throw notFound("gateway", { gateway_uuid: gatewayUuid });
       return toGatewayRow(ctx, r);
     });
