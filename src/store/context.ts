@@ -72,7 +72,8 @@ export interface Ctx {
  * Runs the query of `shape` (QueryTemplates) with `values`: inside a transaction on SQLite
  * straight on the connection, as the ingestion hot path does (Ctx.sqlite), else through Kysely.
  * For the queries every gateway check-in runs: building a Kysely query per call (its operation
- * tree walked, frozen and compiled to text) cost more than SQLite's own work on them.
+ * tree walked, frozen and compiled to text) cost about as much CPU as SQLite's own work on them
+ * (test/bench/scenario-cohort.ts profiled).
  */
 export async function templated<R>(
   ctx: Ctx,

@@ -34,7 +34,7 @@ export function toGatewayRow(ctx: Ctx, r: Selectable<GatewaysTable>): GatewayRow
   };
 }
 
-/** The gateway row by its uuid, any case (each check-in reads it twice: status, adoption). */
+/** The gateway row by its uuid, any case (built once: query-templates.ts). */
 const byUuid = async (ctx: Ctx, gatewayUuid: string) =>
   (
     await templated(
