@@ -37,15 +37,16 @@ export class GatewayAdoption {
   async adopt(rawUuid: string): Promise<AdoptionResult> {
     const gatewayUuid = this.canonical(rawUuid);
     const { store } = this.deps;
-    const gateway = await store.gateways.get(gatewayUuid);
     const none = { gatewayUuid, accountId: null, adopted: [] };
+    // The devices on this gateway id that wait for it, oldest first: one indexed lookup (a
+    // check-in every 15 minutes per gateway adopts, and an account-wide list grew with the
+    // fleet) that finds none at nearly every check-in, so the gateway is read only after it.
+    const candidates = await store.devices.findAllByHardware([gatewayUuid], UNKNOWN_GATEWAY);
+    if (candidates.length === 0) return none;
+    const gateway = await store.gateways.get(gatewayUuid);
     if (gateway === null) return none;
-    // The devices on this gateway id that wait for it (one indexed lookup: a check-in every 15
-    // minutes per gateway adopts, and an account-wide list grew with the fleet), oldest first.
-    const waiting = (await store.devices.findAllByHardware([gatewayUuid])).filter(
-      (d) =>
-        d.status === UNKNOWN_GATEWAY &&
-        (gateway.accountId === null || d.accountId === gateway.accountId),
+    const waiting = candidates.filter(
+      (d) => gateway.accountId === null || d.accountId === gateway.accountId,
     );
     if (waiting.length === 0) return none;
     const accountId = gateway.accountId ?? waiting[0]!.accountId;

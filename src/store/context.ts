@@ -1,9 +1,16 @@
-import type { Kysely, SelectQueryBuilder, SqliteDatabase } from "kysely";
+import {
+  type Compilable,
+  CompiledQuery,
+  type Kysely,
+  type SelectQueryBuilder,
+  type SqliteDatabase,
+} from "kysely";
 import type { Clock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
 import type { Rng } from "../core/rng.ts";
 import type { Dialect } from "./dialect.ts";
 import { readNum } from "./dialect.ts";
+import type { QueryTemplates } from "./query-templates.ts";
 import type { Database } from "./schema.ts";
 import type { ListOptions } from "./types.ts";
 
@@ -57,6 +64,32 @@ export interface Ctx {
    * can interleave with the synchronous calls.
    */
   readonly sqlite?: SqliteDatabase;
+  /** The store's queries built once per shape (query-templates.ts), shared by its transactions. */
+  readonly templates: QueryTemplates;
+}
+
+/**
+ * Runs the query of `shape` (QueryTemplates) with `values`: inside a transaction on SQLite
+ * straight on the connection, as the ingestion hot path does (Ctx.sqlite), else through Kysely.
+ * For the queries every gateway check-in runs: building a Kysely query per call (its operation
+ * tree walked, frozen and compiled to text) cost about as much CPU as SQLite's own work on them
+ * (test/bench/scenario-cohort.ts profiled).
+ */
+export async function templated<R>(
+  ctx: Ctx,
+  shape: string,
+  build: () => Compilable<R>,
+  values: Readonly<Record<string, unknown>>,
+): Promise<R[]> {
+  const { sql, parameters } = ctx.templates.bind(shape, build, values);
+  if (ctx.sqlite !== undefined && ctx.inTx) {
+    const statement = ctx.sqlite.prepare(sql);
+    // As Kysely's SQLite driver runs it: rows from a statement that returns them.
+    if (statement.reader) return statement.all(parameters) as R[];
+    statement.run(parameters);
+    return [];
+  }
+  return (await ctx.db.executeQuery<R>(CompiledQuery.raw(sql, parameters))).rows;
 }
 
 /** Runs `fn` atomically: in the caller's transaction when there is one, else in a new one. */

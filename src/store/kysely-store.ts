@@ -5,6 +5,7 @@ import type { Rng } from "../core/rng.ts";
 import { type Ctx, StoreIds } from "./context.ts";
 import { type Dialect, readNum, toStoreError } from "./dialect.ts";
 import { migrationProvider } from "./migrations/index.ts";
+import { QueryTemplates } from "./query-templates.ts";
 import { buildRepositories } from "./repositories.ts";
 import type { Database } from "./schema.ts";
 import type { Store } from "./store.ts";
@@ -32,6 +33,7 @@ export function createKyselyStore(opts: KyselyStoreOptions): Store {
     clock: opts.clock,
     ids,
     inTx: false,
+    templates: new QueryTemplates(),
     ...(opts.sqlite === undefined ? {} : { sqlite: opts.sqlite }),
   };
   let closed = false;

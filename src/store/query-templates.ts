@@ -11,6 +11,18 @@ export function param<T>(name: string): T {
   return new Param(name) as unknown as T;
 }
 
+/** Placeholders for an `in (…)` list of `count` values, named `${prefix}0`, `${prefix}1`, … */
+export function paramList<T>(prefix: string, count: number): T[] {
+  return Array.from({ length: count }, (_, i) => param<T>(`${prefix}${i}`));
+}
+
+/** The values of a paramList(prefix, values.length), by their names. */
+export function listValues(prefix: string, values: readonly unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [i, value] of values.entries()) out[`${prefix}${i}`] = value;
+  return out;
+}
+
 interface Template {
   readonly sql: string;
   /** The value of each bound parameter, in order, by name. */
@@ -40,13 +52,27 @@ export class QueryTemplates {
     build: () => Compilable<R>,
     values: Readonly<Record<string, unknown>>,
   ): Promise<R[]> {
+    const { sql, parameters } = this.bind(shape, build, values);
+    return (await db.executeQuery<R>(CompiledQuery.raw(sql, parameters))).rows;
+  }
+
+  /**
+   * The SQL text of `shape` and `values` in its placeholders' order, for a caller that runs it
+   * on the connection itself (SQLite inside a transaction, Ctx.sqlite). The text is the same
+   * string at every call: a Map keyed by SQL text (sqlite-statements.ts) hashes it once, where
+   * Kysely's text, concatenated anew per query, is flattened and hashed at every lookup.
+   */
+  bind<R>(
+    shape: string,
+    build: () => Compilable<R>,
+    values: Readonly<Record<string, unknown>>,
+  ): { readonly sql: string; readonly parameters: unknown[] } {
     let template = this.templates.get(shape);
     if (template === undefined) {
       template = compileTemplate(shape, build());
       this.templates.set(shape, template);
     }
-    const parameters = template.names.map((name) => values[name]);
-    return (await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters))).rows;
+    return { sql: template.sql, parameters: template.names.map((name) => values[name]) };
   }
 }
 

@@ -128,9 +128,13 @@ export interface DevicesRepo {
   findByHardware(match: OrphanMatch): Promise<DeviceRow | null>;
   /**
    * For ingestion (one query per batch) and gateway adoption: every device on these gateways or IMEIs (matched
-   * case-insensitively), any account, with its patient; ordered by created, id.
+   * case-insensitively), any account, with its patient; ordered by created, id. With `status`,
+   * only the devices in that status (adoption's: those waiting for their gateway).
    */
-  findAllByHardware(hardwareUuids: readonly string[]): Promise<DeviceWithPatient[]>;
+  findAllByHardware(
+    hardwareUuids: readonly string[],
+    status?: string,
+  ): Promise<DeviceWithPatient[]>;
   /** Spec 3 unlink: hardware_uuid of every device of the gateway becomes null, logged. */
   unlinkGateway(
     accountId: string,

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
-import { type Ctx, countOf, likePattern, paged } from "../context.ts";
+import { type Ctx, chunked, countOf, likePattern, paged, templated } from "../context.ts";
+import { listValues, paramList } from "../query-templates.ts";
 import type {
   DeviceFilter,
   DeviceRow,
@@ -94,8 +95,18 @@ export async function withPatients(
     ...new Set(devices.flatMap((dev) => (dev.patientId === null ? [] : [dev.patientId]))),
   ];
   const patients = new Map<number, PatientRow>();
-  if (ids.length > 0) {
-    const rows = await ctx.db.selectFrom("patients").selectAll().where("id", "in", ids).execute();
+  // In CHUNKs: one template per list size (adoption's lookups at each check-in: one).
+  for (const part of chunked(ids)) {
+    const rows = await templated(
+      ctx,
+      `patients.byIds ${part.length}`,
+      () =>
+        ctx.db
+          .selectFrom("patients")
+          .selectAll()
+          .where("id", "in", paramList<number>("id", part.length)),
+      listValues("id", part),
+    );
     for (const r of rows) {
       const p = toPatientRow(r);
       patients.set(p.id, p);

@@ -1,5 +1,6 @@
-import { atomic, type Ctx, chunked, conflict, notFound } from "../context.ts";
+import { atomic, type Ctx, chunked, conflict, notFound, templated } from "../context.ts";
 import { readNum, readNumOrNull, writeJson } from "../dialect.ts";
+import { listValues, param, paramList } from "../query-templates.ts";
 import type { DevicesRepo } from "../store.ts";
 import type { DevicePatch, DeviceWithPatient } from "../types.ts";
 import { checkSlotFree, slotOf, toDeviceRow } from "./device-rows.ts";
@@ -144,15 +145,25 @@ export function devicesRepo(ctx: Ctx): DevicesRepo {
       const r = await q.orderBy("created").orderBy("id").executeTakeFirst();
       return r === undefined ? null : toDeviceRow(ctx, r);
     },
-    async findAllByHardware(hardwareUuids) {
+    async findAllByHardware(hardwareUuids, status) {
       const rows = [];
+      const byStatus = status === undefined ? {} : { status };
       for (const ids of chunked([...new Set(hardwareUuids.map((u) => u.toLowerCase()))])) {
+        // Ingestion resolves and adoption looks up gateways with it at every message and
+        // check-in: built once per list size (query-templates.ts).
         rows.push(
-          ...(await db
-            .selectFrom("devices")
-            .selectAll()
-            .where("hardware_uuid_lc", "in", ids)
-            .execute()),
+          ...(await templated(
+            ctx,
+            `devices.byHardware ${ids.length}${status === undefined ? "" : " status"}`,
+            () => {
+              const q = db
+                .selectFrom("devices")
+                .selectAll()
+                .where("hardware_uuid_lc", "in", paramList<string>("lc", ids.length));
+              return status === undefined ? q : q.where("status", "=", param<string>("status"));
+            },
+            { ...listValues("lc", ids), ...byStatus },
+          )),
         );
       }
       rows.sort(

@@ -1,6 +1,17 @@
 import { type Insertable, type Selectable, sql } from "kysely";
-import { atomic, type Ctx, chunked, conflict, countOf, invalid, paged } from "../context.ts";
+import {
+  atomic,
+  type Ctx,
+  chunked,
+  conflict,
+  countOf,
+  invalid,
+  notFound,
+  paged,
+  templated,
+} from "../context.ts";
 import { readBool, readNum, readNumOrNull } from "../dialect.ts";
+import { listValues, param, paramList } from "../query-templates.ts";
 import type { GatewaysTable } from "../schema.ts";
 import type { GatewaysRepo } from "../store.ts";
 import { GATEWAY_ORDERINGS, type GatewayRow, type GatewayStatus } from "../types-hardware.ts";
@@ -23,12 +34,20 @@ export function toGatewayRow(ctx: Ctx, r: Selectable<GatewaysTable>): GatewayRow
   };
 }
 
-const byUuid = (ctx: Ctx, gatewayUuid: string) =>
-  ctx.db
-    .selectFrom("gateways")
-    .selectAll()
-    .where("gateway_uuid_lc", "=", gatewayUuid.toLowerCase())
-    .executeTakeFirst();
+/** The gateway row by its uuid, any case (built once: query-templates.ts). */
+const byUuid = async (ctx: Ctx, gatewayUuid: string) =>
+  (
+    await templated(
+      ctx,
+      "gateways.byUuid",
+      () =>
+        ctx.db
+          .selectFrom("gateways")
+          .selectAll()
+          .where("gateway_uuid_lc", "=", param<string>("uuidLc")),
+      { uuidLc: gatewayUuid.toLowerCase() },
+    )
+  )[0];
 
 /** The gateway row, created (not associated with any account) when unknown. */
 export async function ensureGateway(
@@ -125,15 +144,35 @@ function checkStatus(status: GatewayStatus): void {
 
 /** Spec 2.2, 2.3, 4.2: gateways, their health, their association with an account. */
 export function gatewaysRepo(ctx: Ctx): GatewaysRepo {
+  // One shape per set of columns (a check-in sets five, the last will one, shipping one). A
+  // known gateway (every check-in after its first) is updated by its uuid in one statement;
+  // an unknown one is created first, as ensureGateway does.
   const update = (gatewayUuid: string, set: Record<string, unknown>) =>
     atomic(ctx, async (tx) => {
-      const gw = await ensureGateway(tx, gatewayUuid);
-      const r = await tx.db
-        .updateTable("gateways")
-        .set({ ...set, modified: ctx.clock.now() })
-        .where("id", "=", gw.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      if (gatewayUuid.trim() === "")
+        throw invalid("gateway_uuid is required", { field: "gateway_uuid" });
+      const columns = [...Object.keys(set), "modified"];
+      const run = async () =>
+        (
+          await templated(
+            tx,
+            `gateways.update ${columns.join(",")}`,
+            () =>
+              tx.db
+                .updateTable("gateways")
+                .set(Object.fromEntries(columns.map((c) => [c, param(c)])))
+                .where("gateway_uuid_lc", "=", param<string>("uuidLc"))
+                .returningAll(),
+            { ...set, modified: ctx.clock.now(), uuidLc: gatewayUuid.toLowerCase() },
+          )
+        )[0];
+      let r = await run();
+      if (r === undefined) {
+        await ensureGateway(tx, gatewayUuid);
+        r = await run();
+      }
+      // Not reached: ensureGateway made the row, in this transaction.
+      if (r === undefined) throw notFound("gateway", { gateway_uuid: gatewayUuid });
       return toGatewayRow(ctx, r);
     });
 
@@ -193,11 +232,16 @@ export function gatewaysRepo(ctx: Ctx): GatewaysRepo {
       const rows = [];
       for (const ids of chunked([...new Set(gatewayUuids.map((u) => u.toLowerCase()))])) {
         rows.push(
-          ...(await ctx.db
-            .selectFrom("gateways")
-            .selectAll()
-            .where("gateway_uuid_lc", "in", ids)
-            .execute()),
+          ...(await templated(
+            ctx,
+            `gateways.byUuids ${ids.length}`,
+            () =>
+              ctx.db
+                .selectFrom("gateways")
+                .selectAll()
+                .where("gateway_uuid_lc", "in", paramList<string>("lc", ids.length)),
+            listValues("lc", ids),
+          )),
         );
       }
       return rows.map((r) => toGatewayRow(ctx, r));

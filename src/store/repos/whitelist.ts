@@ -1,5 +1,6 @@
-import { type Ctx, invalid, notFound } from "../context.ts";
+import { type Ctx, invalid, notFound, templated } from "../context.ts";
 import { readNum } from "../dialect.ts";
+import { param } from "../query-templates.ts";
 import type { WhitelistRepo } from "../store.ts";
 import type { WhitelistRow, WhitelistStatus } from "../types-hardware.ts";
 
@@ -16,15 +17,21 @@ export function whitelistRepo(ctx: Ctx): WhitelistRepo {
     return gw;
   };
   const list = async (gatewayUuid: string): Promise<WhitelistRow[]> => {
-    const rows = await db
-      .selectFrom("gateway_whitelist")
-      .innerJoin("gateways", "gateways.id", "gateway_whitelist.gateway_id")
-      .selectAll("gateway_whitelist")
-      .select("gateways.gateway_uuid")
-      .where("gateways.gateway_uuid_lc", "=", gatewayUuid.toLowerCase())
-      .orderBy("gateway_whitelist.created")
-      .orderBy("gateway_whitelist.mac_address")
-      .execute();
+    // Each check-in reconciles it (query-templates.ts: built once).
+    const rows = await templated(
+      ctx,
+      "whitelist.list",
+      () =>
+        db
+          .selectFrom("gateway_whitelist")
+          .innerJoin("gateways", "gateways.id", "gateway_whitelist.gateway_id")
+          .selectAll("gateway_whitelist")
+          .select("gateways.gateway_uuid")
+          .where("gateways.gateway_uuid_lc", "=", param<string>("uuidLc"))
+          .orderBy("gateway_whitelist.created")
+          .orderBy("gateway_whitelist.mac_address"),
+      { uuidLc: gatewayUuid.toLowerCase() },
+    );
     return rows.map(
       (r): WhitelistRow => ({
         gatewayUuid: r.gateway_uuid,

@@ -56,6 +56,18 @@ export function ingestBulkContract(env: ContractEnv): void {
       expect(found[0]!.patient?.externalId).toBe("P-1");
       expect(found[1]!.patient).toBeNull();
       expect(await env.store.devices.findAllByHardware([])).toEqual([]);
+      // Adoption's form: only the devices in one status; the same in a transaction (on SQLite,
+      // run straight on the connection).
+      await env.store.devices.update(b.id, inhaler.id, { status: "Unknown Gateway ID" });
+      const gateways = ["297056120bd7", "356938035643809"];
+      const waiting = await env.store.devices.findAllByHardware(gateways, "Unknown Gateway ID");
+      expect(waiting.map((d) => [d.id, d.status])).toEqual([[inhaler.id, "Unknown Gateway ID"]]);
+      expect(
+        await env.store.transaction((tx) => tx.devices.findAllByHardware(gateways, "Delivered")),
+      ).toEqual(
+        (await env.store.devices.findAllByHardware(gateways)).filter((d) => d.id !== inhaler.id),
+      );
+      expect(await env.store.devices.findAllByHardware(gateways, "Active")).toEqual([]);
     });
 
     it("reads many gateways, and records the latest measurement of many at once", async () => {
