@@ -231,7 +231,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
           onEvent: json,
         });
         await untilSignal();
-        app.stop();
+        await app.stop();
       },
     );
 }
