@@ -29,8 +29,11 @@ export class ControllerApp {
       server = await ControllerServer.listen(radio, options.host, options.port);
     } catch (error) {
       // Port taken: the capture file is closed, not left to the process's exit.
-      radio.close();
-      clock.dispose();
+      try {
+        radio.close();
+      } finally {
+        clock.dispose();
+      }
       throw error;
     }
     return new ControllerApp(clock, radio, server);
