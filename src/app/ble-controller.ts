@@ -24,7 +24,18 @@ export class ControllerApp {
     const radio = new EmulatedRadio(clock, new Rng(options.seed));
     if (options.btsnoop !== undefined)
       radio.captureTo(new BtsnoopWriter(fileSink(options.btsnoop), () => clock.now()));
-    const server = await ControllerServer.listen(radio, options.host, options.port);
+    let server: ControllerServer;
+    try {
+      server = await ControllerServer.listen(radio, options.host, options.port);
+    } catch (error) {
+      // Port taken: the capture file is closed, not left to the process's exit.
+      try {
+        radio.close();
+      } finally {
+        clock.dispose();
+      }
+      throw error;
+    }
     return new ControllerApp(clock, radio, server);
   }
 
@@ -34,7 +45,10 @@ export class ControllerApp {
 
   async stop(): Promise<void> {
     await this.server.close();
-    this.radio.close();
-    this.clock.dispose();
+    try {
+      this.radio.close();
+    } finally {
+      this.clock.dispose();
+    }
   }
 }

@@ -103,10 +103,14 @@ export class DeviceApp {
 
   stop(): void {
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
-    this.capture?.close();
-    this.peripheral.quiesce();
-    this.backend.close();
-    this.radio?.close();
-    this.clock.dispose();
+    try {
+      // Throws when the capture could not be written (btsnoop.ts); the rest still stops.
+      this.capture?.close();
+    } finally {
+      this.peripheral.quiesce();
+      this.backend.close();
+      this.radio?.close();
+      this.clock.dispose();
+    }
   }
 }

@@ -71,10 +71,14 @@ export class NobleBle implements GatewayBle {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.capture?.close();
-    this.central?.quiesce();
-    this.backend?.close();
-    this.ownRadio?.close();
+    try {
+      // Throws when the capture could not be written (btsnoop.ts); the rest still stops.
+      this.capture?.close();
+    } finally {
+      this.central?.quiesce();
+      this.backend?.close();
+      this.ownRadio?.close();
+    }
   }
 
   private async loop(central: NobleCentral, host: BleHost): Promise<void> {
@@ -186,8 +190,11 @@ export class GatewayApp {
     return new GatewayApp(clock, ble);
   }
 
-  stop(): void {
-    void this.ble.stop();
-    this.clock.dispose();
+  async stop(): Promise<void> {
+    try {
+      await this.ble.stop();
+    } finally {
+      this.clock.dispose();
+    }
   }
 }

@@ -41,12 +41,70 @@ function opcodeOf(direction: Direction, indicator: number): number | undefined {
 /** Where records go: a file, or memory for tests. */
 export interface CaptureSink {
   write(bytes: Buffer): void;
+  /** Everything written so far reaches its destination before close returns; nothing after. */
   close(): void;
 }
 
+/**
+ * Records gathered before one write(2): a month-long scenario run on emulated BLE captures
+ * millions of records, and a write per record is most of the capture's cost.
+ */
+const FILE_BUFFER_BYTES = 64 * 1024;
+
+/**
+ * A btsnoop file. Records are buffered and written when the buffer is full, on close, and on the
+ * event loop's next turn after a burst (setImmediate, not a timer: a live capture tailed by
+ * Wireshark sees a burst as soon as the lab stops to wait for I/O; nothing waits on wall-clock
+ * time, so a virtual-time run stays deterministic, and the process is held one turn at most). A write that fails is reported by
+ * close, naming the file; records after it are dropped, so a full disk does not crash the lab
+ * from inside a deferred flush.
+ */
 export function fileSink(path: string): CaptureSink {
   const fd = openSync(path, "w");
-  return { write: (b) => void writeSync(fd, b), close: () => closeSync(fd) };
+  const buffer = Buffer.allocUnsafe(FILE_BUFFER_BYTES);
+  let used = 0;
+  let pending: NodeJS.Immediate | undefined;
+  let failure: unknown;
+  let closed = false;
+  const writeAll = (bytes: Buffer): void => {
+    if (failure !== undefined) return;
+    try {
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    } catch (error) {
+      failure = error;
+    }
+  };
+  const flush = (): void => {
+    if (pending !== undefined) clearImmediate(pending);
+    pending = undefined;
+    if (used > 0) writeAll(buffer.subarray(0, used));
+    used = 0;
+  };
+  return {
+    write(bytes) {
+      if (closed) return;
+      if (used + bytes.length > buffer.length) flush();
+      if (bytes.length >= buffer.length) {
+        writeAll(bytes);
+        return;
+      }
+      bytes.copy(buffer, used);
+      used += bytes.length;
+      pending ??= setImmediate(flush);
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      flush();
+      closeSync(fd);
+      if (failure !== undefined) {
+        const reason = failure instanceof Error ? failure.message : String(failure);
+        throw new Error(`btsnoop capture ${path}: records lost, a write failed: ${reason}`, {
+          cause: failure,
+        });
+      }
+    },
+  };
 }
 
 /** Anything whose HCI traffic can be watched: a VirtualController, or a host-side adapter. */
@@ -60,6 +118,7 @@ export class BtsnoopWriter {
   private readonly detach = new Map<HciTap, { index: number; off: () => void }>();
   private nextIndex = 0;
   private closed = false;
+  private failure: unknown;
 
   constructor(
     private readonly sink: CaptureSink,
@@ -108,10 +167,21 @@ export class BtsnoopWriter {
     this.sink.write(Buffer.concat([head, payload]));
   }
 
+  /**
+   * Ends the capture: a Delete Index for each controller, then the sink's close (the buffered
+   * records reach the file). Safe to call again; a capture that could not be written throws at
+   * every call, so the owner of a run learns of it even when something else closed it first.
+   */
   close(): void {
-    if (this.closed) return;
-    for (const controller of [...this.detach.keys()]) this.remove(controller);
-    this.closed = true;
-    this.sink.close();
+    if (!this.closed) {
+      for (const controller of [...this.detach.keys()]) this.remove(controller);
+      this.closed = true;
+      try {
+        this.sink.close();
+      } catch (error) {
+        this.failure = error;
+      }
+    }
+    if (this.failure !== undefined) throw this.failure;
   }
 }

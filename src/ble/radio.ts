@@ -48,11 +48,16 @@ export class EmulatedRadio {
     for (const c of this.controllers) writer.add(c);
   }
 
+  /** Ends the capture, then powers off every controller, even when the capture failed (it throws). */
   close(): void {
-    this.capture?.close();
+    const capture = this.capture;
     this.capture = undefined;
-    for (const c of this.controllers) c.close();
-    this.controllers.clear();
-    this.medium.close();
+    try {
+      capture?.close();
+    } finally {
+      for (const c of this.controllers) c.close();
+      this.controllers.clear();
+      this.medium.close();
+    }
   }
 }

@@ -234,7 +234,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
           onEvent: json,
         });
         await untilSignal();
-        app.stop();
+        await app.stop();
       },
     );
 }

@@ -96,6 +96,7 @@ class ScenarioRun {
   private fleet: Fleet | undefined;
   private storeWatch: StoreWatch | undefined;
   private deadLetters: DeadLetterTally | undefined;
+  private capture: BtsnoopWriter | undefined;
   private readonly held = new Set<Promise<unknown>>();
   private failure: unknown;
   private faults = 0;
@@ -155,9 +156,8 @@ class ScenarioRun {
     this.fleet = fleet;
     if (this.options.btsnoop !== undefined) {
       // Before enrolment: every controller of the run, from its first HCI command on.
-      fleet.radio!.captureTo(
-        new BtsnoopWriter(fileSink(this.options.btsnoop), () => this.clock.now()),
-      );
+      this.capture = new BtsnoopWriter(fileSink(this.options.btsnoop), () => this.clock.now());
+      fleet.radio!.captureTo(this.capture);
     }
     this.parts.events.on("hardware.delivered", (event) => this.hold(fleet.delivered(event)));
     await fleet.enrol();
@@ -213,6 +213,10 @@ class ScenarioRun {
     await this.fleet?.stop().catch(() => undefined);
     await this.lab?.stop();
     await this.receiver?.close();
+    // Last, so the lab stops whatever happens: the fleet's radio closed the capture (buffered
+    // records written) unless its stop failed first; a capture that could not be written fails
+    // the run here rather than leaving a short file behind a passing report.
+    this.capture?.close();
   }
 
   private get parts(): LabParts {

@@ -3,10 +3,10 @@
  * Measurement fields Wireshark reads out of the capture are the ones the cuff sent.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BtsnoopWriter, type CaptureSink, fileSink } from "../../src/ble/btsnoop.ts";
 import { EmulatedRadio } from "../../src/ble/radio.ts";
 import { Rng } from "../../src/core/rng.ts";
@@ -43,12 +43,185 @@ describe("btsnoop writer", () => {
   });
 });
 
+const START_MS = Date.UTC(2026, 0, 1);
+
+/**
+ * A controller whose traffic is captured, with a timestamp of its own per packet (1 ms apart)
+ * so a decoder shows the order: each vendor command (OGF 0x3f, unknown to the controller) names
+ * its sequence in its OCF and parameters, and the controller answers it with a Command Complete.
+ */
+function capturedController() {
+  const clock = new VirtualClock({ startMs: START_MS });
+  const radio = new EmulatedRadio(clock, new Rng("snoop"));
+  let now = START_MS;
+  const stamp = (): number => now;
+  const controller = radio.controller("gw");
+  const command = (seq: number): void => {
+    now = START_MS + 1 + seq;
+    const packet = Buffer.alloc(8);
+    packet[0] = 0x01;
+    packet.writeUInt16LE(0xfc00 | (seq & 0x3ff), 1);
+    packet[3] = 4;
+    packet.writeUInt32LE(seq, 4);
+    controller.receive(packet);
+  };
+  return { radio, controller, stamp, command };
+}
+
+/** [opcode, payload] of each record after the file header (src/ble/btsnoop.ts). */
+function records(file: Buffer): Array<[number, Buffer]> {
+  const out: Array<[number, Buffer]> = [];
+  for (let at = 16; at < file.length; ) {
+    const length = file.readUInt32BE(at + 4);
+    out.push([file.readUInt32BE(at + 8) & 0xffff, file.subarray(at + 24, at + 24 + length)]);
+    at += 24 + length;
+  }
+  return out;
+}
+
+/** Vendor commands written; with their events, New Index and Delete Index: 2N + 2 records. */
+const MANY = 50_000;
+
+describe("btsnoop file sink", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "rpmlab-btsnoop-sink-"));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("holds, once closed, exactly the records written, in order, byte for byte as unbuffered", () => {
+    const file = join(dir, "many.btsnoop");
+    const { radio, controller, stamp, command } = capturedController();
+    const chunks: Buffer[] = [];
+    const memory = new BtsnoopWriter(
+      { write: (b) => void chunks.push(b), close: () => undefined },
+      stamp,
+    );
+    memory.add(controller);
+    radio.captureTo(new BtsnoopWriter(fileSink(file), stamp));
+    for (let seq = 0; seq < MANY / 2; seq++) command(seq);
+    // synthetic: an ACL packet of the largest length (0xffff), unknown handle: the controller
+    // discards it, the capture keeps it; a record larger than the file buffer.
+    const acl = Buffer.alloc(5 + 0xffff, 0xa5);
+    acl.set([0x02, 0x01, 0x20, 0xff, 0xff]);
+    controller.receive(acl);
+    for (let seq = MANY / 2; seq < MANY; seq++) command(seq);
+    memory.close();
+    radio.close();
+
+    const written = readFileSync(file);
+    expect(written.equals(Buffer.concat(chunks))).toBe(true);
+    const got = records(written);
+    expect(got.length).toBe(2 * MANY + 3);
+    expect(got[0]![0]).toBe(0); // New Index
+    expect(got.at(-1)![0]).toBe(1); // Delete Index
+    let seq = 0;
+    for (const [op, payload] of got.slice(1, -1)) {
+      if (op === 4) {
+        expect(seq).toBe(MANY / 2);
+        expect(payload.equals(acl.subarray(1))).toBe(true);
+        continue;
+      }
+      const opcode = 0xfc00 | (seq & 0x3ff);
+      if (op === 2) {
+        // Command: opcode, length, then its sequence.
+        expect([payload.readUInt16LE(0), payload.readUInt32LE(3)]).toEqual([opcode, seq]);
+      } else {
+        // Its Command Complete (event 0x0e): the same opcode, then the next command.
+        expect([op, payload[0], payload.readUInt16LE(3)]).toEqual([3, 0x0e, opcode]);
+        seq++;
+      }
+    }
+    expect(seq).toBe(MANY);
+  });
+
+  it("writes a burst on the event loop's next turn, before close (a capture tailed live)", async () => {
+    const file = join(dir, "live.btsnoop");
+    const { radio, stamp, command } = capturedController();
+    radio.captureTo(new BtsnoopWriter(fileSink(file), stamp));
+    for (let seq = 0; seq < 10; seq++) command(seq);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Header, New Index, then ten commands and their Command Completes.
+    expect(records(readFileSync(file)).map(([op]) => op)).toEqual([
+      0,
+      ...Array(10).fill([2, 3]).flat(),
+    ]);
+    radio.close();
+    expect(records(readFileSync(file)).map(([op]) => op)).toEqual([
+      0,
+      ...Array(10).fill([2, 3]).flat(),
+      1, // Delete Index, written by close
+    ]);
+  });
+
+  it.skipIf(!existsSync("/dev/full"))(
+    "names the file when a write fails, at every close, and the radio still powers off",
+    () => {
+      const { radio, controller, stamp, command } = capturedController();
+      const writer = new BtsnoopWriter(fileSink("/dev/full"), stamp);
+      radio.captureTo(writer);
+      command(0);
+      expect(() => radio.close()).toThrow(/btsnoop capture \/dev\/full: records lost.*ENOSPC/);
+      expect(() => writer.close()).toThrow(/\/dev\/full/);
+      // Powered off: a command gets no answer.
+      const answers: Buffer[] = [];
+      controller.attach((p) => answers.push(p));
+      controller.receive(Buffer.from("01030c00", "hex"));
+      expect(answers).toEqual([]);
+    },
+  );
+});
+
 const tshark = tsharkOrSkip("btsnoop capture decoded by tshark");
 if (tshark !== undefined) {
   const dir = mkdtempSync(join(tmpdir(), "rpmlab-btsnoop-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   describe("btsnoop capture decoded by tshark", () => {
+    it("decodes a capture of many records, once closed, to those records in order", () => {
+      const file = join(dir, "many.btsnoop");
+      const { radio, stamp, command } = capturedController();
+      radio.captureTo(new BtsnoopWriter(fileSink(file), stamp));
+      for (let seq = 0; seq < MANY; seq++) command(seq);
+      radio.close();
+      const out = spawnSync(
+        tshark,
+        [
+          "-r",
+          file,
+          "-T",
+          "fields",
+          "-E",
+          "separator=,",
+          "-e",
+          "frame.time_epoch",
+          "-e",
+          "hci_mon.opcode",
+          "-e",
+          "bthci_cmd.opcode",
+          "-e",
+          "bthci_evt.opcode",
+        ],
+        { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+      );
+      expect(out.status, out.stderr).toBe(0);
+      const rows = out.stdout.trim().split("\n");
+      expect(rows.length).toBe(2 * MANY + 2);
+      expect(rows[0]!.split(",")[1]).toBe("0"); // New Index
+      expect(rows.at(-1)!.split(",")[1]).toBe("1"); // Delete Index
+      for (let seq = 0; seq < MANY; seq++) {
+        const opcode = `0x${(0xfc00 | (seq & 0x3ff)).toString(16)}`;
+        // µs since the epoch: the record's own stamp, START_MS + 1 + seq ms.
+        const at = `${(START_MS + 1 + seq) / 1000}`;
+        const [cmdAt, cmdOp, cmd] = rows[1 + 2 * seq]!.split(",");
+        const [evtAt, evtOp, , evt] = rows[2 + 2 * seq]!.split(",");
+        expect([Number(cmdAt), cmdOp, cmd]).toEqual([Number(at), "2", opcode]);
+        expect([Number(evtAt), evtOp, evt]).toEqual([Number(at), "3", opcode]);
+      }
+    });
+
     it("shows the Blood Pressure Measurement the cuff indicated, field by field", async () => {
       const file = join(dir, "bp.btsnoop");
       const lab = new HostLab();

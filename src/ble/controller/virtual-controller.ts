@@ -18,13 +18,11 @@ import { readAcl } from "./acl.ts";
 import {
   type AdvertisingState,
   type Initiating,
-  isConnectable,
-  isScannable,
   newAdvertisingState,
   newScanState,
-  reportTypeOf,
   type ScanState,
 } from "./advertising.ts";
+import * as AIR from "./advertising-channel.ts";
 import { COMMANDS } from "./commands.ts";
 import type { Connection } from "./connection.ts";
 import * as LL from "./link-layer.ts";
@@ -58,15 +56,14 @@ export interface ControllerStats {
   badPackets: number;
 }
 
-/** advDelay: 0–10 ms added to every advertising interval (Vol 6 Part B §4.4.2.2.1). */
-const ADV_DELAY_MAX_MS = 10;
-
 /**
  * A Bluetooth LE controller in TypeScript, after Bumble's controller.py: it speaks exact HCI to
  * one host (noble, bleno, BlueZ, Bumble…) and exact timing-free Link Layer procedures to the
  * other controllers on a RadioMedium. Commands dispatch through one table (commands.ts); any
  * byte sequence from the host yields either the protocol's answer or a counted discard, never an
- * exception.
+ * exception. This class holds the state and the host side (HCI commands, events, ACL flow
+ * control); advertising-channel.ts runs advertising, scanning and initiating, link-layer.ts the
+ * connections.
  */
 export class VirtualController implements Station {
   readonly name: string;
@@ -254,38 +251,14 @@ export class VirtualController implements Station {
     this.event(ev.numberOfCompletedPackets([[conn.handle, 1]]));
   }
 
-  // ---- Advertising and scanning (Vol 6 Part B §4.4) ----
+  // ---- Advertising and scanning (Vol 6 Part B §4.4): advertising-channel.ts ----
 
   startAdvertising(): void {
-    this.adv.enabled = true;
-    this.scheduleAdvertisingEvent(this.rng.uniform(0, ADV_DELAY_MAX_MS));
+    AIR.startAdvertising(this);
   }
 
   stopAdvertising(): void {
-    this.adv.enabled = false;
-    if (this.adv.timer !== undefined) this.clock.clearTimeout(this.adv.timer);
-    this.adv.timer = undefined;
-  }
-
-  private scheduleAdvertisingEvent(delayMs: number): void {
-    this.adv.timer = this.clock.setTimeout(() => {
-      this.adv.timer = undefined;
-      if (!this.adv.enabled) return;
-      const p = this.adv.params;
-      const pdu: AdvertisingPdu = {
-        reportType: reportTypeOf(p.type),
-        address: this.ownAddress(p.ownAddressType),
-        addressType: p.ownAddressType & 1,
-        data: this.adv.data,
-        ...(reportTypeOf(p.type) === 0x01 ? { target: p.peerAddress } : {}),
-      };
-      this.medium.advertise(this, pdu);
-      if (this.adv.enabled) {
-        this.scheduleAdvertisingEvent(
-          p.intervalMin * 0.625 + this.rng.uniform(0, ADV_DELAY_MAX_MS),
-        );
-      }
-    }, delayMs);
+    AIR.stopAdvertising(this);
   }
 
   ownAddress(ownAddressType: number): BdAddr {
@@ -299,52 +272,13 @@ export class VirtualController implements Station {
   }
 
   answerScanRequest(): Uint8Array | undefined {
-    return this.adv.enabled && isScannable(reportTypeOf(this.adv.params.type))
-      ? this.adv.scanResponse
-      : undefined;
+    return AIR.answerScanRequest(this);
   }
 
   hearAdvertisement(pdu: AdvertisingPdu, from: Station, rssi: number): void {
-    const init = this.initiating;
-    if (
-      init !== undefined &&
-      pdu.address === init.peerAddress &&
-      isConnectable(pdu.reportType) &&
-      (pdu.target === undefined || pdu.target === this.address)
-    ) {
-      const link = this.medium.connect(this, from, {
-        interval: init.interval,
-        latency: init.latency,
-        timeout: init.timeout,
-      });
-      if (link !== undefined) {
-        this.initiating = undefined;
-        if (from instanceof VirtualController) from.connectRequested();
-      }
-      return;
+    if (AIR.hearAdvertisement(this, pdu, from, rssi) && from instanceof VirtualController) {
+      from.connectRequested();
     }
-    if (!this.scan.enabled) return;
-    this.report(pdu.reportType, pdu.address, pdu.addressType, pdu.data, rssi);
-    if (this.scan.active && isScannable(pdu.reportType)) {
-      const answer = this.medium.scanRequest(this, from);
-      if (answer !== undefined)
-        this.report(0x04, pdu.address, pdu.addressType, answer.data, answer.rssi);
-    }
-  }
-
-  private report(
-    type: number,
-    address: BdAddr,
-    addressType: number,
-    data: Uint8Array,
-    rssi: number,
-  ): void {
-    if (this.scan.filterDuplicates) {
-      const key = `${type}/${address}`;
-      if (this.scan.seen.has(key)) return;
-      this.scan.seen.add(key);
-    }
-    this.event(ev.leAdvertisingReport({ eventType: type, addressType, address, data, rssi }));
   }
 
   /** CONNECT_IND received: a connectable advertiser stops advertising (Vol 6 Part B §4.4.2). */
