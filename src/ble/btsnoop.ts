@@ -1,4 +1,5 @@
 import { closeSync, openSync, writeSync } from "node:fs";
+import { RpmlabError } from "../core/errors.ts";
 import type { Direction } from "./controller/virtual-controller.ts";
 import { bdAddrToWire } from "./hci/address.ts";
 import { H4 } from "./hci/constants.ts";
@@ -99,9 +100,12 @@ export function fileSink(path: string): CaptureSink {
       closeSync(fd);
       if (failure !== undefined) {
         const reason = failure instanceof Error ? failure.message : String(failure);
-        throw new Error(`btsnoop capture ${path}: records lost, a write failed: ${reason}`, {
-          cause: failure,
-        });
+        throw new RpmlabError(
+          "E_CAPTURE_WRITE",
+          `btsnoop capture ${path}: records lost, a write failed: ${reason}`,
+          { field: "btsnoop", value: path },
+          failure,
+        );
       }
     },
   };

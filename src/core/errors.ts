@@ -65,6 +65,8 @@ export const ERROR_CODES = {
   E_API_THROTTLED: "HTTP 429: the key's rate limit is used up (Retry-After says for how long).",
   E_WEBHOOK_NOT_DELIVERED:
     "A webhook resend or test send got no 2xx answer from the endpoint (the delivery log says what it got).",
+  E_CAPTURE_WRITE:
+    "A btsnoop capture file could not be written (a full disk, a closed file): records after the failure are lost.",
   E_DEAD_LETTER_KEPT:
     "A dead letter's replay failed again: its message is kept as a new dead letter with the new reason.",
 } as const;

@@ -164,6 +164,7 @@ describe("btsnoop file sink", () => {
       radio.captureTo(writer);
       command(0);
       expect(() => radio.close()).toThrow(/btsnoop capture \/dev\/full: records lost.*ENOSPC/);
+      expect(() => writer.close()).toThrow(expect.objectContaining({ code: "E_CAPTURE_WRITE" }));
       expect(() => writer.close()).toThrow(/\/dev\/full/);
       // Powered off: a command gets no answer.
       const answers: Buffer[] = [];
