@@ -14,6 +14,7 @@ import { RpmlabError } from "../core/errors.ts";
 import { MessageProcessor } from "../ingest/processor.ts";
 import { replayWith } from "../ingest/replay.ts";
 import type { CliIo } from "./io.ts";
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_HELP, listLimit } from "./list-limit.ts";
 import { STORE_OPTION_HELP } from "./store-option.ts";
 
 interface Flags {
@@ -47,16 +48,11 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
     .option("--topic-prefix <text>", "only topics starting with this text (case-sensitive)")
     .option("--since <iso>", "received at or after this date-time")
     .option("--until <iso>", "received before this date-time")
-    .option("--limit <n>", "at most this many", "50")
+    .option("--limit <n>", LIST_LIMIT_HELP, LIST_LIMIT_DEFAULT)
     .option("--store <spec>", STORE_OPTION_HELP)
     .option("--json", "print a JSON array")
     .action(async (flags: ListFlags) => {
-      const limit = Number(flags.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-        throw new RpmlabError("E_USAGE", `--limit must be 1 to 1000, got "${flags.limit}"`, {
-          field: "limit",
-        });
-      }
+      const limit = listLimit(flags.limit);
       const filter = deadLetterFilter({
         source: flags.source,
         topic_prefix: flags.topicPrefix,

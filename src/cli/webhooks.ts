@@ -16,6 +16,7 @@ import type { DeliveryDetail } from "../webhooks/manual.ts";
 import { ManualSends } from "../webhooks/manual.ts";
 import { createWebhookSender } from "../webhooks/sender.ts";
 import type { CliIo } from "./io.ts";
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_HELP, listLimit } from "./list-limit.ts";
 import { STORE_OPTION_HELP } from "./store-option.ts";
 
 interface Flags {
@@ -52,16 +53,11 @@ export function registerWebhooksCommand(program: Command, io: CliIo): void {
     .option("--event <kind>", "MEASUREMENT, FULFILLMENT, SPECIAL_ORDER or PATIENT")
     .option("--device <hwi-device-id>", "only those about this device")
     .option("--patient <external-id>", "only those about this patient")
-    .option("--limit <n>", "at most this many", "50")
+    .option("--limit <n>", LIST_LIMIT_HELP, LIST_LIMIT_DEFAULT)
     .option("--store <spec>", STORE_OPTION_HELP)
     .option("--json", "print a JSON array")
     .action(async (domain: string, flags: ListFlags) => {
-      const limit = Number(flags.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-        throw new RpmlabError("E_USAGE", `--limit must be 1 to 1000, got "${flags.limit}"`, {
-          field: "limit",
-        });
-      }
+      const limit = listLimit(flags.limit);
       const filter = deliveryFilter({
         webhook_id: flags.webhook,
         state: flags.state,

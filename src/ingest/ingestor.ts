@@ -120,15 +120,7 @@ export class Ingestor implements IngestSink {
       settle(false);
       return;
     }
-    this.queue.push({
-      inbound: {
-        topic: message.topic,
-        payload: message.payload,
-        receivedAt: this.options.clock.now(),
-      },
-      settle,
-    });
-    this.schedule();
+    this.enqueue(message, settle);
     // Backpressure: past the high-water mark the source waits until a batch is taken.
     if (this.queue.length >= (this.options.highWater ?? HIGH_WATER)) this.paused.push(proceed);
     else proceed();
@@ -152,20 +144,31 @@ export class Ingestor implements IngestSink {
         notRunning();
         return;
       }
-      this.queue.push({
-        inbound: {
-          topic: message.topic,
-          payload: message.payload,
-          receivedAt: this.options.clock.now(),
-          replays,
-        },
-        settle: (committed) => {
-          if (!committed) notRunning();
-        },
-        outcome: resolve,
-      });
-      this.schedule();
+      const settle: Settle = (committed) => {
+        if (!committed) notRunning();
+      };
+      this.enqueue(message, settle, { replays, outcome: resolve });
     });
+  }
+
+  /** Queued for the next batch, received now (the lab's clock stamps every arrival). */
+  private enqueue(
+    message: Received,
+    settle: Settle,
+    replay?: { replays: ReplayOf; outcome: (outcome: MessageOutcome) => void },
+  ): void {
+    const receivedAt = this.options.clock.now();
+    const { topic, payload } = message;
+    this.queue.push(
+      replay === undefined
+        ? { inbound: { topic, payload, receivedAt }, settle }
+        : {
+            inbound: { topic, payload, receivedAt, replays: replay.replays },
+            settle,
+            outcome: replay.outcome,
+          },
+    );
+    this.schedule();
   }
 
   /** A batch starts once the event loop has taken in what arrived with the first message. */

@@ -1,0 +1,16 @@
+import { RpmlabError } from "../core/errors.ts";
+
+/** Help and default of the --limit option of the list commands. */
+export const LIST_LIMIT_HELP = "at most this many";
+export const LIST_LIMIT_DEFAULT = "50";
+
+/** A list command's --limit: a whole number from 1 to 1000, as the admin API's page sizes. */
+export function listLimit(text: string): number {
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new RpmlabError("E_USAGE", `--limit must be 1 to 1000, got "${text}"`, {
+      field: "limit",
+    });
+  }
+  return limit;
+}
