@@ -8,7 +8,14 @@ import { MessageProcessor } from "../../src/ingest/processor.ts";
 import { openStore } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/store.ts";
 import { runCli } from "../catalogue/cli-io.ts";
-import { catalogue, RECEIVED, readingsOf, senderFor, uplinkMessage } from "./fixtures.ts";
+import {
+  activateCellular,
+  catalogue,
+  RECEIVED,
+  readingsOf,
+  senderFor,
+  uplinkMessage,
+} from "./fixtures.ts";
 
 const scale = senderFor(catalogue.get("Vendor Cellular Scale"), 3);
 const bpm = senderFor(catalogue.get("Vendor BPM - Wide Range"), 1);
@@ -129,19 +136,7 @@ describe("rpmlab dead-letters", () => {
       `dead letter ${first.id} replayed: failed again (0 records stored, 0 duplicates); kept as dead letter ${kept.id}: ${first.reason}`,
     );
 
-    const device = await onStore(async (store) => {
-      const account = await store.accounts.create({
-        clientDomain: "clinic",
-        environment: "development",
-      });
-      return store.devices.create(account.id, {
-        name: scale.profile.name,
-        sensorCode: null,
-        hardwareUuid: scale.hardwareUuid,
-        sensorId: null,
-        status: "Delivered",
-      });
-    });
+    const device = await onStore((store) => activateCellular(store, scale));
     const done = JSON.parse(
       (await cli("dead-letters", "replay", String(kept.id), "--json")).stdout,
     );

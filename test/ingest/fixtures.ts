@@ -38,6 +38,24 @@ export interface Sender {
   readonly sensorId: string | null;
 }
 
+/**
+ * Activates a direct-cellular sender's device on its IMEI for a new account `clinic` (what fixes
+ * a dead letter of an unknown device type, which the replay tests then replay).
+ */
+export async function activateCellular(store: Store, sender: Sender) {
+  const account = await store.accounts.create({
+    clientDomain: "clinic",
+    environment: "development",
+  });
+  return store.devices.create(account.id, {
+    name: sender.profile.name,
+    sensorCode: null,
+    hardwareUuid: sender.hardwareUuid,
+    sensorId: null,
+    status: "Delivered",
+  });
+}
+
 /** A sender per profile, on its own gateway (or IMEI), ids derived from the profile's index. */
 export function senderFor(profile: Profile, index: number): Sender {
   const n = String(index).padStart(2, "0");

@@ -8,6 +8,7 @@ import { type Replay, replayWith } from "../../src/ingest/replay.ts";
 import type { IngestSink, IngestSource } from "../../src/ingest/source.ts";
 import type { Store } from "../../src/store/store.ts";
 import {
+  activateCellular,
   catalogue,
   inbound,
   memoryStore,
@@ -40,19 +41,7 @@ describe('replaying dead letters (README "Dead letters")', () => {
   });
   afterEach(() => store.close());
 
-  async function activateScale() {
-    const account = await store.accounts.create({
-      clientDomain: "clinic",
-      environment: "development",
-    });
-    return store.devices.create(account.id, {
-      name: scale.profile.name,
-      sensorCode: null,
-      hardwareUuid: scale.hardwareUuid,
-      sensorId: null,
-      status: "Delivered",
-    });
-  }
+  const activateScale = () => activateCellular(store, scale);
 
   const all = async () => (await store.deadLetters.list()).rows;
 
