@@ -166,7 +166,9 @@ export class WebhookDispatcher {
         await this.work();
       } while (this.again && !this.stopped);
     } catch (error) {
-      // The store failed (unreachable, busy): the poll comes back to it.
+      // The store failed (unreachable, busy): the outbox may still hold entries; the poll comes
+      // back to it.
+      this.outbox = true;
       this.options.logger?.error({ err: error }, "webhook dispatch round failed");
     } finally {
       this.running = undefined;
@@ -177,13 +179,16 @@ export class WebhookDispatcher {
     const { clock } = this.options;
     const store = this.store;
     while (this.outbox && !this.stopped) {
+      // Cleared before the read, not after: a nudge that comes while it runs (a batch committed
+      // after the read) sets it again, and this loop takes that entry too.
+      this.outbox = false;
       const now = clock.now();
       const { more, unclaimed, claimed } = await store.expand(
         this.room((lane) => lane.free),
         now,
         now + this.leaseMs,
       );
-      this.outbox = more;
+      if (more) this.outbox = true;
       for (const webhookId of unclaimed) this.hot.add(webhookId);
       for (const { delivery, webhook } of claimed) this.begin(delivery, webhook);
       // A lane is full: the rest of the outbox waits for the round it asks for as it frees up.
