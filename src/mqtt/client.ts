@@ -1,6 +1,7 @@
-import { connect, ErrorWithSubackPacket, type IClientOptions, type MqttClient } from "mqtt";
+import { connect, ErrorWithSubackPacket, type IClientOptions, MqttClient } from "mqtt";
 import { redactBrokerSpec } from "../config/broker-spec.ts";
 import { RpmlabError } from "../core/errors.ts";
+import { inProcessStreamBuilder } from "./in-process.ts";
 
 /**
  * MQTT.js clients as the lab opens them: MQTT 3.1.1 (aedes 1.x speaks no other; Mosquitto
@@ -36,7 +37,7 @@ const REFUSED: Record<number, string> = {
 };
 
 export function connectClient(url: string, options: LabClientOptions): Promise<MqttClient> {
-  const client = connect(url, {
+  const opts: IClientOptions = {
     protocolVersion: 4,
     clientId: options.clientId,
     clean: options.clean ?? false,
@@ -48,7 +49,12 @@ export function connectClient(url: string, options: LabClientOptions): Promise<M
     ...(options.username === undefined ? {} : { username: options.username }),
     ...(options.password === undefined ? {} : { password: options.password }),
     ...(options.will === undefined ? {} : { will: options.will }),
-  });
+  };
+  const inProcess = inProcessStreamBuilder(url);
+  const client =
+    inProcess === undefined
+      ? connect(url, opts)
+      : new MqttClient(inProcess, { ...credentialsOf(url), ...opts });
   if (options.handleMessage !== undefined) client.handleMessage = options.handleMessage;
   options.prepare?.(client);
   const where = redactBrokerSpec(url);
@@ -84,6 +90,15 @@ export function connectClient(url: string, options: LabClientOptions): Promise<M
     client.once("error", onError);
     client.connect();
   });
+}
+
+/** User and password written in a broker URL, as connect() reads them. */
+function credentialsOf(url: string): Pick<IClientOptions, "username" | "password"> {
+  const { username, password } = new URL(url);
+  return {
+    ...(username === "" ? {} : { username: decodeURIComponent(username) }),
+    ...(password === "" ? {} : { password: decodeURIComponent(password) }),
+  };
 }
 
 /** Subscribes at QoS 1; E_BROKER_REFUSED when the broker refuses a filter (SUBACK 0x80). */

@@ -4,6 +4,7 @@ import { MQTT_PORT } from "../config/broker-spec.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { clientIdDenied, type MqttIdentity, publishDenied, subscribeDenied } from "./acl.ts";
 import type { Broker, BrokerOptions, PublishHandler } from "./broker.ts";
+import { registerInProcess } from "./in-process.ts";
 
 /** The embedded broker listens on the loopback interface only. */
 const HOST = "127.0.0.1";
@@ -30,6 +31,7 @@ export class EmbeddedBroker implements Broker {
   private readonly identities = new WeakMap<Client, MqttIdentity>();
   private boundUrl: string | undefined;
   private boundPort: number | undefined;
+  private unregister: (() => void) | undefined;
   private tapped: { accepts: (topic: string) => boolean; handler: PublishHandler } | undefined;
 
   constructor(
@@ -74,6 +76,7 @@ export class EmbeddedBroker implements Broker {
     this.boundPort = port;
     this.aedes = aedes;
     this.server = server;
+    this.unregister = registerInProcess(this.boundUrl, aedes.handle);
     const log = this.options.logger;
     aedes.on("clientError", (client, error) =>
       log?.debug({ client: client.id, err: error.message }, "mqtt client error"),
@@ -88,6 +91,8 @@ export class EmbeddedBroker implements Broker {
     const { aedes, server } = this;
     this.aedes = undefined;
     this.server = undefined;
+    this.unregister?.();
+    this.unregister = undefined;
     if (aedes === undefined || server === undefined) return;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     await closeAedes(aedes);

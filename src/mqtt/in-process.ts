@@ -1,0 +1,82 @@
+import { Duplex } from "node:stream";
+
+type Accept = (stream: Duplex) => void;
+
+/**
+ * The embedded brokers running in this process, by address. A client of this same process
+ * (a scenario's or the demo's gateways and cellular devices) reaches one over a pair of
+ * in-memory streams instead of a loopback socket: the same MQTT packets, parsed by the same
+ * MQTT.js and aedes, without two syscalls and a trip through libuv per packet — a third of the
+ * CPU of a scenario run (test/bench/scenario-cohort.ts). Clients in other processes, and every
+ * client of an external broker, use TCP.
+ */
+const brokers = new Map<string, Accept>();
+
+/** Registers a broker listening at `url`; the returned function removes it (broker stopped). */
+export function registerInProcess(url: string, accept: Accept): () => void {
+  const key = addressOf(url);
+  brokers.set(key, accept);
+  return () => {
+    if (brokers.get(key) === accept) brokers.delete(key);
+  };
+}
+
+/**
+ * A stream builder for MQTT.js when `url` names an embedded broker of this process, else
+ * undefined. Called on every (re)connection: while the broker is stopped the stream fails as a
+ * refused connection does, and MQTT.js retries as it would over TCP.
+ */
+export function inProcessStreamBuilder(url: string): (() => Duplex) | undefined {
+  const key = addressOf(url);
+  if (!brokers.has(key)) return undefined;
+  return () => {
+    const [client, broker] = duplexPair();
+    const accept = brokers.get(key);
+    if (accept === undefined) {
+      const refused = Object.assign(new Error(`connect ECONNREFUSED ${key}`), {
+        code: "ECONNREFUSED",
+      });
+      process.nextTick(() => client.destroy(refused));
+    } else {
+      accept(broker);
+    }
+    return client;
+  };
+}
+
+/** Host and port: a URL with credentials or a path names the same broker. */
+function addressOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port}`;
+}
+
+/**
+ * Two connected streams: what one writes the other reads, ending one ends the other's reading,
+ * and destroying one destroys the other (a connection lost without DISCONNECT: the broker
+ * publishes the will, [MQTT-3.1.2-8]).
+ */
+export function duplexPair(): [Duplex, Duplex] {
+  const sides: Duplex[] = [];
+  const side = (peer: () => Duplex) =>
+    new Duplex({
+      read() {},
+      write(chunk, _encoding, callback) {
+        peer().push(chunk);
+        callback();
+      },
+      final(callback) {
+        peer().push(null);
+        callback();
+      },
+      destroy(error, callback) {
+        const other = peer();
+        if (!other.destroyed) other.destroy();
+        callback(error);
+      },
+    });
+  sides.push(
+    side(() => sides[1]!),
+    side(() => sides[0]!),
+  );
+  return [sides[0]!, sides[1]!];
+}
