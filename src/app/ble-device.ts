@@ -3,6 +3,7 @@ import { BtsnoopWriter, fileSink } from "../ble/btsnoop.ts";
 import { BlenoPeripheral } from "../ble/hosts/peripheral.ts";
 import { EmulatedRadio } from "../ble/radio.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
+import type { Profile } from "../catalogue/schema.ts";
 import type { BleSpec } from "../config/ble-spec.ts";
 import { SystemClock, type TimerHandle } from "../core/clock.ts";
 import { Rng } from "../core/rng.ts";
@@ -41,64 +42,90 @@ export class DeviceApp {
   static async start(options: DeviceAppOptions): Promise<DeviceApp> {
     const profile = Catalogue.load().get(options.profile);
     const clock = new SystemClock();
-    const rng = new Rng(options.seed);
-    const radio =
-      options.ble.kind === "emulated" ? new EmulatedRadio(clock, rng.fork("radio")) : undefined;
-    const backend = await openHciBackend(
-      options.ble,
-      `device-${options.serial}`.slice(0, 16),
-      radio,
-    );
-    const capture =
-      options.btsnoop !== undefined && backend.tap !== undefined
-        ? new BtsnoopWriter(fileSink(options.btsnoop), () => clock.now())
-        : undefined;
-    if (capture !== undefined && backend.tap !== undefined) capture.add(backend.tap);
-    const device = new BleDevice({ profile, clock, serial: options.serial });
-    const peripheral = await BlenoPeripheral.open(backend.factory, clock);
-    peripheral.on("accept", (address) => options.onEvent({ event: "connected", central: address }));
-    peripheral.on("disconnect", (address) => {
-      device.disconnected();
-      options.onEvent({ event: "disconnected", central: address });
-    });
-    await peripheral.serve(device.services());
-    await peripheral.advertiseData(
-      advertisingData(profile),
-      scanResponseData(device.localName, profile.sensor_code),
-    );
-    const app = new DeviceApp(clock, backend, radio, capture, peripheral, peripheral.address);
-    options.onEvent({
-      event: "advertising",
-      address: peripheral.address,
-      name: device.localName,
-      profile: profile.name,
-    });
-    if (options.everyMs > 0) {
-      const model = PatientModels.load().models[0]!;
-      const readings = generateReadings({
-        devices: [profile],
-        patient: model,
-        rng: rng.fork("readings"),
-        days: 30,
-        duplicateRate: 0,
+    // What is open so far, closed in reverse when a later step fails (an adapter bleno calls
+    // unsupported, a transport that drops): the capture file and the transport's socket are
+    // let go before start rejects, not at the process's exit.
+    const opened: Array<() => void> = [() => clock.dispose()];
+    try {
+      const rng = new Rng(options.seed);
+      const radio =
+        options.ble.kind === "emulated" ? new EmulatedRadio(clock, rng.fork("radio")) : undefined;
+      if (radio !== undefined) opened.push(() => radio.close());
+      const backend = await openHciBackend(
+        options.ble,
+        `device-${options.serial}`.slice(0, 16),
+        radio,
+      );
+      opened.push(() => backend.close());
+      const capture =
+        options.btsnoop !== undefined && backend.tap !== undefined
+          ? new BtsnoopWriter(fileSink(options.btsnoop), () => clock.now())
+          : undefined;
+      if (capture !== undefined && backend.tap !== undefined) {
+        opened.push(() => capture.close());
+        capture.add(backend.tap);
+      }
+      const device = new BleDevice({ profile, clock, serial: options.serial });
+      const peripheral = await BlenoPeripheral.open(backend.factory, clock);
+      opened.push(() => peripheral.quiesce());
+      peripheral.on("accept", (address) =>
+        options.onEvent({ event: "connected", central: address }),
+      );
+      peripheral.on("disconnect", (address) => {
+        device.disconnected();
+        options.onEvent({ event: "disconnected", central: address });
       });
-      let next = 0;
-      const tick = (): void => {
-        const g = readings[next++ % readings.length]!;
-        void device
-          .measure({
-            timestamp: g.timestamp,
-            timezone_offset: g.timezone_offset,
-            records: g.records,
-          })
-          .then((outcome: MeasureOutcome) =>
-            options.onEvent({ event: "reading", outcome, records: g.records.length }),
-          );
-        app.timer = clock.setTimeout(tick, options.everyMs);
-      };
-      app.timer = clock.setTimeout(tick, options.everyMs);
+      await peripheral.serve(device.services());
+      await peripheral.advertiseData(
+        advertisingData(profile),
+        scanResponseData(device.localName, profile.sensor_code),
+      );
+      const app = new DeviceApp(clock, backend, radio, capture, peripheral, peripheral.address);
+      options.onEvent({
+        event: "advertising",
+        address: peripheral.address,
+        name: device.localName,
+        profile: profile.name,
+      });
+      if (options.everyMs > 0) app.measureEvery(options.everyMs, profile, rng, device, options);
+      return app;
+    } catch (error) {
+      closeAll(opened.reverse());
+      throw error;
     }
-    return app;
+  }
+
+  /** A reading from a month of the first patient model's, every `everyMs`, round and round. */
+  private measureEvery(
+    everyMs: number,
+    profile: Profile,
+    rng: Rng,
+    device: BleDevice,
+    options: DeviceAppOptions,
+  ): void {
+    const model = PatientModels.load().models[0]!;
+    const readings = generateReadings({
+      devices: [profile],
+      patient: model,
+      rng: rng.fork("readings"),
+      days: 30,
+      duplicateRate: 0,
+    });
+    let next = 0;
+    const tick = (): void => {
+      const g = readings[next++ % readings.length]!;
+      void device
+        .measure({
+          timestamp: g.timestamp,
+          timezone_offset: g.timezone_offset,
+          records: g.records,
+        })
+        .then((outcome: MeasureOutcome) =>
+          options.onEvent({ event: "reading", outcome, records: g.records.length }),
+        );
+      this.timer = this.clock.setTimeout(tick, everyMs);
+    };
+    this.timer = this.clock.setTimeout(tick, everyMs);
   }
 
   stop(): void {
@@ -111,6 +138,20 @@ export class DeviceApp {
       this.backend.close();
       this.radio?.close();
       this.clock.dispose();
+    }
+  }
+}
+
+/**
+ * Runs every close, each whatever the others do: on a failed start the start's own error is the
+ * one to report, and a capture that could not be written (E_CAPTURE_WRITE) would only hide it.
+ */
+function closeAll(closes: ReadonlyArray<() => void>): void {
+  for (const close of closes) {
+    try {
+      close();
+    } catch {
+      // The start's error is rethrown by the caller.
     }
   }
 }

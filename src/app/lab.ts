@@ -4,7 +4,7 @@ import { buildApp } from "../api/app.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import type { ServeConfig } from "../config/serve-config.ts";
 import { type Clock, SystemClock } from "../core/clock.ts";
-import { RpmlabError } from "../core/errors.ts";
+import { isAddressInUse, RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
 import { Rng } from "../core/rng.ts";
@@ -305,12 +305,23 @@ function baseUrlOf(app: FastifyInstance): string {
   return `http://${host}:${address.port}`;
 }
 
-/** A taken HTTP port is the common case (a second serve or demo, or another dev server on 8000). */
+/**
+ * A taken HTTP port is the common case (a second serve or demo, or another dev server on 8000):
+ * the environment's fault, not the command line's, so E_PORT_IN_USE (exit 1) as for the broker.
+ * Other refusals (an address not on this machine) stay a configuration error.
+ */
 function listenError(error: unknown, host: string, port: number): RpmlabError {
-  const code = (error as { code?: unknown }).code;
-  const message =
-    code === "EADDRINUSE"
-      ? `HTTP port ${port} on ${host} is taken: choose another with --port N, or --port 0 for any free one`
-      : `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`;
-  return new RpmlabError("E_CONFIG_INVALID", message, { field: "port", port }, error);
+  if (isAddressInUse(error))
+    return new RpmlabError(
+      "E_PORT_IN_USE",
+      `HTTP port ${port} on ${host} is taken: choose another with --port N, or --port 0 for any free one`,
+      { field: "port", port },
+      error,
+    );
+  return new RpmlabError(
+    "E_CONFIG_INVALID",
+    `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`,
+    { field: "port", port },
+    error,
+  );
 }

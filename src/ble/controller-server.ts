@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from "node:net";
-import { RpmlabError } from "../core/errors.ts";
+import { isAddressInUse, RpmlabError } from "../core/errors.ts";
 import type { VirtualController } from "./controller/virtual-controller.ts";
 import * as ev from "./hci/events.ts";
 import { H4Framer } from "./hci/h4-framer.ts";
@@ -30,12 +30,20 @@ export class ControllerServer {
     return new Promise((resolve, reject) => {
       server.once("error", (error) =>
         reject(
-          new RpmlabError(
-            "E_BLE_TRANSPORT",
-            `cannot listen on tcp://${host}:${port}: ${error.message}`,
-            {},
-            error,
-          ),
+          // A taken port is E_PORT_IN_USE, as for the HTTP API and the broker.
+          isAddressInUse(error)
+            ? new RpmlabError(
+                "E_PORT_IN_USE",
+                `port ${port} on ${host} is taken: choose another with --listen tcp://${host}:N, or tcp://${host}:0 for any free one`,
+                { field: "listen", port },
+                error,
+              )
+            : new RpmlabError(
+                "E_BLE_TRANSPORT",
+                `cannot listen on tcp://${host}:${port}: ${error.message}`,
+                {},
+                error,
+              ),
         ),
       );
       server.listen(port, host, () => resolve(new ControllerServer(server, radio)));

@@ -42,7 +42,8 @@ export function buildProgram(io: CliIo): Command {
 
 /**
  * Runs the CLI and returns the exit code: 0 on success, 1 when a command fails (message on
- * stderr, prefixed with its stable error code), 2 on a usage error.
+ * stderr, prefixed with its stable error code), 2 on a usage error. A taken port
+ * (E_PORT_IN_USE) is a failure, not a usage error: the same command works once the port is free.
  */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   const program = buildProgram(io);

@@ -26,8 +26,10 @@ export const ERROR_CODES = {
   E_STORE_NOT_FOUND: "The record an operation refers to does not exist in the store.",
   E_STORE_INVALID: "A value given to the store breaks a rule of its schema (range, enum, shape).",
   E_STORE_UNAVAILABLE: "The store's database cannot be opened or reached.",
+  E_PORT_IN_USE:
+    "A port the lab listens on (the HTTP API's --port, the embedded broker's embedded:PORT, the BLE controller's --listen) is taken by another process: the message names the port and how to choose another.",
   E_BROKER_UNAVAILABLE:
-    "The MQTT broker cannot be started (its port is taken) or cannot be reached at its URL.",
+    "The embedded MQTT broker cannot be started, or an external one cannot be reached at its URL (a taken port is E_PORT_IN_USE).",
   E_BROKER_REFUSED:
     "The MQTT broker refused a connection, publication or subscription: credentials or ACL.",
   E_MQTT_TOPIC: "An MQTT topic is not one of the lab's topics (see the topic map).",
@@ -93,6 +95,14 @@ export class RpmlabError extends Error {
     this.code = code;
     this.details = details;
   }
+}
+
+/**
+ * A listen() refused because another process holds the port. Every server the lab starts maps it
+ * to E_PORT_IN_USE, so a script sees one code and one exit status whichever port it was.
+ */
+export function isAddressInUse(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "EADDRINUSE";
 }
 
 export function isRpmlabError(error: unknown, code?: ErrorCode): error is RpmlabError {

@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { Aedes, AedesOptions, AuthenticateError, Client } from "aedes";
 import { MQTT_PORT } from "../config/broker-spec.ts";
-import { RpmlabError } from "../core/errors.ts";
+import { isAddressInUse, RpmlabError } from "../core/errors.ts";
 import { clientIdDenied, type MqttIdentity, publishDenied, subscribeDenied } from "./acl.ts";
 import type { Broker, BrokerOptions, PublishHandler } from "./broker.ts";
 import { registerInProcess } from "./in-process.ts";
@@ -137,16 +137,20 @@ export class EmbeddedBroker implements Broker {
     );
   }
 
+  /** A taken port is E_PORT_IN_USE, as for the HTTP API's: one code for scripts to match. */
   private listenError(error: unknown): RpmlabError {
-    const code = (error as { code?: unknown }).code;
-    const message =
-      code === "EADDRINUSE"
-        ? `port ${this.port} on ${HOST} is taken, probably by another MQTT broker: use it with --broker mqtt://127.0.0.1:${this.port}, or choose another port with --broker embedded:PORT`
-        : `cannot listen on ${HOST}:${this.port}: ${error instanceof Error ? error.message : error}`;
+    const details = { field: "broker", port: this.port };
+    if (isAddressInUse(error))
+      return new RpmlabError(
+        "E_PORT_IN_USE",
+        `port ${this.port} on ${HOST} is taken, probably by another MQTT broker: use it with --broker mqtt://127.0.0.1:${this.port}, or choose another port with --broker embedded:PORT`,
+        details,
+        error,
+      );
     return new RpmlabError(
       "E_BROKER_UNAVAILABLE",
-      message,
-      { field: "broker", port: this.port },
+      `cannot listen on ${HOST}:${this.port}: ${error instanceof Error ? error.message : error}`,
+      details,
       error,
     );
   }

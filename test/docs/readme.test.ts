@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { README_PATH, renderReadme } from "./readme-sections.ts";
 
@@ -17,5 +18,18 @@ describe("README.md", () => {
     expect(freshClone).toMatch(/^bin\/rpmlab demo +# main job/m);
     expect(freshClone).toMatch(/^npm test +# the test suite/m);
     expect(text).toMatch(/bin\/rpmlab serve /);
+  });
+
+  it("names only files that are in the repository (the design notes and the spec are not)", () => {
+    const text = readFileSync(README_PATH, "utf8");
+    const root = dirname(README_PATH);
+    // A path from the repository root, or a Markdown document, in backticks or as a link target;
+    // patterns (`profiles/patients/*.yaml`, `scenarios/<name>.yaml`) name no one file.
+    const named = [...text.matchAll(/`([^`\s]+)`|\]\(([^)#\s]+)\)/g)]
+      .map((m) => (m[1] ?? m[2])!)
+      .filter((p) => /^(src|test|scenarios|profiles|bin|packages|\.ci)\/|\.md$/.test(p))
+      .filter((p) => !/[*<>{}]/.test(p));
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((p) => !existsSync(join(root, p)))).toEqual([]);
   });
 });

@@ -5,9 +5,13 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { within } from "../ble/support/lab.ts";
+import { btsnoopRecords, preLeController } from "../ble/support/pre-le-controller.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
 const children: ChildProcess[] = [];
@@ -84,6 +88,41 @@ describe("rpmlab controller, device and gateway over HCI/TCP", () => {
       /E_BLE_NO_ADAPTER: hci:0: (this kernel has no Bluetooth \(EAFNOSUPPORT\)|.*native HCI socket)/,
     );
   });
+
+  it.each([
+    ["device", ["device", "Vendor BPM - S"], "bleno"],
+    ["gateway", ["gateway", "--sensor-code", "10"], "noble"],
+  ])(
+    "%s on an adapter from before LE fails with E_BLE_HOST, exits, its capture complete",
+    async (_, args, host) => {
+      const controller = await preLeController();
+      const dir = mkdtempSync(join(tmpdir(), "rpmlab-ble-cli-"));
+      try {
+        const capture = join(dir, "host.btsnoop");
+        const ble = `tcp://127.0.0.1:${controller.port}`;
+        const child = spawn(process.execPath, [BIN, ...args, "--ble", ble, "--btsnoop", capture], {
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        children.push(child);
+        let err = "";
+        child.stderr!.on("data", (c: Buffer) => {
+          err += c.toString();
+        });
+        // The host's 1 s adapter poll once kept the process alive after it printed the error.
+        const code = await within<number | null>(20_000, `rpmlab ${args[0]} to exit`, (done) => {
+          child.once("close", done);
+        });
+        expect(code).toBe(1);
+        expect(err).toContain(`rpmlab: E_BLE_HOST: ${host}: adapter is unsupported`);
+        const ops = btsnoopRecords(readFileSync(capture)).map(([op]) => op);
+        expect([ops[0], ops.at(-1)]).toEqual([0, 1]); // New Index … Delete Index: closed
+      } finally {
+        for (const s of controller.accepted) s.destroy();
+        await new Promise((resolve) => controller.server.close(resolve));
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it("refuses a BLE spec it does not know, naming the ones it does", async () => {
     const child = spawn(

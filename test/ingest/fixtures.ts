@@ -39,6 +39,27 @@ export interface Sender {
 }
 
 /**
+ * Activates a sender's device for patient `externalId` of a new account `clinic`, as the API
+ * would: the device and the patient its readings are stored for.
+ */
+export async function activateForPatient(store: Store, sender: Sender, externalId = "P-1") {
+  const account = await store.accounts.create({
+    clientDomain: "clinic",
+    environment: "development",
+  });
+  const patient = await store.patients.create(account.id, { externalId });
+  const device = await store.devices.create(account.id, {
+    name: sender.profile.name,
+    sensorCode: sender.profile.sensor_code,
+    hardwareUuid: sender.hardwareUuid,
+    sensorId: sender.sensorId,
+    patientId: patient.id,
+    status: "Delivered",
+  });
+  return { account, device };
+}
+
+/**
  * Activates a direct-cellular sender's device on its IMEI for a new account `clinic` (what fixes
  * a dead letter of an unknown device type, which the replay tests then replay).
  */

@@ -8,6 +8,7 @@ import { topicOf } from "../../src/mqtt/topics.ts";
 import type { gatewayUplink } from "../../src/mqtt/uplink.ts";
 import type { Store } from "../../src/store/store.ts";
 import {
+  activateForPatient,
   asRecord,
   catalogue,
   expectedRecords,
@@ -42,25 +43,8 @@ describe("MessageProcessor: one batch, one transaction", () => {
   const only = async (message: { topic: string; payload: Uint8Array }): Promise<MessageOutcome> =>
     (await run(message)).outcomes[0]!;
 
-  async function activate(sender: typeof bpm, externalId = "P-1") {
-    const account = await store.accounts.create({
-      clientDomain: "clinic",
-      environment: "development",
-    });
-    const patient = await store.patients.create(account.id, { externalId });
-    const device = await store.devices.create(account.id, {
-      name: sender.profile.name,
-      sensorCode: sender.profile.sensor_code,
-      hardwareUuid: sender.hardwareUuid,
-      sensorId: sender.sensorId,
-      patientId: patient.id,
-      status: "Delivered",
-    });
-    return { account, device };
-  }
-
   it("stores an activated device's readings with account, patient, raw bytes and receipt time", async () => {
-    const { account, device } = await activate(bpm);
+    const { account, device } = await activateForPatient(store, bpm);
     const readings = readingsOf(bpm, 3, 0).slice(0, 3);
     const result = await run(uplinkMessage(bpm, "m-1", readings));
     expect(result.outcomes).toEqual([
@@ -150,7 +134,7 @@ describe("MessageProcessor: one batch, one transaction", () => {
     // A cellular device has no gateway: no gateway row appears for its IMEI.
     expect(await store.gateways.get(cellScale.hardwareUuid)).toBeNull();
 
-    const { device } = await activate(inhaler, "P-7");
+    const { device } = await activateForPatient(store, inhaler, "P-7");
     // What device activation does (src/fulfilment/hardware-binding.ts).
     const attached = await store.measurements.attachOrphans(
       { hardwareUuid: inhaler.hardwareUuid, sensorCode: "25", sensorId: inhaler.sensorId },
@@ -289,98 +273,8 @@ describe("MessageProcessor: one batch, one transaction", () => {
     );
   });
 
-  it("applies gateway status and last will (spec 2.2, 2.3); ignores a cleared retained status", async () => {
-    const topic = topicOf("gw/status", bpm.hardwareUuid);
-    const online = {
-      v: 1,
-      online: true,
-      signal_strength: 23,
-      firmware_version: "2.4.1",
-      bootloader_version: "1.0.3",
-      provisioned: true,
-      checkin_at: "2026-03-01T08:00:00Z",
-    };
-    const first = await only({ topic, payload: Buffer.from(JSON.stringify(online)) });
-    expect(first.kind === "status" && first.gateway).toMatchObject({
-      gatewayUuid: bpm.hardwareUuid,
-      accountId: null,
-      lastSignalStrength: 23,
-      firmwareVersion: "2.4.1",
-      bootloaderVersion: "1.0.3",
-      provisioned: true,
-      lastCheckinTime: parseIso("2026-03-01T08:00:00Z"),
-    });
-    const will = await only({ topic, payload: Buffer.from('{"v":1,"online":false}') });
-    expect(will.kind === "status" && will.gateway).toMatchObject({
-      lastSignalStrength: 0,
-      firmwareVersion: "2.4.1",
-      lastCheckinTime: parseIso("2026-03-01T08:00:00Z"),
-    });
-    expect(await only({ topic, payload: new Uint8Array(0) })).toEqual({
-      kind: "ignored",
-      reason: "retained status cleared",
-    });
-    const bad = await only({
-      topic,
-      payload: Buffer.from(JSON.stringify({ ...online, signal_strength: 40 })),
-    });
-    expect(bad.kind === "dead_letter" && bad.deadLetter.reason).toMatch(/signal_strength/);
-  });
-  it("confirms the whitelist entries a check-in reports holding, and sets back the others (spec 2.3)", async () => {
-    const { device } = await activate(bpm);
-    await store.gateways.associate(device.accountId, bpm.hardwareUuid);
-    for (const mac of ["C00000000001", "C00000000002"]) {
-      await store.whitelist.upsert(bpm.hardwareUuid, {
-        macAddress: mac,
-        sensorCode: "10",
-        whitelistStatus: "RE",
-      });
-    }
-    const topic = topicOf("gw/status", bpm.hardwareUuid);
-    const checkIn = (held: string[]) => ({
-      topic,
-      payload: Buffer.from(
-        JSON.stringify({
-          v: 1,
-          online: true,
-          signal_strength: 20,
-          firmware_version: "2.4.1",
-          bootloader_version: "1.0.3",
-          provisioned: true,
-          checkin_at: "2026-03-01T08:00:00Z",
-          whitelist: held.map((mac_address) => ({ mac_address, sensor_code: "10" })),
-        }),
-      ),
-    });
-    const statuses = async () =>
-      Object.fromEntries(
-        (await store.whitelist.list(bpm.hardwareUuid)).map((w) => [
-          w.macAddress,
-          w.whitelistStatus,
-        ]),
-      );
-    const held = async (macs: string[]) => {
-      const outcome = await only(checkIn(macs));
-      return outcome.kind === "status" ? outcome.whitelistHeld : undefined;
-    };
-    // Holding part of it, or more than it: the check-in's answer must carry the whitelist.
-    expect(await held(["C00000000001"])).toBe(false);
-    expect(await statuses()).toEqual({ C00000000001: "CO", C00000000002: "RE" });
-    expect(await held(["C00000000002"])).toBe(false);
-    expect(await statuses()).toEqual({ C00000000001: "RE", C00000000002: "CO" });
-    expect(await held(["C00000000001", "C00000000002", "C00000000003"])).toBe(false);
-    // Exactly it, in any order: nothing to resend.
-    expect(await held(["C00000000002", "C00000000001"])).toBe(true);
-    expect(await held(["C00000000002"])).toBe(false);
-    // A check-in without the field (an older gateway) changes nothing.
-    const plain = JSON.parse(checkIn([]).payload.toString());
-    delete plain.whitelist;
-    await run({ topic, payload: Buffer.from(JSON.stringify(plain)) });
-    expect(await statuses()).toEqual({ C00000000001: "RE", C00000000002: "CO" });
-  });
-
   it("stores a reading taken with an unset device clock at the gateway's receive time, estimated", async () => {
-    await activate(bpm);
+    await activateForPatient(store, bpm);
     const readings = readingsOf(bpm, 3, 0).slice(0, 2);
     const message = uplinkMessage(bpm, "m-clock", readings);
     const payload = JSON.parse(message.payload.toString());

@@ -30,7 +30,7 @@ describe("embedded broker", () => {
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(RpmlabError);
-      expect((error as RpmlabError).code).toBe("E_BROKER_UNAVAILABLE");
+      expect((error as RpmlabError).code).toBe("E_PORT_IN_USE");
       expect((error as RpmlabError).message).toContain(`port ${port}`);
       expect((error as RpmlabError).message).toContain(`--broker mqtt://127.0.0.1:${port}`);
     } finally {

@@ -2,7 +2,7 @@ import type NobleModule from "@abandonware/noble";
 import type { Characteristic, Peripheral } from "@abandonware/noble";
 import type { Clock, TimerHandle } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
-import { loadNoble, type SocketFactory, withoutProcessHooks } from "./load.ts";
+import { loadNoble, type SocketFactory, stopDevUpPoll, withoutProcessHooks } from "./load.ts";
 
 type Noble = typeof NobleModule;
 
@@ -47,6 +47,9 @@ export class NobleCentral {
         noble.on("stateChange", (state: string) => {
           if (state === "poweredOn") resolve(new NobleCentral(noble));
           else if (state === "unsupported" || state === "unauthorized") {
+            // Nothing will use this host: its poll must not hold the process (rpmlab device
+            // and gateway would print the error and never exit).
+            stopDevUpPoll(noble);
             reject(new RpmlabError("E_BLE_HOST", `noble: adapter is ${state}`));
           }
         }),
@@ -88,9 +91,7 @@ export class NobleCentral {
    * whose transport is closed can exit. In tests, run hosts in workers and terminate them.
    */
   quiesce(): void {
-    const hci = (this.noble as unknown as { _bindings?: { _hci?: { pollIsDevUp?: () => void } } })
-      ._bindings?._hci;
-    if (hci !== undefined) hci.pollIsDevUp = () => undefined;
+    stopDevUpPoll(this.noble);
   }
 
   /**

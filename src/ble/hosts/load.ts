@@ -68,6 +68,17 @@ export function loadBleno(factory: SocketFactory): unknown {
   });
 }
 
+/**
+ * Ends a noble or bleno instance's isDevUp poll, which neither stack can stop: its hci.js re-arms
+ * a raw 1 s setTimeout after each poll, for ever, which keeps the process alive once the host is
+ * done with (stopped, or refused by an adapter it calls unsupported). With the poll method
+ * replaced, the chain ends at its next tick.
+ */
+export function stopDevUpPoll(host: unknown): void {
+  const hci = (host as { _bindings?: { _hci?: { pollIsDevUp?: () => void } } })._bindings?._hci;
+  if (hci !== undefined) hci.pollIsDevUp = () => undefined;
+}
+
 type Hook = (...args: unknown[]) => void;
 const listenersOf = (event: "SIGINT" | "exit"): Hook[] =>
   process.listeners(event as "SIGINT") as Hook[];

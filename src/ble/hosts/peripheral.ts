@@ -1,7 +1,7 @@
 import type BlenoModule from "@abandonware/bleno";
 import type { Clock } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
-import { loadBleno, type SocketFactory, withoutProcessHooks } from "./load.ts";
+import { loadBleno, type SocketFactory, stopDevUpPoll, withoutProcessHooks } from "./load.ts";
 import { OutboundQueue } from "./outbound-queue.ts";
 
 type Bleno = typeof BlenoModule;
@@ -74,6 +74,9 @@ export class BlenoPeripheral {
         bleno.on("stateChange", (state) => {
           if (state === "poweredOn") resolve(new BlenoPeripheral(bleno, clock));
           else if (state === "unsupported" || state === "unauthorized") {
+            // Nothing will use this host: its poll must not hold the process (rpmlab device
+            // and gateway would print the error and never exit).
+            stopDevUpPoll(bleno);
             reject(new RpmlabError("E_BLE_HOST", `bleno: adapter is ${state}`));
           }
         }),
@@ -179,9 +182,7 @@ export class BlenoPeripheral {
    * whose transport is closed can exit. In tests, run hosts in workers and terminate them.
    */
   quiesce(): void {
-    const hci = (this.bleno as unknown as { _bindings?: { _hci?: { pollIsDevUp?: () => void } } })
-      ._bindings?._hci;
-    if (hci !== undefined) hci.pollIsDevUp = () => undefined;
+    stopDevUpPoll(this.bleno);
   }
 
   /** Ends the current connection from the peripheral's side. */
