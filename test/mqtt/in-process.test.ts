@@ -66,7 +66,7 @@ describe("a client of the embedded broker in its own process", () => {
     const url = broker.url;
     const client = await connectClient(url, { clientId: "persistent", reconnectPeriod: 20 });
     closers.push(() => client.endAsync(true));
-    const reconnected = new Promise((resolve) => client.once("reconnect", resolve));
+    const reconnected = new Promise<void>((resolve) => client.once("reconnect", () => resolve()));
     await broker.stop();
     await expect(
       connectClient(url, { clientId: "late", clean: true, reconnectPeriod: 0 }),
