@@ -53,19 +53,33 @@ function addressOf(url: string): string {
 /**
  * Two connected streams: what one writes the other reads, ending one ends the other's reading,
  * and destroying one destroys the other (a connection lost without DISCONNECT: the broker
- * publishes the will, [MQTT-3.1.2-8]).
+ * publishes the will, [MQTT-3.1.2-8]). The reader gets what was written on a later tick, never
+ * inside the writer's call, as from a socket: a broker answering a PUBLISH with a PUBACK does
+ * not run the client's handler in the middle of its own.
  */
 export function duplexPair(): [Duplex, Duplex] {
   const sides: Duplex[] = [];
-  const side = (peer: () => Duplex) =>
-    new Duplex({
+  const side = (peer: () => Duplex) => {
+    // Chunks written and not yet handed over; null ends the peer's reading.
+    let queued: (Buffer | null)[] = [];
+    const handOver = () => {
+      const other = peer();
+      const chunks = queued;
+      queued = [];
+      if (other.destroyed) return;
+      for (const chunk of chunks) other.push(chunk);
+    };
+    const send = (chunk: Buffer | null) => {
+      if (queued.push(chunk) === 1) process.nextTick(handOver);
+    };
+    return new Duplex({
       read() {},
-      write(chunk, _encoding, callback) {
-        peer().push(chunk);
+      write(chunk: Buffer, _encoding, callback) {
+        send(chunk);
         callback();
       },
       final(callback) {
-        peer().push(null);
+        send(null);
         callback();
       },
       destroy(error, callback) {
@@ -74,6 +88,7 @@ export function duplexPair(): [Duplex, Duplex] {
         callback(error);
       },
     });
+  };
   sides.push(
     side(() => sides[1]!),
     side(() => sides[0]!),

@@ -80,7 +80,7 @@ describe("a client of the embedded broker in its own process", () => {
 });
 
 describe("duplexPair", () => {
-  it("carries bytes both ways; ending one ends the other's reading; destroying one closes both", async () => {
+  it("carries bytes on a later tick; ending one ends the other's reading; destroying one closes both", async () => {
     const [a, b] = duplexPair();
     const read = (side: typeof a) =>
       new Promise<string>((resolve) => {
@@ -91,7 +91,13 @@ describe("duplexPair", () => {
         side.on("end", () => resolve(text));
       });
     const atB = read(b);
+    let during = "";
+    b.on("data", (chunk: Buffer) => {
+      during += chunk.toString();
+    });
     a.write("hello ");
+    // Never inside the writer's call, as from a socket.
+    expect(during).toBe("");
     a.end("there");
     expect(await within(atB, "b's end")).toBe("hello there");
     const [c, d] = duplexPair();
