@@ -11,6 +11,7 @@ type Accept = (stream: Duplex) => void;
  * client of an external broker, use TCP.
  */
 const brokers = new Map<string, Accept>();
+const PLAIN = new Set(["mqtt:", "tcp:"]);
 
 /** Registers a broker listening at `url`; the returned function removes it (broker stopped). */
 export function registerInProcess(url: string, accept: Accept): () => void {
@@ -27,6 +28,8 @@ export function registerInProcess(url: string, accept: Accept): () => void {
  * refused connection does, and MQTT.js retries as it would over TCP.
  */
 export function inProcessStreamBuilder(url: string): (() => Duplex) | undefined {
+  // The embedded broker speaks plain MQTT on TCP; any other scheme is left to MQTT.js.
+  if (!PLAIN.has(new URL(url).protocol)) return undefined;
   const key = addressOf(url);
   if (!brokers.has(key)) return undefined;
   return () => {

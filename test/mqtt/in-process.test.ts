@@ -43,6 +43,14 @@ describe("a client of the embedded broker in its own process", () => {
     expect(remoteInbox.messages[0]!.payload.toString()).toBe("from local");
   });
 
+  it("leaves other schemes to MQTT.js: mqtts:// at the broker's address fails its TLS handshake", async () => {
+    await start();
+    const tls = broker.url.replace(/^mqtt:/, "mqtts:");
+    await expect(
+      connectClient(tls, { clientId: "tls", clean: true, reconnectPeriod: 0 }),
+    ).rejects.toMatchObject({ code: "E_BROKER_UNAVAILABLE" });
+  });
+
   it("loses its connection without DISCONNECT as a socket would: the broker publishes its will", async () => {
     await start();
     const watcher = await connectClient(broker.url, { clientId: "watcher", clean: true });
