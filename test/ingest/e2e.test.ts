@@ -20,6 +20,7 @@ import { killConnection } from "../mqtt/helpers.ts";
 import {
   asRecord,
   catalogue,
+  deviceForPatient,
   expectedRecords,
   RECEIVED,
   readingsOf,
@@ -74,15 +75,7 @@ for (const mode of MODES)
       });
       for (const [i, sender] of senders.entries()) {
         if (orphan(i)) continue;
-        const patient = await store.patients.create(account.id, { externalId: `P-${i}` });
-        const device = await store.devices.create(account.id, {
-          name: sender.profile.name,
-          sensorCode: sender.profile.sensor_code,
-          hardwareUuid: sender.hardwareUuid,
-          sensorId: sender.sensorId,
-          patientId: patient.id,
-          status: "Delivered",
-        });
+        const device = await deviceForPatient(store, account.id, sender, `P-${i}`);
         devices.set(sender, device.id);
       }
       ingestor = await lab.ingestor({

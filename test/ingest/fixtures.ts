@@ -47,8 +47,19 @@ export async function activateForPatient(store: Store, sender: Sender, externalI
     clientDomain: "clinic",
     environment: "development",
   });
-  const patient = await store.patients.create(account.id, { externalId });
-  const device = await store.devices.create(account.id, {
+  const device = await deviceForPatient(store, account.id, sender, externalId);
+  return { account, device };
+}
+
+/** A new patient `externalId` of the account with the sender's device, Delivered. */
+export async function deviceForPatient(
+  store: Store,
+  accountId: string,
+  sender: Sender,
+  externalId: string,
+) {
+  const patient = await store.patients.create(accountId, { externalId });
+  return store.devices.create(accountId, {
     name: sender.profile.name,
     sensorCode: sender.profile.sensor_code,
     hardwareUuid: sender.hardwareUuid,
@@ -56,7 +67,6 @@ export async function activateForPatient(store: Store, sender: Sender, externalI
     patientId: patient.id,
     status: "Delivered",
   });
-  return { account, device };
 }
 
 /**

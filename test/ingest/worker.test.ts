@@ -19,6 +19,7 @@ import { openStore } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/store.ts";
 import {
   catalogue,
+  deviceForPatient,
   inbound,
   RECEIVED,
   readingsOf,
@@ -34,15 +35,7 @@ async function labStore(path: string, clock: VirtualClock): Promise<Store> {
   const store = await openStore(`sqlite:${path}`, { clock, rng: new Rng("worker") });
   const account = await store.accounts.create({ clientDomain: "w", environment: "development" });
   for (const [i, sender] of senders.entries()) {
-    const patient = await store.patients.create(account.id, { externalId: `P-${i}` });
-    await store.devices.create(account.id, {
-      name: sender.profile.name,
-      sensorCode: sender.profile.sensor_code,
-      hardwareUuid: sender.hardwareUuid,
-      sensorId: sender.sensorId,
-      patientId: patient.id,
-      status: "Delivered",
-    });
+    await deviceForPatient(store, account.id, sender, `P-${i}`);
   }
   return store;
 }
