@@ -13,6 +13,7 @@ import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { decodeBloodPressureMeasurement } from "../../src/gatt/characteristics/blood-pressure.ts";
 import { tsharkOrSkip } from "../support/tshark.ts";
+import { btsnoopRecords } from "./support/btsnoop-records.ts";
 import { catalogue, HostLab, readingsFor } from "./support/lab.ts";
 
 describe("btsnoop writer", () => {
@@ -68,17 +69,6 @@ function capturedController() {
   return { radio, controller, stamp, command };
 }
 
-/** [opcode, payload] of each record after the file header (src/ble/btsnoop.ts). */
-function records(file: Buffer): Array<[number, Buffer]> {
-  const out: Array<[number, Buffer]> = [];
-  for (let at = 16; at < file.length; ) {
-    const length = file.readUInt32BE(at + 4);
-    out.push([file.readUInt32BE(at + 8) & 0xffff, file.subarray(at + 24, at + 24 + length)]);
-    at += 24 + length;
-  }
-  return out;
-}
-
 /** Vendor commands written; with their events, New Index and Delete Index: 2N + 2 records. */
 const MANY = 50_000;
 
@@ -113,7 +103,7 @@ describe("btsnoop file sink", () => {
 
     const written = readFileSync(file);
     expect(written.equals(Buffer.concat(chunks))).toBe(true);
-    const got = records(written);
+    const got = btsnoopRecords(written);
     expect(got.length).toBe(2 * MANY + 3);
     expect(got[0]![0]).toBe(0); // New Index
     expect(got.at(-1)![0]).toBe(1); // Delete Index
@@ -144,12 +134,12 @@ describe("btsnoop file sink", () => {
     for (let seq = 0; seq < 10; seq++) command(seq);
     await new Promise((resolve) => setImmediate(resolve));
     // Header, New Index, then ten commands and their Command Completes.
-    expect(records(readFileSync(file)).map(([op]) => op)).toEqual([
+    expect(btsnoopRecords(readFileSync(file)).map(([op]) => op)).toEqual([
       0,
       ...Array(10).fill([2, 3]).flat(),
     ]);
     radio.close();
-    expect(records(readFileSync(file)).map(([op]) => op)).toEqual([
+    expect(btsnoopRecords(readFileSync(file)).map(([op]) => op)).toEqual([
       0,
       ...Array(10).fill([2, 3]).flat(),
       1, // Delete Index, written by close

@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DeviceApp } from "../../src/app/ble-device.ts";
 import { isRpmlabError } from "../../src/core/errors.ts";
+import { btsnoopRecords } from "./support/btsnoop-records.ts";
 import { within } from "./support/lab.ts";
-import { btsnoopRecords, preLeController } from "./support/pre-le-controller.ts";
+import { preLeController } from "./support/pre-le-controller.ts";
 
 /** This process's descriptors open on `path` (Linux /proc; elsewhere none can be seen). */
 function openDescriptorsOn(path: string): string[] {

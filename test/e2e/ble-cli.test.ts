@@ -10,8 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { btsnoopRecords } from "../ble/support/btsnoop-records.ts";
 import { within } from "../ble/support/lab.ts";
-import { btsnoopRecords, preLeController } from "../ble/support/pre-le-controller.ts";
+import { preLeController } from "../ble/support/pre-le-controller.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
 const children: ChildProcess[] = [];
