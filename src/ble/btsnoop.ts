@@ -56,9 +56,9 @@ const FILE_BUFFER_BYTES = 64 * 1024;
  * A btsnoop file. Records are buffered and written when the buffer is full, on close, and on the
  * event loop's next turn after a burst (setImmediate, not a timer: a live capture tailed by
  * Wireshark sees a burst as soon as the lab stops to wait for I/O; nothing waits on wall-clock
- * time, so a virtual-time run stays deterministic, and the process is held one turn at most). A write that fails is reported by
- * close, naming the file; records after it are dropped, so a full disk does not crash the lab
- * from inside a deferred flush.
+ * time, so a virtual-time run stays deterministic, and the process is held one turn at most).
+ * A write that fails is reported by close, naming the file; records after it are dropped, so a
+ * full disk does not crash the lab from inside a deferred flush.
  */
 export function fileSink(path: string): CaptureSink {
   const fd = openSync(path, "w");

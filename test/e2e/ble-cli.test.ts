@@ -8,13 +8,12 @@ import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { btsnoopRecords } from "../ble/support/btsnoop-records.ts";
 import { within } from "../ble/support/lab.ts";
 import { preLeController } from "../ble/support/pre-le-controller.ts";
+import { BIN, runToExit } from "./cli-process.ts";
 
-const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
 const children: ChildProcess[] = [];
 
 afterEach(async () => {
@@ -101,18 +100,11 @@ describe("rpmlab controller, device and gateway over HCI/TCP", () => {
       try {
         const capture = join(dir, "host.btsnoop");
         const ble = `tcp://127.0.0.1:${controller.port}`;
-        const child = spawn(process.execPath, [BIN, ...args, "--ble", ble, "--btsnoop", capture], {
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        children.push(child);
-        let err = "";
-        child.stderr!.on("data", (c: Buffer) => {
-          err += c.toString();
-        });
         // The host's 1 s adapter poll once kept the process alive after it printed the error.
-        const code = await within<number | null>(20_000, `rpmlab ${args[0]} to exit`, (done) => {
-          child.once("close", done);
-        });
+        const { code, err } = await runToExit(
+          [...args, "--ble", ble, "--btsnoop", capture],
+          20_000,
+        );
         expect(code).toBe(1);
         expect(err).toContain(`rpmlab: E_BLE_HOST: ${host}: adapter is unsupported`);
         const ops = btsnoopRecords(readFileSync(capture)).map(([op]) => op);

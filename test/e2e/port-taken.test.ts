@@ -4,44 +4,10 @@
  * is at fault), naming the port and the option that picks another. The taken port is one this
  * test holds, bound to port 0 first, so no fixed port is assumed free.
  */
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { type AddressInfo, createServer, type Server } from "node:net";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { within } from "../ble/support/lab.ts";
-
-const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
-
-/** Runs `rpmlab …args` to its end; stdio is read to its close, so nothing written is missed. */
-async function rpmlab(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (c: Buffer) => {
-    out += c.toString();
-  });
-  child.stderr.on("data", (c: Buffer) => {
-    err += c.toString();
-  });
-  const closed = once(child, "close") as Promise<[number | null]>;
-  try {
-    // A command that hangs instead of exiting is a failure of its own (something left open).
-    const [code] = await within<[number | null]>(
-      30_000,
-      `rpmlab ${args.join(" ")} to exit`,
-      (done) => {
-        void closed.then(done);
-      },
-    );
-    return { code, out, err };
-  } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await closed;
-    }
-  }
-}
+import { runToExit } from "./cli-process.ts";
 
 describe("a taken port", () => {
   let squatter: Server;
@@ -60,7 +26,7 @@ describe("a taken port", () => {
   });
 
   it("rpmlab serve --port: E_PORT_IN_USE, exit 1, saying how to pick another", async () => {
-    const { code, out, err } = await rpmlab([
+    const { code, out, err } = await runToExit([
       "serve",
       "--store",
       "memory",
@@ -79,7 +45,7 @@ describe("a taken port", () => {
   }, 40_000);
 
   it("rpmlab serve --broker embedded:PORT: the same code and exit status", async () => {
-    const { code, out, err } = await rpmlab([
+    const { code, out, err } = await runToExit([
       "serve",
       "--store",
       "memory",
@@ -98,7 +64,11 @@ describe("a taken port", () => {
   }, 40_000);
 
   it("rpmlab controller --listen: the same code and exit status", async () => {
-    const { code, out, err } = await rpmlab(["controller", "--listen", `tcp://127.0.0.1:${port}`]);
+    const { code, out, err } = await runToExit([
+      "controller",
+      "--listen",
+      `tcp://127.0.0.1:${port}`,
+    ]);
     expect(out).toBe("");
     expect(err).toBe(
       `rpmlab: E_PORT_IN_USE: port ${port} on 127.0.0.1 is taken: choose another with --listen tcp://127.0.0.1:N, or tcp://127.0.0.1:0 for any free one\n`,

@@ -1,0 +1,45 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { within } from "../ble/support/lab.ts";
+
+export const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
+
+export interface CliExit {
+  readonly code: number | null;
+  readonly out: string;
+  readonly err: string;
+}
+
+/**
+ * Runs `rpmlab …args` as a process to its end; stdio is read to its close, so nothing written is
+ * missed. A command that hangs instead of exiting is a failure of its own (something left open):
+ * past `deadlineMs` it is killed and this rejects.
+ */
+export async function runToExit(args: readonly string[], deadlineMs = 30_000): Promise<CliExit> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr.on("data", (c: Buffer) => {
+    err += c.toString();
+  });
+  const closed = once(child, "close") as Promise<[number | null]>;
+  try {
+    const [code] = await within<[number | null]>(
+      deadlineMs,
+      `rpmlab ${args.join(" ")} to exit`,
+      (done) => {
+        void closed.then(done);
+      },
+    );
+    return { code, out, err };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await closed;
+    }
+  }
+}
