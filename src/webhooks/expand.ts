@@ -64,7 +64,9 @@ export async function expandOutbox(
       for (const d of made) {
         const reserved = claim?.reserve(byId.get(d.webhookId)!) ?? false;
         if (claim !== undefined && !reserved) full = true;
-        deliveries.push(reserved ? { ...d, nextAttemptAt: claim!.until } : d);
+        // Object.assign, not a spread: on Node 20's V8 a key added to a spread copy costs
+        // microseconds, once per delivery here.
+        deliveries.push(reserved ? Object.assign({}, d, { nextAttemptAt: claim!.until }) : d);
         held.push(reserved);
       }
     }

@@ -152,6 +152,13 @@ export function gatewaysRepo(ctx: Ctx): GatewaysRepo {
       if (gatewayUuid.trim() === "")
         throw invalid("gateway_uuid is required", { field: "gateway_uuid" });
       const columns = [...Object.keys(set), "modified"];
+      // Copied in, not spread over `set`: on Node 20's V8 each key added to a spread copy costs
+      // microseconds, and every check-in comes here.
+      const values: Record<string, unknown> = {
+        modified: ctx.clock.now(),
+        uuidLc: gatewayUuid.toLowerCase(),
+      };
+      for (const column in set) values[column] = set[column];
       const run = async () =>
         (
           await templated(
@@ -163,7 +170,7 @@ export function gatewaysRepo(ctx: Ctx): GatewaysRepo {
                 .set(Object.fromEntries(columns.map((c) => [c, param(c)])))
                 .where("gateway_uuid_lc", "=", param<string>("uuidLc"))
                 .returningAll(),
-            { ...set, modified: ctx.clock.now(), uuidLc: gatewayUuid.toLowerCase() },
+            values,
           )
         )[0];
       let r = await run();
@@ -210,23 +217,19 @@ export function gatewaysRepo(ctx: Ctx): GatewaysRepo {
     },
     updateStatus(gatewayUuid, status) {
       checkStatus(status);
-      return update(gatewayUuid, {
-        ...(status.lastSignalStrength === undefined
-          ? {}
-          : { last_signal_strength: status.lastSignalStrength }),
-        ...(status.lastCheckinTime === undefined
-          ? {}
-          : { last_checkin_time: status.lastCheckinTime }),
-        ...(status.firmwareVersion === undefined
-          ? {}
-          : { firmware_version: status.firmwareVersion }),
-        ...(status.bootloaderVersion === undefined
-          ? {}
-          : { bootloader_version: status.bootloaderVersion }),
-        ...(status.provisioned === undefined
-          ? {}
-          : { provisioned: ctx.d.toBool(status.provisioned) }),
-      });
+      // The fields the check-in carries; set one by one (a chain of conditional spreads costs
+      // microseconds per check-in on Node 20's V8).
+      const set: Record<string, unknown> = {};
+      if (status.lastSignalStrength !== undefined) {
+        set.last_signal_strength = status.lastSignalStrength;
+      }
+      if (status.lastCheckinTime !== undefined) set.last_checkin_time = status.lastCheckinTime;
+      if (status.firmwareVersion !== undefined) set.firmware_version = status.firmwareVersion;
+      if (status.bootloaderVersion !== undefined) {
+        set.bootloader_version = status.bootloaderVersion;
+      }
+      if (status.provisioned !== undefined) set.provisioned = ctx.d.toBool(status.provisioned);
+      return update(gatewayUuid, set);
     },
     async getMany(gatewayUuids) {
       const rows = [];

@@ -115,9 +115,7 @@ export function webhookOutboxRepo(ctx: Ctx): WebhookOutboxRepo {
           .execute();
         for (const r of rows) {
           if (r.account_id !== accountId) continue;
-          out.push(
-            toMeasurementRow(ctx, { ...r, message_id: null, characteristic_uuid: null, raw: null }),
-          );
+          out.push(toMeasurementRow(ctx, r));
         }
       }
       return out;
