@@ -1,4 +1,4 @@
-import { type HciBackend, openHciBackend } from "../ble/backend.ts";
+import { openHciBackend } from "../ble/backend.ts";
 import { BtsnoopWriter, fileSink } from "../ble/btsnoop.ts";
 import { BlenoPeripheral } from "../ble/hosts/peripheral.ts";
 import { EmulatedRadio } from "../ble/radio.ts";
@@ -32,10 +32,8 @@ export class DeviceApp {
 
   private constructor(
     private readonly clock: SystemClock,
-    private readonly backend: HciBackend,
-    private readonly radio: EmulatedRadio | undefined,
-    private readonly capture: BtsnoopWriter | undefined,
-    private readonly peripheral: BlenoPeripheral,
+    /** What start opened, last first: stop closes them as a failed start does. */
+    private readonly closes: ReadonlyArray<() => void>,
     readonly address: string,
   ) {}
 
@@ -80,7 +78,7 @@ export class DeviceApp {
         advertisingData(profile),
         scanResponseData(device.localName, profile.sensor_code),
       );
-      const app = new DeviceApp(clock, backend, radio, capture, peripheral, peripheral.address);
+      const app = new DeviceApp(clock, [...opened].reverse(), peripheral.address);
       options.onEvent({
         event: "advertising",
         address: peripheral.address,
@@ -128,30 +126,27 @@ export class DeviceApp {
     this.timer = this.clock.setTimeout(tick, everyMs);
   }
 
+  /** Throws, once everything is closed, when the capture could not be written (btsnoop.ts). */
   stop(): void {
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
-    try {
-      // Throws when the capture could not be written (btsnoop.ts); the rest still stops.
-      this.capture?.close();
-    } finally {
-      this.peripheral.quiesce();
-      this.backend.close();
-      this.radio?.close();
-      this.clock.dispose();
-    }
+    const error = closeAll(this.closes);
+    if (error !== undefined) throw error;
   }
 }
 
 /**
- * Runs every close, each whatever the others do: on a failed start the start's own error is the
- * one to report, and a capture that could not be written (E_CAPTURE_WRITE) would only hide it.
+ * Runs every close, each whatever the others do, and returns the first error: stop() reports it
+ * (a capture that could not be written, E_CAPTURE_WRITE); a failed start reports its own error,
+ * which that one would only hide.
  */
-function closeAll(closes: ReadonlyArray<() => void>): void {
+function closeAll(closes: ReadonlyArray<() => void>): unknown {
+  let first: unknown;
   for (const close of closes) {
     try {
       close();
-    } catch {
-      // The start's error is rethrown by the caller.
+    } catch (error) {
+      first ??= error;
     }
   }
+  return first;
 }
