@@ -59,6 +59,11 @@ function addressOf(url: string): string {
  * publishes the will, [MQTT-3.1.2-8]). The reader gets what was written on a later tick, never
  * inside the writer's call, as from a socket: a broker answering a PUBLISH with a PUBACK does
  * not run the client's handler in the middle of its own.
+ *
+ * There is no backpressure: a write completes at once, and what the reader has not taken waits
+ * in its readable buffer (aedes reads a batch, handles it, then reads the next). Over TCP the
+ * same bytes would wait in the writer's buffer instead; both ends are in this process, so
+ * the memory is the same.
  */
 export function duplexPair(): [Duplex, Duplex] {
   const sides: Duplex[] = [];
