@@ -135,9 +135,9 @@ export class DeviceApp {
 }
 
 /**
- * Runs every close, each whatever the others do, and returns the first error: stop() reports it
- * (a capture that could not be written, E_CAPTURE_WRITE); a failed start reports its own error,
- * which that one would only hide.
+ * Runs every close, each whatever the others do, and returns the first error: stop() throws it
+ * (a capture that could not be written, E_CAPTURE_WRITE); a failed start rethrows its own error
+ * instead, which a capture's would only hide.
  */
 function closeAll(closes: ReadonlyArray<() => void>): unknown {
   let first: unknown;
