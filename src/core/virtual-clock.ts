@@ -100,21 +100,25 @@ export class VirtualClock implements Clock {
   /**
    * Runs events in order, letting every promise continuation settle after each one (so code that
    * awaits `sleep()` schedules its next step before time moves on). With a finite speed, waits
-   * real time between events in proportion to the virtual gap. Returns how many events ran.
+   * real time in proportion to the virtual gap, between events and up to `until` after the last
+   * one, so time passes at that speed with or without events. Returns how many events ran.
    */
   async run(options: RunOptions = {}): Promise<number> {
     let ran = 0;
     await settle();
     for (;;) {
       const next = this.queue.peek();
-      if (next === undefined || (options.until !== undefined && next.at > options.until)) break;
-      if (Number.isFinite(this.speed) && next.at > this.current) {
-        await realDelay((next.at - this.current) / this.speed);
-        // Meanwhile an event may have been cancelled, or scheduled earlier than `next`.
+      const due = next !== undefined && (options.until === undefined || next.at <= options.until);
+      const target = due ? next.at : options.until;
+      if (target === undefined) break;
+      if (Number.isFinite(this.speed) && target > this.current) {
+        await realDelay((target - this.current) / this.speed);
+        // Meanwhile an event may have been cancelled, or scheduled earlier than the target.
         const head = this.queue.peek();
-        this.current = Math.min(head?.at ?? next.at, next.at);
+        this.current = Math.min(head?.at ?? target, target);
         continue;
       }
+      if (!due) break;
       this.queue.pop();
       this.current = next.at;
       next.run();

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { WholeMillisecondClock } from "../../src/core/clock.ts";
 import { isRpmlabError } from "../../src/core/errors.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
@@ -101,6 +101,30 @@ describe("VirtualClock", () => {
     clock.schedule(START + 60_000, () => log.push(clock.now()));
     await clock.run();
     expect(log).toEqual([START + 60_000]);
+  });
+
+  it("with a finite speed, takes the wall time of a span with no event in it (rpmlab demo's pace)", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "setImmediate"] });
+    try {
+      // 60: a virtual minute per wall second, whether or not anything is scheduled in it.
+      const clock = new VirtualClock({ startMs: START, speed: 60 });
+      let done = false;
+      const run = clock.run({ until: START + 60_000 }).then(() => {
+        done = true;
+      });
+      await vi.advanceTimersByTimeAsync(999);
+      expect(done).toBe(false);
+      expect(clock.now()).toBe(START);
+      // An event scheduled meanwhile, inside the span, still runs at its time.
+      const log: number[] = [];
+      clock.schedule(START + 59_990, () => log.push(clock.now()));
+      await vi.runAllTimersAsync();
+      await run;
+      expect(log).toEqual([START + 59_990]);
+      expect(clock.now()).toBe(START + 60_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("rejects a non-positive speed with an error naming the field", () => {
