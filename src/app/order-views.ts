@@ -54,7 +54,7 @@ export function renderOrder(order: OrderJson, json: boolean): string {
   if (order.halted !== null) lines.push(`  stopped: ${order.halted}`);
   for (const h of order.history) {
     lines.push(
-      `  ${short(h.at)}  ${h.status.padEnd(22)}${h.detail}${h.location ? ` (${h.location})` : ""}`,
+      `  ${short(h.at)}  ${h.status.padEnd(22)}  ${h.detail}${h.location ? ` (${h.location})` : ""}`,
     );
   }
   return lines.join("\n");

@@ -68,6 +68,17 @@ describe("rpmlab orders / billing", () => {
     expect((await cli("orders", "list", "--json")).stdout).not.toContain(b.id);
   });
 
+  it("shows the carrier history with the status and its text apart, however long the status", async () => {
+    await order("P-1");
+    const duplicate = await activate(lab, {
+      device: { name: BPM },
+      patient: { external_id: "P-1" },
+    });
+    const shown = await cli("orders", "show", duplicate.id);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/ {2}Client Action Required {2}Held for the client: duplicate/);
+  });
+
   it("reports billing as a table and as JSON", async () => {
     const a = await order("P-1");
     await cli("orders", "advance", a.id, "Delivered");
