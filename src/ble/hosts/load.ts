@@ -90,12 +90,19 @@ const listenersOf = (event: "SIGINT" | "exit"): Hook[] =>
  * hundreds of hosts would pile up hundreds of them. The lab owns the process's signals.
  */
 export function withoutProcessHooks<T>(init: () => T): T {
-  const sigint = new Set(listenersOf("SIGINT"));
-  const exit = new Set(listenersOf("exit"));
+  let sigint = new Set(listenersOf("SIGINT"));
+  let exit = new Set(listenersOf("exit"));
   const sweep = (): void => {
     for (const l of listenersOf("SIGINT")) if (!sigint.has(l)) process.off("SIGINT", l);
     for (const l of listenersOf("exit")) if (!exit.has(l)) process.off("exit", l);
   };
+  // Queued before init's tick (below), this tick runs after the microtasks of the caller, which
+  // may add the lab's own listeners meanwhile (rpmlab device's untilSignal once went that way,
+  // and Ctrl-C then killed the process): those are kept, only the host's tick is swept.
+  process.nextTick(() => {
+    sigint = new Set(listenersOf("SIGINT"));
+    exit = new Set(listenersOf("exit"));
+  });
   try {
     return init();
   } finally {
