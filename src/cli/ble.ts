@@ -28,6 +28,28 @@ function whole(option: string, text: string): number {
   return Number(text);
 }
 
+/**
+ * Starts an app and stops it on SIGINT or SIGTERM, handled from before the start: the app prints
+ * that it is ready while starting, and a Ctrl-C right after that line, before a handler was
+ * installed, killed the process instead of stopping it. A failed start removes the handlers.
+ */
+async function runUntilSignal<T>(
+  start: () => Promise<T>,
+  stop: (app: T) => unknown,
+): Promise<void> {
+  const failed = new AbortController();
+  const signalled = untilSignal(failed.signal);
+  let app: T;
+  try {
+    app = await start();
+  } catch (error) {
+    failed.abort();
+    throw error;
+  }
+  await signalled;
+  await stop(app);
+}
+
 /** `rpmlab controller`, `rpmlab device`, `rpmlab gateway`: the BLE parts on their own. */
 export function registerBleCommands(program: Command, io: CliIo): void {
   const json = (o: unknown): void =>
@@ -48,15 +70,19 @@ export function registerBleCommands(program: Command, io: CliIo): void {
     .option("--seed <seed>", "seed of the medium's packet loss", "1")
     .action(async (flags: { listen: string; btsnoop?: string; seed: string }) => {
       const { host, port } = parseListenSpec(flags.listen);
-      const app = await ControllerApp.start({
-        host,
-        port,
-        seed: flags.seed,
-        btsnoop: flags.btsnoop,
-      });
-      io.out(`rpmlab controller listening on tcp://${host}:${app.port}`);
-      await untilSignal();
-      await app.stop();
+      await runUntilSignal(
+        async () => {
+          const app = await ControllerApp.start({
+            host,
+            port,
+            seed: flags.seed,
+            btsnoop: flags.btsnoop,
+          });
+          io.out(`rpmlab controller listening on tcp://${host}:${app.port}`);
+          return app;
+        },
+        (app) => app.stop(),
+      );
     });
 
   const device = program
@@ -89,17 +115,21 @@ export function registerBleCommands(program: Command, io: CliIo): void {
         await runCellularDeviceCommand(profile, flags, io);
         return;
       }
-      const app = await DeviceApp.start({
-        profile,
-        ble: parseBleSpec(flags.ble),
-        serial: flags.serial,
-        seed: flags.seed,
-        everyMs: whole("--every", flags.every) * 1000,
-        btsnoop: flags.btsnoop,
-        onEvent: json,
-      });
-      await untilSignal();
-      app.stop();
+      const ble = parseBleSpec(flags.ble);
+      const everyMs = whole("--every", flags.every) * 1000;
+      await runUntilSignal(
+        () =>
+          DeviceApp.start({
+            profile,
+            ble,
+            serial: flags.serial,
+            seed: flags.seed,
+            everyMs,
+            btsnoop: flags.btsnoop,
+            onEvent: json,
+          }),
+        (app) => app.stop(),
+      );
     },
   );
 
@@ -187,24 +217,26 @@ export function registerBleCommands(program: Command, io: CliIo): void {
               field: flags.username === undefined ? "username" : "password",
             });
           }
-          const app = await GatewayRun.start({
-            broker: broker.url,
-            ble: flags.ble.trim() === "direct" ? { kind: "direct" } : parseBleSpec(flags.ble),
-            gatewayUuid: flags.gatewayUuid ?? flags.username,
-            credentials:
-              flags.username !== undefined && flags.password !== undefined
-                ? { username: flags.username, password: flags.password }
-                : { admin: adminTarget(flags) },
-            outboxDir: flags.outbox,
-            seed: flags.seed,
-            everyMs: whole("--every", flags.every) * 1000,
-            lingerMs: whole("--linger", flags.linger),
-            revisitMs: whole("--revisit", flags.revisit),
-            btsnoop: flags.btsnoop,
-            onEvent: json,
-          });
-          await untilSignal();
-          await app.stop();
+          await runUntilSignal(
+            () =>
+              GatewayRun.start({
+                broker: broker.url,
+                ble: flags.ble.trim() === "direct" ? { kind: "direct" } : parseBleSpec(flags.ble),
+                gatewayUuid: flags.gatewayUuid ?? flags.username,
+                credentials:
+                  flags.username !== undefined && flags.password !== undefined
+                    ? { username: flags.username, password: flags.password }
+                    : { admin: adminTarget(flags) },
+                outboxDir: flags.outbox,
+                seed: flags.seed,
+                everyMs: whole("--every", flags.every) * 1000,
+                lingerMs: whole("--linger", flags.linger),
+                revisitMs: whole("--revisit", flags.revisit),
+                btsnoop: flags.btsnoop,
+                onEvent: json,
+              }),
+            (app) => app.stop(),
+          );
           return;
         }
         const whitelist: WhitelistEntry[] = [
@@ -223,18 +255,20 @@ export function registerBleCommands(program: Command, io: CliIo): void {
             { field: "ble" },
           );
         }
-        const app = await GatewayApp.start({
-          ble: parseBleSpec(flags.ble),
-          whitelist,
-          lingerMs: whole("--linger", flags.linger),
-          revisitMs: whole("--revisit", flags.revisit),
-          seed: flags.seed,
-          btsnoop: flags.btsnoop,
-          onValue: (value) => json({ event: "value", ...value }),
-          onEvent: json,
-        });
-        await untilSignal();
-        await app.stop();
+        await runUntilSignal(
+          () =>
+            GatewayApp.start({
+              ble: parseBleSpec(flags.ble),
+              whitelist,
+              lingerMs: whole("--linger", flags.linger),
+              revisitMs: whole("--revisit", flags.revisit),
+              seed: flags.seed,
+              btsnoop: flags.btsnoop,
+              onValue: (value) => json({ event: "value", ...value }),
+              onEvent: json,
+            }),
+          (app) => app.stop(),
+        );
       },
     );
 }

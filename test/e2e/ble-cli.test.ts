@@ -72,6 +72,25 @@ describe("rpmlab controller, device and gateway over HCI/TCP", () => {
     expect(value.value).toMatch(/^[0-9a-f]{14,}$/);
   });
 
+  it.each([
+    ["device", ["device", "Vendor BPM - S"], '"advertising"'],
+    ["controller", ["controller", "--listen", "tcp://127.0.0.1:0"], "listening on"],
+  ])("%s stops on SIGINT and exits 0", async (_, args, ready) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    children.push(child);
+    const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+    await within(30_000, `rpmlab ${args[0]} to start`, (done) => {
+      let out = "";
+      child.stdout!.on("data", (c: Buffer) => {
+        out += c.toString();
+        if (out.includes(ready)) done(undefined);
+      });
+    });
+    // bleno's hook sweep once removed the lab's own SIGINT handler: Ctrl-C killed the device.
+    child.kill("SIGINT");
+    expect(await exited).toEqual([0, null]);
+  });
+
   it("hci:N without Bluetooth in the kernel fails with E_BLE_NO_ADAPTER and says why", async () => {
     const child = spawn(process.execPath, [BIN, "device", "Vendor BPM - S", "--ble", "hci:0"], {
       stdio: ["ignore", "pipe", "pipe"],
