@@ -67,6 +67,10 @@ export function connectClient(url: string, options: LabClientOptions): Promise<M
     };
     const onError = (error: Error & { code?: unknown }) => {
       client.off("connect", onConnect);
+      // This client is dropped. MQTT.js makes a manualConnect client reconnectable again once
+      // end() finishes, and the refused socket's close then arms its reconnect interval: the
+      // process never exited after reporting E_BROKER_UNAVAILABLE.
+      client.options.reconnectPeriod = 0;
       client.end(true);
       const code = error.code;
       const refused = typeof code === "number" ? REFUSED[code] : undefined;
