@@ -4,13 +4,10 @@
  * --broker <serve's mqtt_url> --url … --admin-token …` (credentials issued by the serve) at
  * full speed; every reading it took is read back from the API once.
  */
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runToExit } from "./cli-process.ts";
 import { type Served, startServe } from "./serve-process.ts";
 
-const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
 const IMEI = "352099001761481";
 
 describe("rpmlab device <cellular type> against rpmlab serve", () => {
@@ -42,30 +39,16 @@ describe("rpmlab device <cellular type> against rpmlab serve", () => {
     const deviceId = (activated.body as { id: string }).id;
 
     const { mqtt_url, base_url, admin_token } = served!.info;
-    const child = spawn(
-      process.execPath,
-      [
-        BIN,
-        "device",
-        "Vendor Cellular BPM",
-        ...["--broker", mqtt_url, "--imei", IMEI],
-        ...["--url", base_url, "--admin-token", admin_token],
-        // From the next whole minute (the default): readings before the activation would
-        // belong to no one the API shows.
-        ...["--days", "3", "--speed", "max"],
-        ...["--duplicate-rate", "0.3", "--json"],
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      err += c.toString();
-    });
-    const [code] = (await once(child, "exit")) as [number | null];
+    const { code, out, err } = await runToExit([
+      "device",
+      "Vendor Cellular BPM",
+      ...["--broker", mqtt_url, "--imei", IMEI],
+      ...["--url", base_url, "--admin-token", admin_token],
+      // From the next whole minute (the default): readings before the activation would
+      // belong to no one the API shows.
+      ...["--days", "3", "--speed", "max"],
+      ...["--duplicate-rate", "0.3", "--json"],
+    ]);
     expect(err).toBe("");
     expect(code).toBe(0);
     const events = out
