@@ -17,6 +17,7 @@ import { standaloneWebhookControl } from "../webhooks/control.ts";
 import { authenticate } from "./auth.ts";
 import { registerJsonOnly } from "./content-types.ts";
 import { registerErrorHandler } from "./errors.ts";
+import { frameworkError } from "./framework-errors.ts";
 import { registerNotFound } from "./not-found.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { registerRateLimit } from "./rate-limit.ts";
@@ -58,6 +59,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     genReqId: () => `req-${(++requests).toString(36)}`,
     logController: new LogController({ requestIdLogLabel: "request_id" }),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkError,
   });
   app.setValidatorCompiler(validatorCompiler as FastifySchemaCompiler<unknown>);
   app.decorateRequest("client", null);

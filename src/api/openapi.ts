@@ -20,7 +20,7 @@ export function registerOpenApi(app: FastifyInstance, config: ApiConfig): void {
   app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
-      info: { title: "rpmlab — HWI and ASR API", version: "v1", description: description(config) },
+      info: { title: "rpmlab — HWI API", version: "v1", description: description(config) },
       servers: config.baseUrl === undefined ? [] : [{ url: config.baseUrl }],
       tags: [
         { name: "hwi-patients", description: "Patients (spec 2.1, 4.1)" },
@@ -107,15 +107,16 @@ const PARAM_DESCRIPTIONS: Record<string, string> = {
 
 function description(config: ApiConfig): string {
   return [
-    "The vendor's HWI and ASR interface as rpmlab emulates it. HWI paths are under",
-    "`/clients/{clientDomain}/hwi/`, ASR paths under `/clients/{clientDomain}/asr/`, and the",
-    "spec 4.4 measurement paths also under `/api/v2/hwi/` (the key's own account).",
+    "The vendor's HWI interface as rpmlab emulates it. HWI paths are under",
+    "`/clients/{clientDomain}/hwi/`, and the spec 4.4 measurement paths also under `/api/v2/hwi/`",
+    "(the key's own account). ASR (spec 4.5) is not emulated yet: `/clients/{clientDomain}/asr/`",
+    "paths answer 404.",
     "",
     "Decisions where the specification is silent:",
     "",
-    "- **Auth**: `Authorization: Api-Key <key>`, scheme case-sensitive. 401 for a missing header, another scheme or spelling, or an unknown, malformed or revoked key. 403 for a valid key on another client domain (or one that does not exist) or of another environment: an account is one environment; keys carry it (`rpm_dev_…`, `rpm_prod_…`); a team uses one client domain per environment. ASR paths answer 403 while the module is disabled for the account.",
+    "- **Auth**: `Authorization: Api-Key <key>`, scheme case-sensitive. 401 for a missing header, another scheme or spelling, or an unknown, malformed or revoked key. 403 for a valid key on another client domain (or one that does not exist) or of another environment: an account is one environment; keys carry it (`rpm_dev_…`, `rpm_prod_…`); a team uses one client domain per environment.",
     "- **Trailing slash**: a known path without its slash answers 301 to the slashed URL (query kept), before authentication.",
-    '- **Errors**: `{"detail": "…"}`; 400 keyed by field, Django REST framework style (nested fields nest, whole-body problems under `non_field_errors`); 405 with Allow; 415 for a body that is not JSON; 500 with a `request_id` (also in the X-Request-Id header and the server log).',
+    '- **Errors**: `{"detail": "…"}`; 400 keyed by field, Django REST framework style (nested fields nest, whole-body problems under `non_field_errors`); 405 with Allow; 413 for a body over 1 MiB; 414 for a path segment over 1000 characters; 415 for a body that is not JSON; 500 with a `request_id` (also in the X-Request-Id header and the server log).',
     '- **Duplicate external_id** on POST hwi-patients: 400 `{"external_id": ["patient with this external id already exists."]}`, as a DRF unique field answers; the lookup ignores case.',
     "- **Pagination**: page_size default 100, clamped to 1000; `page` a positive integer or `last` (400 keyed `page` otherwise); a page past the end 404 `Invalid page.`; next/previous absolute. Without `page` lists are flat arrays of at most 1000 items; hwi-patients and hwi-gateways always answer the envelope.",
     "- **Measurements** without `page`: no time bound → the last 30 days; both bounds of timestamp or created at most 30 days apart → every match; otherwise the first 1000 (oldest first, by timestamp then id). v2 device-measurements takes `hwi_device_id`. patients/{id}/measurements and v2 `patient_id` match the external_id exactly.",

@@ -160,6 +160,22 @@ describe("transport behaviour", () => {
     }
   });
 
+  it("a path the router cannot decode answers {detail} naming the bad escape, with its id", async () => {
+    lab = await makeLab();
+    const cases = [
+      ["%FF", 400, '"%FF" is not a percent-encoded UTF-8 sequence'],
+      ["caf%C3", 400, '"%C3" is not a percent-encoded UTF-8 sequence'],
+      ["x".repeat(1001), 414, "A path segment is too long."],
+    ] as const;
+    for (const [segment, status, detail] of cases) {
+      const res = await send(lab.app, "GET", hwi(lab.dev, `hwi-patients/${segment}/`), lab.dev.key);
+      expect(res.statusCode).toBe(status);
+      expect(Object.keys(res.json())).toEqual(["detail"]);
+      expect(res.json().detail).toContain(detail);
+      expect(res.headers["x-request-id"]).toMatch(/^req-/);
+    }
+  });
+
   it("names every answer with an X-Request-Id", async () => {
     lab = await makeLab();
     const a = await send(lab.app, "GET", hwi(lab.dev, "hwi-patients/"), lab.dev.key);
