@@ -99,6 +99,7 @@ describe("transport behaviour", () => {
       expect(res.statusCode).toBe(415);
       expect(res.json()).toEqual({ detail: `Unsupported media type "${type}" in request.` });
     }
+    await send(lab.app, "POST", url, lab.dev.key, { external_id: "P-1" });
     const untyped = await lab.app.inject({
       method: "PATCH",
       url: hwi(lab.dev, "hwi-patients/P-1/"),
@@ -106,6 +107,51 @@ describe("transport behaviour", () => {
       payload: Buffer.from('{"name": "x"}'),
     });
     expect(untyped.statusCode).toBe(415);
+  });
+
+  it("a detail route looks its object up before it reads the body: 404 first, as DRF views do", async () => {
+    lab = await makeLab();
+    const known = await send(lab.app, "POST", hwi(lab.dev, "hwi-patients/"), lab.dev.key, {
+      external_id: "P-1",
+    });
+    expect(known.statusCode).toBe(201);
+    const unknownDevice = "0b8f3c1e-6f1a-4c1e-9a53-0a1b2c3d4e5f";
+    const unknownWebhook = "5d0c7a8e-2b4f-4e7a-8c1d-9e8f7a6b5c4d";
+    const routes = [
+      ["PATCH", "hwi-patients/NOPE/", "No Patient matches the given query."],
+      ["PUT", "hwi-patients/NOPE/", "No Patient matches the given query."],
+      ["PUT", `hwi-devices/${unknownDevice}/`, "No Device matches the given query."],
+      ["PUT", `webhooks/${unknownWebhook}/`, "No Webhook matches the given query."],
+      ["PATCH", `webhooks/${unknownWebhook}/`, "No Webhook matches the given query."],
+    ] as const;
+    const bodies = [
+      { type: "application/json", payload: '{"external_id": ' },
+      { type: "text/plain", payload: "external_id=P-2" },
+      { type: "application/json", payload: '{"external_id": "", "endpoint": "not a url"}' },
+    ];
+    for (const [method, path, detail] of routes) {
+      for (const { type, payload } of bodies) {
+        const res = await lab.app.inject({
+          method,
+          url: hwi(lab.dev, path),
+          headers: { ...apiKey(lab.dev.key), "content-type": type },
+          payload,
+        });
+        expect(`${method} ${path} ${type}: ${res.statusCode}`).toBe(
+          `${method} ${path} ${type}: 404`,
+        );
+        expect(res.json()).toEqual({ detail });
+      }
+      // Authentication still comes first.
+      const anonymous = await send(lab.app, method, hwi(lab.dev, path), null, {});
+      expect(anonymous.statusCode).toBe(401);
+    }
+    // A known patient's body is read and checked as before.
+    const invalid = await send(lab.app, "PATCH", hwi(lab.dev, "hwi-patients/p-1/"), lab.dev.key, {
+      external_id: "",
+    });
+    expect(invalid.statusCode).toBe(400);
+    expect(Object.keys(invalid.json())).toEqual(["external_id"]);
   });
 
   it("accepts JSON with a charset parameter", async () => {

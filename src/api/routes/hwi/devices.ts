@@ -7,6 +7,7 @@ import {
   describe,
   FIELD_ERRORS_SCHEMA,
 } from "../../json-schema.ts";
+import { lookupFirst } from "../../lookup-first.ts";
 import {
   listMode,
   listSchemas,
@@ -21,7 +22,7 @@ import {
   DEVICE_UPDATE_BODY,
   deviceJson,
 } from "../../schemas/device.ts";
-import { deviceIdOf, NO_DEVICE } from "../../services/lookups.ts";
+import { deviceIdOf, knownDevice, NO_DEVICE } from "../../services/lookups.ts";
 import type { RoutePlugin } from "../../types.ts";
 
 const TAGS = ["hwi-devices"];
@@ -140,6 +141,9 @@ export const devicesRoutes: RoutePlugin = async (app, ctx) => {
         body: DEVICE_UPDATE_BODY,
         response: { 200: DEVICE, 400: invalid, 404: notFound, ...clientErrorResponses() },
       },
+      preParsing: lookupFirst(({ id }, request) =>
+        knownDevice(ctx, accountOf(request).id, id ?? ""),
+      ),
     },
     async (request) => {
       const id = deviceIdOf(request.params.id);

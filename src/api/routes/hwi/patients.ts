@@ -7,6 +7,7 @@ import {
   describe,
   FIELD_ERRORS_SCHEMA,
 } from "../../json-schema.ts";
+import { lookupFirst } from "../../lookup-first.ts";
 import { listMode, listSchemas, paginate, paginationQuery } from "../../pagination.ts";
 import {
   PATIENT_JSON_SCHEMA,
@@ -37,6 +38,10 @@ export const patientsRoutes: RoutePlugin = async (app, ctx) => {
     clock: ctx.clock,
     undeliverableAddresses: ctx.config.undeliverableAddresses,
     onOutbox: () => ctx.webhooks.nudge(),
+  });
+  const knownPatient = lookupFirst(async ({ externalId }, request) => {
+    const patient = await ctx.store.patients.get(accountOf(request).id, externalId ?? "");
+    if (patient === null) throw apiError.notFound(PATIENT_NOT_FOUND);
   });
 
   app.post(
@@ -120,6 +125,7 @@ export const patientsRoutes: RoutePlugin = async (app, ctx) => {
         body: PatientBody,
         response: { 200: PATIENT, 400: invalid, 404: notFound, ...clientErrorResponses() },
       },
+      preParsing: knownPatient,
     },
     async (request) => {
       const { id } = accountOf(request);
@@ -142,6 +148,7 @@ export const patientsRoutes: RoutePlugin = async (app, ctx) => {
         body: PatientPatchBody,
         response: { 200: PATIENT, 400: invalid, 404: notFound, ...clientErrorResponses() },
       },
+      preParsing: knownPatient,
     },
     async (request) => {
       const { id } = accountOf(request);

@@ -7,6 +7,7 @@ import {
   describe,
   FIELD_ERRORS_SCHEMA,
 } from "../../json-schema.ts";
+import { lookupFirst } from "../../lookup-first.ts";
 import { listMode, paginate, paginationQuery, sendList } from "../../pagination.ts";
 import {
   headerMissing,
@@ -43,6 +44,7 @@ export const webhooksRoutes: RoutePlugin = async (app, ctx) => {
     if (row === null) throw apiError.notFound(NO_WEBHOOK);
     return row;
   };
+  const knownWebhook = lookupFirst(({ id }, request) => existing(accountOf(request).id, id ?? ""));
 
   app.get(
     "/webhooks/",
@@ -121,6 +123,7 @@ export const webhooksRoutes: RoutePlugin = async (app, ctx) => {
         body: WebhookBody,
         response: { 200: WEBHOOK, 400: invalid, 404: notFound, ...clientErrorResponses() },
       },
+      preParsing: knownWebhook,
     },
     async (request) => {
       const accountId = accountOf(request).id;
@@ -141,6 +144,7 @@ export const webhooksRoutes: RoutePlugin = async (app, ctx) => {
         body: WebhookPatchBody,
         response: { 200: WEBHOOK, 400: invalid, 404: notFound, ...clientErrorResponses() },
       },
+      preParsing: knownWebhook,
     },
     async (request) => {
       const accountId = accountOf(request).id;
