@@ -121,6 +121,8 @@ describe("transport behaviour", () => {
       ["PATCH", "hwi-patients/NOPE/", "No Patient matches the given query."],
       ["PUT", "hwi-patients/NOPE/", "No Patient matches the given query."],
       ["PUT", `hwi-devices/${unknownDevice}/`, "No Device matches the given query."],
+      ["POST", `hwi-devices/${unknownDevice}/properties/`, "No Device matches the given query."],
+      ["PUT", `hwi-devices/${unknownDevice}/properties/`, "No Device matches the given query."],
       ["PUT", `webhooks/${unknownWebhook}/`, "No Webhook matches the given query."],
       ["PATCH", `webhooks/${unknownWebhook}/`, "No Webhook matches the given query."],
     ] as const;

@@ -12,7 +12,8 @@ import {
   FIELD_ERRORS_SCHEMA,
   toJsonSchema,
 } from "../../json-schema.ts";
-import { deviceIdOf, NO_DEVICE } from "../../services/lookups.ts";
+import { lookupFirst } from "../../lookup-first.ts";
+import { deviceIdOf, knownDevice, NO_DEVICE } from "../../services/lookups.ts";
 import type { RoutePlugin } from "../../types.ts";
 
 const TAGS = ["hwi-devices"];
@@ -89,6 +90,9 @@ export const devicePropertiesRoutes: RoutePlugin = async (app, ctx) => {
           ...clientErrorResponses(),
         },
       },
+      preParsing: lookupFirst(({ id }, request) =>
+        knownDevice(ctx, accountOf(request).id, id ?? ""),
+      ),
       handler: async (request, reply) => {
         const { id } = request.params as z.output<typeof params>;
         const set = properties.set(accountOf(request).id, deviceIdOf(id), request.body);
