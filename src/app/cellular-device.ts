@@ -175,23 +175,28 @@ function report(
   );
 }
 
-/** Virtual time: an hour at a time, letting the modem's real network I/O finish in between. */
+/**
+ * Virtual time in steps, letting the modem's real network I/O finish in between: an hour at
+ * `max`, a wall second's worth at a finite speed (as the scenario runner steps), so a Ctrl-C is
+ * taken within a second — an hour at `--speed 10` is six wall minutes.
+ */
 async function driveVirtual(
   clock: VirtualClock,
   device: CellularDevice,
   interrupted: () => boolean,
 ): Promise<void> {
+  const step = Math.max(1000, Math.min(HOUR, clock.speed * 1000));
   const settle = async () => {
     await device.modem.session.settled();
     await device.modem.drainer.settled();
   };
   while (!device.finished && !interrupted()) {
-    await clock.run({ until: clock.now() + HOUR });
+    await clock.run({ until: clock.now() + step });
     await settle();
   }
   const limit = clock.now() + DRAIN_LIMIT_MS;
   while (device.stats.queued > 0 && clock.now() < limit && !interrupted()) {
-    await clock.run({ until: clock.now() + 60_000 });
+    await clock.run({ until: clock.now() + Math.min(60_000, step) });
     await settle();
   }
 }

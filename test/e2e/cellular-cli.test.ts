@@ -4,8 +4,11 @@
  * --broker <serve's mqtt_url> --url … --admin-token …` (credentials issued by the serve) at
  * full speed; every reading it took is read back from the API once.
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runToExit } from "./cli-process.ts";
+import { within } from "../ble/support/lab.ts";
+import { BIN, runToExit } from "./cli-process.ts";
 import { type Served, startServe } from "./serve-process.ts";
 
 const IMEI = "352099001761481";
@@ -75,5 +78,42 @@ describe("rpmlab device <cellular type> against rpmlab serve", () => {
     const keys = records.map((r) => `${r.timestamp}/${r.metric}`);
     expect(new Set(keys).size).toBe(keys.length);
     expect(records.every((r) => r.hardware_uuid === IMEI)).toBe(true);
+  });
+
+  it("at a finite --speed, stops on SIGINT at once and exits 0 with its summary", async () => {
+    const { mqtt_url, base_url, admin_token } = served!.info;
+    const child = spawn(
+      process.execPath,
+      [
+        ...[BIN, "device", "Vendor Cellular BPM", "--broker", mqtt_url],
+        ...["--url", base_url, "--admin-token", admin_token, "--speed", "60"],
+        // A reading each virtual minute (a wall second): the first shows the clock running.
+        ...["--days", "30", "--every", "60"],
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+    let out = "";
+    try {
+      await within(30_000, "the device's first reading", (done) => {
+        child.stdout.on("data", (c: Buffer) => {
+          out += c.toString();
+          if (out.includes("reading #")) done(undefined);
+        });
+      });
+      // It stepped the clock an hour at a time: at 60× a wall minute before it looked at the
+      // signal (six at 10×).
+      child.kill("SIGINT");
+      expect(await within(20_000, "the device to exit", (done) => void exited.then(done))).toEqual([
+        0,
+        null,
+      ]);
+      expect(out).toMatch(/taken \d+, sent \d+/);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGKILL");
+        await exited;
+      }
+    }
   });
 });
