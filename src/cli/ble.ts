@@ -9,6 +9,7 @@ import { DEFAULT_BLE, parseBleSpec, parseListenSpec } from "../config/ble-spec.t
 import { parseBrokerSpec } from "../config/broker-spec.ts";
 import { RpmlabError } from "../core/errors.ts";
 import type { WhitelistEntry } from "../gateway/whitelist.ts";
+import { GATEWAY_UUID_PATTERN } from "../mqtt/envelope.ts";
 import {
   addCellularOptions,
   type CellularFlags,
@@ -201,6 +202,14 @@ export function registerBleCommands(program: Command, io: CliIo): void {
             );
           }
           const named = flags.gatewayUuid?.replaceAll("-", "").toUpperCase();
+          // The lab's broker knows a gateway by this id (spec 2.2: 12 characters, no hyphens).
+          if (named !== undefined && !GATEWAY_UUID_PATTERN.test(named)) {
+            throw new RpmlabError(
+              "E_USAGE",
+              `--gateway-uuid must be 12 hex digits (hyphens allowed), got "${flags.gatewayUuid}"`,
+              { field: "gatewayUuid" },
+            );
+          }
           if (
             named !== undefined &&
             flags.username !== undefined &&

@@ -19,7 +19,7 @@ const USERNAME_RULES: Record<MqttRole, { pattern: RegExp; what: string }> = {
   service: { pattern: /^[a-z][a-z0-9-]{0,62}$/, what: "lower-case letters, digits and -" },
 };
 
-export function issueCredentials(
+export async function issueCredentials(
   repo: MqttCredentialsRepo,
   role: MqttRole,
   username: string,

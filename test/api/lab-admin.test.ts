@@ -83,6 +83,24 @@ describe("lab admin API", () => {
     });
   });
 
+  it("issues MQTT credentials; a username that is not a gateway id or an IMEI is a 400 on it", async () => {
+    const ok = await admin("POST", "mqtt-credentials/", {
+      role: "gateway",
+      username: "BE0123456789",
+    });
+    expect(ok.statusCode).toBe(201);
+    expect(ok.json()).toMatchObject({ username: "BE0123456789", role: "gateway" });
+    for (const [role, username] of [
+      ["gateway", "XYZ"],
+      ["cellular", "123"],
+    ]) {
+      const bad = await admin("POST", "mqtt-credentials/", { role, username });
+      expect(bad.statusCode).toBe(400);
+      expect(Object.keys(bad.json())).toEqual(["username"]);
+      expect(bad.json().username[0]).toContain(`a ${role} username must be`);
+    }
+  });
+
   it("404 for an unknown account", async () => {
     const res = await admin("GET", "accounts/nobody/");
     expect(res.statusCode).toBe(404);

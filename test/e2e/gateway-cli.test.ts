@@ -128,7 +128,7 @@ describe("rpmlab gateway --broker against rpmlab serve", () => {
     const [code] = await once(gateway, "exit");
     expect(code).toBe(0);
   }, 60_000);
-  it("refuses --ble direct without a broker, and a username that is not the gateway", async () => {
+  it("refuses --ble direct without a broker, a username that is not the gateway, a bad gateway uuid", async () => {
     for (const [args, why] of [
       [["--ble", "direct", "--sensor-code", "10"], "--ble direct needs --broker"],
       [
@@ -145,6 +145,10 @@ describe("rpmlab gateway --broker against rpmlab serve", () => {
         "--username is the gateway uuid",
       ],
       [["--broker", "embedded:0"], "--broker takes the URL of a running broker"],
+      [
+        ["--broker", "mqtt://127.0.0.1:1", "--gateway-uuid", "XYZ"],
+        '--gateway-uuid must be 12 hex digits (hyphens allowed), got "XYZ"',
+      ],
     ] as const) {
       const child = spawn(process.execPath, [BIN, "gateway", ...args], {
         stdio: ["ignore", "pipe", "pipe"],
