@@ -48,7 +48,7 @@ export class Modem<T> {
     const { clock, rng } = options;
     const identity = drawModemIdentity(rng.fork("identity"), options.identity);
     const link = new CellularLink({ ...options.link, clock, rng: rng.fork("link") });
-    const outbox = await openOutbox<T>({ ...options.outbox, clock });
+    const outbox = await openOutbox<T>({ ...options.outbox, clock, rng: rng.fork("outbox") });
     const session = new UplinkSession({ ...options.broker, link, clock });
     const drainer = new Drainer<T>({
       outbox,

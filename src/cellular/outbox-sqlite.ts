@@ -5,7 +5,6 @@ import { MAX_READINGS } from "../mqtt/envelope.ts";
 import {
   batchOf,
   checkMax,
-  incarnationOf,
   type Outbox,
   type OutboxBatch,
   type OutboxEntry,
@@ -53,7 +52,13 @@ export class SqliteOutbox<T> implements Outbox<T> {
     this.droppedCount = Number(meta(db, "dropped") ?? 0);
   }
 
-  static async open<T>(path: string, clock: Clock, capacity: number): Promise<SqliteOutbox<T>> {
+  /** `newIncarnation` names a new file's entries (incarnationOf); a reopened file keeps its own. */
+  static async open<T>(
+    path: string,
+    clock: Clock,
+    capacity: number,
+    newIncarnation: () => string,
+  ): Promise<SqliteOutbox<T>> {
     const { default: Sqlite } = await import("better-sqlite3");
     let db: Database | undefined;
     try {
@@ -71,7 +76,7 @@ export class SqliteOutbox<T> implements Outbox<T> {
       `);
       let incarnation = meta(db, "incarnation");
       if (incarnation === undefined) {
-        incarnation = incarnationOf(clock.now());
+        incarnation = newIncarnation();
         db.prepare("INSERT INTO meta (key, value) VALUES ('incarnation', ?)").run(incarnation);
       }
       return new SqliteOutbox<T>(db, clock, capacity, incarnation);

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
+import type { Rng } from "../core/rng.ts";
 import { MAX_READINGS } from "../mqtt/envelope.ts";
 import { SqliteOutbox } from "./outbox-sqlite.ts";
 
@@ -52,6 +53,8 @@ export interface Outbox<T> {
 
 export interface OutboxOptions {
   readonly clock: Clock;
+  /** The sender's seeded stream (fork it per outbox): a part of a new outbox's incarnation. */
+  readonly rng: Rng;
   readonly capacity: number;
   /**
    * Directory of the disk outbox, `{dir}/{name}.outbox.db`, created if missing; undefined
@@ -68,7 +71,9 @@ export interface OutboxOptions {
  */
 export async function openOutbox<T>(options: OutboxOptions): Promise<Outbox<T>> {
   checkCapacity(options.capacity);
-  if (options.dir === undefined) return new MemoryOutbox<T>(options.clock, options.capacity);
+  if (options.dir === undefined) {
+    return new MemoryOutbox<T>(options.clock, options.capacity, incarnationOf(options));
+  }
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(options.name)) {
     throw new RpmlabError("E_USAGE", `an outbox name is letters, digits, _ and -`, {
       field: "name",
@@ -89,16 +94,20 @@ export async function openOutbox<T>(options: OutboxOptions): Promise<Outbox<T>> 
     join(options.dir, `${options.name}.outbox.db`),
     options.clock,
     options.capacity,
+    () => incarnationOf(options),
   );
 }
 
 /**
- * What makes message ids unique across outboxes of the same sender: base-36 of the instant the
- * outbox was created (a deleted outbox file starts a new incarnation, so sequence 1 again does
- * not repeat an id the ingestion core has already claimed).
+ * What makes message ids unique across outboxes of the same sender (a deleted outbox file starts
+ * a new incarnation, so sequence 1 again does not repeat an id the ingestion core has already
+ * claimed): base-36 of the instant the outbox was created, then four hex digits drawn from the
+ * sender's seeded stream. On a virtual clock two runs from the same start differ in their seed
+ * (other readings), and the time alone would give them the same ids: the second run's readings
+ * would be taken for repeats and stored nothing.
  */
-export function incarnationOf(createdAt: number): string {
-  return Math.max(0, Math.floor(createdAt)).toString(36);
+export function incarnationOf(options: Pick<OutboxOptions, "clock" | "rng">): string {
+  return `${Math.max(0, Math.floor(options.clock.now())).toString(36)}${options.rng.hex(4).toLowerCase()}`;
 }
 
 /** The message id of the entries from `first` to `last`. */
@@ -135,9 +144,10 @@ export class MemoryOutbox<T> implements Outbox<T> {
   constructor(
     private readonly clock: Clock,
     readonly capacity: number,
+    incarnation: string,
   ) {
     checkCapacity(capacity);
-    this.incarnation = incarnationOf(clock.now());
+    this.incarnation = incarnation;
   }
 
   get size(): number {

@@ -37,6 +37,7 @@ async function outboxFigures(): Promise<void> {
       const clock = new VirtualClock({ startMs: START });
       const outbox = await openOutbox<typeof item>({
         clock,
+        rng: new Rng("bench-outbox"),
         capacity: ITEMS,
         name: "bench",
         ...(where === "disk" ? { dir } : {}),

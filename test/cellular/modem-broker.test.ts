@@ -125,7 +125,12 @@ describe("modem: link, outbox, session and drainer on the embedded broker", () =
       options.password ??
       (await issueCredentials(store.mqttCredentials, "cellular", imei)).password;
     const link = new CellularLink({ clock, rng: new Rng("link"), profile: STEADY_LINK_PROFILE });
-    const outbox: Outbox<Item> = await openOutbox<Item>({ clock, capacity: 50, name: imei });
+    const outbox: Outbox<Item> = await openOutbox<Item>({
+      clock,
+      rng: new Rng("outbox"),
+      capacity: 50,
+      name: imei,
+    });
     const session = new UplinkSession({
       url: options.url ?? lab.broker.url,
       clientId: imei,

@@ -4,6 +4,7 @@
  */
 import { openOutbox } from "../../src/cellular/outbox.ts";
 import { SystemClock } from "../../src/core/clock.ts";
+import { Rng } from "../../src/core/rng.ts";
 
 const [dir, name, capacity] = process.argv.slice(2) as [string, string, string];
 const outbox = await openOutbox<{ n: number; pad: string }>({
@@ -11,6 +12,7 @@ const outbox = await openOutbox<{ n: number; pad: string }>({
   name,
   capacity: Number(capacity),
   clock: new SystemClock(),
+  rng: new Rng(`outbox-writer/${name}`),
 });
 const pad = "x".repeat(200);
 for (let n = 0; ; n++) {

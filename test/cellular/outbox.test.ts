@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Outbox, openOutbox } from "../../src/cellular/outbox.ts";
 import { isRpmlabError } from "../../src/core/errors.ts";
+import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { MAX_READINGS, MESSAGE_ID_PATTERN } from "../../src/mqtt/envelope.ts";
 import { within } from "../mqtt/helpers.ts";
@@ -26,12 +27,18 @@ const KINDS = [
   {
     kind: "memory",
     open: (clock: VirtualClock, capacity: number) =>
-      openOutbox<Item>({ clock, capacity, name: "G1" }),
+      openOutbox<Item>({ clock, rng: new Rng("outbox-test"), capacity, name: "G1" }),
   },
   {
     kind: "disk",
     open: (clock: VirtualClock, capacity: number) =>
-      openOutbox<Item>({ clock, capacity, name: "G1", dir: tempDir() }),
+      openOutbox<Item>({
+        clock,
+        rng: new Rng("outbox-test"),
+        capacity,
+        name: "G1",
+        dir: tempDir(),
+      }),
   },
 ] as const;
 
@@ -136,12 +143,24 @@ describe("disk outbox across restarts", () => {
   it("a reopened outbox holds the same entries, ids, drop count and sequence", async () => {
     const dir = tempDir();
     const clock = new VirtualClock({ startMs: START });
-    const first = await openOutbox<Item>({ clock, capacity: 4, name: "356938035643809", dir });
+    const first = await openOutbox<Item>({
+      clock,
+      rng: new Rng("outbox-test"),
+      capacity: 4,
+      name: "356938035643809",
+      dir,
+    });
     for (let n = 0; n < 6; n++) first.enqueue({ n });
     const before = first.take()!;
     first.close();
     clock.runSync({ until: START + 3_600_000 });
-    const again = await openOutbox<Item>({ clock, capacity: 4, name: "356938035643809", dir });
+    const again = await openOutbox<Item>({
+      clock,
+      rng: new Rng("outbox-test"),
+      capacity: 4,
+      name: "356938035643809",
+      dir,
+    });
     expect(again.size).toBe(4);
     expect(again.dropped).toBe(2);
     const after = again.take()!;
@@ -154,24 +173,65 @@ describe("disk outbox across restarts", () => {
 
   it("a new outbox file starts a new incarnation: its ids differ from a deleted one's", async () => {
     const clock = new VirtualClock({ startMs: START });
-    const a = await openOutbox<Item>({ clock, capacity: 4, name: "G", dir: tempDir() });
+    const a = await openOutbox<Item>({
+      clock,
+      rng: new Rng("outbox-test"),
+      capacity: 4,
+      name: "G",
+      dir: tempDir(),
+    });
     a.enqueue({ n: 0 });
     clock.runSync({ until: START + 1 });
-    const b = await openOutbox<Item>({ clock, capacity: 4, name: "G", dir: tempDir() });
+    const b = await openOutbox<Item>({
+      clock,
+      rng: new Rng("outbox-test"),
+      capacity: 4,
+      name: "G",
+      dir: tempDir(),
+    });
     b.enqueue({ n: 0 });
     expect(a.take()!.messageId).not.toBe(b.take()!.messageId);
     a.close();
     b.close();
   });
 
+  it("outboxes created at the same instant by senders of different seeds share no id", async () => {
+    // `rpmlab device … --speed max --start T` run twice with other seeds: the same virtual
+    // instant, other readings. With ids from the time alone the second run's were repeats.
+    const clock = new VirtualClock({ startMs: START });
+    const ids = [];
+    for (const seed of ["1", "2"]) {
+      const outbox = await openOutbox<Item>({
+        clock,
+        rng: new Rng(seed).fork("outbox"),
+        capacity: 4,
+        name: "356938035643809",
+        dir: tempDir(),
+      });
+      outbox.enqueue({ n: 0 });
+      ids.push(outbox.take()!.messageId);
+      outbox.close();
+    }
+    expect(ids[0]).not.toBe(ids[1]);
+    for (const id of ids) expect(id).toMatch(MESSAGE_ID_PATTERN);
+  });
+
   it("a file that is not an outbox fails with E_OUTBOX_UNAVAILABLE naming it", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "G.outbox.db"), "this is not a database, it is text ".repeat(100));
     const clock = new VirtualClock({ startMs: START });
-    const error = await openOutbox({ clock, capacity: 4, name: "G", dir }).catch((e) => e);
+    const error = await openOutbox({
+      clock,
+      rng: new Rng("outbox-test"),
+      capacity: 4,
+      name: "G",
+      dir,
+    }).catch((e) => e);
     expect(isRpmlabError(error, "E_OUTBOX_UNAVAILABLE")).toBe(true);
     expect((error as Error).message).toContain("G.outbox.db");
-    await expect(openOutbox({ clock, capacity: 4, name: "../x", dir })).rejects.toThrow(/name/);
+    await expect(
+      openOutbox({ clock, rng: new Rng("outbox-test"), capacity: 4, name: "../x", dir }),
+    ).rejects.toThrow(/name/);
   });
 
   it("a process killed (SIGKILL) while queuing loses none of the items it was told were queued", async () => {
@@ -204,7 +264,13 @@ describe("disk outbox across restarts", () => {
       .filter((l) => l !== "")
       .map(Number);
     const clock = new VirtualClock({ startMs: START });
-    const outbox = await openOutbox<{ n: number }>({ clock, capacity: 1_000_000, name: "K", dir });
+    const outbox = await openOutbox<{ n: number }>({
+      clock,
+      rng: new Rng("outbox-test"),
+      capacity: 1_000_000,
+      name: "K",
+      dir,
+    });
     const held = new Set<number>();
     for (let batch = outbox.take(); batch !== null; batch = outbox.take()) {
       for (const e of batch.entries) {
