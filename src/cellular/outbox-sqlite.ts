@@ -2,13 +2,7 @@ import type BetterSqlite from "better-sqlite3";
 import type { Clock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { MAX_READINGS } from "../mqtt/envelope.ts";
-import {
-  batchOf,
-  checkMax,
-  type Outbox,
-  type OutboxBatch,
-  type OutboxEntry,
-} from "./outbox.ts";
+import { batchOf, checkMax, type Outbox, type OutboxBatch, type OutboxEntry } from "./outbox.ts";
 
 type Database = BetterSqlite.Database;
 type Statement = BetterSqlite.Statement;
