@@ -76,7 +76,8 @@ export class GatewayRun {
       const credentials = await credentialsFor(options, gatewayUuid, rng);
       gateway = await Gateway.open({
         clock,
-        rng: rng.fork("gateway"),
+        // Per gateway: two gateways of one seed are two modems (IMEI, ICCID, firmware).
+        rng: rng.fork(`gateway/${credentials.username}`),
         catalogue,
         gatewayUuid: credentials.username,
         broker: { url: options.broker, ...credentials },
@@ -150,19 +151,30 @@ export class GatewayRun {
       .withSensorCode(held.sensorCode)
       .find((p) => p.connectivity === "gateway");
     if (profile === undefined) return;
+    // The physical device's counter does not restart with this process: after a restart on the
+    // gateway's state (--outbox) it goes on from the last record relayed, which is where the
+    // gateway's RACP request starts (it asks for the records after it). Its readings go on too.
+    const last = this.gateway.lastSequenceOf(held.mac);
+    const firstSequence = last === undefined ? 1 : (last + 1) & 0xffff || 1;
     const device = new DirectDevice(
       {
         profile,
         clock: this.clock,
         serial: held.sensorId ?? `SN${held.mac.slice(-6)}`,
         address: held.mac,
+        firstSequence,
       },
       radio,
     );
     this.devices.set(held.mac, device);
     this.options.onEvent({ event: "device", address: held.mac, profile: profile.name });
     if (this.options.everyMs <= 0) return;
-    const readings = readingsFor(profile, held, this.clock.now(), this.options.seed);
+    const readings = readingsFor(
+      profile,
+      held,
+      this.clock.now(),
+      `${this.options.seed}/${firstSequence}`,
+    );
     let next = 0;
     const tick = () => {
       const reading = readings[next++ % readings.length]!;

@@ -28,6 +28,11 @@ export interface BleDeviceOptions {
   /** How fast the device clock runs off, parts per million. */
   driftPpm?: number;
   firmware?: string;
+  /**
+   * The record sequence number of its next reading (default 1): a device whose counter outlived
+   * the process that simulates it (`rpmlab gateway --ble direct` restarted on its state).
+   */
+  firstSequence?: number;
 }
 
 /** What happened to one reading the device took. */
@@ -54,7 +59,7 @@ export class BleDevice {
   private readonly pushed: string[];
   private readonly racp: RacpServer | undefined;
   private racpSend: Send | undefined;
-  private nextSequence = 1;
+  private nextSequence: number;
   private battery = 100;
   private flushing: Promise<void> | undefined;
   /** Called when the central has subscribed to every characteristic the device pushes on. */
@@ -62,6 +67,7 @@ export class BleDevice {
 
   constructor(private readonly options: BleDeviceOptions) {
     this.profile = options.profile;
+    this.nextSequence = options.firstSequence ?? 1;
     this.clock = new DeviceClock(options.clock, options.clockOffsetMs ?? 0, options.driftPpm ?? 0);
     this.pushed = pushedUuids(this.profile);
     const hasRacp = this.profile.gatt.characteristics.some((c) => c.role === "racp");

@@ -228,6 +228,11 @@ export class Gateway {
     await this.modem.stop();
   }
 
+  /** The record sequence number of the device's newest reading this gateway has relayed. */
+  lastSequenceOf(mac: string): number | undefined {
+    return this.state.lastSequence(macOf(mac));
+  }
+
   /** Publishes a check-in now (also run on every connection and every checkinEveryMs). */
   checkIn(): void {
     const session = this.modem.session;
