@@ -10,7 +10,8 @@ import {
 } from "../app/dead-letters.ts";
 import { withLabStore } from "../app/lab-store.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
-import { RpmlabError } from "../core/errors.ts";
+import { isRpmlabError, RpmlabError } from "../core/errors.ts";
+import type { FieldErrors } from "../core/field-errors.ts";
 import { MessageProcessor } from "../ingest/processor.ts";
 import { replayWith } from "../ingest/replay.ts";
 import type { CliIo } from "./io.ts";
@@ -53,12 +54,14 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
     .option("--json", "print a JSON array")
     .action(async (flags: ListFlags) => {
       const limit = listLimit(flags.limit);
-      const filter = deadLetterFilter({
-        source: flags.source,
-        topic_prefix: flags.topicPrefix,
-        since: flags.since,
-        until: flags.until,
-      });
+      const filter = asUsage(() =>
+        deadLetterFilter({
+          source: flags.source,
+          topic_prefix: flags.topicPrefix,
+          since: flags.since,
+          until: flags.until,
+        }),
+      );
       const { rows } = await withLabStore(flags.store, (store) =>
         listDeadLetters(store, filter, { limit }),
       );
@@ -115,4 +118,21 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
         );
       }
     });
+}
+
+/**
+ * The filter's field errors (shared with the lab admin API, where they are a 400 keyed by query
+ * parameter) as a usage error naming the flags: exit 2, as every other bad flag.
+ */
+function asUsage<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (!isRpmlabError(error, "E_API_VALIDATION")) throw error;
+    const fields = error.details.fields as FieldErrors;
+    const problems = Object.entries(fields).map(
+      ([field, messages]) => `--${field.replaceAll("_", "-")}: ${[messages].flat().join(" ")}`,
+    );
+    throw new RpmlabError("E_USAGE", problems.join("; "), { field: Object.keys(fields)[0] });
+  }
 }

@@ -85,9 +85,15 @@ describe("rpmlab dead-letters", () => {
       code: 2,
       stderr: expect.stringContaining("--limit must be 1 to 1000"),
     });
+    // A usage error naming the flag (exit 2), as every other bad flag.
     const since = await cli("dead-letters", "list", "--since", "soon");
-    expect(since.code).toBe(1);
-    expect(since.stderr).toMatch(/E_API_VALIDATION: invalid since: Enter a valid date\/time\./);
+    expect(since.code).toBe(2);
+    expect(since.stderr).toMatch(/E_USAGE: --since: Enter a valid date\/time\./);
+    const backwards = await cli(
+      ...["dead-letters", "list", "--since", "2026-01-02", "--until", "2026-01-01"],
+    );
+    expect(backwards.code).toBe(2);
+    expect(backwards.stderr).toMatch(/E_USAGE: --until: Must be later than since\./);
     await onStore(async (store) => {
       for (const row of (await store.deadLetters.list()).rows)
         await store.deadLetters.delete(row.id);
