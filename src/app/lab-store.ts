@@ -1,5 +1,7 @@
 import { resolveStoreSpec } from "../config/lab-store.ts";
+import { parseStoreSpec } from "../config/store-spec.ts";
 import { type Clock, SystemClock } from "../core/clock.ts";
+import { RpmlabError } from "../core/errors.ts";
 import { Rng } from "../core/rng.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/store.ts";
@@ -14,8 +16,19 @@ export async function withLabStore<T>(
   spec: string | undefined,
   fn: (store: Store, clock: Clock) => Promise<T>,
 ): Promise<T> {
+  const resolved = resolveStoreSpec(spec);
+  const parsed = parseStoreSpec(resolved);
+  if (parsed.kind === "sqlite" && parsed.memory) {
+    // A memory store lives in the one process that opened it: this command would open an empty
+    // one of its own and answer from it ("no dead letters", an account nobody else sees).
+    throw new RpmlabError(
+      "E_USAGE",
+      `--store ${resolved.trim()} is a store inside one process (rpmlab serve --store memory keeps its own): a command cannot reach it. Use that serve's lab admin API (/lab/v1/), or give both a sqlite:PATH or postgres:// store`,
+      { field: "store" },
+    );
+  }
   const clock = new SystemClock();
-  const store = await openStore(resolveStoreSpec(spec), { clock, rng: new Rng("rpmlab-cli") });
+  const store = await openStore(resolved, { clock, rng: new Rng("rpmlab-cli") });
   try {
     return await fn(store, clock);
   } finally {

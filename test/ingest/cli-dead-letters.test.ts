@@ -85,6 +85,10 @@ describe("rpmlab dead-letters", () => {
       code: 2,
       stderr: expect.stringContaining("--limit must be 1 to 1000"),
     });
+    // A memory store is another process's: this command would answer from an empty one.
+    const memory = await runCli("dead-letters", "list", "--store", "memory");
+    expect(memory.code).toBe(2);
+    expect(memory.stderr).toMatch(/E_USAGE: --store memory is a store inside one process/);
     // A usage error naming the flag (exit 2), as every other bad flag.
     const since = await cli("dead-letters", "list", "--since", "soon");
     expect(since.code).toBe(2);
