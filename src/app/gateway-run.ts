@@ -154,15 +154,14 @@ export class GatewayRun {
     // The physical device's counter does not restart with this process: after a restart on the
     // gateway's state (--outbox) it goes on from the last record relayed, which is where the
     // gateway's RACP request starts (it asks for the records after it). Its readings go on too.
-    const last = this.gateway.lastSequenceOf(held.mac);
-    const firstSequence = last === undefined ? 1 : (last + 1) & 0xffff || 1;
+    const lastSequence = this.gateway.lastSequenceOf(held.mac);
     const device = new DirectDevice(
       {
         profile,
         clock: this.clock,
         serial: held.sensorId ?? `SN${held.mac.slice(-6)}`,
         address: held.mac,
-        firstSequence,
+        lastSequence,
       },
       radio,
     );
@@ -173,7 +172,7 @@ export class GatewayRun {
       profile,
       held,
       this.clock.now(),
-      `${this.options.seed}/${firstSequence}`,
+      lastSequence === undefined ? this.options.seed : `${this.options.seed}/after-${lastSequence}`,
     );
     let next = 0;
     const tick = () => {

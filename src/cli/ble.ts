@@ -8,8 +8,8 @@ import { adminTarget } from "../config/admin-target.ts";
 import { DEFAULT_BLE, parseBleSpec, parseListenSpec } from "../config/ble-spec.ts";
 import { parseBrokerSpec } from "../config/broker-spec.ts";
 import { RpmlabError } from "../core/errors.ts";
+import { normalizeGatewayUuid } from "../fulfilment/identifiers.ts";
 import type { WhitelistEntry } from "../gateway/whitelist.ts";
-import { GATEWAY_UUID_PATTERN } from "../mqtt/envelope.ts";
 import {
   addCellularOptions,
   type CellularFlags,
@@ -201,9 +201,10 @@ export function registerBleCommands(program: Command, io: CliIo): void {
               { field: "broker" },
             );
           }
-          const named = flags.gatewayUuid?.replaceAll("-", "").toUpperCase();
+          const named =
+            flags.gatewayUuid === undefined ? undefined : normalizeGatewayUuid(flags.gatewayUuid);
           // The lab's broker knows a gateway by this id (spec 2.2: 12 characters, no hyphens).
-          if (named !== undefined && !GATEWAY_UUID_PATTERN.test(named)) {
+          if (named === null) {
             throw new RpmlabError(
               "E_USAGE",
               `--gateway-uuid must be 12 hex digits (hyphens allowed), got "${flags.gatewayUuid}"`,
@@ -231,7 +232,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
               GatewayRun.start({
                 broker: broker.url,
                 ble: flags.ble.trim() === "direct" ? { kind: "direct" } : parseBleSpec(flags.ble),
-                gatewayUuid: flags.gatewayUuid ?? flags.username,
+                gatewayUuid: named ?? flags.username,
                 credentials:
                   flags.username !== undefined && flags.password !== undefined
                     ? { username: flags.username, password: flags.password }

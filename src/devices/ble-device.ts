@@ -29,10 +29,11 @@ export interface BleDeviceOptions {
   driftPpm?: number;
   firmware?: string;
   /**
-   * The record sequence number of its next reading (default 1): a device whose counter outlived
-   * the process that simulates it (`rpmlab gateway --ble direct` restarted on its state).
+   * The record sequence number of its last reading before this run (default none: it starts at
+   * 1): a device whose counter outlived the process that simulates it (`rpmlab gateway --ble
+   * direct` restarted on its state).
    */
-  firstSequence?: number;
+  lastSequence?: number;
 }
 
 /** What happened to one reading the device took. */
@@ -67,7 +68,8 @@ export class BleDevice {
 
   constructor(private readonly options: BleDeviceOptions) {
     this.profile = options.profile;
-    this.nextSequence = options.firstSequence ?? 1;
+    this.nextSequence =
+      options.lastSequence === undefined ? 1 : sequenceAfter(options.lastSequence, 1);
     this.clock = new DeviceClock(options.clock, options.clockOffsetMs ?? 0, options.driftPpm ?? 0);
     this.pushed = pushedUuids(this.profile);
     const hasRacp = this.profile.gatt.characteristics.some((c) => c.role === "racp");
@@ -118,7 +120,7 @@ export class BleDevice {
     const numbered = values.filter(
       (v) => v.uuid === SIG.characteristics.glucoseMeasurement || v.uuid === VENDOR.record,
     );
-    this.nextSequence = (sequence + Math.max(1, numbered.length)) & 0xffff || 1;
+    this.nextSequence = sequenceAfter(sequence, Math.max(1, numbered.length));
     const battery = stamped.records.find((r) => r.metric === "battery_percentage");
     if (battery !== undefined) this.battery = battery.value_1;
     // Stored measurements go first: a live one waits for the flush in progress.
@@ -288,4 +290,9 @@ export class BleDevice {
     queueMicrotask(() => void racp.handle(request).catch(() => undefined));
     return ATT.SUCCESS;
   }
+}
+
+/** `count` record sequence numbers on from `sequence`: 16 bits, wrapping past 0 to 1. */
+function sequenceAfter(sequence: number, count: number): number {
+  return (sequence + count) & 0xffff || 1;
 }
