@@ -5,7 +5,10 @@ import Fastify, {
   type FastifySchemaCompiler,
   LogController,
 } from "fastify";
+import { SupplyCatalogue } from "../asr/supply-catalogue.ts";
+import { SupplyRequests } from "../asr/supply-requests.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
+import { DEFAULT_FULFILMENT_CONFIG } from "../config/fulfilment-config.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import { Rng } from "../core/rng.ts";
@@ -94,6 +97,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
 /** The services every route plugin receives, built once per app. */
 function apiContext(deps: ApiDeps, app: FastifyInstance): ApiContext {
   const catalogue = deps.catalogue ?? Catalogue.load();
+  const supplies = deps.supplies ?? SupplyCatalogue.load(undefined, catalogue);
   let webhooks = deps.webhooks;
   if (webhooks === undefined) {
     const standalone = standaloneWebhookControl({
@@ -104,11 +108,12 @@ function apiContext(deps: ApiDeps, app: FastifyInstance): ApiContext {
     app.addHook("onClose", () => standalone.close());
     webhooks = standalone;
   }
+  const events = deps.events ?? new TypedEvents<FulfilmentEvents>();
   const devices = createDeviceServices({
     store: deps.store,
     catalogue,
     clock: deps.clock,
-    events: deps.events ?? new TypedEvents<FulfilmentEvents>(),
+    events,
     rng: deps.rng ?? new Rng("rpmlab-api"),
     ...(deps.config.undeliverableAddresses === undefined
       ? {}
@@ -120,7 +125,16 @@ function apiContext(deps: ApiDeps, app: FastifyInstance): ApiContext {
     clock: deps.clock,
     config: deps.config,
     catalogue,
+    supplies,
     devices,
+    supplyRequests: new SupplyRequests({
+      store: deps.store,
+      clock: deps.clock,
+      supplies,
+      catalogue,
+      events,
+      fulfilment: deps.config.fulfilment ?? DEFAULT_FULFILMENT_CONFIG,
+    }),
     webhooks,
     // Without a running lab's ingestor, a replay commits through a processor of its own.
     replay:

@@ -37,6 +37,11 @@ export function registerOpenApi(app: FastifyInstance, config: ApiConfig): void {
         { name: "measurements", description: "Measurement queries (spec 2.5, 4.4, 8)" },
         { name: "webhooks", description: "The webhook registry (spec 6; wire-formats)" },
         {
+          name: "asr",
+          description:
+            "ASR supplies (spec 2.7, 4.5): supply types, supply requests, glucometer supplies; the account's ASR module must be enabled",
+        },
+        {
           name: "lab",
           description:
             "Lab admin API (the vendor's dashboard): accounts and keys, the webhook delivery log, resends and test sends",
@@ -109,8 +114,9 @@ function description(config: ApiConfig): string {
   return [
     "The vendor's HWI interface as rpmlab emulates it. HWI paths are under",
     "`/clients/{clientDomain}/hwi/`, and the spec 4.4 measurement paths also under `/api/v2/hwi/`",
-    "(the key's own account). ASR (spec 4.5) is not emulated yet: `/clients/{clientDomain}/asr/`",
-    "paths answer 404.",
+    "(the key's own account). ASR routes: supply-types, supply-requests, glucometer_supplies (spec",
+    "4.5), under `/clients/{clientDomain}/asr/`; each answers 403 while the account's ASR module is",
+    "off.",
     "",
     "Decisions where the specification is silent:",
     "",

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsync, RawServerDefault } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import type { SupplyCatalogue } from "../asr/supply-catalogue.ts";
+import type { SupplyRequests } from "../asr/supply-requests.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { FulfilmentConfig } from "../config/fulfilment-config.ts";
 import type { RateLimit } from "../config/rate-limit.ts";
@@ -38,6 +40,10 @@ export interface ApiContext {
   readonly config: ApiConfig;
   /** The device types (hwi-device-types, activation names, spec 2.8). */
   readonly catalogue: Catalogue;
+  /** The ASR supply types (asr/supply-types, hwi-device-types supply_types, spec 2.7). */
+  readonly supplies: SupplyCatalogue;
+  /** ASR supply requests: placing, listing, removing (spec 4.5). */
+  readonly supplyRequests: SupplyRequests;
   /** Activation, update, views, properties, gateways, unlink, replacements, logs, orders. */
   readonly devices: DeviceServices;
   /** The webhook dispatcher's nudge; resends and test sends (issue 4 §1). */
@@ -77,6 +83,11 @@ export interface ApiDeps {
   readonly config: ApiConfig;
   /** Device catalogue; default the shipped profiles (Catalogue.load()). */
   readonly catalogue?: Catalogue;
+  /**
+   * ASR supply catalogue; default the shipped one (SupplyCatalogue.load()), its compatible
+   * devices checked against `catalogue`.
+   */
+  readonly supplies?: SupplyCatalogue;
   /** Where the device services announce fulfilment events; default: nobody listens. */
   readonly events?: FulfilmentEventSink;
   /** Seed of the ids the device services draw (replacement hardware); default a fixed seed. */

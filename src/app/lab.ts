@@ -1,6 +1,10 @@
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../api/app.ts";
+import { AutoReorder } from "../asr/auto-reorder.ts";
+import { SupplyCatalogue } from "../asr/supply-catalogue.ts";
+import { SupplyRequests } from "../asr/supply-requests.ts";
+import { SupplyShipping } from "../asr/supply-shipping.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import type { ServeConfig } from "../config/serve-config.ts";
 import { type Clock, SystemClock } from "../core/clock.ts";
@@ -158,6 +162,7 @@ export class Lab {
     events.on("fulfilment.status", webhooks.nudge);
     events.on("replacement.status", webhooks.nudge);
     events.on("patient.written", webhooks.nudge);
+    events.on("supply.status", webhooks.nudge);
     // Orphan readings attached to the new device, and a patient its activation created, wait in
     // the outbox too.
     events.on("device.activated", webhooks.nudge);
@@ -186,12 +191,28 @@ export class Lab {
     await fulfilment.start();
     this.stack.push(() => fulfilment.stop());
 
+    // ASR (spec 4.5): supply orders ship on the same clock and durations; automatic reorder
+    // checks the accounts' glucometers hourly.
+    const supplies = SupplyCatalogue.load(undefined, catalogue);
+    const asr = { store, clock, supplies, catalogue, events, fulfilment: config.fulfilment };
+    const shipping = new SupplyShipping({ ...asr, logger: logger.child({ component: "asr" }) });
+    await shipping.start();
+    this.stack.push(() => shipping.stop());
+    const reorder = new AutoReorder({
+      ...asr,
+      requests: new SupplyRequests(asr),
+      logger: logger.child({ component: "asr" }),
+    });
+    reorder.start();
+    this.stack.push(() => reorder.stop());
+
     const adminToken = config.adminToken ?? randomBase62(32);
     const app = buildApp({
       store,
       clock,
       logger,
       catalogue,
+      supplies,
       events,
       rng: rng.fork("api"),
       config: { adminToken, rateLimit: config.rateLimit, fulfilment: config.fulfilment },

@@ -6,7 +6,8 @@
 export const ERROR_CODES = {
   E_CONFIG_INVALID: "A configuration value or command-line option is invalid.",
   E_USAGE: "A command was called with missing or contradictory arguments.",
-  E_PROFILE_INVALID: "A device profile or patient model file does not match its schema.",
+  E_PROFILE_INVALID:
+    "A device profile, patient model or supply catalogue (profiles/supplies.yaml) file does not match its schema.",
   E_PROFILE_NOT_FOUND: "No device profile or patient model has that name.",
   E_SCENARIO_INVALID:
     "A scenario file is not valid YAML, does not match the scenario schema, or breaks a rule across its fields (each problem is listed as file: path: message).",

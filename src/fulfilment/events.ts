@@ -97,6 +97,20 @@ export interface PatientWrittenEvent {
   readonly patient: PatientRow;
 }
 
+/**
+ * An ASR supply order was placed, shipped or delivered (spec 4.5); its special-order webhook is
+ * in the outbox already. `nextAt`: when its next step is due (null once delivered), for the
+ * supply shipping simulator to arm; `step` is the order's step once the change committed.
+ */
+export interface SupplyStatusEvent {
+  readonly accountId: string;
+  readonly requestId: string;
+  readonly status: "pending" | "fulfilled";
+  readonly delivered: boolean;
+  readonly step: number;
+  readonly nextAt: Ms | null;
+}
+
 /** A type, not an interface, so it satisfies TypedEvents' EventMap (an index signature). */
 export type FulfilmentEvents = {
   "fulfilment.status": FulfilmentStatusEvent;
@@ -106,6 +120,7 @@ export type FulfilmentEvents = {
   "shipment.scheduled": ShipmentScheduledEvent;
   "hardware.delivered": HardwareDeliveredEvent;
   "patient.written": PatientWrittenEvent;
+  "supply.status": SupplyStatusEvent;
 };
 
 /** What the services need of an emitter: a TypedEvents<FulfilmentEvents> (src/core/events.ts). */

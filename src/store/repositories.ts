@@ -2,11 +2,13 @@ import type { Ctx } from "./context.ts";
 import { toStoreError } from "./dialect.ts";
 import { accountsRepo } from "./repos/accounts.ts";
 import { apiKeysRepo } from "./repos/api-keys.ts";
+import { asrSettingsRepo } from "./repos/asr-settings.ts";
 import { billingPeriodsRepo } from "./repos/billing-periods.ts";
 import { deadLettersRepo } from "./repos/dead-letters.ts";
 import { devicePropertiesRepo } from "./repos/device-properties.ts";
 import { devicesRepo } from "./repos/devices.ts";
 import { gatewaysRepo } from "./repos/gateways.ts";
+import { glucometerSuppliesRepo } from "./repos/glucometer-supplies.ts";
 import { hardwareLogsRepo } from "./repos/hardware-logs.ts";
 import { ingestedMessagesRepo } from "./repos/ingested-messages.ts";
 import { measurementsRepo } from "./repos/measurements.ts";
@@ -14,6 +16,7 @@ import { mqttCredentialsRepo } from "./repos/mqtt-credentials.ts";
 import { patientsRepo } from "./repos/patients.ts";
 import { replacementsRepo } from "./repos/replacements.ts";
 import { shipmentsRepo } from "./repos/shipments.ts";
+import { supplyRequestsRepo } from "./repos/supply-requests.ts";
 import { webhookDeliveriesRepo } from "./repos/webhook-deliveries.ts";
 import { webhookOutboxRepo } from "./repos/webhook-outbox.ts";
 import { webhooksRepo } from "./repos/webhooks.ts";
@@ -42,6 +45,9 @@ export function buildRepositories(ctx: Ctx): StoreRepositories {
     billingPeriods: g("billingPeriods", billingPeriodsRepo(ctx)),
     webhookOutbox: g("webhookOutbox", webhookOutboxRepo(ctx)),
     webhookDeliveries: g("webhookDeliveries", webhookDeliveriesRepo(ctx)),
+    supplyRequests: g("supplyRequests", supplyRequestsRepo(ctx)),
+    glucometerSupplies: g("glucometerSupplies", glucometerSuppliesRepo(ctx)),
+    asrSettings: g("asrSettings", asrSettingsRepo(ctx)),
   };
 }
 

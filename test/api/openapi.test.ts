@@ -51,8 +51,9 @@ describe("OpenAPI document", () => {
     expect(doc.paths[PATIENT]!.delete!.responses["204"]).toBeDefined();
   });
 
-  it("lists every path of the API with its methods (spec 4.1-4.4; wire-formats extras)", () => {
+  it("lists every path of the API with its methods (spec 4.1-4.5; wire-formats extras)", () => {
     const hwi = "/clients/{clientDomain}/hwi/";
+    const asr = "/clients/{clientDomain}/asr/";
     const expected: Record<string, string[]> = {
       [`${hwi}hwi-patients/`]: ["get", "post"],
       [`${hwi}hwi-patients/{externalId}/`]: ["delete", "get", "patch", "put"],
@@ -71,6 +72,8 @@ describe("OpenAPI document", () => {
       [`${hwi}patients/{externalId}/measurements/`]: ["get"],
       [`${hwi}webhooks/`]: ["get", "post"],
       [`${hwi}webhooks/{id}/`]: ["delete", "get", "patch", "put"],
+      [`${asr}supply-types/`]: ["get"],
+      [`${asr}asr-supply-types/`]: ["get"],
       "/api/v2/hwi/patient-measurements/": ["get"],
       "/api/v2/hwi/device-measurements/": ["get"],
     };

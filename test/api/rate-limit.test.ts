@@ -1,12 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { RoutePlugin } from "../../src/api/types.ts";
 import { parseRateLimit } from "../../src/config/rate-limit.ts";
 import { hwi, type Lab, makeLab, send } from "./helpers.ts";
-
-/** A stand-in for a route of the ASR scope (spec 4.5); v2 has its real routes (spec 4.4). */
-const asr: RoutePlugin = async (app) => {
-  app.get("/supply-types/", async () => []);
-};
 
 let lab: Lab;
 afterEach(() => lab.close());
@@ -64,10 +58,7 @@ describe("per-key rate limit", () => {
   });
 
   it("one budget per key across the hwi, asr and v2 paths", async () => {
-    lab = await makeLab({
-      config: { rateLimit: parseRateLimit("2/s") },
-      extraRoutes: { asr: [asr] },
-    });
+    lab = await makeLab({ config: { rateLimit: parseRateLimit("2/s") } });
     const key = lab.prod.key;
     expect((await get(key, lab.prod)).statusCode).toBe(200);
     expect((await send(lab.app, "GET", "/clients/acme/asr/supply-types/", key)).statusCode).toBe(

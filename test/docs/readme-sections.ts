@@ -1,10 +1,11 @@
 /**
  * README sections generated from the code that defines them, so the docs cannot drift: the device
- * catalogue, the patient models and the error codes. `npm run docs` rewrites them in place;
+ * catalogue, the ASR supply types, the patient models and the error codes. `npm run docs` rewrites them in place;
  * readme.test.ts fails when README.md is not current.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { SupplyCatalogue } from "../../src/asr/supply-catalogue.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { FULFILMENT_DEFAULTS } from "../../src/config/fulfilment-config.ts";
 import { ERROR_CODES } from "../../src/core/errors.ts";
@@ -52,6 +53,20 @@ export function catalogueSection(catalogue = Catalogue.load()): string {
         })
         .join(", "),
       `${p.gatt.mapping} (${p.gatt.service})`,
+    ]),
+  );
+}
+
+/** The ASR supply catalogue (profiles/supplies.yaml), in the order supply-types/ lists it. */
+export function suppliesSection(supplies = SupplyCatalogue.load()): string {
+  return table(
+    ["supply name", "strips", "hardware_uuid_required", "deprecated", "compatible devices"],
+    supplies.types.map((t) => [
+      t.name,
+      t.strips === null ? "—" : String(t.strips),
+      t.hardwareUuidRequired ? "yes" : "no",
+      t.deprecated ? "yes" : "no",
+      t.compatibleDevices.join(", "),
     ]),
   );
 }
@@ -134,6 +149,7 @@ export function webhookRetriesSection(): string {
 
 export const SECTIONS: Record<string, () => string> = {
   catalogue: catalogueSection,
+  supplies: suppliesSection,
   patients: patientsSection,
   errors: errorsSection,
   "mqtt-topics": mqttTopicsSection,

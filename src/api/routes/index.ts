@@ -1,4 +1,7 @@
 import type { RouteTable } from "../types.ts";
+import { glucometerSuppliesRoutes } from "./asr/glucometer-supplies.ts";
+import { supplyRequestsRoutes } from "./asr/supply-requests.ts";
+import { supplyTypesRoutes } from "./asr/supply-types.ts";
 import { devicePropertiesRoutes } from "./hwi/device-properties.ts";
 import { deviceTypesRoutes } from "./hwi/device-types.ts";
 import { devicesRoutes } from "./hwi/devices.ts";
@@ -10,6 +13,7 @@ import { replacementsRoutes } from "./hwi/replacements.ts";
 import { unlinkRoutes } from "./hwi/unlink.ts";
 import { webhooksRoutes } from "./hwi/webhooks.ts";
 import { labAccountsRoutes } from "./lab/accounts.ts";
+import { labAutoReorderRoutes } from "./lab/auto-reorder.ts";
 import { labDeadLettersRoutes } from "./lab/dead-letters.ts";
 import { labKeysRoutes } from "./lab/keys.ts";
 import { labMqttCredentialsRoutes } from "./lab/mqtt-credentials.ts";
@@ -35,10 +39,11 @@ export const API_ROUTES: RouteTable = {
     measurementsRoutes,
     webhooksRoutes,
   ],
-  asr: [],
+  asr: [supplyTypesRoutes, supplyRequestsRoutes, glucometerSuppliesRoutes],
   v2: [v2MeasurementsRoutes],
   lab: [
     labAccountsRoutes,
+    labAutoReorderRoutes,
     labKeysRoutes,
     labMqttCredentialsRoutes,
     labOrdersRoutes,

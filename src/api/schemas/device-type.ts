@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { SupplyCatalogue } from "../../asr/supply-catalogue.ts";
 import type { Catalogue } from "../../catalogue/catalogue.ts";
 import type { MetricSpec, Profile } from "../../catalogue/schema.ts";
 import { nameUuid } from "../../fulfilment/identifiers.ts";
@@ -8,10 +9,12 @@ import { toJsonSchema } from "../json-schema.ts";
  * hwi-device-types elements (wire-formats "Devices"): `{id, name, sensor_code, sku, modules,
  * supply_types, metrics}`, from the catalogue's profiles (spec 2.8). Decisions (spec: not
  * shown): ids are UUID v5 of the name (stable across runs and labs; a metric has one id whatever
- * the type); `modules` names how the type connects (`gateway` or `cellular`); `supply_types` is
- * empty until the ASR supply catalogue exists; a metric's primary/secondary names and units are
- * its value 1 and value 2, `unified_display_name` its display name, and `time_series_data` is
- * true for measured quantities and false for flag events (units "flag").
+ * the type); `modules` names how the type connects (`gateway` or `cellular`); `supply_types` lists
+ * the ids of the ASR supply types that fit the type (asr/supply-types, profiles/supplies.yaml),
+ * deprecated ones included, in catalogue order, empty for a type without supplies; a metric's
+ * primary/secondary names and units are its value 1 and value 2, `unified_display_name` its
+ * display name, and `time_series_data` is true for measured quantities and false for flag events
+ * (units "flag").
  */
 
 const MetricOut = z.object({
@@ -34,7 +37,11 @@ export const DeviceTypeOut = z.object({
   sensor_code: z.string().nullable().describe("A string; null for direct-cellular types."),
   sku: z.string(),
   modules: z.array(z.string()).describe('How the type connects: ["gateway"] or ["cellular"].'),
-  supply_types: z.array(z.string()).describe("ASR supply type ids; empty for now."),
+  supply_types: z
+    .array(z.string())
+    .describe(
+      "Ids of the ASR supply types that fit the type (asr/supply-types/), deprecated ones included; empty when none.",
+    ),
   metrics: z.array(MetricOut),
 });
 
@@ -57,19 +64,19 @@ function metricJson(m: MetricSpec): z.output<typeof MetricOut> {
   };
 }
 
-export function deviceTypeJson(p: Profile): DeviceTypeJson {
+export function deviceTypeJson(p: Profile, supplies: SupplyCatalogue): DeviceTypeJson {
   return {
     id: nameUuid(`device-type:${p.name}`),
     name: p.name,
     sensor_code: p.sensor_code,
     sku: p.sku,
     modules: [p.connectivity],
-    supply_types: [],
+    supply_types: supplies.forDevice(p.name).map((t) => t.id),
     metrics: p.metrics.map(metricJson),
   };
 }
 
 /** Every current name, by name; legacy names are accepted on activation but not listed. */
-export function deviceTypesJson(catalogue: Catalogue): DeviceTypeJson[] {
-  return catalogue.profiles.map(deviceTypeJson);
+export function deviceTypesJson(catalogue: Catalogue, supplies: SupplyCatalogue): DeviceTypeJson[] {
+  return catalogue.profiles.map((p) => deviceTypeJson(p, supplies));
 }

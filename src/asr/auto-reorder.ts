@@ -1,0 +1,148 @@
+import type { TimerHandle } from "../core/clock.ts";
+import type { Logger } from "../core/logger.ts";
+import { MS_PER_HOUR } from "../core/time.ts";
+import type { DeviceWithPatient } from "../store/types.ts";
+import type { AutoReorderSettings } from "../store/types-asr.ts";
+import { glucometerSupplies, stripDeviceNames } from "./strip-estimate.ts";
+import type { AsrDeps, SupplyRequests } from "./supply-requests.ts";
+
+/** What one sweep did. */
+export interface ReorderSweep {
+  readonly placed: number;
+  /** Glucometers below a threshold whose patient has no full address to ship to. */
+  readonly noAddress: number;
+}
+
+/**
+ * Automatic reordering (spec 1.4: "can place orders automatically when thresholds are reached",
+ * 4.5: estimated_strips_remaining "drives automatic reordering"). For each account with the ASR
+ * module on and thresholds set, every glucometer's hardware is checked: fewer estimated strips
+ * than `strips_below`, or fewer days of them at its recent daily use than `days_below`, places
+ * one order of the account's strip supply to the patient's address — unless a strip order for
+ * that hardware has not been delivered yet (it is on its way). The check runs hourly on the
+ * lab's clock (rpmlab's choice; the vendor does not say how often it looks).
+ */
+export class AutoReorder {
+  private timer: TimerHandle | undefined;
+  private running = false;
+  private sweeping: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly deps: Omit<AsrDeps, "events"> & {
+      readonly requests: SupplyRequests;
+      readonly logger?: Logger | undefined;
+    },
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.sweeping;
+  }
+
+  /** Checks every account's glucometers now. */
+  async sweep(): Promise<ReorderSweep> {
+    const { store, supplies } = this.deps;
+    let placed = 0;
+    let noAddress = 0;
+    const names = stripDeviceNames(supplies);
+    for (const { accountId, settings } of await store.asrSettings.autoReordering()) {
+      const type = supplies.byName(settings.supplyName);
+      if (type === undefined || type.strips === null) continue;
+      const { rows } = await store.devices.list(accountId);
+      const hardware = new Set(
+        rows
+          .filter((d) => names.has(d.name) && d.hardwareUuid !== null)
+          .map((d) => d.hardwareUuid!),
+      );
+      for (const uuid of hardware) {
+        const now = this.deps.clock.now();
+        const current = await glucometerSupplies(store, supplies, accountId, uuid, now);
+        if (current === null || !below(settings, current.record)) continue;
+        const open = await store.supplyRequests.list(accountId, {
+          hardwareUuid: current.hardwareUuid,
+          undelivered: true,
+        });
+        if (open.rows.some((r) => r.strips !== null)) continue;
+        const glucometer = current.glucometers.find((d) => d.patient !== null);
+        const shipping = glucometer === undefined ? null : addressOf(glucometer);
+        if (shipping === null) {
+          noAddress++;
+          continue;
+        }
+        await this.deps.requests.place(accountId, {
+          type,
+          origin: "auto_reorder",
+          gatewayId: glucometer!.sensorCode === null ? null : current.hardwareUuid,
+          imei: glucometer!.sensorCode === null ? current.hardwareUuid : null,
+          hardwareUuid: current.hardwareUuid,
+          relatedDeviceId: glucometer!.id,
+          patientExternalId: glucometer!.patient!.externalId,
+          shipping,
+          notifyEmails: glucometer!.patient!.email,
+        });
+        placed++;
+      }
+    }
+    return { placed, noAddress };
+  }
+
+  private schedule(): void {
+    if (!this.running) return;
+    this.timer = this.deps.clock.setTimeout(() => {
+      this.timer = undefined;
+      const run = this.sweep().then(
+        ({ placed, noAddress }) => {
+          if (placed > 0) this.deps.logger?.info({ placed }, "supplies reordered automatically");
+          if (noAddress > 0) {
+            this.deps.logger?.warn(
+              { patients: noAddress },
+              "strips low, but the patient has no full address to ship to",
+            );
+          }
+        },
+        (error: unknown) => this.deps.logger?.error({ err: error }, "automatic reorder failed"),
+      );
+      this.sweeping = run;
+      void run.then(() => this.schedule());
+    }, MS_PER_HOUR);
+  }
+}
+
+function below(
+  settings: AutoReorderSettings,
+  record: { estimated_strips_remaining: number; average_measurements_per_day: number },
+): boolean {
+  const left = record.estimated_strips_remaining;
+  if (settings.stripsBelow !== null && left < settings.stripsBelow) return true;
+  const perDay = record.average_measurements_per_day;
+  return settings.daysBelow !== null && perDay > 0 && left / perDay < settings.daysBelow;
+}
+
+/** The patient's address (spec 2.1: all four fields, or none) as the order's shipping fields. */
+function addressOf(device: DeviceWithPatient) {
+  const p = device.patient;
+  if (
+    p === null ||
+    p.address === null ||
+    p.city === null ||
+    p.state === null ||
+    p.zipCode === null
+  ) {
+    return null;
+  }
+  return {
+    shippingName: p.name ?? p.externalId,
+    shippingAddress: p.address,
+    shippingCity: p.city,
+    shippingState: p.state,
+    shippingZipCode: p.zipCode,
+  };
+}

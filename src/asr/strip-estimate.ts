@@ -1,0 +1,103 @@
+import { MS_PER_DAY } from "../core/time.ts";
+import type { StoreRepositories } from "../store/store.ts";
+import type { DeviceWithPatient, Ms } from "../store/types.ts";
+import type { SupplyCatalogue } from "./supply-catalogue.ts";
+
+/** Strips in a glucometer's own box (README "ASR"): counted as sent with the meter. */
+export const KIT_STRIPS = 50;
+/** "Estimated daily use from recent activity" (spec 2.7): the last two weeks. */
+const RECENT_DAYS = 14;
+
+/** wire-formats "ASR": the glucometer supply record. */
+export interface GlucometerSupplyRecord {
+  readonly strips_sent: number;
+  readonly estimated_strips_remaining: number;
+  readonly average_measurements_per_day: number;
+}
+
+export interface GlucometerSupplies {
+  /** The gateway id or IMEI as the device records spell it. */
+  readonly hardwareUuid: string;
+  /** The glucometers on it (one per gateway, spec 2.8), with their patients. */
+  readonly glucometers: readonly DeviceWithPatient[];
+  readonly record: GlucometerSupplyRecord;
+  /** strips_sent minus the glucose readings, before the client's offset. */
+  readonly counted: number;
+}
+
+/** Device types that use test strips: those a strip supply fits. */
+export function stripDeviceNames(supplies: SupplyCatalogue): Set<string> {
+  return new Set(
+    supplies.types.filter((t) => t.strips !== null).flatMap((t) => t.compatibleDevices),
+  );
+}
+
+/**
+ * Spec 2.7: strips sent (the meter's box, plus the strip orders shipped for this hardware),
+ * minus the glucose readings its glucometer stored, plus the offset a PUT left for strips lost,
+ * client-provided or bought by the patient; never below 0. Daily use: glucose readings of the
+ * last 14 days (or of the days since the first reading, when fewer) per day, rounded. Null when
+ * no glucometer of the account is on this gateway id or IMEI (any case, hyphens ignored).
+ */
+export async function glucometerSupplies(
+  tx: StoreRepositories,
+  supplies: SupplyCatalogue,
+  accountId: string,
+  hardware: string,
+  now: Ms,
+): Promise<GlucometerSupplies | null> {
+  const wanted = hardware.trim().replace(/[-\s]/g, "");
+  if (wanted === "") return null;
+  const { rows } = await tx.devices.list(accountId, { hardwareUuidIexact: wanted });
+  const names = stripDeviceNames(supplies);
+  const glucometers = rows.filter((d) => names.has(d.name));
+  if (glucometers.length === 0) return null;
+  const hardwareUuid = glucometers[0]!.hardwareUuid!;
+  const recentSince = now - RECENT_DAYS * MS_PER_DAY;
+  const [shipped, usage, offset] = [
+    await tx.supplyRequests.stripsShipped(accountId, hardwareUuid),
+    await tx.glucometerSupplies.usage(
+      accountId,
+      glucometers.map((d) => d.id),
+      recentSince,
+    ),
+    await tx.glucometerSupplies.offset(accountId, hardwareUuid),
+  ];
+  const sent = KIT_STRIPS * glucometers.length + shipped;
+  const counted = sent - usage.used;
+  const days =
+    usage.first === null
+      ? 1
+      : Math.min(
+          RECENT_DAYS,
+          Math.max(1, Math.ceil((now - Math.max(usage.first, recentSince)) / MS_PER_DAY)),
+        );
+  return {
+    hardwareUuid,
+    glucometers,
+    counted,
+    record: {
+      strips_sent: sent,
+      estimated_strips_remaining: Math.max(0, counted + offset),
+      average_measurements_per_day: Math.round(usage.recent / days),
+    },
+  };
+}
+
+/**
+ * PUT estimated_strips_remaining (spec 4.5: "the value drives automatic reordering"): the
+ * offset becomes whatever makes the estimate equal the value now; later readings count down
+ * from it.
+ */
+export async function setStripsRemaining(
+  tx: StoreRepositories,
+  current: GlucometerSupplies,
+  accountId: string,
+  remaining: number,
+): Promise<void> {
+  await tx.glucometerSupplies.setOffset(
+    accountId,
+    current.hardwareUuid,
+    remaining - current.counted,
+  );
+}

@@ -1,0 +1,108 @@
+import type { TimerHandle } from "../core/clock.ts";
+import type { Logger } from "../core/logger.ts";
+import { atomically } from "../fulfilment/deps.ts";
+import type { FulfilmentEventBus } from "../fulfilment/simulator.ts";
+import { supplyOrderChanged } from "./supply-events.ts";
+import type { AsrDeps } from "./supply-requests.ts";
+import { nextStep } from "./supply-timeline.ts";
+
+export interface SupplyShippingDeps extends Omit<AsrDeps, "events"> {
+  readonly events: FulfilmentEventBus;
+  readonly logger?: Logger | undefined;
+}
+
+/** Node timers overflow past 2^31-1 ms; a longer wait is armed in pieces. */
+const MAX_TIMER_MS = 2_147_483_647;
+/** After a failed step (the store briefly unreachable), look again this much later. */
+const RETRY_AFTER_MS = 60_000;
+
+/**
+ * Moves supply orders along their timeline (supply-timeline.ts) on the lab's clock: one timer,
+ * for the earliest step due; when it fires, every step due by then is applied in due order, each
+ * in its own transaction with its webhook, at its due time (not the moment the timer ran: a
+ * seed gives the same timeline however fast a virtual clock is driven). `supply.status` events
+ * (a new order) re-arm it. `start()` first applies what fell due while the lab was down.
+ */
+export class SupplyShipping {
+  private timer: { readonly handle: TimerHandle; readonly at: number } | undefined;
+  private running = false;
+  private work: Promise<void> = Promise.resolve();
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly deps: SupplyShippingDeps) {}
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.deps.events.on("supply.status", ({ nextAt }) => {
+      if (nextAt !== null) this.arm(nextAt);
+    });
+    this.kick();
+    await this.work;
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.disarm();
+    await this.work;
+  }
+
+  /** Resolves once no step is being applied. */
+  whenIdle(): Promise<void> {
+    return this.work;
+  }
+
+  private arm(at: number): void {
+    if (!this.running) return;
+    if (this.timer !== undefined && this.timer.at <= at) return;
+    this.disarm();
+    const { clock } = this.deps;
+    const delay = Math.min(Math.max(0, at - clock.now()), MAX_TIMER_MS);
+    const handle = clock.setTimeout(() => {
+      this.timer = undefined;
+      this.kick();
+    }, delay);
+    this.timer = { handle, at };
+  }
+
+  private disarm(): void {
+    if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer.handle);
+    this.timer = undefined;
+  }
+
+  /** Applies what is due, then arms the next; one pass at a time. */
+  private kick(): void {
+    this.work = this.work
+      .then(() => this.applyDue())
+      .then(
+        (next) => {
+          if (next !== undefined) this.arm(next);
+        },
+        (error: unknown) => {
+          this.deps.logger?.error({ err: error }, "supply order step failed; retrying");
+          this.arm(this.deps.clock.now() + RETRY_AFTER_MS);
+        },
+      );
+  }
+
+  /** Every step due now, earliest first; returns when the next one is due. */
+  private async applyDue(): Promise<number | undefined> {
+    const { store, clock, fulfilment, supplies } = this.deps;
+    while (this.running) {
+      const [due] = await store.supplyRequests.due(undefined, 1);
+      if (due === undefined || due.nextAt === null) return undefined;
+      if (due.nextAt > clock.now()) return due.nextAt;
+      const at = due.nextAt;
+      await atomically(this.deps, async (tx, events) => {
+        const patch = nextStep(fulfilment, due, at);
+        const row = await tx.supplyRequests.update(due.id, patch ?? { nextAt: null }, {
+          expectStep: due.step,
+        });
+        if (patch !== null) await supplyOrderChanged(tx, events, supplies, row);
+      });
+    }
+    return undefined;
+  }
+}

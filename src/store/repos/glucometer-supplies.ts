@@ -1,0 +1,62 @@
+import type { Ctx } from "../context.ts";
+import { readNum, readNumOrNull } from "../dialect.ts";
+import type { GlucometerSuppliesRepo } from "../store.ts";
+
+/**
+ * What a glucometer's strip estimate is computed from (spec 2.7 "Glucometer supply record"):
+ * the glucose readings its hardware sent, and the offset a client's PUT left. Strips shipped
+ * come from the supply requests (SupplyRequestsRepo.stripsShipped).
+ */
+export function glucometerSuppliesRepo(ctx: Ctx): GlucometerSuppliesRepo {
+  const { db } = ctx;
+  return {
+    async usage(accountId, deviceIds, recentSince) {
+      if (deviceIds.length === 0) return { used: 0, recent: 0, first: null };
+      // The measurements_device index (account, device, timestamp, id, metric) covers it.
+      const row = await db
+        .selectFrom("measurements")
+        .select((eb) => [
+          eb.fn.countAll<number>().as("used"),
+          eb.fn
+            .sum<number>(eb.case().when("timestamp", ">=", recentSince).then(1).else(0).end())
+            .as("recent"),
+          eb.fn.min<number>("timestamp").as("first"),
+        ])
+        .where("account_id", "=", accountId)
+        .where("device_id", "in", deviceIds)
+        .where("metric", "=", "glucose")
+        .executeTakeFirst();
+      return {
+        used: readNum(row?.used ?? 0),
+        recent: readNum(row?.recent ?? 0),
+        first: readNumOrNull(row?.first ?? null),
+      };
+    },
+    async offset(accountId, hardwareUuid) {
+      const row = await db
+        .selectFrom("glucometer_supply_offsets")
+        .select("strips_offset")
+        .where("account_id", "=", accountId)
+        .where("hardware_uuid", "=", hardwareUuid)
+        .executeTakeFirst();
+      return row === undefined ? 0 : readNum(row.strips_offset);
+    },
+    async setOffset(accountId, hardwareUuid, offset) {
+      const modified = ctx.clock.now();
+      await db
+        .insertInto("glucometer_supply_offsets")
+        .values({
+          account_id: accountId,
+          hardware_uuid: hardwareUuid,
+          strips_offset: offset,
+          modified,
+        })
+        .onConflict((oc) =>
+          oc
+            .columns(["account_id", "hardware_uuid"])
+            .doUpdateSet({ strips_offset: offset, modified }),
+        )
+        .execute();
+    },
+  };
+}

@@ -1,0 +1,286 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SupplyCatalogue } from "../../src/asr/supply-catalogue.ts";
+import { SupplyShipping } from "../../src/asr/supply-shipping.ts";
+import { DEFAULT_FULFILMENT_CONFIG } from "../../src/config/fulfilment-config.ts";
+import { addBusinessTime } from "../../src/fulfilment/business-time.ts";
+import { type Lab, makeLab, send } from "./helpers.ts";
+import {
+  activate,
+  catalogue,
+  DAY,
+  type Envelope,
+  GW,
+  GW2,
+  IMEI,
+  knownGateway,
+  ok,
+} from "./hwi-fixtures.ts";
+
+/** Spec 2.7, 3, 4.5: asr/supply-requests/ on the acme account (ASR enabled). */
+
+const STRIPS = "Glucometer Test Strips (50)";
+const SHIP_TO = {
+  shipping_name: "Ada Patient",
+  shipping_address: "1 Main St",
+  shipping_city: "Irvine",
+  shipping_state: "CA",
+  shipping_zip_code: "92614",
+};
+
+interface Order extends Record<string, unknown> {
+  id: string;
+  status: string;
+  shipped_on: string | null;
+  delivered_on: string | null;
+}
+
+describe("asr/supply-requests/", () => {
+  let lab: Lab;
+  let glucometer: { id: string };
+  let scale: { id: string };
+  const asr = (method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown) =>
+    send(lab.app, method, `/clients/acme/asr/${path}`, lab.prod.key, body);
+
+  beforeEach(async () => {
+    lab = await makeLab();
+    await knownGateway(lab, GW);
+    await knownGateway(lab, GW2);
+    const patient = { external_id: "P-1", name: "Ada Patient", ...addressOf(SHIP_TO) };
+    glucometer = await activate(
+      lab,
+      { device: { name: "Vendor Glucometer", hardware_uuid: GW }, patient },
+      lab.prod,
+    );
+    scale = await activate(
+      lab,
+      { device: { name: "Vendor Scale", hardware_uuid: GW2 }, patient },
+      lab.prod,
+    );
+  });
+  afterEach(() => lab.close());
+
+  it("places a pending order for the glucometer's gateway, with the type and the patient", async () => {
+    const res = await asr("POST", "supply-requests/", {
+      supply_name: STRIPS,
+      gateway_id: GW.toLowerCase(),
+      imei: "",
+      ...SHIP_TO,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const strips = new SupplyCatalogue([
+      ...SupplyCatalogue.load(undefined, catalogue).types,
+    ]).byName(STRIPS)!;
+    expect(res.json()).toMatchObject({
+      order_type: "supply",
+      supply_name: STRIPS,
+      supply_type: { id: strips.id, name: STRIPS, hardware_uuid_required: true },
+      status: "pending",
+      auto_reorder: false,
+      gateway_id: GW.toLowerCase(),
+      imei: "",
+      patient_id: "P-1",
+      strips: 50,
+      up_front_cost: strips.upFrontCost,
+      shipped_on: null,
+      delivered_on: null,
+      tracking_link: null,
+      ...SHIP_TO,
+    });
+  });
+
+  it("400 keyed by every field at fault", async () => {
+    const empty = await asr("POST", "supply-requests/", {});
+    expect(empty.statusCode).toBe(400);
+    expect(Object.keys(empty.json()).sort()).toEqual(
+      ["supply_name", ...Object.keys(SHIP_TO)].sort(),
+    );
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ supply_name: "glucometer test strips (50)" }, "supply_name", /names must match/],
+      [{ supply_name: "Glucometer Test Strips (25)", gateway_id: GW }, "supply_name", /deprecated/],
+      [{ supply_name: STRIPS }, "gateway_id", /send gateway_id, or imei/],
+      [
+        { supply_name: STRIPS, gateway_id: "AAAAAAAAAAAA" },
+        "gateway_id",
+        /No device of this account/,
+      ],
+      [{ supply_name: "BPM Cuff - XL", gateway_id: GW }, "gateway_id", /No device on .* takes/],
+      [
+        { supply_name: "Lancets (100)", related_client_device_id: scale.id },
+        "related_client_device_id",
+        /does not fit a Vendor Scale/,
+      ],
+      [{ supply_name: STRIPS, gateway_id: GW, imei: IMEI }, "imei", /not both/],
+      [
+        { supply_name: STRIPS, gateway_id: GW2, related_client_device_id: glucometer.id },
+        "related_client_device_id",
+        /is on 297056120BD7/,
+      ],
+    ];
+    for (const [body, field, message] of cases) {
+      const res = await asr("POST", "supply-requests/", { ...SHIP_TO, ...body });
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json()[field]?.[0], JSON.stringify(res.json())).toMatch(message);
+    }
+    // The gateway of another account is not this account's hardware.
+    await knownGateway(lab, "0123456789AB");
+    await activate(
+      lab,
+      { device: { name: "Vendor Glucometer", hardware_uuid: "0123456789AB" } },
+      lab.dev,
+    );
+    const foreign = await asr("POST", "supply-requests/", {
+      ...SHIP_TO,
+      supply_name: STRIPS,
+      gateway_id: "0123456789AB",
+    });
+    expect(foreign.json().gateway_id[0]).toMatch(/No device of this account/);
+    expect(ok<unknown[]>(await asr("GET", "supply-requests/"))).toEqual([]);
+  });
+
+  it("a supply without hardware_uuid_required ships on the related device alone", async () => {
+    const res = await asr("POST", "supply-requests/", {
+      ...SHIP_TO,
+      supply_name: "Lancets (100)",
+      related_client_device_id: glucometer.id,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({
+      related_client_device_id: glucometer.id,
+      patient_id: "P-1",
+      strips: null,
+    });
+  });
+
+  it("ships after processing and is delivered days later, each step a SPECIAL_ORDER webhook", async () => {
+    const shipping = new SupplyShipping({
+      store: lab.store,
+      clock: lab.clock,
+      supplies: SupplyCatalogue.load(undefined, catalogue),
+      catalogue,
+      events: lab.events,
+      fulfilment: DEFAULT_FULFILMENT_CONFIG,
+    });
+    await shipping.start();
+    try {
+      const placed = (
+        await asr("POST", "supply-requests/", { ...SHIP_TO, supply_name: STRIPS, gateway_id: GW })
+      ).json() as Order;
+      const created = Date.parse(placed.created_on as string);
+      // Processing is 1–2 business days (the fulfilment simulator's `processing`).
+      lab.advance(addBusinessTime(created, DAY) - created - 1);
+      await shipping.whenIdle();
+      expect(ok<Order>(await asr("GET", `supply-requests/${placed.id}/`)).status).toBe("pending");
+      lab.advance(12 * DAY);
+      await shipping.whenIdle();
+      const done = ok<Order>(await asr("GET", `supply-requests/${placed.id}/`));
+      expect(done).toMatchObject({
+        status: "fulfilled",
+        carrier: expect.stringMatching(/^(ups|fedex|usps)$/),
+      });
+      expect(done.tracking_link).toMatch(/^https:\/\/tracking\.rpmlab\.test\//);
+      const shipped = Date.parse(done.shipped_on!);
+      expect(shipped - created).toBeGreaterThanOrEqual(DAY);
+      expect(Date.parse(done.delivered_on!)).toBeGreaterThan(shipped);
+
+      const outbox = await lab.store.transaction((tx) => tx.webhookOutbox.take(100));
+      const bodies = outbox.filter((e) => e.event === "SPECIAL_ORDER").map((e) => e.body as Order);
+      expect(bodies.map((b) => [b.status, b.shipped_on !== null, b.delivered_on !== null])).toEqual(
+        [
+          ["pending", false, false],
+          ["fulfilled", true, false],
+          ["fulfilled", true, true],
+        ],
+      );
+      expect(bodies.every((b) => b.id === placed.id && b.patient_id === "P-1")).toBe(true);
+      expect(bodies[2]).toEqual(done);
+    } finally {
+      await shipping.stop();
+    }
+  });
+
+  it("lists newest first; fulfilled and search filter; page gives the envelope", async () => {
+    const a = (
+      await asr("POST", "supply-requests/", { ...SHIP_TO, supply_name: STRIPS, gateway_id: GW })
+    ).json() as Order;
+    lab.advance(1000);
+    const b = (
+      await asr("POST", "supply-requests/", {
+        ...SHIP_TO,
+        supply_name: "AA Batteries (4)",
+        related_client_device_id: scale.id,
+        shipping_city: "Tustin",
+      })
+    ).json() as Order;
+    await lab.store.supplyRequests.update(a.id, {
+      status: "fulfilled",
+      shippedOn: lab.clock.now(),
+    });
+    const ids = (res: Awaited<ReturnType<typeof asr>>) => ok<Order[]>(res).map((o) => o.id);
+    expect(ids(await asr("GET", "supply-requests/"))).toEqual([b.id, a.id]);
+    expect(ids(await asr("GET", "supply-requests/?fulfilled=true"))).toEqual([a.id]);
+    expect(ids(await asr("GET", "supply-requests/?fulfilled=False"))).toEqual([b.id]);
+    expect(ids(await asr("GET", "supply-requests/?search=tustin"))).toEqual([b.id]);
+    expect(ids(await asr("GET", `supply-requests/?search=${GW.toLowerCase()}`))).toEqual([a.id]);
+    const page = ok<Envelope<Order>>(await asr("GET", "supply-requests/?page=1&page_size=1"));
+    expect(page).toMatchObject({ count: 2, previous: null, results: [{ id: b.id }] });
+    expect(page.next).toMatch(/page=2/);
+    const bad = await asr("GET", "supply-requests/?fulfilled=maybe");
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().fulfilled[0]).toMatch(/maybe is not one of the available choices/);
+  });
+
+  it("DELETE removes a pending request by ?id, body or path; a shipped one stays (400)", async () => {
+    const place = async () =>
+      (
+        (
+          await asr("POST", "supply-requests/", { ...SHIP_TO, supply_name: STRIPS, gateway_id: GW })
+        ).json() as Order
+      ).id;
+    const [byQuery, byBody, byPath, shipped] = [
+      await place(),
+      await place(),
+      await place(),
+      await place(),
+    ];
+    expect((await asr("DELETE", `supply-requests/?id=${byQuery}`)).statusCode).toBe(204);
+    expect((await asr("DELETE", "supply-requests/", { id: byBody })).statusCode).toBe(204);
+    expect((await asr("DELETE", `supply-requests/${byPath}/`)).statusCode).toBe(204);
+    await lab.store.supplyRequests.update(shipped, {
+      status: "fulfilled",
+      shippedOn: lab.clock.now(),
+    });
+    const refused = await asr("DELETE", `supply-requests/${shipped}/`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().id[0]).toMatch(/Only a pending supply request/);
+    expect((await asr("DELETE", `supply-requests/${byQuery}/`)).statusCode).toBe(404);
+    expect((await asr("GET", `supply-requests/${byPath}/`)).statusCode).toBe(404);
+    expect((await asr("DELETE", "supply-requests/")).json()).toEqual({
+      id: ["This field is required."],
+    });
+    expect(ok<Order[]>(await asr("GET", "supply-requests/")).map((o) => o.id)).toEqual([shipped]);
+  });
+
+  it("is another account's: 404 across accounts, 403 while its ASR module is off", async () => {
+    const id = (
+      (
+        await asr("POST", "supply-requests/", { ...SHIP_TO, supply_name: STRIPS, gateway_id: GW })
+      ).json() as Order
+    ).id;
+    await lab.store.accounts.update(lab.other.account.id, { asrEnabled: true });
+    const other = (path: string) =>
+      send(lab.app, "GET", `/clients/other-dev/asr/${path}`, lab.other.key);
+    expect((await other(`supply-requests/${id}/`)).statusCode).toBe(404);
+    expect(ok<unknown[]>(await other("supply-requests/"))).toEqual([]);
+    const off = await send(lab.app, "GET", "/clients/acme-dev/asr/supply-requests/", lab.dev.key);
+    expect(off.statusCode).toBe(403);
+  });
+});
+
+function addressOf(shipping: typeof SHIP_TO) {
+  return {
+    address: shipping.shipping_address,
+    city: shipping.shipping_city,
+    state: shipping.shipping_state,
+    zip_code: shipping.shipping_zip_code,
+  };
+}
