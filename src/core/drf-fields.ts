@@ -33,6 +33,8 @@ export const MESSAGES = {
     `Invalid data. Expected a dictionary, but got ${pythonType(input)}.`,
   list: (input: unknown) => `Expected a list of items but got type "${pythonType(input)}".`,
   choice: (value: string) => `"${value}" is not a valid choice.`,
+  integer: "A valid integer is required.",
+  minValue: (n: number) => `Ensure this value is greater than or equal to ${n}.`,
 } as const;
 
 /** Django's default CharField max_length for the service's text fields (spec: not shown). */
@@ -140,6 +142,19 @@ export function booleanField() {
   return z.preprocess(
     (v) => (TRUE_VALUES.has(v) ? true : FALSE_VALUES.has(v) ? false : v),
     z.boolean({ error: typeMessage(MESSAGES.boolean) }),
+  );
+}
+
+/**
+ * DRF IntegerField(min_value): an integer, or a string of one ("12", " 12 "); floats with no
+ * fraction pass as DRF's int() takes them (12.0), others do not.
+ */
+export function integerField(opts: { readonly min?: number } = {}) {
+  let int = z.number({ error: typeMessage(MESSAGES.integer) }).int({ error: MESSAGES.integer });
+  if (opts.min !== undefined) int = int.min(opts.min, { error: MESSAGES.minValue(opts.min) });
+  return z.preprocess(
+    (v) => (typeof v === "string" && /^\s*[+-]?\d+\s*$/.test(v) ? Number(v) : v),
+    int,
   );
 }
 

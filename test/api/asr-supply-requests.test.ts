@@ -67,9 +67,7 @@ describe("asr/supply-requests/", () => {
       ...SHIP_TO,
     });
     expect(res.statusCode, res.body).toBe(201);
-    const strips = new SupplyCatalogue([
-      ...SupplyCatalogue.load(undefined, catalogue).types,
-    ]).byName(STRIPS)!;
+    const strips = SupplyCatalogue.load(undefined, catalogue).byName(STRIPS)!;
     expect(res.json()).toMatchObject({
       order_type: "supply",
       supply_name: STRIPS,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { charField, drfObject, optionalText } from "../../core/drf-fields.ts";
+import { charField, drfObject, integerField, optionalText } from "../../core/drf-fields.ts";
 import { documentedBody, iso, toJsonSchema } from "../json-schema.ts";
 import { listSchemas, paginationQuery, queryParam } from "../pagination.ts";
 import { SupplyTypeOut } from "./supply-type.ts";
@@ -102,11 +102,9 @@ export const GLUCOMETER_SUPPLIES_JSON = toJsonSchema(GlucometerSuppliesOut);
 
 export const GLUCOMETER_SUPPLIES_BODY = documentedBody(
   drfObject({
-    estimated_strips_remaining: z
-      .number()
-      .int()
-      .min(0)
-      .describe("The strips the patient has now (counted, bought, or lost ones taken off)."),
+    estimated_strips_remaining: integerField({ min: 0 }).describe(
+      "The strips the patient has now (counted, bought, or lost ones taken off).",
+    ),
   }),
   "The strips remaining, as the client knows them (spec 4.5).",
 );

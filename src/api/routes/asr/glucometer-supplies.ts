@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { glucometerSupplies, setStripsRemaining } from "../../../asr/strip-estimate.ts";
-import { MESSAGES } from "../../../core/drf-fields.ts";
+import { integerField, MESSAGES } from "../../../core/drf-fields.ts";
 import { FieldErrorCollector, isPlainObject } from "../../../core/field-errors.ts";
 import type { StoreRepositories } from "../../../store/store.ts";
 import { accountOf } from "../../auth.ts";
@@ -22,23 +22,19 @@ const PARAMS = z.object({
 });
 const RECORD = describe(GLUCOMETER_SUPPLIES_JSON, "The glucometer supply record.");
 
-/** estimated_strips_remaining: an integer ≥ 0 (DRF IntegerField(min_value=0)). */
+const REMAINING = integerField({ min: 0 });
+
+/** estimated_strips_remaining: DRF IntegerField(min_value=0). */
 function readRemaining(body: unknown): number {
   const errors = new FieldErrorCollector();
   if (!isPlainObject(body)) {
     errors.add("non_field_errors", MESSAGES.dictionary(body));
     errors.throwIfAny();
   }
-  const value = (body as Record<string, unknown>).estimated_strips_remaining;
-  const number = typeof value === "string" && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
-  if (value === undefined) errors.add("estimated_strips_remaining", MESSAGES.required);
-  else if (typeof number !== "number" || !Number.isSafeInteger(number)) {
-    errors.add("estimated_strips_remaining", "A valid integer is required.");
-  } else if (number < 0) {
-    errors.add("estimated_strips_remaining", "Ensure this value is greater than or equal to 0.");
-  }
+  const result = REMAINING.safeParse((body as Record<string, unknown>).estimated_strips_remaining);
+  if (!result.success) errors.addIssues("estimated_strips_remaining", result.error.issues);
   errors.throwIfAny();
-  return number as number;
+  return result.data!;
 }
 
 /** asr/glucometer_supplies/{hardware_uuid}/ (spec 2.7, 4.5; wire-formats "ASR"). */

@@ -5,7 +5,7 @@ import {
   autoReorderSettings,
   DEFAULT_REORDER_SUPPLY,
 } from "../../../asr/auto-reorder-settings.ts";
-import { drfObject } from "../../../core/drf-fields.ts";
+import { charField, drfObject, integerField } from "../../../core/drf-fields.ts";
 import { apiError } from "../../errors.ts";
 import { DETAIL_SCHEMA, FIELD_ERRORS_SCHEMA, toJsonSchema } from "../../json-schema.ts";
 import { DomainParams } from "../../schemas/lab.ts";
@@ -16,15 +16,14 @@ const SECURITY = [{ AdminToken: [] }];
 const ERRORS = { 401: DETAIL_SCHEMA, 403: DETAIL_SCHEMA };
 const OFF = "Automatic reorder is off for this account.";
 
-const threshold = (what: string) => z.number().int().min(1).nullable().optional().describe(what);
+const threshold = (what: string) => integerField({ min: 1 }).nullable().optional().describe(what);
 
 const AutoReorderBody = drfObject({
   strips_below: threshold("Order when fewer strips than this are estimated to remain."),
   days_below: threshold(
     "Order when the strips left last fewer days than this at the recent daily use.",
   ),
-  supply_name: z
-    .string()
+  supply_name: charField()
     .optional()
     .describe(`The strip supply to order (default "${DEFAULT_REORDER_SUPPLY}").`),
 });

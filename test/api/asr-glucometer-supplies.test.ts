@@ -1,0 +1,253 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AutoReorder } from "../../src/asr/auto-reorder.ts";
+import { SupplyCatalogue } from "../../src/asr/supply-catalogue.ts";
+import { SupplyRequests } from "../../src/asr/supply-requests.ts";
+import { DEFAULT_FULFILMENT_CONFIG } from "../../src/config/fulfilment-config.ts";
+import { ADMIN, hwi, type Lab, makeLab, send } from "./helpers.ts";
+import {
+  activate,
+  catalogue,
+  DAY,
+  GW,
+  GW2,
+  IMEI,
+  knownGateway,
+  ok,
+  reading,
+} from "./hwi-fixtures.ts";
+
+/** Spec 2.7 glucometer supply record, 4.5 glucometer_supplies/ and automatic reorder (1.4). */
+
+const PATIENT = {
+  external_id: "P-1",
+  name: "Ada Patient",
+  address: "1 Main St",
+  city: "Irvine",
+  state: "CA",
+  zip_code: "92614",
+  email: "ada@example.com",
+};
+
+describe("asr/glucometer_supplies/ and automatic reorder", () => {
+  let lab: Lab;
+  let glucometer: { id: string };
+  let readings = 0;
+  const asr = (method: "GET" | "PUT", path: string, body?: unknown) =>
+    send(lab.app, method, `/clients/acme/asr/${path}`, lab.prod.key, body);
+  const record = async (hardware = GW) => ok(await asr("GET", `glucometer_supplies/${hardware}/`));
+  /** `n` glucose readings of the glucometer, `perDay` a day back from now. */
+  const test = async (n: number, perDay: number, deviceId = glucometer.id, hardwareUuid = GW) => {
+    const now = lab.clock.now();
+    const rows = Array.from({ length: n }, (_, i) =>
+      reading(lab.prod, deviceId, {
+        deviceName: "Vendor Glucometer",
+        hardwareUuid,
+        metric: "glucose",
+        value1: 110,
+        timestamp: now - Math.floor((i * DAY) / perDay) - 60_000,
+        measurementIndex: ++readings,
+        filterParams: { measurement_index: readings },
+      }),
+    );
+    await lab.store.measurements.insertMany(rows);
+  };
+  const deps = () => {
+    const asrDeps = {
+      store: lab.store,
+      clock: lab.clock,
+      supplies: SupplyCatalogue.load(undefined, catalogue),
+      catalogue,
+      events: lab.events,
+      fulfilment: DEFAULT_FULFILMENT_CONFIG,
+    };
+    return { ...asrDeps, requests: new SupplyRequests(asrDeps) };
+  };
+  const autoReorder = (body: unknown) =>
+    lab.app.inject({
+      method: "PUT",
+      url: "/lab/v1/accounts/acme/auto-reorder/",
+      headers: ADMIN,
+      payload: body as Record<string, unknown>,
+    });
+
+  beforeEach(async () => {
+    lab = await makeLab();
+    readings = 0;
+    await knownGateway(lab, GW);
+    await knownGateway(lab, GW2);
+    const patient = await send(lab.app, "POST", hwi(lab.prod, "hwi-patients/"), lab.prod.key, {
+      ...PATIENT,
+      confirm_address: true,
+    });
+    expect(patient.statusCode, patient.body).toBe(201);
+    glucometer = await activate(
+      lab,
+      { device: { name: "Vendor Glucometer", hardware_uuid: GW }, patient: { external_id: "P-1" } },
+      lab.prod,
+    );
+    await activate(
+      lab,
+      { device: { name: "Vendor Scale", hardware_uuid: GW2 }, patient: PATIENT },
+      lab.prod,
+    );
+  });
+  afterEach(() => lab.close());
+
+  it("counts the meter's strips down with each glucose reading; daily use from the last two weeks", async () => {
+    expect(await record()).toEqual({
+      strips_sent: 50,
+      estimated_strips_remaining: 50,
+      average_measurements_per_day: 0,
+    });
+    await test(20, 4);
+    expect(await record(GW.toLowerCase())).toEqual({
+      strips_sent: 50,
+      estimated_strips_remaining: 30,
+      average_measurements_per_day: 4,
+    });
+    await test(40, 4);
+    expect(await record()).toMatchObject({ estimated_strips_remaining: 0 });
+  });
+
+  it("PUT sets the estimate; later readings count down from it", async () => {
+    await test(10, 2);
+    const put = await asr("PUT", `glucometer_supplies/${GW}/`, { estimated_strips_remaining: 100 });
+    expect(ok(put)).toMatchObject({ strips_sent: 50, estimated_strips_remaining: 100 });
+    await test(5, 2);
+    expect(await record()).toMatchObject({ estimated_strips_remaining: 95 });
+    for (const [body, message] of [
+      [{ estimated_strips_remaining: -1 }, /greater than or equal to 0/],
+      [{ estimated_strips_remaining: "many" }, /valid integer/],
+      [{}, /required/],
+    ] as const) {
+      const res = await asr("PUT", `glucometer_supplies/${GW}/`, body);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().estimated_strips_remaining[0]).toMatch(message);
+    }
+    expect(await record()).toMatchObject({ estimated_strips_remaining: 95 });
+  });
+
+  it("404 for hardware without a glucometer of the account", async () => {
+    for (const hardware of [GW2, "AAAAAAAAAAAA", IMEI]) {
+      expect((await asr("GET", `glucometer_supplies/${hardware}/`)).statusCode).toBe(404);
+      const put = await asr("PUT", `glucometer_supplies/${hardware}/`, {
+        estimated_strips_remaining: 3,
+      });
+      expect(put.statusCode).toBe(404);
+    }
+  });
+
+  it("a direct-cellular glucometer is keyed by its IMEI", async () => {
+    const cellular = await activate(
+      lab,
+      { device: { name: "Vendor Cellular Glucometer", hardware_uuid: IMEI }, patient: PATIENT },
+      lab.prod,
+    );
+    await test(3, 3, cellular.id, IMEI);
+    expect(await record(IMEI)).toMatchObject({ strips_sent: 50, estimated_strips_remaining: 47 });
+  });
+
+  it("below the threshold, one strip order to the patient's address; none while it is on its way; shipped strips count", async () => {
+    expect(ok(await autoReorder({ strips_below: 20 }))).toEqual({
+      strips_below: 20,
+      days_below: null,
+      supply_name: "Glucometer Test Strips (50)",
+    });
+    const reorder = new AutoReorder(deps());
+    await test(30, 4);
+    expect(await reorder.sweep()).toEqual({ placed: 0, noAddress: 0 });
+    await test(1, 4);
+    expect(await reorder.sweep()).toEqual({ placed: 1, noAddress: 0 });
+    const [order, ...more] = ok<Record<string, unknown>[]>(await asr("GET", "supply-requests/"));
+    expect(more).toEqual([]);
+    expect(order).toMatchObject({
+      auto_reorder: true,
+      supply_name: "Glucometer Test Strips (50)",
+      gateway_id: GW,
+      imei: "",
+      related_client_device_id: glucometer.id,
+      patient_id: "P-1",
+      shipping_name: "Ada Patient",
+      shipping_address: "1 Main St",
+      shipping_zip_code: "92614",
+      notify_emails: "ada@example.com",
+      status: "pending",
+    });
+    await test(5, 4);
+    expect(await reorder.sweep()).toEqual({ placed: 0, noAddress: 0 });
+    // Shipped: its 50 strips are sent; once delivered, the next low estimate orders again.
+    await lab.store.supplyRequests.update(order!.id as string, {
+      status: "fulfilled",
+      shippedOn: lab.clock.now(),
+      deliveredOn: lab.clock.now(),
+      nextAt: null,
+    });
+    expect(await record()).toMatchObject({ strips_sent: 100, estimated_strips_remaining: 64 });
+    expect(await reorder.sweep()).toEqual({ placed: 0, noAddress: 0 });
+  });
+
+  it("days_below goes by the daily use; a patient without an address is skipped and counted", async () => {
+    ok(await autoReorder({ days_below: 7 }));
+    const reorder = new AutoReorder(deps());
+    await test(28, 4); // 22 strips left at 4 a day: 5.5 days
+    await lab.store.patients.update(lab.prod.account.id, "P-1", { address: null, city: null });
+    expect(await reorder.sweep()).toEqual({ placed: 0, noAddress: 1 });
+    await lab.store.patients.update(lab.prod.account.id, "P-1", {
+      address: "2 Oak Ave",
+      city: "Irvine",
+    });
+    expect(await reorder.sweep()).toEqual({ placed: 1, noAddress: 0 });
+    const [order] = ok<Record<string, unknown>[]>(await asr("GET", "supply-requests/"));
+    expect(order).toMatchObject({ shipping_address: "2 Oak Ave" });
+  });
+
+  it("orders nothing while the account's ASR module is off, or once thresholds are removed", async () => {
+    ok(await autoReorder({ strips_below: 60 }));
+    const reorder = new AutoReorder(deps());
+    await lab.store.accounts.update(lab.prod.account.id, { asrEnabled: false });
+    expect(await reorder.sweep()).toEqual({ placed: 0, noAddress: 0 });
+    await lab.store.accounts.update(lab.prod.account.id, { asrEnabled: true });
+    const off = await lab.app.inject({
+      method: "DELETE",
+      url: "/lab/v1/accounts/acme/auto-reorder/",
+      headers: ADMIN,
+    });
+    expect(off.statusCode).toBe(204);
+    expect(await reorder.sweep()).toEqual({ placed: 0, noAddress: 0 });
+    const get = await lab.app.inject({
+      method: "GET",
+      url: "/lab/v1/accounts/acme/auto-reorder/",
+      headers: ADMIN,
+    });
+    expect(get.statusCode).toBe(404);
+  });
+
+  it("refuses thresholds that could never order (400 keyed by field)", async () => {
+    const cases: [unknown, string, RegExp][] = [
+      [{}, "non_field_errors", /Set strips_below, days_below or both/],
+      [{ strips_below: 0 }, "strips_below", /greater than or equal to 1/],
+      [
+        { strips_below: 10, supply_name: "Lancets (100)" },
+        "supply_name",
+        /not a test strip supply/,
+      ],
+      [
+        { strips_below: 10, supply_name: "Glucometer Test Strips (25)" },
+        "supply_name",
+        /deprecated/,
+      ],
+    ];
+    for (const [body, field, message] of cases) {
+      const res = await autoReorder(body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json()[field]?.[0], res.body).toMatch(message);
+    }
+    const unknown = await lab.app.inject({
+      method: "PUT",
+      url: "/lab/v1/accounts/nobody/auto-reorder/",
+      headers: ADMIN,
+      payload: { strips_below: 3 },
+    });
+    expect(unknown.statusCode).toBe(404);
+  });
+});
