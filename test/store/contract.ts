@@ -3,6 +3,7 @@ import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import type { Store } from "../../src/store/store.ts";
 import { accountsContract } from "./contract/accounts.ts";
+import { asrContract } from "./contract/asr.ts";
 import { devicesContract } from "./contract/devices.ts";
 import { devicesListContract } from "./contract/devices-list.ts";
 import { type ContractEnv, type StoreHarness, T0 } from "./contract/env.ts";
@@ -64,5 +65,6 @@ export function storeContract(name: string, harness: StoreHarness): void {
     mqttCredentialsContract(env);
     shipmentsContract(env);
     webhookDeliveryContract(env, harness.persistent);
+    asrContract(env);
   });
 }
