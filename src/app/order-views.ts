@@ -69,10 +69,21 @@ export function renderBilling(report: BillingJson, json: boolean): string {
     String(a.devices.length),
     String(a.hardware_shipped.devices),
     String(a.hardware_shipped.gateways),
+    `${a.supplies.length} (${a.supply_charges})`,
   ]);
   return [
     `billing ${report.from.slice(0, 10)} to ${last} (as of ${short(report.as_of)})`,
-    formatTable(["ACCOUNT", "DEVICE-DAYS", "DEVICES", "DEVICES SHIPPED", "GATEWAYS SHIPPED"], rows),
+    formatTable(
+      [
+        "ACCOUNT",
+        "DEVICE-DAYS",
+        "DEVICES",
+        "DEVICES SHIPPED",
+        "GATEWAYS SHIPPED",
+        "SUPPLIES (USD)",
+      ],
+      rows,
+    ),
     `total: ${report.device_days} device-days`,
   ].join("\n");
 }

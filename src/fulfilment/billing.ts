@@ -19,6 +19,9 @@ import type { BillingBasis, BillingPeriodRow } from "../store/types-shipments.ts
  * Hardware: each shipment counts the device and/or gateway in its box (ship_gateway_only: the
  * gateway only, spec 2.4 "only the gateway cost is billed"; a device joining the patient's
  * gateway: the device only).
+ *
+ * Supplies (spec 1.4: "supply charges accrue as orders ship and are billed at the end of the
+ * month"): each ASR order that shipped in the period, at its prices when ordered.
  */
 
 export interface BillingQuery {
@@ -42,12 +45,24 @@ export interface DeviceBilling {
   readonly device_days: number;
 }
 
+/** An ASR supply order that shipped in the period (spec 1.4: charged as it ships). */
+export interface SupplyCharge {
+  readonly id: string;
+  readonly supply_name: string;
+  readonly shipped_on: Ms;
+  readonly up_front_cost: string;
+  readonly shipping_cost: string;
+}
+
 export interface AccountBilling {
   readonly account_id: string;
   readonly client_domain: string;
   readonly device_days: number;
   readonly devices: readonly DeviceBilling[];
   readonly hardware_shipped: { readonly devices: number; readonly gateways: number };
+  readonly supplies: readonly SupplyCharge[];
+  /** The supplies' up-front and shipping costs together, a decimal string (USD). */
+  readonly supply_charges: string;
 }
 
 export interface BillingReport {
@@ -107,6 +122,15 @@ export async function billingReport(
       });
     }
     const shipped = await store.shipments.shippedBetween(from, to, account.id);
+    const supplies = (await store.supplyRequests.shippedBetween(from, to, account.id)).map(
+      (r): SupplyCharge => ({
+        id: r.id,
+        supply_name: r.supplyName,
+        shipped_on: r.shippedOn!,
+        up_front_cost: r.upFrontCost,
+        shipping_cost: r.shippingCost,
+      }),
+    );
     out.push({
       account_id: account.id,
       client_domain: account.clientDomain,
@@ -116,6 +140,10 @@ export async function billingReport(
         devices: shipped.filter((s) => s.shipsDevice === true).length,
         gateways: shipped.filter((s) => s.shipsGateway === true).length,
       },
+      supplies,
+      supply_charges: dollars(
+        supplies.reduce((sum, c) => sum + cents(c.up_front_cost) + cents(c.shipping_cost), 0),
+      ),
     });
   }
   out.sort((a, b) => a.client_domain.localeCompare(b.client_domain));
@@ -126,6 +154,16 @@ export async function billingReport(
     device_days: out.reduce((sum, a) => sum + a.device_days, 0),
     accounts: out,
   };
+}
+
+/** "15.00" → 1500: sums in whole cents, never in binary fractions. */
+function cents(amount: string): number {
+  const [whole = "0", fraction = ""] = amount.split(".");
+  return Number(whole) * 100 + Number(fraction.padEnd(2, "0").slice(0, 2));
+}
+
+function dollars(total: number): string {
+  return `${Math.floor(total / 100)}.${String(total % 100).padStart(2, "0")}`;
 }
 
 const DAY_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;

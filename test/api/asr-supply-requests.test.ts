@@ -3,7 +3,7 @@ import { SupplyCatalogue } from "../../src/asr/supply-catalogue.ts";
 import { SupplyShipping } from "../../src/asr/supply-shipping.ts";
 import { DEFAULT_FULFILMENT_CONFIG } from "../../src/config/fulfilment-config.ts";
 import { addBusinessTime } from "../../src/fulfilment/business-time.ts";
-import { type Lab, makeLab, send } from "./helpers.ts";
+import { ADMIN, type Lab, makeLab, send } from "./helpers.ts";
 import {
   activate,
   catalogue,
@@ -256,6 +256,48 @@ describe("asr/supply-requests/", () => {
       id: ["This field is required."],
     });
     expect(ok<Order[]>(await asr("GET", "supply-requests/")).map((o) => o.id)).toEqual([shipped]);
+  });
+
+  it("bills each order in the month it shipped, at its prices when ordered (spec 1.4)", async () => {
+    const place = async (supply_name: string, extra: Record<string, unknown>) =>
+      (
+        (
+          await asr("POST", "supply-requests/", { ...SHIP_TO, supply_name, ...extra })
+        ).json() as Order
+      ).id;
+    const strips = await place(STRIPS, { gateway_id: GW });
+    const batteries = await place("AA Batteries (4)", { related_client_device_id: scale.id });
+    const later = await place(STRIPS, { gateway_id: GW });
+    const november = Date.UTC(2024, 10, 2);
+    for (const [id, at] of [
+      [strips, lab.clock.now()],
+      [batteries, lab.clock.now()],
+      [later, november],
+    ] as const) {
+      await lab.store.supplyRequests.update(id, { status: "fulfilled", shippedOn: at });
+    }
+    const billing = async (month: string) => {
+      const res = await lab.app.inject({
+        method: "GET",
+        url: `/lab/v1/billing/?month=${month}&account=acme`,
+        headers: ADMIN,
+      });
+      return ok<{ accounts: { supplies: { id: string }[]; supply_charges: string }[] }>(res)
+        .accounts[0]!;
+    };
+    const types = SupplyCatalogue.load(undefined, catalogue);
+    const cost = (name: string) => {
+      const t = types.byName(name)!;
+      return Math.round((Number(t.upFrontCost) + Number(t.shippingCost)) * 100);
+    };
+    const october = await billing("2024-10");
+    expect(october.supplies.map((c) => c.id).sort()).toEqual([strips, batteries].sort());
+    expect(october.supply_charges).toBe(
+      ((cost(STRIPS) + cost("AA Batteries (4)")) / 100).toFixed(2),
+    );
+    const next = await billing("2024-11");
+    expect(next.supplies.map((c) => c.id)).toEqual([later]);
+    expect(next.supply_charges).toBe((cost(STRIPS) / 100).toFixed(2));
   });
 
   it("is another account's: 404 across accounts, 403 while its ASR module is off", async () => {

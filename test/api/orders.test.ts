@@ -220,6 +220,8 @@ describe("lab admin API: orders and billing", () => {
             },
           ],
           hardware_shipped: { devices: 1, gateways: 1 },
+          supplies: [],
+          supply_charges: "0.00",
         },
       ],
     });

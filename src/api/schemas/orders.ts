@@ -130,6 +130,18 @@ export const BillingOut = z.object({
         }),
       ),
       hardware_shipped: z.object({ devices: z.number().int(), gateways: z.number().int() }),
+      supplies: z
+        .array(
+          z.object({
+            id: z.string(),
+            supply_name: z.string(),
+            shipped_on: iso(),
+            up_front_cost: z.string(),
+            shipping_cost: z.string(),
+          }),
+        )
+        .describe("ASR supply orders shipped in the period (spec 1.4: charged as they ship)."),
+      supply_charges: z.string().describe("Their up-front and shipping costs together (USD)."),
     }),
   ),
 });
@@ -149,6 +161,7 @@ export function billingJson(r: BillingReport): z.output<typeof BillingOut> {
         billable_from: toIsoMicros(d.billable_from),
         billable_until: ms(d.billable_until),
       })),
+      supplies: a.supplies.map((c) => ({ ...c, shipped_on: toIsoMicros(c.shipped_on) })),
     })),
   };
 }
