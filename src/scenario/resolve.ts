@@ -139,6 +139,7 @@ function resolveAccounts(raw: RawScenario, issues: RuleIssue[]): ScenarioAccount
       id: a.id,
       name: a.name,
       stripStatusMetrics: a.strip_status_metrics,
+      asr: a.asr === undefined ? undefined : { autoReorder: a.asr.auto_reorder },
       webhooks,
     };
   });

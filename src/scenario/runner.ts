@@ -258,6 +258,23 @@ class ScenarioRun {
     if (account.stripStatusMetrics) {
       await client.admin("PATCH", `/lab/v1/accounts/${account.id}/`, { omit_status_metrics: true });
     }
+    if (account.asr !== undefined) {
+      await client.admin("PATCH", `/lab/v1/accounts/${account.id}/`, { asr_enabled: true });
+      const thresholds = account.asr.autoReorder;
+      if (thresholds !== undefined) {
+        const set = await client.admin(
+          "PUT",
+          `/lab/v1/accounts/${account.id}/auto-reorder/`,
+          thresholds,
+        );
+        if (set.status !== 200) {
+          throw new RpmlabError(
+            "E_SCENARIO_FAILED",
+            `account ${account.id}: auto_reorder refused: ${JSON.stringify(set.body)}`,
+          );
+        }
+      }
+    }
     for (const webhook of account.webhooks) {
       const ids = new Map<WebhookEvent, string>();
       for (const event of webhook.events) {

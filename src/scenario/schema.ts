@@ -108,6 +108,25 @@ const accountSchema = z.strictObject({
     .boolean()
     .default(false)
     .meta({ description: "Spec 6.3.3: leave battery and status metrics out of webhooks" }),
+  asr: z
+    .strictObject({
+      auto_reorder: z
+        .strictObject({
+          strips_below: z.number().int().min(1).optional(),
+          days_below: z.number().int().min(1).optional(),
+          supply_name: z.string().min(1).optional().meta({
+            description: "The strip supply ordered (default Glucometer Test Strips (50))",
+          }),
+        })
+        .refine(
+          (r) => r.strips_below !== undefined || r.days_below !== undefined,
+          "set strips_below, days_below or both",
+        )
+        .optional()
+        .meta({ description: "Spec 1.4: order strips when a glucometer runs low" }),
+    })
+    .optional()
+    .meta({ description: "Enables the ASR module (spec 4.5) for the account" }),
   webhooks: z.array(webhookSchema).default([]),
 });
 

@@ -38,6 +38,18 @@ export interface ScenarioAccount {
   readonly id: string;
   readonly name: string | undefined;
   readonly stripStatusMetrics: boolean;
+  /** The ASR module is on (spec 4.5); with thresholds, automatic reorder too (spec 1.4). */
+  readonly asr:
+    | {
+        readonly autoReorder:
+          | {
+              readonly strips_below?: number;
+              readonly days_below?: number;
+              readonly supply_name?: string;
+            }
+          | undefined;
+      }
+    | undefined;
   readonly webhooks: readonly ScenarioWebhook[];
 }
 
