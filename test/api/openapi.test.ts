@@ -74,6 +74,9 @@ describe("OpenAPI document", () => {
       [`${hwi}webhooks/{id}/`]: ["delete", "get", "patch", "put"],
       [`${asr}supply-types/`]: ["get"],
       [`${asr}asr-supply-types/`]: ["get"],
+      [`${asr}supply-requests/`]: ["delete", "get", "post"],
+      [`${asr}supply-requests/{id}/`]: ["delete", "get"],
+      [`${asr}glucometer_supplies/{hardware_uuid}/`]: ["get", "put"],
       "/api/v2/hwi/patient-measurements/": ["get"],
       "/api/v2/hwi/device-measurements/": ["get"],
     };

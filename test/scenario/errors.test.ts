@@ -102,6 +102,16 @@ describe("scenario errors name the file and the path", () => {
     ]);
   });
 
+  it("an account's asr.auto_reorder needs a threshold", () => {
+    expect(problems((s) => (s.accounts[0].asr = { auto_reorder: { strips_below: 20 } }))).toEqual(
+      [],
+    );
+    expect(problems((s) => (s.accounts[0].asr = {}))).toEqual([]);
+    expect(
+      problems((s) => (s.accounts[0].asr = { auto_reorder: { supply_name: "Lancets (100)" } })),
+    ).toEqual(["accounts[0].asr.auto_reorder: set strips_below, days_below or both"]);
+  });
+
   it("missing required fields", () => {
     expect(
       problems((s) => {
