@@ -58,7 +58,7 @@ export const FulfilmentBody = z.strictObject({
   device_id: z.string().nullable(),
 });
 
-export const SpecialOrderBody = z.strictObject({
+const ReplacementOrderBody = z.strictObject({
   id: uuid,
   order_type: z.literal("replacement"),
   status: z.string().min(1),
@@ -79,6 +79,55 @@ export const SpecialOrderBody = z.strictObject({
   delivered_on: iso.nullable(),
   tracking_link: z.string().url().nullable(),
 });
+
+const decimal = z.string().regex(/^\d+\.\d{2}$/);
+
+/** README "Supply requests": the order as asr/supply-requests/ returns it. */
+const SupplyOrderBody = z.strictObject({
+  id: uuid,
+  order_type: z.literal("supply"),
+  supply_name: z.string().min(1),
+  supply_type: z
+    .strictObject({
+      id: uuid,
+      name: z.string().min(1),
+      description: z.string(),
+      image: z.string().url(),
+      up_front_cost: decimal,
+      shipping_cost: decimal,
+      hardware_uuid_required: z.boolean(),
+      deprecated: z.boolean(),
+    })
+    .nullable(),
+  status: z.enum(["pending", "fulfilled"]),
+  auto_reorder: z.boolean(),
+  gateway_id: z.string(),
+  imei: z.string(),
+  related_client_device_id: uuid.nullable(),
+  patient_id: z.string().min(1).nullable(),
+  shipping_name: z.string().min(1),
+  shipping_address: z.string().min(1),
+  shipping_city: z.string().min(1),
+  shipping_state: z.string().min(1),
+  shipping_zip_code: z.string().min(1),
+  notify_emails: z.string(),
+  strips: z.number().int().positive().nullable(),
+  up_front_cost: decimal,
+  shipping_cost: decimal,
+  carrier: z.enum(["ups", "fedex", "usps"]).nullable(),
+  tracking_number: z.string().min(1).nullable(),
+  tracking_link: z.string().url().nullable(),
+  created_on: iso,
+  updated_on: iso,
+  shipped_on: iso.nullable(),
+  delivered_on: iso.nullable(),
+});
+
+/** Spec 6.1: special orders include replacement and supply orders. */
+export const SpecialOrderBody = z.discriminatedUnion("order_type", [
+  ReplacementOrderBody,
+  SupplyOrderBody,
+]);
 
 const text = z.string().nullable();
 export const PatientBody = z.strictObject({

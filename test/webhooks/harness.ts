@@ -91,6 +91,7 @@ export class WebhookLab {
       "replacement.status",
       "device.activated",
       "patient.written",
+      "supply.status",
     ] as const) {
       this.events.on(name, () => this.dispatcher.nudge());
     }
@@ -135,6 +136,20 @@ export class WebhookLab {
     return app.inject({
       method,
       url: `/clients/${this.account.clientDomain}/hwi/${path}`,
+      headers: {
+        authorization: `Api-Key ${key}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+  }
+
+  /** A JSON call on the account's ASR paths (the module must be on: store.accounts.update). */
+  async asr(method: "GET" | "POST" | "DELETE", path: string, body?: unknown) {
+    const { app, key } = await this.api();
+    return app.inject({
+      method,
+      url: `/clients/${this.account.clientDomain}/asr/${path}`,
       headers: {
         authorization: `Api-Key ${key}`,
         ...(body === undefined ? {} : { "content-type": "application/json" }),

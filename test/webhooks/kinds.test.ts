@@ -1,4 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SupplyCatalogue } from "../../src/asr/supply-catalogue.ts";
+import { SupplyShipping } from "../../src/asr/supply-shipping.ts";
+import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { DEFAULT_FULFILMENT_CONFIG } from "../../src/config/fulfilment-config.ts";
 import type { WebhookRow } from "../../src/store/types-ingest.ts";
 import { expectConsumable, WebhookLab } from "./harness.ts";
 import { Receiver } from "./receiver.ts";
@@ -91,6 +95,63 @@ describe("fulfilment, special-order and patient webhooks", () => {
     expect(
       receiver.received.every((r) => r.headers["x-rpmlab-event"] === r.path.slice(1).toUpperCase()),
     ).toBe(true);
+  });
+
+  it("a supply order fires a special-order webhook when placed, shipped and delivered", async () => {
+    await lab.store.accounts.update(lab.account.id, { asrEnabled: true });
+    await lab.store.gateways.updateStatus(GW, {});
+    const meter = await lab.hwi("POST", "hwi-devices/", {
+      device: { name: "Vendor Glucometer", hardware_uuid: GW },
+      patient: { external_id: "P-7" },
+    });
+    const shipping = new SupplyShipping({
+      store: lab.store,
+      clock: lab.clock,
+      supplies: SupplyCatalogue.load(),
+      catalogue: Catalogue.load(),
+      events: lab.events,
+      fulfilment: DEFAULT_FULFILMENT_CONFIG,
+    });
+    await shipping.start();
+    try {
+      const order = await lab.asr("POST", "supply-requests/", {
+        supply_name: "Glucometer Test Strips (100)",
+        gateway_id: GW,
+        shipping_name: "Pat Seven",
+        shipping_address: ADDRESS.address,
+        shipping_city: ADDRESS.city,
+        shipping_state: ADDRESS.state,
+        shipping_zip_code: ADDRESS.zip_code,
+        notify_emails: "care@example.com",
+      });
+      expect(order.statusCode, order.body).toBe(201);
+      await lab.runUntil(lab.clock.now() + 14 * 86_400_000);
+      await shipping.whenIdle();
+      await lab.settle();
+    } finally {
+      await shipping.stop();
+    }
+    const orders = bodies("special_order").sort((a, b) => (a.updated_on < b.updated_on ? -1 : 1));
+    expect(orders.map((o) => [o.status, o.shipped_on !== null, o.delivered_on !== null])).toEqual([
+      ["pending", false, false],
+      ["fulfilled", true, false],
+      ["fulfilled", true, true],
+    ]);
+    expect(orders[2]).toMatchObject({
+      order_type: "supply",
+      supply_name: "Glucometer Test Strips (100)",
+      strips: 100,
+      gateway_id: GW,
+      patient_id: "P-7",
+      notify_emails: "care@example.com",
+    });
+    expect(orders[0].related_client_device_id).toBeNull();
+    expect(meter.statusCode).toBe(201);
+    // One delivery per step, each posted once.
+    const ids = receiver.received
+      .filter((r) => r.path === "/special_order")
+      .map((r) => r.headers["x-rpmlab-delivery"]);
+    expect(new Set(ids).size).toBe(3);
   });
 
   it("a replacement order fires special-order webhooks; its gateway shipping fires Replaced", async () => {
