@@ -2,12 +2,20 @@ import type { Command } from "commander";
 import { renderAccount, renderAccounts } from "../app/account-views.ts";
 import {
   createAccount,
+  findAccount,
   parseEnvironment,
   setAsrEnabled,
   setOmitStatusMetrics,
 } from "../app/accounts.ts";
 import { withLabStore } from "../app/lab-store.ts";
-import { RpmlabError } from "../core/errors.ts";
+import {
+  autoReorderJson,
+  autoReorderSettings,
+  DEFAULT_REORDER_SUPPLY,
+} from "../asr/auto-reorder-settings.ts";
+import { SupplyCatalogue } from "../asr/supply-catalogue.ts";
+import { isRpmlabError, RpmlabError } from "../core/errors.ts";
+import type { AutoReorderSettings } from "../store/types-asr.ts";
 import type { CliIo } from "./io.ts";
 import { STORE_OPTION_HELP } from "./store-option.ts";
 
@@ -85,4 +93,89 @@ export function registerAccountsCommand(program: Command, io: CliIo): void {
       );
       io.out(renderAccount(account, flags.json === true, "updated"));
     });
+
+  accounts
+    .command("auto-reorder")
+    .description(
+      "Automatic strip reorder of an account (spec 1.4): order when a glucometer's estimate drops below a threshold",
+    )
+    .argument("<client-domain>")
+    .option("--strips-below <n>", "order when fewer strips than this are estimated to remain")
+    .option("--days-below <n>", "order when the strips last fewer days than this")
+    .option("--supply <name>", `the strip supply to order (default "${DEFAULT_REORDER_SUPPLY}")`)
+    .option("--off", "turn automatic reorder off")
+    .option("--store <spec>", STORE_OPTION_HELP)
+    .option("--json", "print the thresholds as JSON")
+    .action(async (domain: string, flags: StoreFlags & AutoReorderFlags) => {
+      const settings = flags.off === true ? null : autoReorderFromFlags(flags);
+      await withLabStore(flags.store, async (store) => {
+        const account = await findAccount(store, domain);
+        await store.asrSettings.setAutoReorder(account.id, settings);
+      });
+      if (flags.json === true) {
+        io.out(JSON.stringify(settings === null ? null : autoReorderJson(settings), null, 2));
+      } else if (settings === null) {
+        io.out(`automatic reorder of ${domain}: off`);
+      } else {
+        const rules = [
+          settings.stripsBelow === null ? [] : [`fewer than ${settings.stripsBelow} strips`],
+          settings.daysBelow === null ? [] : [`fewer than ${settings.daysBelow} days of strips`],
+        ].flat();
+        io.out(`automatic reorder of ${domain}: ${settings.supplyName} at ${rules.join(" or ")}`);
+      }
+    });
+}
+
+interface AutoReorderFlags {
+  stripsBelow?: string;
+  daysBelow?: string;
+  supply?: string;
+  off?: boolean;
+}
+
+const FLAG_OF: Record<string, string> = {
+  strips_below: "--strips-below",
+  days_below: "--days-below",
+  supply_name: "--supply",
+};
+
+/** The flags as thresholds; a bad one is E_USAGE naming the flag (exit 2). */
+function autoReorderFromFlags(flags: AutoReorderFlags): AutoReorderSettings {
+  const threshold = (flag: string, text: string | undefined) => {
+    if (text === undefined) return undefined;
+    const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < 1) {
+      throw new RpmlabError(
+        "E_USAGE",
+        `${flag} must be a whole number of 1 or more, got "${text}"`,
+        {
+          field: flag,
+        },
+      );
+    }
+    return n;
+  };
+  const stripsBelow = threshold("--strips-below", flags.stripsBelow);
+  const daysBelow = threshold("--days-below", flags.daysBelow);
+  if (stripsBelow === undefined && daysBelow === undefined) {
+    throw new RpmlabError(
+      "E_USAGE",
+      "give --strips-below, --days-below or both; --off turns it off",
+    );
+  }
+  try {
+    return autoReorderSettings(SupplyCatalogue.load(), {
+      strips_below: stripsBelow,
+      days_below: daysBelow,
+      ...(flags.supply === undefined ? {} : { supply_name: flags.supply }),
+    });
+  } catch (error) {
+    const fields = isRpmlabError(error, "E_API_VALIDATION")
+      ? (error.details.fields as Record<string, string[]>)
+      : undefined;
+    if (fields === undefined) throw error;
+    const [field, [message] = []] = Object.entries(fields)[0]!;
+    const flag = FLAG_OF[field] ?? field;
+    throw new RpmlabError("E_USAGE", `${flag}: ${message}`, { field: flag });
+  }
 }

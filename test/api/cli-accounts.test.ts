@@ -54,6 +54,58 @@ describe("rpmlab accounts / keys", () => {
     expect(table.stdout).toContain("acme-dev");
   });
 
+  it("sets, shows and turns off automatic strip reorder; a bad flag is a usage error naming it", async () => {
+    await cli("accounts", "create", "acme", "--asr");
+    const set = await cli("accounts", "auto-reorder", "acme", "--days-below", "7", "--json");
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({
+      strips_below: null,
+      days_below: 7,
+      supply_name: "Glucometer Test Strips (50)",
+    });
+    const text = await cli(
+      "accounts",
+      "auto-reorder",
+      "acme",
+      "--strips-below",
+      "15",
+      "--supply",
+      "Glucometer Test Strips (100)",
+    );
+    expect(text.stdout.trim()).toBe(
+      "automatic reorder of acme: Glucometer Test Strips (100) at fewer than 15 strips",
+    );
+    const opened = await openStore(store, {
+      clock: new VirtualClock({ startMs: T0 }),
+      rng: new Rng("cli"),
+    });
+    try {
+      const acme = (await opened.accounts.getByClientDomain("acme"))!;
+      expect(await opened.asrSettings.autoReorder(acme.id)).toEqual({
+        stripsBelow: 15,
+        daysBelow: null,
+        supplyName: "Glucometer Test Strips (100)",
+      });
+    } finally {
+      await opened.close();
+    }
+    for (const [args, message] of [
+      [[], /give --strips-below, --days-below or both/],
+      [["--strips-below", "0"], /--strips-below must be a whole number of 1 or more, got "0"/],
+      [
+        ["--days-below", "3", "--supply", "Lancets (100)"],
+        /--supply: "Lancets \(100\)" is not a test strip supply/,
+      ],
+    ] as const) {
+      const bad = await cli("accounts", "auto-reorder", "acme", ...args);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(message);
+    }
+    const off = await cli("accounts", "auto-reorder", "acme", "--off");
+    expect(off.stdout.trim()).toBe("automatic reorder of acme: off");
+    expect((await cli("accounts", "auto-reorder", "nobody", "--off")).code).toBe(1);
+  });
+
   it("fails clearly: a taken domain (1), a bad environment (2)", async () => {
     await cli("accounts", "create", "acme-dev");
     const again = await cli("accounts", "create", "ACME-DEV");
