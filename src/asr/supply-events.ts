@@ -27,8 +27,6 @@ export async function supplyOrderChanged(
     accountId: row.accountId,
     requestId: row.id,
     status: row.status,
-    delivered: row.deliveredOn !== null,
-    step: row.step,
     nextAt: row.nextAt,
   });
 }

@@ -100,14 +100,12 @@ export interface PatientWrittenEvent {
 /**
  * An ASR supply order was placed, shipped or delivered (spec 4.5); its special-order webhook is
  * in the outbox already. `nextAt`: when its next step is due (null once delivered), for the
- * supply shipping simulator to arm; `step` is the order's step once the change committed.
+ * supply shipping simulator to arm.
  */
 export interface SupplyStatusEvent {
   readonly accountId: string;
   readonly requestId: string;
   readonly status: "pending" | "fulfilled";
-  readonly delivered: boolean;
-  readonly step: number;
   readonly nextAt: Ms | null;
 }
 
