@@ -7,6 +7,7 @@ import { RpmlabError } from "../core/errors.ts";
 import { FieldErrorCollector, isPlainObject } from "../core/field-errors.ts";
 import { atomically } from "../fulfilment/deps.ts";
 import type { FulfilmentEventSink } from "../fulfilment/events.ts";
+import { SHIPPING_FIELDS } from "../fulfilment/shipping-fields.ts";
 import type { Store, StoreRepositories } from "../store/store.ts";
 import type { DeviceWithPatient, ListOptions, ListResult } from "../store/types.ts";
 import type {
@@ -29,16 +30,7 @@ export interface AsrDeps {
   readonly fulfilment: FulfilmentConfig;
 }
 
-/** The five shipping fields of a supply request (spec 2.7: required). */
-const SHIPPING = [
-  ["shipping_name", "shippingName"],
-  ["shipping_address", "shippingAddress"],
-  ["shipping_city", "shippingCity"],
-  ["shipping_state", "shippingState"],
-  ["shipping_zip_code", "shippingZipCode"],
-] as const;
-
-type Shipping = Pick<NewSupplyRequest, (typeof SHIPPING)[number][1]>;
+type Shipping = Pick<NewSupplyRequest, (typeof SHIPPING_FIELDS)[number][1]>;
 
 /** An order to place: what a POST or the automatic reorder decided (validated). */
 export interface SupplyOrder {
@@ -115,7 +107,8 @@ export class SupplyRequests {
     const imei = text("imei") ?? null;
     const relatedId = text("related_client_device_id") ?? null;
     const shipping = {} as Record<string, string>;
-    for (const [wire, field] of SHIPPING) {
+    // Spec 2.7: all five are required.
+    for (const [wire, field] of SHIPPING_FIELDS) {
       const value = readText(errors, [wire], input[wire], { required: true });
       if (typeof value === "string") shipping[field] = value;
     }

@@ -8,6 +8,7 @@ import type { ReplacementRow } from "../store/types-hardware.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import { isUuid } from "./identifiers.ts";
 import { openShipment } from "./shipment-intake.ts";
+import { SHIPPING_FIELDS } from "./shipping-fields.ts";
 
 /** wire-formats "Replacements": the name that asks for a replacement gateway. */
 export const GATEWAY = "Gateway";
@@ -18,14 +19,6 @@ export const GATEWAY = "Gateway";
  */
 export const REPLACEMENT_REQUESTED = "Ready to Ship";
 export const REPLACEMENT_SHIPPED = "Dropshipped";
-
-const SHIPPING_FIELDS = [
-  ["shipping_name", "shippingName"],
-  ["shipping_address", "shippingAddress"],
-  ["shipping_city", "shippingCity"],
-  ["shipping_state", "shippingState"],
-  ["shipping_zip_code", "shippingZipCode"],
-] as const;
 
 /** An hwi-replacements record (spec 2.7: fields not shown; rpmlab's choice). Times epoch ms. */
 export interface ReplacementRecord {

@@ -1,6 +1,6 @@
 import type { Ctx } from "../context.ts";
 import { readNum, readNumOrNull } from "../dialect.ts";
-import type { GlucometerSuppliesRepo } from "../store.ts";
+import type { GlucometerSuppliesRepo } from "../store-asr.ts";
 
 /**
  * What a glucometer's strip estimate is computed from (spec 2.7 "Glucometer supply record"):

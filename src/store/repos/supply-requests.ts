@@ -2,7 +2,7 @@ import { type Selectable, sql } from "kysely";
 import { type Ctx, conflict, countOf, likePattern, notFound, paged } from "../context.ts";
 import { readNum, readNumOrNull } from "../dialect.ts";
 import type { SupplyRequestsTable } from "../schema.ts";
-import type { SupplyRequestsRepo } from "../store.ts";
+import type { SupplyRequestsRepo } from "../store-asr.ts";
 import type { SupplyOrigin, SupplyRequestRow, SupplyRequestStatus } from "../types-asr.ts";
 
 /** Columns `search` looks in: every field of the order a client sees (spec 4.5). */
