@@ -130,8 +130,13 @@ describe("the demo's cohort (scenarios/demo.yaml)", () => {
     expect(demo.cohorts.reduce((n, c) => n + c.count, 0)).toBe(12);
     expect(demo.durationMs).toBeGreaterThanOrEqual(365 * DAY);
     expect(demo.accounts.map((a) => a.webhooks.map((w) => [w.url, [...w.events].sort()]))).toEqual([
-      [["lab", ["FULFILLMENT", "MEASUREMENT", "PATIENT"]]],
+      [["lab", ["FULFILLMENT", "MEASUREMENT", "PATIENT", "SPECIAL_ORDER"]]],
     ]);
+  });
+
+  it("has the ASR module with automatic strip reorder for its glucometers", () => {
+    expect(demo.accounts[0]!.asr).toEqual({ autoReorder: { strips_below: 20 } });
+    expect(demo.cohorts.some((c) => c.kit.some((k) => /Glucometer/.test(k)))).toBe(true);
   });
 
   it("has ordered kits (fulfilment webhooks) and active ones, and mild faults", () => {
