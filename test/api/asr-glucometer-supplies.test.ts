@@ -127,7 +127,14 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     expect(await record()).toMatchObject({ estimated_strips_remaining: 95 });
   });
 
-  it("404 for hardware without a glucometer of the account", async () => {
+  it("404 for hardware without a glucometer of the account, whatever the body", async () => {
+    const malformed = await lab.app.inject({
+      method: "PUT",
+      url: `/clients/acme/asr/glucometer_supplies/${GW2}/`,
+      headers: { authorization: `Api-Key ${lab.prod.key}`, "content-type": "application/json" },
+      payload: "{not json",
+    });
+    expect(malformed.statusCode).toBe(404);
     for (const hardware of [GW2, "AAAAAAAAAAAA", IMEI]) {
       expect((await asr("GET", `glucometer_supplies/${hardware}/`)).statusCode).toBe(404);
       const put = await asr("PUT", `glucometer_supplies/${hardware}/`, {

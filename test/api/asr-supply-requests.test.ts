@@ -196,6 +196,28 @@ describe("asr/supply-requests/", () => {
     }
   });
 
+  it("a lab that was down catches up on start: steps apply in order, at their due times", async () => {
+    const placed = (
+      await asr("POST", "supply-requests/", { ...SHIP_TO, supply_name: STRIPS, gateway_id: GW })
+    ).json() as Order;
+    const { nextAt: shipsAt } = (await lab.store.supplyRequests.getById(placed.id))!;
+    lab.advance(30 * DAY);
+    const shipping = new SupplyShipping({
+      store: lab.store,
+      clock: lab.clock,
+      supplies: SupplyCatalogue.load(undefined, catalogue),
+      catalogue,
+      events: lab.events,
+      fulfilment: DEFAULT_FULFILMENT_CONFIG,
+    });
+    await shipping.start();
+    await shipping.stop();
+    const done = ok<Order>(await asr("GET", `supply-requests/${placed.id}/`));
+    expect(Date.parse(done.shipped_on!)).toBe(shipsAt);
+    expect(Date.parse(done.delivered_on!)).toBeGreaterThan(shipsAt!);
+    expect(Date.parse(done.delivered_on!)).toBeLessThan(lab.clock.now() - 20 * DAY);
+  });
+
   it("lists newest first; fulfilled and search filter; page gives the envelope", async () => {
     const a = (
       await asr("POST", "supply-requests/", { ...SHIP_TO, supply_name: STRIPS, gateway_id: GW })

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { glucometerSupplies, setStripsRemaining } from "../../../asr/strip-estimate.ts";
 import { integerField, MESSAGES } from "../../../core/drf-fields.ts";
@@ -11,6 +12,7 @@ import {
   describe,
   FIELD_ERRORS_SCHEMA,
 } from "../../json-schema.ts";
+import { lookupFirst } from "../../lookup-first.ts";
 import { GLUCOMETER_SUPPLIES_BODY, GLUCOMETER_SUPPLIES_JSON } from "../../schemas/supply-order.ts";
 import type { RoutePlugin } from "../../types.ts";
 
@@ -40,6 +42,22 @@ function readRemaining(body: unknown): number {
 /** asr/glucometer_supplies/{hardware_uuid}/ (spec 2.7, 4.5; wire-formats "ASR"). */
 export const glucometerSuppliesRoutes: RoutePlugin = async (app, ctx) => {
   const { store, supplies, clock } = ctx;
+  /** The record of the hardware the path names, read in `tx`; the route's 404 when none. */
+  const found = async (
+    request: FastifyRequest,
+    hardware: string,
+    tx: StoreRepositories = store,
+  ) => {
+    const current = await glucometerSupplies(
+      tx,
+      supplies,
+      accountOf(request).id,
+      hardware,
+      clock.now(),
+    );
+    if (current === null) throw apiError.notFound(NO_GLUCOMETER);
+    return current;
+  };
 
   app.get(
     "/glucometer_supplies/:hardware_uuid/",
@@ -58,22 +76,14 @@ export const glucometerSuppliesRoutes: RoutePlugin = async (app, ctx) => {
         },
       },
     },
-    async (request) => {
-      const current = await glucometerSupplies(
-        store,
-        supplies,
-        accountOf(request).id,
-        request.params.hardware_uuid,
-        clock.now(),
-      );
-      if (current === null) throw apiError.notFound(NO_GLUCOMETER);
-      return current.record;
-    },
+    async (request) => (await found(request, request.params.hardware_uuid)).record,
   );
 
   app.put(
     "/glucometer_supplies/:hardware_uuid/",
     {
+      // DRF's order: the object first (404), then the body (415, 400).
+      preParsing: lookupFirst(({ hardware_uuid = "" }, request) => found(request, hardware_uuid)),
       schema: {
         tags: TAGS,
         security: SECURITY,
@@ -91,17 +101,16 @@ export const glucometerSuppliesRoutes: RoutePlugin = async (app, ctx) => {
       },
     },
     async (request) => {
-      const accountId = accountOf(request).id;
-      const lookUp = (tx: StoreRepositories) =>
-        glucometerSupplies(tx, supplies, accountId, request.params.hardware_uuid, clock.now());
-      // DRF's order: the object first (404), then the body (400).
-      if ((await lookUp(store)) === null) throw apiError.notFound(NO_GLUCOMETER);
       const remaining = readRemaining(request.body);
+      const hardware = request.params.hardware_uuid;
       return store.transaction(async (tx) => {
-        const current = await lookUp(tx);
-        if (current === null) throw apiError.notFound(NO_GLUCOMETER);
-        await setStripsRemaining(tx, current, accountId, remaining);
-        return (await lookUp(tx))!.record;
+        await setStripsRemaining(
+          tx,
+          await found(request, hardware, tx),
+          accountOf(request).id,
+          remaining,
+        );
+        return (await found(request, hardware, tx)).record;
       });
     },
   );
