@@ -33,8 +33,9 @@ export function stripDeviceNames(supplies: SupplyCatalogue): Set<string> {
 }
 
 /**
- * Spec 2.7: strips sent (the meter's box, plus the strip orders shipped for this hardware),
- * minus the glucose readings its glucometer stored, plus the offset a PUT left for strips lost,
+ * Spec 2.7: strips sent (the meter's box, plus the strip orders shipped for this hardware, or
+ * for a gateway the meter was on before a replacement), minus the glucose readings its
+ * glucometer stored, plus the offset a PUT left for strips lost,
  * client-provided or bought by the patient; never below 0. Daily use: glucose readings of the
  * last 14 days (or of the days since the first reading, when fewer) per day, rounded. Null when
  * no glucometer of the account is on this gateway id or IMEI (any case, hyphens ignored).
@@ -53,15 +54,15 @@ export async function glucometerSupplies(
   const glucometers = rows.filter((d) => names.has(d.name));
   if (glucometers.length === 0) return null;
   const hardwareUuid = glucometers[0]!.hardwareUuid!;
+  const meters = glucometers.map((d) => d.id);
   const recentSince = now - RECENT_DAYS * MS_PER_DAY;
   const [shipped, usage, offset] = [
-    await tx.supplyRequests.stripsShipped(accountId, hardwareUuid),
-    await tx.glucometerSupplies.usage(
+    await tx.supplyRequests.stripsShipped(
       accountId,
-      glucometers.map((d) => d.id),
-      recentSince,
+      await hardwareHistory(tx, accountId, glucometers),
     ),
-    await tx.glucometerSupplies.offset(accountId, hardwareUuid),
+    await tx.glucometerSupplies.usage(accountId, meters, recentSince),
+    await tx.glucometerSupplies.offset(accountId, meters),
   ];
   const sent = KIT_STRIPS * glucometers.length + shipped;
   const counted = sent - usage.used;
@@ -85,6 +86,25 @@ export async function glucometerSupplies(
 }
 
 /**
+ * Every gateway id or IMEI the meters have been on (hwi-hardware-uuid-logs): strips shipped to
+ * the patient before a gateway replacement are still in the patient's hands.
+ */
+async function hardwareHistory(
+  tx: StoreRepositories,
+  accountId: string,
+  glucometers: readonly DeviceWithPatient[],
+): Promise<string[]> {
+  const uuids = new Set(glucometers.map((d) => d.hardwareUuid!));
+  for (const meter of glucometers) {
+    for (const log of (await tx.hardwareLogs.list(accountId, { deviceId: meter.id })).rows) {
+      if (log.previousHardwareUuid !== null) uuids.add(log.previousHardwareUuid);
+      if (log.hardwareUuid !== null) uuids.add(log.hardwareUuid);
+    }
+  }
+  return [...uuids];
+}
+
+/**
  * PUT estimated_strips_remaining (spec 4.5: "the value drives automatic reordering"): the
  * offset becomes whatever makes the estimate equal the value now; later readings count down
  * from it.
@@ -95,9 +115,8 @@ export async function setStripsRemaining(
   accountId: string,
   remaining: number,
 ): Promise<void> {
-  await tx.glucometerSupplies.setOffset(
-    accountId,
-    current.hardwareUuid,
-    remaining - current.counted,
-  );
+  // Kept on the first meter: the offsets of all of them add up to the one wanted.
+  const [first, ...others] = current.glucometers.map((d) => d.id);
+  const elsewhere = await tx.glucometerSupplies.offset(accountId, others);
+  await tx.glucometerSupplies.setOffset(accountId, first!, remaining - current.counted - elsewhere);
 }

@@ -351,7 +351,7 @@ export interface SupplyRequestsTable {
 /** Migration 0006: what a PUT of estimated_strips_remaining left on the strip count. */
 export interface GlucometerSupplyOffsetsTable {
   account_id: string;
-  hardware_uuid: string;
+  device_id: string;
   strips_offset: number;
   modified: Ms;
 }

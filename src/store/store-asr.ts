@@ -36,8 +36,8 @@ export interface SupplyRequestsRepo {
   delete(accountId: string, id: string): Promise<boolean>;
   /** Orders with a next step due at or before `until` (every one without), by due time. */
   due(until?: Ms, limit?: number): Promise<SupplyRequestRow[]>;
-  /** Test strips in the shipped orders for one gateway id or IMEI. */
-  stripsShipped(accountId: string, hardwareUuid: string): Promise<number>;
+  /** Test strips in the shipped orders for these gateway ids or IMEIs. */
+  stripsShipped(accountId: string, hardwareUuids: readonly string[]): Promise<number>;
   /** Shipped in [from, to), any or one account: what billing charges (spec 1.4). */
   shippedBetween(from: Ms, to: Ms, accountId?: string): Promise<SupplyRequestRow[]>;
 }
@@ -46,9 +46,9 @@ export interface SupplyRequestsRepo {
 export interface GlucometerSuppliesRepo {
   /** Glucose measurements of these devices: all, since `recentSince`, and the first one's time. */
   usage(accountId: string, deviceIds: readonly string[], recentSince: Ms): Promise<StripUsage>;
-  /** Strips a client's PUT added to (or took from) the count; 0 when never set. */
-  offset(accountId: string, hardwareUuid: string): Promise<number>;
-  setOffset(accountId: string, hardwareUuid: string, offset: number): Promise<void>;
+  /** Strips a client's PUT added to (or took from) these meters' count; 0 when never set. */
+  offset(accountId: string, deviceIds: readonly string[]): Promise<number>;
+  setOffset(accountId: string, deviceId: string, offset: number): Promise<void>;
 }
 
 /** Automatic reorder thresholds per account (spec 1.4). */

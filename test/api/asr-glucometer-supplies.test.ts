@@ -144,6 +144,38 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     }
   });
 
+  it("follows the meter to a replacement gateway: its strips, orders and offset go with it", async () => {
+    const order = await send(lab.app, "POST", "/clients/acme/asr/supply-requests/", lab.prod.key, {
+      supply_name: "Glucometer Test Strips (50)",
+      gateway_id: GW,
+      shipping_name: "Ada Patient",
+      shipping_address: "1 Main St",
+      shipping_city: "Irvine",
+      shipping_state: "CA",
+      shipping_zip_code: "92614",
+    });
+    await lab.store.supplyRequests.update(order.json().id, {
+      status: "fulfilled",
+      shippedOn: lab.clock.now(),
+    });
+    await test(10, 4);
+    ok(await asr("PUT", `glucometer_supplies/${GW}/`, { estimated_strips_remaining: 70 }));
+    await test(4, 4);
+    const before = await record();
+    // 14 readings since the first, 2¼ days ago: over 3 days, 4.67 a day.
+    expect(before).toEqual({
+      strips_sent: 100,
+      estimated_strips_remaining: 66,
+      average_measurements_per_day: 5,
+    });
+    const replacement = "0123456789AB";
+    await lab.store.devices.replaceHardware(lab.prod.account.id, GW, replacement);
+    expect(await record(replacement)).toEqual(before);
+    expect((await asr("GET", `glucometer_supplies/${GW}/`)).statusCode).toBe(404);
+    await test(1, 4, glucometer.id, replacement);
+    expect(await record(replacement)).toMatchObject({ estimated_strips_remaining: 65 });
+  });
+
   it("a direct-cellular glucometer is keyed by its IMEI", async () => {
     const cellular = await activate(
       lab,

@@ -4,8 +4,9 @@ import type { Dialect } from "../dialect.ts";
 /**
  * The ASR module (spec 1.4, 2.7, 4.5): supply requests with their shipping timeline (pending →
  * fulfilled → delivered, one scheduled next step each, so a restart re-arms them), the offsets
- * a client's PUT of estimated_strips_remaining leaves on a glucometer's strip count, and each
- * account's automatic-reorder thresholds.
+ * a client's PUT of estimated_strips_remaining leaves on a glucometer's strip count (kept by
+ * device: it stays with the meter when its gateway is replaced), and each account's
+ * automatic-reorder thresholds.
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, untyped (Kysely's advice).
 export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
@@ -68,10 +69,10 @@ export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
     .addColumn("account_id", "text", (c) =>
       c.notNull().references("accounts.id").onDelete("cascade"),
     )
-    .addColumn("hardware_uuid", "text", (c) => c.notNull())
+    .addColumn("device_id", "text", (c) => c.notNull().references("devices.id").onDelete("cascade"))
     .addColumn("strips_offset", "integer", (c) => c.notNull())
     .addColumn("modified", d.ms, (c) => c.notNull())
-    .addPrimaryKeyConstraint("glucometer_supply_offsets_pk", ["account_id", "hardware_uuid"])
+    .addPrimaryKeyConstraint("glucometer_supply_offsets_pk", ["account_id", "device_id"])
     .execute();
 
   await db.schema

@@ -4,8 +4,8 @@ import type { GlucometerSuppliesRepo } from "../store-asr.ts";
 
 /**
  * What a glucometer's strip estimate is computed from (spec 2.7 "Glucometer supply record"):
- * the glucose readings its hardware sent, and the offset a client's PUT left. Strips shipped
- * come from the supply requests (SupplyRequestsRepo.stripsShipped).
+ * the glucose readings of its meters, and the offset a client's PUT left on each meter. Strips
+ * shipped come from the supply requests (SupplyRequestsRepo.stripsShipped).
  */
 export function glucometerSuppliesRepo(ctx: Ctx): GlucometerSuppliesRepo {
   const { db } = ctx;
@@ -32,29 +32,23 @@ export function glucometerSuppliesRepo(ctx: Ctx): GlucometerSuppliesRepo {
         first: readNumOrNull(row?.first ?? null),
       };
     },
-    async offset(accountId, hardwareUuid) {
+    async offset(accountId, deviceIds) {
+      if (deviceIds.length === 0) return 0;
       const row = await db
         .selectFrom("glucometer_supply_offsets")
-        .select("strips_offset")
+        .select((eb) => eb.fn.sum<number>("strips_offset").as("n"))
         .where("account_id", "=", accountId)
-        .where("hardware_uuid", "=", hardwareUuid)
+        .where("device_id", "in", deviceIds)
         .executeTakeFirst();
-      return row === undefined ? 0 : readNum(row.strips_offset);
+      return readNum(row?.n ?? 0);
     },
-    async setOffset(accountId, hardwareUuid, offset) {
+    async setOffset(accountId, deviceId, offset) {
       const modified = ctx.clock.now();
       await db
         .insertInto("glucometer_supply_offsets")
-        .values({
-          account_id: accountId,
-          hardware_uuid: hardwareUuid,
-          strips_offset: offset,
-          modified,
-        })
+        .values({ account_id: accountId, device_id: deviceId, strips_offset: offset, modified })
         .onConflict((oc) =>
-          oc
-            .columns(["account_id", "hardware_uuid"])
-            .doUpdateSet({ strips_offset: offset, modified }),
+          oc.columns(["account_id", "device_id"]).doUpdateSet({ strips_offset: offset, modified }),
         )
         .execute();
     },

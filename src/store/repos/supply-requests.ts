@@ -179,12 +179,13 @@ export function supplyRequestsRepo(ctx: Ctx): SupplyRequestsRepo {
       const rows = await paged(ordered, limit === undefined ? undefined : { limit }).execute();
       return rows.map(toRow);
     },
-    async stripsShipped(accountId, hardwareUuid) {
+    async stripsShipped(accountId, hardwareUuids) {
+      if (hardwareUuids.length === 0) return 0;
       const row = await db
         .selectFrom("supply_requests")
         .select((eb) => eb.fn.sum<number>("strips").as("n"))
         .where("account_id", "=", accountId)
-        .where("hardware_uuid", "=", hardwareUuid)
+        .where("hardware_uuid", "in", hardwareUuids)
         .where("status", "=", "fulfilled")
         .executeTakeFirst();
       return readNum(row?.n ?? 0);

@@ -133,13 +133,13 @@ export function asrContract(env: ContractEnv): void {
       expect((await env.store.supplyRequests.due(undefined, 1)).map((r) => r.id)).toEqual([
         soon.id,
       ]);
-      expect(await env.store.supplyRequests.stripsShipped(a.id, "297056120BD7")).toBe(0);
+      expect(await env.store.supplyRequests.stripsShipped(a.id, ["297056120BD7"])).toBe(0);
       await env.store.supplyRequests.update(soon.id, { status: "fulfilled", shippedOn: T0 + DAY });
       await env.store.supplyRequests.update(late.id, {
         status: "fulfilled",
         shippedOn: T0 + 40 * DAY,
       });
-      expect(await env.store.supplyRequests.stripsShipped(a.id, "297056120BD7")).toBe(100);
+      expect(await env.store.supplyRequests.stripsShipped(a.id, ["297056120BD7"])).toBe(100);
       const inMonth = await env.store.supplyRequests.shippedBetween(T0, T0 + 30 * DAY, a.id);
       expect(inMonth.map((r) => r.id)).toEqual([soon.id]);
       const other = await newAccount(env);
@@ -191,13 +191,19 @@ export function asrContract(env: ContractEnv): void {
       );
     });
 
-    it("keeps one offset per account and hardware, 0 until set", async () => {
+    it("keeps one offset per meter, 0 until set, summed over the meters asked about", async () => {
       const a = await newAccount(env);
-      expect(await env.store.glucometerSupplies.offset(a.id, "297056120BD7")).toBe(0);
-      await env.store.glucometerSupplies.setOffset(a.id, "297056120BD7", 12);
-      await env.store.glucometerSupplies.setOffset(a.id, "297056120BD7", -7);
-      expect(await env.store.glucometerSupplies.offset(a.id, "297056120BD7")).toBe(-7);
-      expect(await env.store.glucometerSupplies.offset(a.id, "FED091A643FF")).toBe(0);
+      const meter = async () =>
+        (await env.store.devices.create(a.id, { name: "Vendor Glucometer", status: "Active" })).id;
+      const [one, two] = [await meter(), await meter()];
+      expect(await env.store.glucometerSupplies.offset(a.id, [one])).toBe(0);
+      await env.store.glucometerSupplies.setOffset(a.id, one, 12);
+      await env.store.glucometerSupplies.setOffset(a.id, one, -7);
+      expect(await env.store.glucometerSupplies.offset(a.id, [one])).toBe(-7);
+      expect(await env.store.glucometerSupplies.offset(a.id, [two])).toBe(0);
+      await env.store.glucometerSupplies.setOffset(a.id, two, 3);
+      expect(await env.store.glucometerSupplies.offset(a.id, [one, two])).toBe(-4);
+      expect(await env.store.glucometerSupplies.offset(a.id, [])).toBe(0);
     });
   });
 
