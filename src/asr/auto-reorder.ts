@@ -3,14 +3,17 @@ import type { Logger } from "../core/logger.ts";
 import { MS_PER_HOUR } from "../core/time.ts";
 import type { DeviceWithPatient } from "../store/types.ts";
 import type { AutoReorderSettings } from "../store/types-asr.ts";
-import { glucometerSupplies, stripDeviceNames } from "./strip-estimate.ts";
+import { type GlucometerSupplies, glucometerSupplies, stripDeviceNames } from "./strip-estimate.ts";
 import type { AsrDeps, SupplyRequests } from "./supply-requests.ts";
 
 /** What one sweep did. */
 export interface ReorderSweep {
   readonly placed: number;
-  /** Glucometers below a threshold whose patient has no full address to ship to. */
-  readonly noAddress: number;
+  /**
+   * Glucometers below a threshold whose patient has no address to ship to: none, an incomplete
+   * one, or one verification found Invalid that the client has not confirmed (spec 3).
+   */
+  readonly unshippable: number;
 }
 
 /**
@@ -51,11 +54,12 @@ export class AutoReorder {
   async sweep(): Promise<ReorderSweep> {
     const { store, supplies } = this.deps;
     let placed = 0;
-    let noAddress = 0;
+    let unshippable = 0;
     const names = stripDeviceNames(supplies);
     for (const { accountId, settings } of await store.asrSettings.autoReordering()) {
       const type = supplies.byName(settings.supplyName);
-      if (type === undefined || type.strips === null) continue;
+      // The catalogue may have changed since the thresholds were set.
+      if (type === undefined || type.strips === null || type.deprecated) continue;
       const { rows } = await store.devices.list(accountId);
       const hardware = new Set(
         rows
@@ -65,16 +69,12 @@ export class AutoReorder {
       for (const uuid of hardware) {
         const now = this.deps.clock.now();
         const current = await glucometerSupplies(store, supplies, accountId, uuid, now);
-        if (current === null || !below(settings, current.record)) continue;
-        const open = await store.supplyRequests.list(accountId, {
-          hardwareUuid: current.hardwareUuid,
-          undelivered: true,
-        });
-        if (open.rows.some((r) => r.strips !== null)) continue;
+        if (current === null || !below(settings, current)) continue;
+        if (await this.onItsWay(accountId, current.glucometers)) continue;
         const glucometer = current.glucometers.find((d) => d.patient !== null);
         const shipping = glucometer === undefined ? null : addressOf(glucometer);
         if (shipping === null) {
-          noAddress++;
+          unshippable++;
           continue;
         }
         await this.deps.requests.place(accountId, {
@@ -84,6 +84,7 @@ export class AutoReorder {
           imei: glucometer!.sensorCode === null ? current.hardwareUuid : null,
           hardwareUuid: current.hardwareUuid,
           relatedDeviceId: glucometer!.id,
+          forDeviceId: glucometer!.id,
           patientExternalId: glucometer!.patient!.externalId,
           shipping,
           notifyEmails: glucometer!.patient!.email,
@@ -91,7 +92,19 @@ export class AutoReorder {
         placed++;
       }
     }
-    return { placed, noAddress };
+    return { placed, unshippable };
+  }
+
+  /** A strip order for one of these meters is pending or shipped and not delivered yet. */
+  private async onItsWay(accountId: string, meters: readonly DeviceWithPatient[]) {
+    for (const meter of meters) {
+      const { rows } = await this.deps.store.supplyRequests.list(accountId, {
+        forDeviceId: meter.id,
+        undelivered: true,
+      });
+      if (rows.some((r) => r.strips !== null)) return true;
+    }
+    return false;
   }
 
   private schedule(): void {
@@ -99,12 +112,12 @@ export class AutoReorder {
     this.timer = this.deps.clock.setTimeout(() => {
       this.timer = undefined;
       const run = this.sweep().then(
-        ({ placed, noAddress }) => {
+        ({ placed, unshippable }) => {
           if (placed > 0) this.deps.logger?.info({ placed }, "supplies reordered automatically");
-          if (noAddress > 0) {
+          if (unshippable > 0) {
             this.deps.logger?.warn(
-              { patients: noAddress },
-              "strips low, but the patient has no full address to ship to",
+              { patients: unshippable },
+              "strips low, but the patient has no address to ship to (none, incomplete or Invalid)",
             );
           }
         },
@@ -116,13 +129,10 @@ export class AutoReorder {
   }
 }
 
-function below(
-  settings: AutoReorderSettings,
-  record: { estimated_strips_remaining: number; average_measurements_per_day: number },
-): boolean {
-  const left = record.estimated_strips_remaining;
+function below(settings: AutoReorderSettings, current: GlucometerSupplies): boolean {
+  const left = current.record.estimated_strips_remaining;
   if (settings.stripsBelow !== null && left < settings.stripsBelow) return true;
-  const perDay = record.average_measurements_per_day;
+  const { perDay } = current;
   return settings.daysBelow !== null && perDay > 0 && left / perDay < settings.daysBelow;
 }
 
@@ -131,6 +141,7 @@ function addressOf(device: DeviceWithPatient) {
   const p = device.patient;
   if (
     p === null ||
+    (p.addressStatus === "Invalid" && !p.confirmAddress) ||
     p.address === null ||
     p.city === null ||
     p.state === null ||

@@ -23,6 +23,8 @@ export interface GlucometerSupplies {
   readonly record: GlucometerSupplyRecord;
   /** strips_sent minus the glucose readings, before the client's offset. */
   readonly counted: number;
+  /** Recent daily use before rounding: a light user's 0.4 a day still runs out. */
+  readonly perDay: number;
 }
 
 /** Device types that use test strips: those a strip supply fits. */
@@ -33,12 +35,12 @@ export function stripDeviceNames(supplies: SupplyCatalogue): Set<string> {
 }
 
 /**
- * Spec 2.7: strips sent (the meter's box, plus the strip orders shipped for this hardware, or
- * for a gateway the meter was on before a replacement), minus the glucose readings its
- * glucometer stored, plus the offset a PUT left for strips lost,
- * client-provided or bought by the patient; never below 0. Daily use: glucose readings of the
- * last 14 days (or of the days since the first reading, when fewer) per day, rounded. Null when
- * no glucometer of the account is on this gateway id or IMEI (any case, hyphens ignored).
+ * Spec 2.7: strips sent (the meter's box, plus the strip orders shipped for the meter, on this
+ * gateway or one it was on before a replacement), minus the glucose readings the meter stored,
+ * plus the offset a PUT left for strips lost, client-provided or bought by the patient; shown
+ * never below 0. Daily use: glucose readings of the last 14 days (or of the days since the
+ * first reading, when fewer) per day, rounded. Null when no glucometer of the account is on
+ * this gateway id or IMEI (any case, hyphens ignored).
  */
 export async function glucometerSupplies(
   tx: StoreRepositories,
@@ -57,11 +59,8 @@ export async function glucometerSupplies(
   const meters = glucometers.map((d) => d.id);
   const recentSince = now - RECENT_DAYS * MS_PER_DAY;
   const [shipped, usage, offset] = [
-    await tx.supplyRequests.stripsShipped(
-      accountId,
-      await hardwareHistory(tx, accountId, glucometers),
-    ),
-    await tx.glucometerSupplies.usage(accountId, meters, recentSince),
+    await tx.supplyRequests.stripsShipped(accountId, meters),
+    await tx.glucometerSupplies.usage(accountId, meters, { since: recentSince, now }),
     await tx.glucometerSupplies.offset(accountId, meters),
   ];
   const sent = KIT_STRIPS * glucometers.length + shipped;
@@ -73,35 +72,18 @@ export async function glucometerSupplies(
           RECENT_DAYS,
           Math.max(1, Math.ceil((now - Math.max(usage.first, recentSince)) / MS_PER_DAY)),
         );
+  const perDay = usage.recent / days;
   return {
     hardwareUuid,
     glucometers,
     counted,
+    perDay,
     record: {
       strips_sent: sent,
       estimated_strips_remaining: Math.max(0, counted + offset),
-      average_measurements_per_day: Math.round(usage.recent / days),
+      average_measurements_per_day: Math.round(perDay),
     },
   };
-}
-
-/**
- * Every gateway id or IMEI the meters have been on (hwi-hardware-uuid-logs): strips shipped to
- * the patient before a gateway replacement are still in the patient's hands.
- */
-async function hardwareHistory(
-  tx: StoreRepositories,
-  accountId: string,
-  glucometers: readonly DeviceWithPatient[],
-): Promise<string[]> {
-  const uuids = new Set(glucometers.map((d) => d.hardwareUuid!));
-  for (const meter of glucometers) {
-    for (const log of (await tx.hardwareLogs.list(accountId, { deviceId: meter.id })).rows) {
-      if (log.previousHardwareUuid !== null) uuids.add(log.previousHardwareUuid);
-      if (log.hardwareUuid !== null) uuids.add(log.hardwareUuid);
-    }
-  }
-  return [...uuids];
 }
 
 /**

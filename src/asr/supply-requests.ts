@@ -7,6 +7,7 @@ import { RpmlabError } from "../core/errors.ts";
 import { FieldErrorCollector, isPlainObject } from "../core/field-errors.ts";
 import { atomically } from "../fulfilment/deps.ts";
 import type { FulfilmentEventSink } from "../fulfilment/events.ts";
+import { normalizeGatewayUuid, normalizeImei } from "../fulfilment/identifiers.ts";
 import { SHIPPING_FIELDS } from "../fulfilment/shipping-fields.ts";
 import type { Store, StoreRepositories } from "../store/store.ts";
 import type { DeviceWithPatient, ListOptions, ListResult } from "../store/types.ts";
@@ -40,6 +41,8 @@ export interface SupplyOrder {
   readonly imei: string | null;
   readonly hardwareUuid: string | null;
   readonly relatedDeviceId: string | null;
+  /** The device the supply is for: what a glucometer's strip count follows. */
+  readonly forDeviceId: string | null;
   readonly patientExternalId: string | null;
   readonly shipping: Shipping;
   readonly notifyEmails: string | null;
@@ -96,7 +99,7 @@ export class SupplyRequests {
   private async read(accountId: string, body: unknown): Promise<SupplyOrder> {
     const errors = new FieldErrorCollector();
     if (!isPlainObject(body)) {
-      errors.add("non_field_errors", MESSAGES.dictionary(body));
+      errors.add("non_field_errors", body === null ? MESSAGES.noData : MESSAGES.dictionary(body));
       errors.throwIfAny();
     }
     const input = body as Record<string, unknown>;
@@ -117,6 +120,7 @@ export class SupplyRequests {
     const hardware = await this.readHardware(errors, accountId, { gatewayId, imei }, related, type);
     errors.throwIfAny();
     const owner = related ?? hardware.devices.find((d) => d.patient !== null) ?? null;
+    const fits = (d: DeviceWithPatient) => type!.compatibleDevices.includes(d.name);
     return {
       type: type!,
       origin: "client",
@@ -124,6 +128,7 @@ export class SupplyRequests {
       imei,
       hardwareUuid: hardware.uuid,
       relatedDeviceId: related?.id ?? null,
+      forDeviceId: related?.id ?? hardware.devices.find(fits)?.id ?? null,
       patientExternalId: owner?.patient?.externalId ?? null,
       shipping: shipping as unknown as Shipping,
       notifyEmails,
@@ -168,9 +173,9 @@ export class SupplyRequests {
   }
 
   /**
-   * gateway_id or imei: hardware of this account (a device of the account is on it). A supply
-   * with hardware_uuid_required needs one, and a device on it that the supply fits (2.7: "lets
-   * fulfilment choose a compatible supply"). Without either, the related device's hardware.
+   * gateway_id (a gateway id) or imei (an IMEI): hardware of this account with a device on it
+   * that the supply fits (2.7: "lets fulfilment choose a compatible supply"). A supply with
+   * hardware_uuid_required needs one; without either, the related device's hardware.
    */
   private async readHardware(
     errors: FieldErrorCollector,
@@ -199,7 +204,16 @@ export class SupplyRequests {
         "Send gateway_id or imei, not both (imei is empty when a gateway id is used).",
       );
     }
-    const wanted = field === "gateway_id" ? given.replaceAll("-", "") : given.replace(/[-\s]/g, "");
+    const wanted = field === "gateway_id" ? normalizeGatewayUuid(given) : normalizeImei(given);
+    if (wanted === null) {
+      errors.add(
+        field,
+        field === "gateway_id"
+          ? `"${given}" is not a gateway id (12 hexadecimal characters); a direct-cellular device's IMEI goes in imei.`
+          : `"${given}" is not an IMEI (15 digits); a gateway's id goes in gateway_id.`,
+      );
+      return { uuid: null, devices: [] };
+    }
     const { rows } = await this.deps.store.devices.list(accountId, { hardwareUuidIexact: wanted });
     if (rows.length === 0) {
       errors.add(
@@ -214,7 +228,7 @@ export class SupplyRequests {
         `Device ${related.id} is on ${related.hardwareUuid ?? "no hardware"}, not "${given}".`,
       );
     }
-    if (type?.hardwareUuidRequired && !rows.some((d) => type.compatibleDevices.includes(d.name))) {
+    if (type !== undefined && !rows.some((d) => type.compatibleDevices.includes(d.name))) {
       errors.add(
         field,
         `No device on "${given}" takes "${type.name}" (it has: ${[...new Set(rows.map((d) => d.name))].join(", ")}).`,
@@ -225,7 +239,7 @@ export class SupplyRequests {
 }
 
 /** Inserts the order, due to ship after processing, and records its webhook (spec 6.1). */
-export async function placeIn(
+async function placeIn(
   tx: StoreRepositories,
   events: Parameters<typeof supplyOrderChanged>[1],
   deps: Pick<AsrDeps, "clock" | "supplies" | "fulfilment">,
@@ -241,6 +255,7 @@ export async function placeIn(
     imei: order.imei,
     hardwareUuid: order.hardwareUuid,
     relatedDeviceId: order.relatedDeviceId,
+    forDeviceId: order.forDeviceId,
     patientExternalId: order.patientExternalId,
     ...order.shipping,
     notifyEmails: order.notifyEmails,
@@ -248,14 +263,9 @@ export async function placeIn(
     strips: type.strips,
     upFrontCost: type.upFrontCost,
     shippingCost: type.shippingCost,
-    // Drawn from the id the store just chose: set right after the insert.
-    nextAt: null,
+    nextAt: (id) => shipsAt(deps.fulfilment, id, now),
   });
-  const scheduled = await tx.supplyRequests.update(
-    row.id,
-    { nextAt: shipsAt(deps.fulfilment, row.id, now) },
-    { expectStep: 0 },
-  );
-  await supplyOrderChanged(tx, events, deps.supplies, scheduled);
-  return scheduled;
+  // Spec 6.1: supply orders emit special order events.
+  await supplyOrderChanged(tx, events, deps.supplies, row);
+  return row;
 }

@@ -96,10 +96,10 @@ export class SupplyShipping {
       if (due.nextAt > clock.now()) return due.nextAt;
       const at = due.nextAt;
       await atomically(this.deps, async (tx, events) => {
+        // Removed (DELETE of a pending request) since it was read: nothing left to move.
+        if ((await tx.supplyRequests.getById(due.id))?.step !== due.step) return;
         const patch = nextStep(fulfilment, due, at);
-        const row = await tx.supplyRequests.update(due.id, patch ?? { nextAt: null }, {
-          expectStep: due.step,
-        });
+        const row = await tx.supplyRequests.update(due.id, patch ?? { nextAt: null });
         if (patch !== null) await supplyOrderChanged(tx, events, supplies, row);
       });
     }

@@ -14,6 +14,7 @@ import {
   DEFAULT_REORDER_SUPPLY,
 } from "../asr/auto-reorder-settings.ts";
 import { SupplyCatalogue } from "../asr/supply-catalogue.ts";
+import { MAX_INTEGER_FIELD } from "../core/drf-fields.ts";
 import { isRpmlabError, RpmlabError } from "../core/errors.ts";
 import type { AutoReorderSettings } from "../store/types-asr.ts";
 import type { CliIo } from "./io.ts";
@@ -107,6 +108,13 @@ export function registerAccountsCommand(program: Command, io: CliIo): void {
     .option("--store <spec>", STORE_OPTION_HELP)
     .option("--json", "print the thresholds as JSON")
     .action(async (domain: string, flags: StoreFlags & AutoReorderFlags) => {
+      const thresholds = [flags.stripsBelow, flags.daysBelow, flags.supply];
+      if (flags.off === true && thresholds.some((t) => t !== undefined)) {
+        throw new RpmlabError(
+          "E_USAGE",
+          "--off turns automatic reorder off: give it alone, without --strips-below, --days-below or --supply",
+        );
+      }
       const settings = flags.off === true ? null : autoReorderFromFlags(flags);
       await withLabStore(flags.store, async (store) => {
         const account = await findAccount(store, domain);
@@ -144,13 +152,11 @@ function autoReorderFromFlags(flags: AutoReorderFlags): AutoReorderSettings {
   const threshold = (flag: string, text: string | undefined) => {
     if (text === undefined) return undefined;
     const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-    if (!Number.isSafeInteger(n) || n < 1) {
+    if (!Number.isSafeInteger(n) || n < 1 || n > MAX_INTEGER_FIELD) {
       throw new RpmlabError(
         "E_USAGE",
-        `${flag} must be a whole number of 1 or more, got "${text}"`,
-        {
-          field: flag,
-        },
+        `${flag} must be a whole number from 1 to ${MAX_INTEGER_FIELD}, got "${text}"`,
+        { field: flag },
       );
     }
     return n;

@@ -35,6 +35,7 @@ export const MESSAGES = {
   choice: (value: string) => `"${value}" is not a valid choice.`,
   integer: "A valid integer is required.",
   minValue: (n: number) => `Ensure this value is greater than or equal to ${n}.`,
+  maxValue: (n: number) => `Ensure this value is less than or equal to ${n}.`,
 } as const;
 
 /** Django's default CharField max_length for the service's text fields (spec: not shown). */
@@ -145,12 +146,19 @@ export function booleanField() {
   );
 }
 
+/** The largest value of a Django IntegerField (a 32-bit column on every database). */
+export const MAX_INTEGER_FIELD = 2_147_483_647;
+
 /**
- * DRF IntegerField(min_value): an integer, or a string of one ("12", " 12 "); floats with no
- * fraction pass as DRF's int() takes them (12.0), others do not.
+ * DRF IntegerField(min_value) of a model IntegerField (max_value 2^31 - 1): an integer, or a
+ * string of one ("12", " 12 "); floats with no fraction pass as DRF's int() takes them (12.0),
+ * others do not.
  */
 export function integerField(opts: { readonly min?: number } = {}) {
-  let int = z.number({ error: typeMessage(MESSAGES.integer) }).int({ error: MESSAGES.integer });
+  let int = z
+    .number({ error: typeMessage(MESSAGES.integer) })
+    .int({ error: MESSAGES.integer })
+    .max(MAX_INTEGER_FIELD, { error: MESSAGES.maxValue(MAX_INTEGER_FIELD) });
   if (opts.min !== undefined) int = int.min(opts.min, { error: MESSAGES.minValue(opts.min) });
   return z.preprocess(
     (v) => (typeof v === "string" && /^\s*[+-]?\d+\s*$/.test(v) ? Number(v) : v),

@@ -325,6 +325,7 @@ export interface SupplyRequestsTable {
   imei: string | null;
   hardware_uuid: string | null;
   related_device_id: string | null;
+  for_device_id: string | null;
   patient_external_id: string | null;
   shipping_name: string;
   shipping_address: string;

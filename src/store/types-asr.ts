@@ -20,6 +20,8 @@ export interface SupplyRequestRow {
   /** The gateway id or IMEI the order is for, as the device records spell it. */
   readonly hardwareUuid: string | null;
   readonly relatedDeviceId: string | null;
+  /** The device the supply is for: the related device, or the one on the hardware it fits. */
+  readonly forDeviceId: string | null;
   readonly patientExternalId: string | null;
   readonly shippingName: string;
   readonly shippingAddress: string;
@@ -52,6 +54,7 @@ export type NewSupplyRequest = Omit<
   | "accountId"
   | "status"
   | "step"
+  | "nextAt"
   | "carrier"
   | "trackingNumber"
   | "trackingLink"
@@ -59,7 +62,10 @@ export type NewSupplyRequest = Omit<
   | "modified"
   | "shippedOn"
   | "deliveredOn"
->;
+> & {
+  /** When its first step is due, drawn from the id the store gives it. */
+  readonly nextAt: (id: string) => Ms | null;
+};
 
 export type SupplyRequestPatch = Partial<
   Pick<
@@ -79,7 +85,8 @@ export interface SupplyRequestFilter {
   readonly fulfilled?: boolean;
   /** Text search across the order's fields (spec 4.5 `search`), case-insensitive. */
   readonly search?: string;
-  readonly hardwareUuid?: string;
+  /** Orders for this device (SupplyRequestRow.forDeviceId). */
+  readonly forDeviceId?: string;
   readonly origin?: SupplyOrigin;
   /** Orders not delivered yet (pending, or shipped and on their way). */
   readonly undelivered?: boolean;

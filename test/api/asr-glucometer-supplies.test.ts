@@ -176,6 +176,59 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     expect(await record(replacement)).toMatchObject({ estimated_strips_remaining: 65 });
   });
 
+  it("a new meter on a gateway starts from its own box: strips shipped for the last one stay theirs", async () => {
+    const shipped = await send(
+      lab.app,
+      "POST",
+      "/clients/acme/asr/supply-requests/",
+      lab.prod.key,
+      {
+        supply_name: "Glucometer Test Strips (100)",
+        gateway_id: GW,
+        shipping_name: "Ada Patient",
+        shipping_address: "1 Main St",
+        shipping_city: "Irvine",
+        shipping_state: "CA",
+        shipping_zip_code: "92614",
+      },
+    );
+    await lab.store.supplyRequests.update(shipped.json().id, {
+      status: "fulfilled",
+      shippedOn: lab.clock.now(),
+    });
+    expect(await record()).toMatchObject({ strips_sent: 150 });
+    await lab.store.devices.unlinkDevice(lab.prod.account.id, glucometer.id);
+    await activate(
+      lab,
+      { device: { name: "Vendor Glucometer", hardware_uuid: GW }, patient: { external_id: "P-3" } },
+      lab.prod,
+    );
+    expect(await record()).toEqual({
+      strips_sent: 50,
+      estimated_strips_remaining: 50,
+      average_measurements_per_day: 0,
+    });
+  });
+
+  it("bounds the value to a database integer and reads a null body as no data (400)", async () => {
+    const big = await asr("PUT", `glucometer_supplies/${GW}/`, {
+      estimated_strips_remaining: 2_147_483_648,
+    });
+    expect(big.json()).toEqual({
+      estimated_strips_remaining: ["Ensure this value is less than or equal to 2147483647."],
+    });
+    ok(
+      await asr("PUT", `glucometer_supplies/${GW}/`, { estimated_strips_remaining: 2_147_483_647 }),
+    );
+    await test(3, 3);
+    expect(await record()).toMatchObject({ estimated_strips_remaining: 2_147_483_644 });
+    expect((await asr("PUT", `glucometer_supplies/${GW}/`, null)).json()).toEqual({
+      non_field_errors: ["No data provided"],
+    });
+    const threshold = await autoReorder({ strips_below: 2_147_483_648 });
+    expect(threshold.json().strips_below[0]).toMatch(/less than or equal to 2147483647/);
+  });
+
   it("a direct-cellular glucometer is keyed by its IMEI", async () => {
     const cellular = await activate(
       lab,
@@ -194,9 +247,9 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     });
     const reorder = new AutoReorder(deps());
     await test(30, 4);
-    expect(await reorder.sweep()).toEqual({ placed: 0, noAddress: 0 });
+    expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 0 });
     await test(1, 4);
-    expect(await reorder.sweep()).toEqual({ placed: 1, noAddress: 0 });
+    expect(await reorder.sweep()).toEqual({ placed: 1, unshippable: 0 });
     const [order, ...more] = ok<Record<string, unknown>[]>(await asr("GET", "supply-requests/"));
     expect(more).toEqual([]);
     expect(order).toMatchObject({
@@ -213,7 +266,7 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
       status: "pending",
     });
     await test(5, 4);
-    expect(await reorder.sweep()).toEqual({ placed: 0, noAddress: 0 });
+    expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 0 });
     // Shipped: its 50 strips are sent; once delivered, the next low estimate orders again.
     await lab.store.supplyRequests.update(order!.id as string, {
       status: "fulfilled",
@@ -222,7 +275,7 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
       nextAt: null,
     });
     expect(await record()).toMatchObject({ strips_sent: 100, estimated_strips_remaining: 64 });
-    expect(await reorder.sweep()).toEqual({ placed: 0, noAddress: 0 });
+    expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 0 });
   });
 
   it("days_below goes by the daily use; a patient without an address is skipped and counted", async () => {
@@ -230,21 +283,42 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     const reorder = new AutoReorder(deps());
     await test(28, 4); // 22 strips left at 4 a day: 5.5 days
     await lab.store.patients.update(lab.prod.account.id, "P-1", { address: null, city: null });
-    expect(await reorder.sweep()).toEqual({ placed: 0, noAddress: 1 });
+    expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 1 });
     await lab.store.patients.update(lab.prod.account.id, "P-1", {
       address: "2 Oak Ave",
       city: "Irvine",
     });
-    expect(await reorder.sweep()).toEqual({ placed: 1, noAddress: 0 });
+    expect(await reorder.sweep()).toEqual({ placed: 1, unshippable: 0 });
     const [order] = ok<Record<string, unknown>[]>(await asr("GET", "supply-requests/"));
     expect(order).toMatchObject({ shipping_address: "2 Oak Ave" });
+  });
+
+  it("days_below goes by the unrounded use: a light user's 0.36 strips a day still runs out", async () => {
+    ok(await autoReorder({ days_below: 30 }));
+    const reorder = new AutoReorder(deps());
+    ok(await asr("PUT", `glucometer_supplies/${GW}/`, { estimated_strips_remaining: 10 }));
+    await test(4, 4 / 14); // 4 readings over 11 days: 0.36 a day (10 strips last 27 days), shown as 0
+    expect(await record()).toMatchObject({ average_measurements_per_day: 0 });
+    expect(await reorder.sweep()).toEqual({ placed: 1, unshippable: 0 });
+  });
+
+  it("does not ship to an address verification found Invalid, until the client confirms it", async () => {
+    ok(await autoReorder({ strips_below: 60 }));
+    const reorder = new AutoReorder(deps());
+    await lab.store.patients.update(lab.prod.account.id, "P-1", {
+      addressStatus: "Invalid",
+      confirmAddress: false,
+    });
+    expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 1 });
+    await lab.store.patients.update(lab.prod.account.id, "P-1", { confirmAddress: true });
+    expect(await reorder.sweep()).toEqual({ placed: 1, unshippable: 0 });
   });
 
   it("orders nothing while the account's ASR module is off, or once thresholds are removed", async () => {
     ok(await autoReorder({ strips_below: 60 }));
     const reorder = new AutoReorder(deps());
     await lab.store.accounts.update(lab.prod.account.id, { asrEnabled: false });
-    expect(await reorder.sweep()).toEqual({ placed: 0, noAddress: 0 });
+    expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 0 });
     await lab.store.accounts.update(lab.prod.account.id, { asrEnabled: true });
     const off = await lab.app.inject({
       method: "DELETE",
@@ -252,7 +326,7 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
       headers: ADMIN,
     });
     expect(off.statusCode).toBe(204);
-    expect(await reorder.sweep()).toEqual({ placed: 0, noAddress: 0 });
+    expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 0 });
     const get = await lab.app.inject({
       method: "GET",
       url: "/lab/v1/accounts/acme/auto-reorder/",

@@ -108,6 +108,10 @@ describe("asr/supply-requests/", () => {
         /does not fit a Vendor Scale/,
       ],
       [{ supply_name: STRIPS, gateway_id: GW, imei: IMEI }, "imei", /not both/],
+      [{ supply_name: STRIPS, gateway_id: IMEI }, "gateway_id", /is not a gateway id/],
+      [{ supply_name: STRIPS, imei: GW }, "imei", /is not an IMEI/],
+      // Any supply sent to hardware must fit a device on it, not only hardware_uuid_required ones.
+      [{ supply_name: "AA Batteries (4)", gateway_id: GW }, "gateway_id", /No device on .* takes/],
       [
         { supply_name: STRIPS, gateway_id: GW2, related_client_device_id: glucometer.id },
         "related_client_device_id",
@@ -133,6 +137,17 @@ describe("asr/supply-requests/", () => {
     });
     expect(foreign.json().gateway_id[0]).toMatch(/No device of this account/);
     expect(ok<unknown[]>(await asr("GET", "supply-requests/"))).toEqual([]);
+  });
+
+  it("a body that is not an object is refused as DRF does", async () => {
+    expect((await asr("POST", "supply-requests/", null)).json()).toEqual({
+      non_field_errors: ["No data provided"],
+    });
+    expect((await asr("POST", "supply-requests/", [1])).json()).toEqual({
+      non_field_errors: ["Invalid data. Expected a dictionary, but got list."],
+    });
+    const numeric = await asr("DELETE", "supply-requests/", { id: 5 });
+    expect(numeric.json()).toEqual({ id: ["Not a valid string."] });
   });
 
   it("a supply without hardware_uuid_required ships on the related device alone", async () => {
@@ -234,6 +249,7 @@ describe("asr/supply-requests/", () => {
     await lab.store.supplyRequests.update(a.id, {
       status: "fulfilled",
       shippedOn: lab.clock.now(),
+      carrier: "ups",
     });
     const ids = (res: Awaited<ReturnType<typeof asr>>) => ok<Order[]>(res).map((o) => o.id);
     expect(ids(await asr("GET", "supply-requests/"))).toEqual([b.id, a.id]);
@@ -241,6 +257,15 @@ describe("asr/supply-requests/", () => {
     expect(ids(await asr("GET", "supply-requests/?fulfilled=False"))).toEqual([b.id]);
     expect(ids(await asr("GET", "supply-requests/?search=tustin"))).toEqual([b.id]);
     expect(ids(await asr("GET", `supply-requests/?search=${GW.toLowerCase()}`))).toEqual([a.id]);
+    // Any field: the carrier, a cost, the strips in the box, who placed it.
+    expect(ids(await asr("GET", "supply-requests/?search=ups"))).toEqual([a.id]);
+    const batteryCost = SupplyCatalogue.load(undefined, catalogue).byName("AA Batteries (4)")!;
+    expect(ids(await asr("GET", `supply-requests/?search=${batteryCost.upFrontCost}`))).toContain(
+      b.id,
+    );
+    expect(ids(await asr("GET", "supply-requests/?search=50"))).toContain(a.id);
+    expect(ids(await asr("GET", "supply-requests/?search=client"))).toEqual([b.id, a.id]);
+    expect(ids(await asr("GET", "supply-requests/?fulfilled=TRUE"))).toEqual([a.id]);
     const page = ok<Envelope<Order>>(await asr("GET", "supply-requests/?page=1&page_size=1"));
     expect(page).toMatchObject({ count: 2, previous: null, results: [{ id: b.id }] });
     expect(page.next).toMatch(/page=2/);

@@ -91,7 +91,12 @@ describe("rpmlab accounts / keys", () => {
     }
     for (const [args, message] of [
       [[], /give --strips-below, --days-below or both/],
-      [["--strips-below", "0"], /--strips-below must be a whole number of 1 or more, got "0"/],
+      [
+        ["--strips-below", "0"],
+        /--strips-below must be a whole number from 1 to 2147483647, got "0"/,
+      ],
+      [["--days-below", "99999999999"], /--days-below must be a whole number from 1 to 2147483647/],
+      [["--off", "--strips-below", "5"], /--off turns automatic reorder off: give it alone/],
       [
         ["--days-below", "3", "--supply", "Lancets (100)"],
         /--supply: "Lancets \(100\)" is not a test strip supply/,

@@ -23,6 +23,9 @@ export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
     // gateway_id or imei as the devices table spells it: what strip counts are keyed by.
     .addColumn("hardware_uuid", "text")
     .addColumn("related_device_id", "text")
+    // The device the supply is for (the related device, or the one on the hardware it fits):
+    // a glucometer's strip count follows its own orders, whatever gateway it is on.
+    .addColumn("for_device_id", "text")
     .addColumn("patient_external_id", "text")
     .addColumn("shipping_name", "text", (c) => c.notNull())
     .addColumn("shipping_address", "text", (c) => c.notNull())
@@ -59,9 +62,9 @@ export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
     .columns(["next_at", "id"])
     .execute();
   await db.schema
-    .createIndex("supply_requests_hardware")
+    .createIndex("supply_requests_device")
     .on("supply_requests")
-    .columns(["account_id", "hardware_uuid"])
+    .columns(["account_id", "for_device_id"])
     .execute();
 
   await db.schema
@@ -70,7 +73,8 @@ export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
       c.notNull().references("accounts.id").onDelete("cascade"),
     )
     .addColumn("device_id", "text", (c) => c.notNull().references("devices.id").onDelete("cascade"))
-    .addColumn("strips_offset", "integer", (c) => c.notNull())
+    // bigint: the offset is the value sent (≤ 2^31 - 1) minus a count that may be negative.
+    .addColumn("strips_offset", "bigint", (c) => c.notNull())
     .addColumn("modified", d.ms, (c) => c.notNull())
     .addPrimaryKeyConstraint("glucometer_supply_offsets_pk", ["account_id", "device_id"])
     .execute();

@@ -10,7 +10,7 @@ import type { GlucometerSuppliesRepo } from "../store-asr.ts";
 export function glucometerSuppliesRepo(ctx: Ctx): GlucometerSuppliesRepo {
   const { db } = ctx;
   return {
-    async usage(accountId, deviceIds, recentSince) {
+    async usage(accountId, deviceIds, recent) {
       if (deviceIds.length === 0) return { used: 0, recent: 0, first: null };
       // The measurements_device index (account, device, timestamp, id, metric) covers it.
       const row = await db
@@ -18,7 +18,16 @@ export function glucometerSuppliesRepo(ctx: Ctx): GlucometerSuppliesRepo {
         .select((eb) => [
           eb.fn.countAll<number>().as("used"),
           eb.fn
-            .sum<number>(eb.case().when("timestamp", ">=", recentSince).then(1).else(0).end())
+            .sum<number>(
+              eb
+                .case()
+                .when(
+                  eb.and([eb("timestamp", ">=", recent.since), eb("timestamp", "<=", recent.now)]),
+                )
+                .then(1)
+                .else(0)
+                .end(),
+            )
             .as("recent"),
           eb.fn.min<number>("timestamp").as("first"),
         ])

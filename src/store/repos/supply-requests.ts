@@ -1,5 +1,5 @@
 import { type Selectable, sql } from "kysely";
-import { type Ctx, conflict, countOf, likePattern, notFound, paged } from "../context.ts";
+import { type Ctx, countOf, likePattern, notFound, paged } from "../context.ts";
 import { readNum, readNumOrNull } from "../dialect.ts";
 import type { SupplyRequestsTable } from "../schema.ts";
 import type { SupplyRequestsRepo } from "../store-asr.ts";
@@ -13,6 +13,7 @@ const SEARCHED = [
   "imei",
   "related_device_id",
   "patient_external_id",
+  "origin",
   "shipping_name",
   "shipping_address",
   "shipping_city",
@@ -20,7 +21,11 @@ const SEARCHED = [
   "shipping_zip_code",
   "notify_emails",
   "status",
+  "carrier",
   "tracking_number",
+  "tracking_link",
+  "up_front_cost",
+  "shipping_cost",
 ] as const;
 
 function toRow(r: Selectable<SupplyRequestsTable>): SupplyRequestRow {
@@ -33,6 +38,7 @@ function toRow(r: Selectable<SupplyRequestsTable>): SupplyRequestRow {
     imei: r.imei,
     hardwareUuid: r.hardware_uuid,
     relatedDeviceId: r.related_device_id,
+    forDeviceId: r.for_device_id,
     patientExternalId: r.patient_external_id,
     shippingName: r.shipping_name,
     shippingAddress: r.shipping_address,
@@ -63,10 +69,11 @@ export function supplyRequestsRepo(ctx: Ctx): SupplyRequestsRepo {
   return {
     async create(accountId, input) {
       const now = ctx.clock.now();
+      const id = ctx.ids.uuid();
       const r = await db
         .insertInto("supply_requests")
         .values({
-          id: ctx.ids.uuid(),
+          id,
           account_id: accountId,
           supply_type_id: input.supplyTypeId,
           supply_name: input.supplyName,
@@ -74,6 +81,7 @@ export function supplyRequestsRepo(ctx: Ctx): SupplyRequestsRepo {
           imei: input.imei,
           hardware_uuid: input.hardwareUuid,
           related_device_id: input.relatedDeviceId,
+          for_device_id: input.forDeviceId,
           patient_external_id: input.patientExternalId,
           shipping_name: input.shippingName,
           shipping_address: input.shippingAddress,
@@ -87,7 +95,7 @@ export function supplyRequestsRepo(ctx: Ctx): SupplyRequestsRepo {
           shipping_cost: input.shippingCost,
           status: "pending",
           step: 0,
-          next_at: input.nextAt,
+          next_at: input.nextAt(id),
           carrier: null,
           tracking_number: null,
           tracking_link: null,
@@ -122,23 +130,25 @@ export function supplyRequestsRepo(ctx: Ctx): SupplyRequestsRepo {
       if (filter?.fulfilled !== undefined) {
         q = q.where("status", "=", filter.fulfilled ? "fulfilled" : "pending");
       }
-      if (filter?.hardwareUuid !== undefined)
-        q = q.where("hardware_uuid", "=", filter.hardwareUuid);
+      if (filter?.forDeviceId !== undefined) q = q.where("for_device_id", "=", filter.forDeviceId);
       if (filter?.origin !== undefined) q = q.where("origin", "=", filter.origin);
       if (filter?.undelivered) q = q.where("delivered_on", "is", null);
       if (filter?.search !== undefined && filter.search !== "") {
         const pattern = likePattern(filter.search);
         // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
         q = q.where(({ or }) =>
-          or(SEARCHED.map((c) => sql<boolean>`lower(${sql.ref(c)}) like ${pattern} escape '\\'`)),
+          or([
+            ...SEARCHED.map((c) => sql<boolean>`lower(${sql.ref(c)}) like ${pattern} escape '\\'`),
+            sql<boolean>`cast(strips as text) like ${pattern} escape '\\'`,
+          ]),
         );
       }
       const rows = await paged(q.orderBy("created", "desc").orderBy("id", "desc"), page).execute();
       const total = page?.count ? await countOf(q) : undefined;
       return { rows: rows.map(toRow), ...(total === undefined ? {} : { total }) };
     },
-    async update(id, patch, opts) {
-      let q = db
+    async update(id, patch) {
+      const r = await db
         .updateTable("supply_requests")
         .set({
           ...(patch.status === undefined ? {} : { status: patch.status }),
@@ -151,17 +161,11 @@ export function supplyRequestsRepo(ctx: Ctx): SupplyRequestsRepo {
           step: sql`step + 1`,
           modified: ctx.clock.now(),
         })
-        .where("id", "=", id);
-      if (opts?.expectStep !== undefined) q = q.where("step", "=", opts.expectStep);
-      const r = await q.returningAll().executeTakeFirst();
-      if (r !== undefined) return toRow(r);
-      const exists = await db
-        .selectFrom("supply_requests")
-        .select("id")
         .where("id", "=", id)
+        .returningAll()
         .executeTakeFirst();
-      if (exists === undefined) throw notFound("supply request", { id });
-      throw conflict("the supply request moved on meanwhile", { id, step: opts?.expectStep });
+      if (r === undefined) throw notFound("supply request", { id });
+      return toRow(r);
     },
     async delete(accountId, id) {
       const result = await db
@@ -179,13 +183,13 @@ export function supplyRequestsRepo(ctx: Ctx): SupplyRequestsRepo {
       const rows = await paged(ordered, limit === undefined ? undefined : { limit }).execute();
       return rows.map(toRow);
     },
-    async stripsShipped(accountId, hardwareUuids) {
-      if (hardwareUuids.length === 0) return 0;
+    async stripsShipped(accountId, deviceIds) {
+      if (deviceIds.length === 0) return 0;
       const row = await db
         .selectFrom("supply_requests")
         .select((eb) => eb.fn.sum<number>("strips").as("n"))
         .where("account_id", "=", accountId)
-        .where("hardware_uuid", "in", hardwareUuids)
+        .where("for_device_id", "in", deviceIds)
         .where("status", "=", "fulfilled")
         .executeTakeFirst();
       return readNum(row?.n ?? 0);

@@ -30,7 +30,7 @@ const REMAINING = integerField({ min: 0 });
 function readRemaining(body: unknown): number {
   const errors = new FieldErrorCollector();
   if (!isPlainObject(body)) {
-    errors.add("non_field_errors", MESSAGES.dictionary(body));
+    errors.add("non_field_errors", body === null ? MESSAGES.noData : MESSAGES.dictionary(body));
     errors.throwIfAny();
   }
   const result = REMAINING.safeParse((body as Record<string, unknown>).estimated_strips_remaining);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { supplyOrderJson } from "../../../asr/supply-order-view.ts";
+import { MESSAGES } from "../../../core/drf-fields.ts";
 import { isPlainObject } from "../../../core/field-errors.ts";
 import type { SupplyRequestFilter } from "../../../store/types-asr.ts";
 import { accountOf } from "../../auth.ts";
@@ -25,12 +26,12 @@ const NO_REQUEST = "No SupplyRequest matches the given query.";
 const RECORD = describe(SUPPLY_ORDER_JSON, "A supply order.");
 const DELETED = { type: "null", description: "Removed." } as const;
 
-/** django-filter's BooleanFilter: true/false, True/False, 1/0; blank is no filter. */
+/** django-filter's BooleanFilter: true/false in any case, 1/0; blank is no filter. */
 function fulfilledFilter(text: string | undefined): boolean | undefined {
   const value = text?.trim() ?? "";
   if (value === "") return undefined;
-  if (["true", "True", "1"].includes(value)) return true;
-  if (["false", "False", "0"].includes(value)) return false;
+  if (["true", "1"].includes(value.toLowerCase())) return true;
+  if (["false", "0"].includes(value.toLowerCase())) return false;
   throw apiError.field(
     "fulfilled",
     `Select a valid choice. ${value} is not one of the available choices.`,
@@ -122,9 +123,11 @@ export const supplyRequestsRoutes: RoutePlugin = async (app, ctx) => {
     },
     async (request, reply) => {
       const fromBody = isPlainObject(request.body) ? request.body.id : undefined;
-      const id = request.query.id ?? (typeof fromBody === "string" ? fromBody : undefined);
-      if (id === undefined || id.trim() === "")
-        throw apiError.field("id", "This field is required.");
+      if (fromBody !== undefined && typeof fromBody !== "string") {
+        throw apiError.field("id", MESSAGES.string);
+      }
+      const id = request.query.id ?? fromBody;
+      if (id === undefined || id.trim() === "") throw apiError.field("id", MESSAGES.required);
       await supplyRequests.delete(accountOf(request).id, id.trim().toLowerCase());
       return reply.code(204).send();
     },
