@@ -224,6 +224,23 @@ describe("transport behaviour", () => {
     }
   });
 
+  it("a NUL (%00) in a path id or a query value is 400 before any query, after authentication", async () => {
+    lab = await makeLab();
+    for (const url of [
+      hwi(lab.prod, "hwi-devices/?search=%00"),
+      hwi(lab.prod, "hwi-patients/a%00b/"),
+      "/clients/acme/asr/supply-requests/?search=x%00",
+      "/clients/acme/asr/glucometer_supplies/a%00b/",
+    ]) {
+      const res = await send(lab.app, "GET", url, lab.prod.key);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json()).toEqual({ detail: "Null characters are not allowed (%00 in the URL)." });
+    }
+    expect(
+      (await send(lab.app, "GET", hwi(lab.prod, "hwi-devices/?search=%00"), null)).statusCode,
+    ).toBe(401);
+  });
+
   it("names every answer with an X-Request-Id", async () => {
     lab = await makeLab();
     const a = await send(lab.app, "GET", hwi(lab.dev, "hwi-patients/"), lab.dev.key);
