@@ -58,11 +58,9 @@ export async function glucometerSupplies(
   const hardwareUuid = glucometers[0]!.hardwareUuid!;
   const meters = glucometers.map((d) => d.id);
   const recentSince = now - RECENT_DAYS * MS_PER_DAY;
-  const [shipped, usage, offset] = [
-    await tx.supplyRequests.stripsShipped(accountId, meters),
-    await tx.glucometerSupplies.usage(accountId, meters, { since: recentSince, now }),
-    await tx.glucometerSupplies.offset(accountId, meters),
-  ];
+  const shipped = await tx.supplyRequests.stripsShipped(accountId, meters);
+  const usage = await tx.glucometerSupplies.usage(accountId, meters, { since: recentSince, now });
+  const offset = await tx.glucometerSupplies.offset(accountId, meters);
   const sent = KIT_STRIPS * glucometers.length + shipped;
   const counted = sent - usage.used;
   const days =
