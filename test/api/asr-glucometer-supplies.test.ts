@@ -1,20 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AutoReorder } from "../../src/asr/auto-reorder.ts";
-import { SupplyCatalogue } from "../../src/asr/supply-catalogue.ts";
 import { SupplyRequests } from "../../src/asr/supply-requests.ts";
-import { DEFAULT_FULFILMENT_CONFIG } from "../../src/config/fulfilment-config.ts";
+import { asrDeps } from "./asr-fixtures.ts";
 import { ADMIN, hwi, type Lab, makeLab, send } from "./helpers.ts";
-import {
-  activate,
-  catalogue,
-  DAY,
-  GW,
-  GW2,
-  IMEI,
-  knownGateway,
-  ok,
-  reading,
-} from "./hwi-fixtures.ts";
+import { activate, DAY, GW, GW2, IMEI, knownGateway, ok, reading } from "./hwi-fixtures.ts";
 
 /** Spec 2.7 glucometer supply record, 4.5 glucometer_supplies/ and automatic reorder (1.4). */
 
@@ -51,17 +40,7 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     );
     await lab.store.measurements.insertMany(rows);
   };
-  const deps = () => {
-    const asrDeps = {
-      store: lab.store,
-      clock: lab.clock,
-      supplies: SupplyCatalogue.load(undefined, catalogue),
-      catalogue,
-      events: lab.events,
-      fulfilment: DEFAULT_FULFILMENT_CONFIG,
-    };
-    return { ...asrDeps, requests: new SupplyRequests(asrDeps) };
-  };
+  const deps = () => ({ ...asrDeps(lab), requests: new SupplyRequests(asrDeps(lab)) });
   const autoReorder = (body: unknown) =>
     lab.app.inject({
       method: "PUT",

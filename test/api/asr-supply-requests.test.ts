@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SupplyCatalogue } from "../../src/asr/supply-catalogue.ts";
 import { SupplyShipping } from "../../src/asr/supply-shipping.ts";
-import { DEFAULT_FULFILMENT_CONFIG } from "../../src/config/fulfilment-config.ts";
 import { addBusinessTime } from "../../src/fulfilment/business-time.ts";
+import { asrDeps } from "./asr-fixtures.ts";
 import { ADMIN, type Lab, makeLab, send } from "./helpers.ts";
 import {
   activate,
@@ -165,14 +165,7 @@ describe("asr/supply-requests/", () => {
   });
 
   it("ships after processing and is delivered days later, each step a SPECIAL_ORDER webhook", async () => {
-    const shipping = new SupplyShipping({
-      store: lab.store,
-      clock: lab.clock,
-      supplies: SupplyCatalogue.load(undefined, catalogue),
-      catalogue,
-      events: lab.events,
-      fulfilment: DEFAULT_FULFILMENT_CONFIG,
-    });
+    const shipping = new SupplyShipping({ ...asrDeps(lab), events: lab.events });
     await shipping.start();
     try {
       const placed = (
@@ -217,14 +210,7 @@ describe("asr/supply-requests/", () => {
     ).json() as Order;
     const { nextAt: shipsAt } = (await lab.store.supplyRequests.getById(placed.id))!;
     lab.advance(30 * DAY);
-    const shipping = new SupplyShipping({
-      store: lab.store,
-      clock: lab.clock,
-      supplies: SupplyCatalogue.load(undefined, catalogue),
-      catalogue,
-      events: lab.events,
-      fulfilment: DEFAULT_FULFILMENT_CONFIG,
-    });
+    const shipping = new SupplyShipping({ ...asrDeps(lab), events: lab.events });
     await shipping.start();
     await shipping.stop();
     const done = ok<Order>(await asr("GET", `supply-requests/${placed.id}/`));
