@@ -72,6 +72,12 @@ async function openSqlite(
     sqlite.pragma("wal_autocheckpoint = 10000");
     // Off by default in SQLite: needed for ON DELETE SET NULL / CASCADE (spec 4.1 delete).
     sqlite.pragma("foreign_keys = ON");
+    // SQLite's own lower() folds ASCII only: `search` (hwi-devices, supply-requests) lowers
+    // column and pattern alike, so "Zoë" never matched "zoë" here while it did on PostgreSQL.
+    // JavaScript's folding is Unicode's, as PostgreSQL's on a UTF-8 database.
+    sqlite.function("lower", { deterministic: true }, (text: unknown) =>
+      typeof text === "string" ? text.toLowerCase() : text,
+    );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new RpmlabError(

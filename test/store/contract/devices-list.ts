@@ -83,6 +83,20 @@ export function devicesListContract(env: ContractEnv): void {
       expect(await names(a.id, { search: "nobody" })).toEqual([]);
     });
 
+    it("search ignores case beyond ASCII, as PostgreSQL does on UTF-8", async () => {
+      const a = await newAccount(env);
+      const p = await env.store.patients.create(a.id, { externalId: "p-é", name: "Zoë Ünïcode" });
+      await env.store.devices.create(a.id, {
+        name: "Vendor Scale",
+        sensorCode: "34",
+        status: "Active",
+        patientId: p.id,
+      });
+      expect(await names(a.id, { search: "ZOË ÜNÏ" })).toEqual(["Vendor Scale"]);
+      expect(await names(a.id, { search: "zoë" })).toEqual(["Vendor Scale"]);
+      expect(await names(a.id, { search: "zoe" })).toEqual([]);
+    });
+
     it("pages in creation order with a total that ignores the page", async () => {
       const { a } = await fleet(env.store);
       const page = await env.store.devices.list(a.id, {}, { limit: 2, offset: 2, count: true });
