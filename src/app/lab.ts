@@ -3,7 +3,6 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "../api/app.ts";
 import { AutoReorder } from "../asr/auto-reorder.ts";
 import { SupplyCatalogue } from "../asr/supply-catalogue.ts";
-import { SupplyRequests } from "../asr/supply-requests.ts";
 import { SupplyShipping } from "../asr/supply-shipping.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import type { ServeConfig } from "../config/serve-config.ts";
@@ -198,11 +197,7 @@ export class Lab {
     const shipping = new SupplyShipping({ ...asr, logger: logger.child({ component: "asr" }) });
     await shipping.start();
     this.stack.push(() => shipping.stop());
-    const reorder = new AutoReorder({
-      ...asr,
-      requests: new SupplyRequests(asr),
-      logger: logger.child({ component: "asr" }),
-    });
+    const reorder = new AutoReorder({ ...asr, logger: logger.child({ component: "asr" }) });
     reorder.start();
     this.stack.push(() => reorder.stop());
 

@@ -1,10 +1,13 @@
 import type { TimerHandle } from "../core/clock.ts";
 import type { Logger } from "../core/logger.ts";
 import { MS_PER_HOUR } from "../core/time.ts";
+import { atomically } from "../fulfilment/deps.ts";
+import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceWithPatient } from "../store/types.ts";
 import type { AutoReorderSettings } from "../store/types-asr.ts";
 import { type GlucometerSupplies, glucometerSupplies, stripDeviceNames } from "./strip-estimate.ts";
-import type { AsrDeps, SupplyRequests } from "./supply-requests.ts";
+import type { SupplyType } from "./supply-catalogue.ts";
+import { type AsrDeps, placeIn } from "./supply-requests.ts";
 
 /** What one sweep did. */
 export interface ReorderSweep {
@@ -22,7 +25,7 @@ export interface ReorderSweep {
  * module on and thresholds set, every glucometer's hardware is checked: fewer estimated strips
  * than `strips_below`, or fewer days of them at its recent daily use than `days_below`, places
  * one order of the account's strip supply to the patient's address — unless a strip order for
- * that hardware has not been delivered yet (it is on its way). The check runs hourly on the
+ * that meter has not been delivered yet (it is on its way). The check runs hourly on the
  * lab's clock (rpmlab's choice; the vendor does not say how often it looks).
  */
 export class AutoReorder {
@@ -30,12 +33,7 @@ export class AutoReorder {
   private running = false;
   private sweeping: Promise<unknown> = Promise.resolve();
 
-  constructor(
-    private readonly deps: Omit<AsrDeps, "events"> & {
-      readonly requests: SupplyRequests;
-      readonly logger?: Logger | undefined;
-    },
-  ) {}
+  constructor(private readonly deps: AsrDeps & { readonly logger?: Logger | undefined }) {}
 
   start(): void {
     if (this.running) return;
@@ -67,44 +65,47 @@ export class AutoReorder {
           .map((d) => d.hardwareUuid!),
       );
       for (const uuid of hardware) {
-        const now = this.deps.clock.now();
-        const current = await glucometerSupplies(store, supplies, accountId, uuid, now);
-        if (current === null || !below(settings, current)) continue;
-        if (await this.onItsWay(accountId, current.glucometers)) continue;
-        const glucometer = current.glucometers.find((d) => d.patient !== null);
-        const shipping = glucometer === undefined ? null : addressOf(glucometer);
-        if (shipping === null) {
-          unshippable++;
-          continue;
-        }
-        await this.deps.requests.place(accountId, {
-          type,
-          origin: "auto_reorder",
-          gatewayId: glucometer!.sensorCode === null ? null : current.hardwareUuid,
-          imei: glucometer!.sensorCode === null ? current.hardwareUuid : null,
-          hardwareUuid: current.hardwareUuid,
-          relatedDeviceId: glucometer!.id,
-          forDeviceId: glucometer!.id,
-          patientExternalId: glucometer!.patient!.externalId,
-          shipping,
-          notifyEmails: glucometer!.patient!.email,
-        });
-        placed++;
+        const outcome = await this.check(accountId, settings, type, uuid);
+        if (outcome === "placed") placed++;
+        if (outcome === "unshippable") unshippable++;
       }
     }
     return { placed, unshippable };
   }
 
-  /** A strip order for one of these meters is pending or shipped and not delivered yet. */
-  private async onItsWay(accountId: string, meters: readonly DeviceWithPatient[]) {
-    for (const meter of meters) {
-      const { rows } = await this.deps.store.supplyRequests.list(accountId, {
-        forDeviceId: meter.id,
-        undelivered: true,
+  /**
+   * One glucometer's hardware, in one transaction: the estimate, the order on its way, and the
+   * new order are read and written together, so a client's order meanwhile is never doubled.
+   */
+  private check(
+    accountId: string,
+    settings: AutoReorderSettings,
+    type: SupplyType,
+    uuid: string,
+  ): Promise<"enough" | "on its way" | "unshippable" | "placed"> {
+    return atomically(this.deps, async (tx, events) => {
+      const { supplies, clock } = this.deps;
+      const current = await glucometerSupplies(tx, supplies, accountId, uuid, clock.now());
+      if (current === null || !below(settings, current)) return "enough";
+      if (await onItsWay(tx, accountId, current.glucometers)) return "on its way";
+      const glucometer = current.glucometers.find((d) => d.patient !== null);
+      const shipping = glucometer === undefined ? null : addressOf(glucometer);
+      if (glucometer === undefined || shipping === null) return "unshippable";
+      const cellular = glucometer.sensorCode === null;
+      await placeIn(tx, events, this.deps, accountId, {
+        type,
+        origin: "auto_reorder",
+        gatewayId: cellular ? null : current.hardwareUuid,
+        imei: cellular ? current.hardwareUuid : null,
+        hardwareUuid: current.hardwareUuid,
+        relatedDeviceId: glucometer.id,
+        forDeviceId: glucometer.id,
+        patientExternalId: glucometer.patient!.externalId,
+        shipping,
+        notifyEmails: glucometer.patient!.email,
       });
-      if (rows.some((r) => r.strips !== null)) return true;
-    }
-    return false;
+      return "placed";
+    });
   }
 
   private schedule(): void {
@@ -127,6 +128,22 @@ export class AutoReorder {
       void run.then(() => this.schedule());
     }, MS_PER_HOUR);
   }
+}
+
+/** A strip order for one of these meters is pending or shipped and not delivered yet. */
+async function onItsWay(
+  tx: StoreRepositories,
+  accountId: string,
+  meters: readonly DeviceWithPatient[],
+): Promise<boolean> {
+  for (const meter of meters) {
+    const { rows } = await tx.supplyRequests.list(accountId, {
+      forDeviceId: meter.id,
+      undelivered: true,
+    });
+    if (rows.some((r) => r.strips !== null)) return true;
+  }
+  return false;
 }
 
 function below(settings: AutoReorderSettings, current: GlucometerSupplies): boolean {

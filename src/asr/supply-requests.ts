@@ -239,7 +239,7 @@ export class SupplyRequests {
 }
 
 /** Inserts the order, due to ship after processing, and records its webhook (spec 6.1). */
-async function placeIn(
+export async function placeIn(
   tx: StoreRepositories,
   events: Parameters<typeof supplyOrderChanged>[1],
   deps: Pick<AsrDeps, "clock" | "supplies" | "fulfilment">,

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AutoReorder } from "../../src/asr/auto-reorder.ts";
-import { SupplyRequests } from "../../src/asr/supply-requests.ts";
 import { asrDeps } from "./asr-fixtures.ts";
 import { ADMIN, hwi, type Lab, makeLab, send } from "./helpers.ts";
 import { activate, DAY, GW, GW2, IMEI, knownGateway, ok, reading } from "./hwi-fixtures.ts";
@@ -40,7 +39,6 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     );
     await lab.store.measurements.insertMany(rows);
   };
-  const deps = () => ({ ...asrDeps(lab), requests: new SupplyRequests(asrDeps(lab)) });
   const autoReorder = (body: unknown) =>
     lab.app.inject({
       method: "PUT",
@@ -224,7 +222,7 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
       days_below: null,
       supply_name: "Glucometer Test Strips (50)",
     });
-    const reorder = new AutoReorder(deps());
+    const reorder = new AutoReorder(asrDeps(lab));
     await test(30, 4);
     expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 0 });
     await test(1, 4);
@@ -259,7 +257,7 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
 
   it("days_below goes by the daily use; a patient without an address is skipped and counted", async () => {
     ok(await autoReorder({ days_below: 7 }));
-    const reorder = new AutoReorder(deps());
+    const reorder = new AutoReorder(asrDeps(lab));
     await test(28, 4); // 22 strips left at 4 a day: 5.5 days
     await lab.store.patients.update(lab.prod.account.id, "P-1", { address: null, city: null });
     expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 1 });
@@ -274,7 +272,7 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
 
   it("days_below goes by the unrounded use: a light user's 0.36 strips a day still runs out", async () => {
     ok(await autoReorder({ days_below: 30 }));
-    const reorder = new AutoReorder(deps());
+    const reorder = new AutoReorder(asrDeps(lab));
     ok(await asr("PUT", `glucometer_supplies/${GW}/`, { estimated_strips_remaining: 10 }));
     await test(4, 4 / 14); // 4 readings over 11 days: 0.36 a day (10 strips last 27 days), shown as 0
     expect(await record()).toMatchObject({ average_measurements_per_day: 0 });
@@ -283,7 +281,7 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
 
   it("does not ship to an address verification found Invalid, until the client confirms it", async () => {
     ok(await autoReorder({ strips_below: 60 }));
-    const reorder = new AutoReorder(deps());
+    const reorder = new AutoReorder(asrDeps(lab));
     await lab.store.patients.update(lab.prod.account.id, "P-1", {
       addressStatus: "Invalid",
       confirmAddress: false,
@@ -295,7 +293,7 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
 
   it("orders nothing while the account's ASR module is off, or once thresholds are removed", async () => {
     ok(await autoReorder({ strips_below: 60 }));
-    const reorder = new AutoReorder(deps());
+    const reorder = new AutoReorder(asrDeps(lab));
     await lab.store.accounts.update(lab.prod.account.id, { asrEnabled: false });
     expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 0 });
     await lab.store.accounts.update(lab.prod.account.id, { asrEnabled: true });
