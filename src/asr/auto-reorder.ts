@@ -5,7 +5,7 @@ import { atomically } from "../fulfilment/deps.ts";
 import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceWithPatient } from "../store/types.ts";
 import type { AutoReorderSettings } from "../store/types-asr.ts";
-import { type GlucometerSupplies, glucometerSupplies, stripDeviceNames } from "./strip-estimate.ts";
+import { type GlucometerSupplies, glucometerSupplies } from "./strip-estimate.ts";
 import type { SupplyType } from "./supply-catalogue.ts";
 import { type AsrDeps, placeIn } from "./supply-requests.ts";
 
@@ -53,7 +53,6 @@ export class AutoReorder {
     const { store, supplies } = this.deps;
     let placed = 0;
     let unshippable = 0;
-    const names = stripDeviceNames(supplies);
     for (const { accountId, settings } of await store.asrSettings.autoReordering()) {
       const type = supplies.byName(settings.supplyName);
       // The catalogue may have changed since the thresholds were set.
@@ -61,7 +60,7 @@ export class AutoReorder {
       const { rows } = await store.devices.list(accountId);
       const hardware = new Set(
         rows
-          .filter((d) => names.has(d.name) && d.hardwareUuid !== null)
+          .filter((d) => supplies.usesStrips(d.name) && d.hardwareUuid !== null)
           .map((d) => d.hardwareUuid!),
       );
       for (const uuid of hardware) {

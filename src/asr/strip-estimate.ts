@@ -27,13 +27,6 @@ export interface GlucometerSupplies {
   readonly perDay: number;
 }
 
-/** Device types that use test strips: those a strip supply fits. */
-export function stripDeviceNames(supplies: SupplyCatalogue): Set<string> {
-  return new Set(
-    supplies.types.filter((t) => t.strips !== null).flatMap((t) => t.compatibleDevices),
-  );
-}
-
 /**
  * Spec 2.7: strips sent (the meter's box, plus the strip orders shipped for the meter, on this
  * gateway or one it was on before a replacement), minus the glucose readings the meter stored,
@@ -52,8 +45,7 @@ export async function glucometerSupplies(
   const wanted = hardware.trim().replace(/[-\s]/g, "");
   if (wanted === "") return null;
   const { rows } = await tx.devices.list(accountId, { hardwareUuidIexact: wanted });
-  const names = stripDeviceNames(supplies);
-  const glucometers = rows.filter((d) => names.has(d.name));
+  const glucometers = rows.filter((d) => supplies.usesStrips(d.name));
   if (glucometers.length === 0) return null;
   const hardwareUuid = glucometers[0]!.hardwareUuid!;
   const meters = glucometers.map((d) => d.id);

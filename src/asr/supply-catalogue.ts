@@ -70,6 +70,8 @@ const suppliesFileSchema = z.strictObject({
 export class SupplyCatalogue {
   private readonly byNameMap = new Map<string, SupplyType>();
   private readonly byIdMap = new Map<string, SupplyType>();
+  /** Device types that use test strips: those a strip supply fits (glucometers). */
+  private readonly stripDevices: ReadonlySet<string>;
 
   /** `devices` resolves legacy device names in forDevice (spec 2.4: Vendor BPM - L). */
   constructor(
@@ -85,6 +87,9 @@ export class SupplyCatalogue {
       this.byNameMap.set(type.name, type);
       this.byIdMap.set(type.id, type);
     }
+    this.stripDevices = new Set(
+      all.filter((t) => t.strips !== null).flatMap((t) => t.compatibleDevices),
+    );
   }
 
   /**
@@ -109,6 +114,11 @@ export class SupplyCatalogue {
 
   byId(id: string): SupplyType | undefined {
     return this.byIdMap.get(id);
+  }
+
+  /** Whether a device type (its current name) takes test strips: what strip counts are kept for. */
+  usesStrips(deviceTypeName: string): boolean {
+    return this.stripDevices.has(deviceTypeName);
   }
 
   /** The supply types compatible with a device type (a legacy name counts as its current one). */

@@ -13,7 +13,6 @@ import type { Store, StoreRepositories } from "../store/store.ts";
 import type { DeviceWithPatient, ListOptions, ListResult } from "../store/types.ts";
 import type {
   NewSupplyRequest,
-  SupplyOrigin,
   SupplyRequestFilter,
   SupplyRequestRow,
 } from "../store/types-asr.ts";
@@ -34,19 +33,17 @@ export interface AsrDeps {
 type Shipping = Pick<NewSupplyRequest, (typeof SHIPPING_FIELDS)[number][1]>;
 
 /** An order to place: what a POST or the automatic reorder decided (validated). */
-export interface SupplyOrder {
-  readonly type: SupplyType;
-  readonly origin: SupplyOrigin;
-  readonly gatewayId: string | null;
-  readonly imei: string | null;
-  readonly hardwareUuid: string | null;
-  readonly relatedDeviceId: string | null;
-  /** The device the supply is for: what a glucometer's strip count follows. */
-  readonly forDeviceId: string | null;
-  readonly patientExternalId: string | null;
-  readonly shipping: Shipping;
-  readonly notifyEmails: string | null;
-}
+export type SupplyOrder = Pick<
+  NewSupplyRequest,
+  | "origin"
+  | "gatewayId"
+  | "imei"
+  | "hardwareUuid"
+  | "relatedDeviceId"
+  | "forDeviceId"
+  | "patientExternalId"
+  | "notifyEmails"
+> & { readonly type: SupplyType; readonly shipping: Shipping };
 
 /**
  * ASR supply requests (spec 2.7, 3, 4.5): placing one (validated field by field, 400 keyed by

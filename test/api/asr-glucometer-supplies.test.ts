@@ -39,6 +39,23 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     );
     await lab.store.measurements.insertMany(rows);
   };
+  /** A strip order for GW placed through the API, then marked shipped. */
+  const shipStrips = async (supply_name: string) => {
+    const order = await send(lab.app, "POST", "/clients/acme/asr/supply-requests/", lab.prod.key, {
+      supply_name,
+      gateway_id: GW,
+      shipping_name: PATIENT.name,
+      shipping_address: PATIENT.address,
+      shipping_city: PATIENT.city,
+      shipping_state: PATIENT.state,
+      shipping_zip_code: PATIENT.zip_code,
+    });
+    expect(order.statusCode, order.body).toBe(201);
+    await lab.store.supplyRequests.update(order.json().id, {
+      status: "fulfilled",
+      shippedOn: lab.clock.now(),
+    });
+  };
   const autoReorder = (body: unknown) =>
     lab.app.inject({
       method: "PUT",
@@ -122,19 +139,7 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
   });
 
   it("follows the meter to a replacement gateway: its strips, orders and offset go with it", async () => {
-    const order = await send(lab.app, "POST", "/clients/acme/asr/supply-requests/", lab.prod.key, {
-      supply_name: "Glucometer Test Strips (50)",
-      gateway_id: GW,
-      shipping_name: "Ada Patient",
-      shipping_address: "1 Main St",
-      shipping_city: "Irvine",
-      shipping_state: "CA",
-      shipping_zip_code: "92614",
-    });
-    await lab.store.supplyRequests.update(order.json().id, {
-      status: "fulfilled",
-      shippedOn: lab.clock.now(),
-    });
+    await shipStrips("Glucometer Test Strips (50)");
     await test(10, 4);
     ok(await asr("PUT", `glucometer_supplies/${GW}/`, { estimated_strips_remaining: 70 }));
     await test(4, 4);
@@ -154,25 +159,7 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
   });
 
   it("a new meter on a gateway starts from its own box: strips shipped for the last one stay theirs", async () => {
-    const shipped = await send(
-      lab.app,
-      "POST",
-      "/clients/acme/asr/supply-requests/",
-      lab.prod.key,
-      {
-        supply_name: "Glucometer Test Strips (100)",
-        gateway_id: GW,
-        shipping_name: "Ada Patient",
-        shipping_address: "1 Main St",
-        shipping_city: "Irvine",
-        shipping_state: "CA",
-        shipping_zip_code: "92614",
-      },
-    );
-    await lab.store.supplyRequests.update(shipped.json().id, {
-      status: "fulfilled",
-      shippedOn: lab.clock.now(),
-    });
+    await shipStrips("Glucometer Test Strips (100)");
     expect(await record()).toMatchObject({ strips_sent: 150 });
     await lab.store.devices.unlinkDevice(lab.prod.account.id, glucometer.id);
     await activate(
