@@ -282,7 +282,7 @@ export class Lab {
     });
     // Spec 2.3: the lab tells each gateway its whitelist when it changes (activation, unlink,
     // replacement, adoption) and at a check-in that did not report holding exactly it, then the
-    // time (src/ingest/downlink.ts).
+    // time if the check-in shows its clock off (src/ingest/downlink.ts).
     // Its own client id on an external broker, within the 23 characters every broker takes.
     const channel = await downlinkChannel(broker, `${this.config.ingestId.slice(0, 20)}-dl`);
     this.stack.push(() => channel.close());
@@ -290,14 +290,14 @@ export class Lab {
     deps.events.on("whitelist.changed", ({ gatewayUuid }) => {
       void downlinks.sendWhitelist(gatewayUuid);
     });
-    ingestor.events.on("gateway.status", ({ gateway, online, whitelistHeld }) => {
+    ingestor.events.on("gateway.status", ({ gateway, online, whitelistHeld, receivedAt }) => {
       services.adoption
         .adopt(gateway.gatewayUuid)
         .then((adopted) =>
           online
             ? downlinks.checkedIn(
                 gateway.gatewayUuid,
-                gateway.lastCheckinTime,
+                { at: gateway.lastCheckinTime, receivedAt },
                 whitelistHeld && adopted.adopted.length === 0,
               )
             : undefined,

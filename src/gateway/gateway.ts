@@ -312,12 +312,16 @@ export class Gateway {
    * within its round trip); one that puts it outside is set to it. An answer queued in the
    * persistent session while the gateway was away arrives late, and is no reason to move the
    * clock back. On a virtual Clock the window also absorbs the virtual time that passes while
-   * messages are in flight over real sockets.
+   * messages are in flight over real sockets. The lab answers only the check-ins that show the
+   * clock off, so an answer also settles the unanswered ones before the check-in it names.
    */
   private syncClock(serviceNow: number, answers: number | undefined): void {
     const now = this.gatewayClock.now();
-    const oldest = this.unanswered.shift();
-    const sent = Math.min(answers ?? oldest ?? now, now);
+    const sent = Math.min(answers ?? this.unanswered[0] ?? now, now);
+    const settled = answers ?? this.unanswered[0];
+    while (settled !== undefined && (this.unanswered[0] ?? Number.POSITIVE_INFINITY) <= settled) {
+      this.unanswered.shift();
+    }
     if (serviceNow >= sent - CLOCK_TOLERANCE_MS && serviceNow <= now + CLOCK_TOLERANCE_MS) return;
     this.gatewayClock.set(serviceNow);
     this.counts.clockCorrections++;

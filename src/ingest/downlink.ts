@@ -39,11 +39,27 @@ export async function downlinkChannel(broker: Broker, clientId: string): Promise
 }
 
 /**
+ * How far a check-in's `checkin_at` may lie from its receipt before the service answers with its
+ * time. A gateway leaves its clock alone when the answer falls within its check-in's round trip
+ * give or take a second (src/gateway/gateway.ts), so a clock this close would not be moved by it:
+ * answering every check-in sent a message, and cost the gateway a parse, to change nothing.
+ */
+export const CLOCK_AGREES_MS = 1000;
+
+/** A check-in as the service received it. */
+export interface CheckIn {
+  /** The gateway's clock when it checked in (`checkin_at`). */
+  readonly at: number | null;
+  /** The service's clock when the check-in arrived. */
+  readonly receivedAt: number;
+}
+
+/**
  * What the lab sends a gateway on `rpm/v1/gw/{uuid}/down` (spec 2.3): the whole whitelist with
  * each entry's status (RE until the gateway reports holding it, CO after), whenever the
  * gateway's device set changes and at a check-in that did not report holding it; and the
- * service's time at each check-in,
- * for the gateway to set its clock and then its devices'.
+ * service's time, answering a check-in whose clock is off by more than CLOCK_AGREES_MS, for the
+ * gateway to set its clock and then its devices'.
  */
 export class Downlinks {
   readonly counts = { whitelist: 0, time: 0, failed: 0 };
@@ -105,13 +121,16 @@ export class Downlinks {
   }
 
   /**
-   * A check-in (its checkin_at): the whitelist, unless the gateway reported holding exactly it
-   * (`held`: a changed whitelist goes out when it changes, so the check-in's copy is for a
-   * gateway that missed one), then the time.
+   * A check-in: the whitelist, unless the gateway reported holding exactly it (`held`: a changed
+   * whitelist goes out when it changes, so the check-in's copy is for a gateway that missed
+   * one), then the time when the check-in shows the gateway's clock off.
    */
-  async checkedIn(gatewayUuid: string, checkinAt: number | null, held = false): Promise<void> {
+  async checkedIn(gatewayUuid: string, checkin: CheckIn, held = false): Promise<void> {
     if (!held) await this.sendWhitelist(gatewayUuid);
-    await this.sendTime(gatewayUuid, checkinAt);
+    const { at, receivedAt } = checkin;
+    if (at === null || Math.abs(receivedAt - at) > CLOCK_AGREES_MS) {
+      await this.sendTime(gatewayUuid, at);
+    }
   }
 
   private async send(

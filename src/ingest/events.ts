@@ -20,6 +20,8 @@ export type MessageOutcome =
       readonly online: boolean;
       /** The check-in reported holding exactly the service's whitelist (nothing to resend). */
       readonly whitelistHeld: boolean;
+      /** When the service received it (its clock): how far off the gateway's clock is. */
+      readonly receivedAt: number;
     }
   /** A zero-length retained message clearing a status topic. */
   | { readonly kind: "ignored"; readonly reason: string }
@@ -64,6 +66,8 @@ export type IngestEvents = {
     readonly online: boolean;
     /** The check-in reported holding exactly the service's whitelist (nothing to resend). */
     readonly whitelistHeld: boolean;
+    /** When the service received it (its clock). */
+    readonly receivedAt: number;
   };
   /** Every committed batch, acknowledged to the broker just before. */
   batch: BatchResult;

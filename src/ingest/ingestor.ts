@@ -268,8 +268,8 @@ export class Ingestor implements IngestSink {
     for (const row of result.deadLetters) this.events.emit("dead_letter", { row });
     for (const outcome of result.outcomes) {
       if (outcome.kind === "status") {
-        const { gateway, online, whitelistHeld } = outcome;
-        this.events.emit("gateway.status", { gateway, online, whitelistHeld });
+        const { gateway, online, whitelistHeld, receivedAt } = outcome;
+        this.events.emit("gateway.status", { gateway, online, whitelistHeld, receivedAt });
       }
     }
     this.events.emit("batch", result);

@@ -118,7 +118,13 @@ export class MessageProcessor implements BatchProcessor {
           whitelistHeld = sameAddresses(held, whitelist);
         }
         gateways.push(gateway);
-        outcomes[index] = { kind: "status", gateway, online: p.status.online, whitelistHeld };
+        outcomes[index] = {
+          kind: "status",
+          gateway,
+          online: p.status.online,
+          whitelistHeld,
+          receivedAt: p.inbound.receivedAt,
+        };
       } else {
         const { uplink, inbound } = p;
         const held = inbound.replays?.holdsClaim === true;

@@ -195,6 +195,7 @@ export const whitelistDownSchema = z
   })
   .meta({ id: "WhitelistDown" });
 
+/** Sent answering a check-in whose checkin_at is over a second off the service's clock. */
 export const timeDownSchema = z
   .strictObject({
     v: version,

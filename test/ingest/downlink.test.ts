@@ -2,7 +2,8 @@
  * The lab's downlink (spec 2.3) on both broker kinds: published from inside the embedded aedes,
  * or by a client on an external broker (the local Mosquitto; skipped with the reason elsewhere,
  * required on CI). The whole whitelist with statuses and sensor ids, the time answering a
- * check-in, and delivery to a gateway's persistent session while it is away.
+ * check-in whose clock is off (only then), and delivery to a gateway's persistent session while
+ * it is away.
  */
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../src/core/rng.ts";
@@ -35,7 +36,7 @@ const BROKERS: [string, () => Broker][] = [
 
 for (const [name, make] of BROKERS) {
   describe(`downlink on ${name}`, () => {
-    it("sends the whole whitelist and the time, queued for a gateway that is away", async () => {
+    it("sends the whole whitelist and, to a clock off by over a second, the time, queued for a gateway that is away", async () => {
       const clock = new VirtualClock({ startMs: T0 });
       const store = await openStore("memory", { clock, rng: new Rng("downlink") });
       const broker = make();
@@ -81,10 +82,14 @@ for (const [name, make] of BROKERS) {
 
       const channel = await downlinkChannel(broker, `dl-${hexId(8)}`);
       const downlinks = new Downlinks({ store, clock, channel });
-      await downlinks.checkedIn(gw, T0 - 2000);
+      // A check-in 2 s behind the service's clock gets the whitelist, then the time.
+      await downlinks.checkedIn(gw, { at: T0 - 2000, receivedAt: T0 });
       expect(downlinks.counts).toEqual({ whitelist: 1, time: 1, failed: 0 });
-      // A check-in that reported holding exactly the whitelist gets the time only.
-      await downlinks.checkedIn(gw, T0 - 1000, true);
+      // One that held exactly the whitelist, its clock within a second: nothing to send.
+      await downlinks.checkedIn(gw, { at: T0 - 1000, receivedAt: T0 }, true);
+      expect(downlinks.counts).toEqual({ whitelist: 1, time: 1, failed: 0 });
+      // One that held it, its clock 5 s ahead: the time only.
+      await downlinks.checkedIn(gw, { at: T0 + 5000, receivedAt: T0 }, true);
       expect(downlinks.counts).toEqual({ whitelist: 1, time: 2, failed: 0 });
 
       // Back: the session delivers what was queued, in order.
@@ -95,8 +100,10 @@ for (const [name, make] of BROKERS) {
         prepare: (client) => inbox.watch(client),
       });
       try {
-        await inbox.count(2);
-        const [whitelist, time] = inbox.messages.map((m) => parsePayload("gw/down", m.payload));
+        await inbox.count(3);
+        const [whitelist, behind, ahead] = inbox.messages.map((m) =>
+          parsePayload("gw/down", m.payload),
+        );
         // Entries in activation order (here the same instant, then by address).
         const entries = [
           {
@@ -108,12 +115,14 @@ for (const [name, make] of BROKERS) {
           { mac_address: deviceMacAddress(bpm.id), sensor_code: "10", whitelist_status: "CO" },
         ].sort((a, b) => (a.mac_address < b.mac_address ? -1 : 1));
         expect(whitelist).toEqual({ v: 1, type: "whitelist", devices: entries });
-        expect(time).toEqual({
+        expect(behind).toEqual({
           v: 1,
           type: "time",
           now: "2026-06-01T12:00:00.000000Z",
           checkin_at: "2026-06-01T11:59:58.000000Z",
         });
+        expect(ahead).toMatchObject({ type: "time", checkin_at: "2026-06-01T12:00:05.000000Z" });
+        expect(inbox.messages).toHaveLength(3);
       } finally {
         await again.endAsync(true);
         // Leave no persistent session behind on a shared broker.
