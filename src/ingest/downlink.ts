@@ -44,7 +44,7 @@ export async function downlinkChannel(broker: Broker, clientId: string): Promise
  * give or take a second (src/gateway/gateway.ts), so a clock this close would not be moved by it:
  * answering every check-in sent a message, and cost the gateway a parse, to change nothing.
  */
-export const CLOCK_AGREES_MS = 1000;
+const CLOCK_AGREES_MS = 1000;
 
 /** A check-in as the service received it. */
 export interface CheckIn {

@@ -1,3 +1,4 @@
+import { parseDuration } from "../config/duration.ts";
 import { findProfile, type ResolveContext, report } from "./resolve-context.ts";
 import type { RawCohort } from "./schema.ts";
 import type { Cohort } from "./types.ts";
@@ -65,5 +66,6 @@ export function toCohort(raw: RawCohort, kit: string[]): Cohort {
     adherence: raw.adherence,
     schedule: raw.schedule,
     timeZones: raw.time_zones,
+    checkinEveryMs: raw.checkin_every === undefined ? undefined : parseDuration(raw.checkin_every),
   };
 }

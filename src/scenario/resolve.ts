@@ -74,6 +74,13 @@ export function resolveScenario(
         `unknown patient model "${c.model}"; known: ${library.models.names.join(", ")}`,
       );
     }
+    if (c.checkin_every !== undefined && c.connectivity !== "gateway") {
+      report(
+        ctx,
+        [...path, "checkin_every"],
+        "only a gateway cohort checks in; cellular devices connect when they have readings to send",
+      );
+    }
     const kit = resolveKit(ctx, c, path);
     if (kit === undefined || issues.length > before) brokenCohorts.add(c.id);
     else cohorts.set(c.id, toCohort(c, kit));

@@ -7,7 +7,7 @@ import { timeOfDay } from "../readings/patient-schema.ts";
 import { WEBHOOK_EVENTS } from "../store/types-ingest.ts";
 import { eventSchema } from "./actions.ts";
 import { expectationSchema } from "./expectations.ts";
-import { localId, positiveDuration } from "./fields.ts";
+import { checkinEvery, localId, positiveDuration } from "./fields.ts";
 
 /**
  * Schema of a scenario file (scenarios/*.yaml): the shape of every field. Rules that relate
@@ -164,6 +164,10 @@ const cohortSchema = z.strictObject({
     .min(1)
     .default(["UTC"])
     .meta({ description: "IANA zones given to patients in turn" }),
+  checkin_every: checkinEvery.optional().meta({
+    description:
+      "gateway cohorts: how often each gateway checks in (default 15m, from 1m to 1h); fewer check-ins make a long run faster",
+  }),
 });
 
 export const scenarioSchema = z

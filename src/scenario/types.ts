@@ -82,6 +82,8 @@ export interface Cohort {
   readonly schedule: readonly string[] | undefined;
   /** IANA zones, given to patients in turn (patient i gets timeZones[i % length]). */
   readonly timeZones: readonly string[];
+  /** Gateway cohorts: each gateway's check-in period; undefined: the gateway's own default. */
+  readonly checkinEveryMs: number | undefined;
 }
 
 export interface Address {

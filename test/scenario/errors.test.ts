@@ -112,6 +112,25 @@ describe("scenario errors name the file and the path", () => {
     ).toEqual(["accounts[0].asr.auto_reorder: set strips_below, days_below or both"]);
   });
 
+  it("checkin_every: a gateway cohort's, from 1m to 1h", () => {
+    expect(problems((s) => (s.cohorts[0].checkin_every = "1h"))).toEqual([]);
+    expect(problems((s) => (s.cohorts[0].checkin_every = "1m"))).toEqual([]);
+    const range =
+      "from 1m to 1h: the service reports a gateway silent for over an hour with signal 0";
+    expect(problems((s) => (s.cohorts[0].checkin_every = "59s"))).toEqual([
+      `cohorts[0].checkin_every: ${range}`,
+    ]);
+    expect(problems((s) => (s.cohorts[0].checkin_every = "61m"))).toEqual([
+      `cohorts[0].checkin_every: ${range}`,
+    ]);
+    expect(problems((s) => (s.cohorts[0].checkin_every = "often"))).toEqual([
+      "cohorts[0].checkin_every: expected a duration such as 30d, 12h, 90m, 1.5d",
+    ]);
+    expect(problems((s) => (s.cohorts[1].checkin_every = "15m"))).toEqual([
+      "cohorts[1].checkin_every: only a gateway cohort checks in; cellular devices connect when they have readings to send",
+    ]);
+  });
+
   it("missing required fields", () => {
     expect(
       problems((s) => {

@@ -345,6 +345,9 @@ export class Fleet {
       broker: { url: brokerUrl, ...credentials },
       ble,
       link: { profile: STEADY_LINK_PROFILE },
+      ...(patient.cohort.checkinEveryMs === undefined
+        ? {}
+        : { checkinEveryMs: patient.cohort.checkinEveryMs }),
     });
     patient.gateway = gateway;
     await gateway.start();
