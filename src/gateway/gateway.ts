@@ -317,9 +317,13 @@ export class Gateway {
    */
   private syncClock(serviceNow: number, answers: number | undefined): void {
     const now = this.gatewayClock.now();
-    const sent = Math.min(answers ?? this.unanswered[0] ?? now, now);
-    const settled = answers ?? this.unanswered[0];
-    while (settled !== undefined && (this.unanswered[0] ?? Number.POSITIVE_INFINITY) <= settled) {
+    const answered = answers ?? this.unanswered[0];
+    const sent = Math.min(answered ?? now, now);
+    while (
+      answered !== undefined &&
+      this.unanswered.length > 0 &&
+      this.unanswered[0]! <= answered
+    ) {
       this.unanswered.shift();
     }
     if (serviceNow >= sent - CLOCK_TOLERANCE_MS && serviceNow <= now + CLOCK_TOLERANCE_MS) return;
