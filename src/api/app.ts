@@ -12,6 +12,8 @@ import { DEFAULT_FULFILMENT_CONFIG } from "../config/fulfilment-config.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import { Rng } from "../core/rng.ts";
+import { LabFeed } from "../dashboard/feed.ts";
+import { registerDashboard } from "../dashboard/page-route.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
 import { MessageProcessor } from "../ingest/processor.ts";
@@ -90,6 +92,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     }
   });
   app.register(scopePlugin("lab", ctx, routes), { prefix: SCOPE_PREFIXES.lab });
+  registerDashboard(app);
   registerNotFound(app, known, { store: deps.store, adminToken: deps.config.adminToken });
   return app;
 }
@@ -108,7 +111,10 @@ function apiContext(deps: ApiDeps, app: FastifyInstance): ApiContext {
     app.addHook("onClose", () => standalone.close());
     webhooks = standalone;
   }
-  const events = deps.events ?? new TypedEvents<FulfilmentEvents>();
+  const own = deps.events === undefined ? new TypedEvents<FulfilmentEvents>() : undefined;
+  const events = deps.events ?? own!;
+  const feed = deps.feed ?? new LabFeed({ store: deps.store, clock: deps.clock });
+  if (deps.feed === undefined && own !== undefined) feed.attachFulfilment(own);
   const devices = createDeviceServices({
     store: deps.store,
     catalogue,
@@ -139,6 +145,7 @@ function apiContext(deps: ApiDeps, app: FastifyInstance): ApiContext {
     // Without a running lab's ingestor, a replay commits through a processor of its own.
     replay:
       deps.replay ?? replayWith(new MessageProcessor({ store: deps.store, catalogue }), deps.clock),
+    feed,
   };
 }
 

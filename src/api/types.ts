@@ -8,6 +8,7 @@ import type { RateLimit } from "../config/rate-limit.ts";
 import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Rng } from "../core/rng.ts";
+import type { LabFeed } from "../dashboard/feed.ts";
 import type { UndeliverableAddress } from "../fulfilment/address-verification.ts";
 import type { FulfilmentEventSink } from "../fulfilment/events.ts";
 import type { DeviceServices } from "../fulfilment/services.ts";
@@ -50,6 +51,8 @@ export interface ApiContext {
   readonly webhooks: WebhookControl;
   /** Runs a dead letter through ingestion again (README "Dead letters"). */
   readonly replay: Replay;
+  /** The live feed of /lab/v1/events/ and the dashboard (src/dashboard). */
+  readonly feed: LabFeed;
 }
 
 /**
@@ -104,6 +107,11 @@ export interface ApiDeps {
    * `store`, committing each replay in its own transaction.
    */
   readonly replay?: Replay;
+  /**
+   * The live feed (serve's, fed by its ingestor, dispatcher and device services); default one
+   * fed by this app's own fulfilment events when `events` is not given, else by nothing.
+   */
+  readonly feed?: LabFeed;
 }
 
 /** Who a request authenticated as: set by the scope's auth hook before any handler runs. */

@@ -11,6 +11,8 @@ import { isAddressInUse, RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
 import { Rng } from "../core/rng.ts";
+import { LabFeed } from "../dashboard/feed.ts";
+import { DASHBOARD_PATH } from "../dashboard/page-route.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
 import { FulfilmentSimulator } from "../fulfilment/simulator.ts";
@@ -51,6 +53,8 @@ export interface LabDeps {
 /** What `rpmlab serve` prints once it is ready (one JSON line with --json). */
 export interface LabInfo {
   readonly base_url: string;
+  /** The dashboard page with the admin token in its fragment (never sent to the server). */
+  readonly dashboard_url: string;
   readonly client_domain: string;
   /** A fresh key of the account, created at this start; shown once. */
   readonly api_key: string;
@@ -158,6 +162,12 @@ export class Lab {
     // events are in the outbox already (atomically()), the nudge only says so at once.
     const events = new TypedEvents<FulfilmentEvents>();
     const parts = { broker, events, ingestor: undefined as Ingestor | undefined };
+    // The dashboard's live feed (src/dashboard): what ingestion, the dispatcher and the device
+    // services announce, for whoever has /lab/v1/events/ open.
+    const feed = new LabFeed({ store, clock, logger });
+    this.stack.push(async () => feed.close());
+    feed.attachFulfilment(events);
+    feed.attachDispatcher(dispatcher.events);
     events.on("fulfilment.status", webhooks.nudge);
     events.on("replacement.status", webhooks.nudge);
     events.on("patient.written", webhooks.nudge);
@@ -174,6 +184,7 @@ export class Lab {
       onStored: webhooks.nudge,
       started: (ingestor) => {
         parts.ingestor = ingestor;
+        feed.attachIngest(ingestor.events);
       },
     });
 
@@ -212,6 +223,7 @@ export class Lab {
       rng: rng.fork("api"),
       config: { adminToken, rateLimit: config.rateLimit, fulfilment: config.fulfilment },
       webhooks,
+      feed,
       // Replays join the running ingestion's batches, events and all (README "Dead letters").
       replay: (message, replays) => parts.ingestor!.replay(message, replays),
     });
@@ -223,8 +235,10 @@ export class Lab {
     this.stack.push(async () => {
       this.parts = undefined;
     });
+    const baseUrl = baseUrlOf(app);
     return {
-      base_url: baseUrlOf(app),
+      base_url: baseUrl,
+      dashboard_url: `${baseUrl}${DASHBOARD_PATH}#token=${encodeURIComponent(adminToken)}`,
       client_domain: config.clientDomain,
       api_key: apiKey,
       admin_token: adminToken,

@@ -102,6 +102,7 @@ function describe(ready: DemoReady, speed: number): string {
     `  API base URL:  ${lab.base_url}`,
     `  HWI API:       ${lab.base_url}/clients/${lab.client_domain}/hwi/`,
     `  API docs:      ${lab.base_url}/docs`,
+    `  dashboard:     ${lab.dashboard_url}`,
     `  client domain: ${lab.client_domain}`,
     `  API key:       ${lab.api_key}   (Authorization: Api-Key <key>)`,
     `  admin token:   ${lab.admin_token}   (lab admin API: Authorization: Bearer <token>)`,

@@ -82,6 +82,7 @@ function describe(info: LabInfo, config: ServeConfig): string {
     `rpmlab serving at ${info.base_url}`,
     `  HWI API:       ${info.base_url}/clients/${info.client_domain}/hwi/`,
     `  API docs:      ${info.base_url}/docs`,
+    `  dashboard:     ${info.dashboard_url}`,
     `  client domain: ${info.client_domain}`,
     `  API key:       ${info.api_key}   (shown once: Authorization: Api-Key <key>)`,
     `  admin token:   ${info.admin_token}   (lab admin API: Authorization: Bearer <token>)`,

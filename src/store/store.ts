@@ -207,6 +207,8 @@ export interface MeasurementsRepo {
   /** Idempotent: records whose dedupe key is already stored are skipped and reported. */
   insertMany(rows: readonly NewMeasurement[]): Promise<InsertManyResult>;
   get(id: number): Promise<MeasurementRow | null>;
+  /** Every record of the account (the dashboard's total); index-only on account_id. */
+  count(accountId: string): Promise<number>;
   query(q: MeasurementQuery): Promise<ListResult<MeasurementRow>>;
   /** The same query, reading only what a measurement GET renders (the API's hot path). */
   records(q: MeasurementQuery): Promise<ListResult<MeasurementRecord>>;

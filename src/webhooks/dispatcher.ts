@@ -1,5 +1,6 @@
 import type { WebhookDeliveryConfig } from "../config/webhook-config.ts";
 import type { Clock, TimerHandle } from "../core/clock.ts";
+import { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Rng } from "../core/rng.ts";
 import { MS_PER_DAY, MS_PER_HOUR } from "../core/time.ts";
@@ -30,6 +31,12 @@ export interface DispatcherOptions {
   readonly retentionMs?: number;
 }
 
+/** What the dispatcher announces (the dashboard's live feed listens). */
+export type DispatcherEvents = {
+  /** An automatic attempt ended; its outcome is recorded in the round after. */
+  attempt: { readonly delivery: DeliveryRow; readonly outcome: AttemptOutcome };
+};
+
 export const DEFAULT_POLL_MS = 1000;
 export const DEFAULT_RETENTION_MS = 7 * MS_PER_DAY;
 /** With work due that no lane can take, look again this much later (clock ms). */
@@ -55,6 +62,7 @@ const STOP_GRACE_MS = 2000;
  * finishes asks for the next round.
  */
 export class WebhookDispatcher {
+  readonly events = new TypedEvents<DispatcherEvents>();
   private readonly store: DispatchStore;
   private readonly tracker = new Tracker();
   private readonly attemptDeps: AttemptDeps;
@@ -298,6 +306,7 @@ export class WebhookDispatcher {
       if (this.cutOff) return;
       this.held.delete(job.delivery.id);
       this.outcomes.push(outcome);
+      this.events.emit("attempt", { delivery: job.delivery, outcome });
     } catch (error) {
       // Not expected (a sender never throws): the claim lapses and it is attempted again.
       this.held.delete(job.delivery.id);

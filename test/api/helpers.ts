@@ -7,6 +7,7 @@ import { TypedEvents } from "../../src/core/events.ts";
 import { createLogger } from "../../src/core/logger.ts";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { LabFeed } from "../../src/dashboard/feed.ts";
 import type { FulfilmentEvents } from "../../src/fulfilment/events.ts";
 import { openStore } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/store.ts";
@@ -28,6 +29,8 @@ export interface Lab {
   readonly clock: VirtualClock;
   /** What the device services announced (fulfilment webhooks to be), in order. */
   readonly events: TypedEvents<FulfilmentEvents>;
+  /** The live feed of /lab/v1/events/, fed by `events` (attach more sources in a test). */
+  readonly feed: LabFeed;
   readonly recorded: { name: string; payload: unknown }[];
   /** Log lines (JSON) the app wrote, when built with `log: true`. */
   readonly logs: string[];
@@ -80,9 +83,12 @@ export async function makeLab(opts: LabOptions = {}): Promise<Lab> {
       done();
     },
   });
+  const feed = new LabFeed({ store, clock });
+  feed.attachFulfilment(events);
   const app = buildApp({
     store,
     clock,
+    feed,
     ...(opts.log === true ? { logger: createLogger({ level: "info", destination }) } : {}),
     config: { adminToken: ADMIN_TOKEN, ...opts.config },
     events,
@@ -98,6 +104,7 @@ export async function makeLab(opts: LabOptions = {}): Promise<Lab> {
     store,
     clock,
     events,
+    feed,
     recorded,
     logs,
     dev,

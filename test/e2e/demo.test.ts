@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { SseClient } from "../support/sse.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
@@ -10,6 +11,7 @@ const DEMO_PATIENTS = 12;
 
 interface DemoInfo {
   base_url: string;
+  dashboard_url: string;
   client_domain: string;
   api_key: string;
   admin_token: string;
@@ -98,6 +100,21 @@ describe("rpmlab demo", () => {
     expect(((await deliveries.json()) as { count: number }).count).toBeGreaterThanOrEqual(
       DEMO_PATIENTS,
     );
+
+    // The dashboard a demo audience watches: the page, and its feed carrying the demo's traffic.
+    expect(info.dashboard_url).toBe(`${info.base_url}/dashboard/#token=${info.admin_token}`);
+    const page = await fetch(info.dashboard_url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const feed = await SseClient.open(`${info.base_url}/lab/v1/events/`, info.admin_token);
+    try {
+      const reading = await feed.next("reading");
+      expect(reading.account_id).not.toBeNull();
+      expect(typeof reading.value_1).toBe("number");
+      expect(await feed.next("gateway")).toMatchObject({ online: expect.any(Boolean) });
+    } finally {
+      await feed.close();
+    }
 
     // Two virtual days in: readings wait in devices and outboxes, a run cut short must still end.
     await printed("stderr", /^day 2\/365 /m);

@@ -10,6 +10,7 @@ const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
 
 export interface ServeInfo {
   base_url: string;
+  dashboard_url: string;
   client_domain: string;
   api_key: string;
   admin_token: string;

@@ -15,9 +15,11 @@ import { webhooksRoutes } from "./hwi/webhooks.ts";
 import { labAccountsRoutes } from "./lab/accounts.ts";
 import { labAutoReorderRoutes } from "./lab/auto-reorder.ts";
 import { labDeadLettersRoutes } from "./lab/dead-letters.ts";
+import { labEventsRoutes } from "./lab/events.ts";
 import { labKeysRoutes } from "./lab/keys.ts";
 import { labMqttCredentialsRoutes } from "./lab/mqtt-credentials.ts";
 import { labOrdersRoutes } from "./lab/orders.ts";
+import { labOverviewRoutes } from "./lab/overview.ts";
 import { labWebhookDeliveriesRoutes } from "./lab/webhook-deliveries.ts";
 import { v2MeasurementsRoutes } from "./v2/measurements.ts";
 
@@ -49,5 +51,7 @@ export const API_ROUTES: RouteTable = {
     labOrdersRoutes,
     labWebhookDeliveriesRoutes,
     labDeadLettersRoutes,
+    labOverviewRoutes,
+    labEventsRoutes,
   ],
 };

@@ -1,4 +1,5 @@
 import { atomic, CHUNK, type Ctx } from "../context.ts";
+import { readNum } from "../dialect.ts";
 import type { MeasurementsRepo } from "../store.ts";
 import type { OrphanMatch } from "../types-ingest.ts";
 import { insertMeasurements } from "./measurement-insert.ts";
@@ -30,6 +31,14 @@ export function measurementsRepo(ctx: Ctx): MeasurementsRepo {
         .where("id", "=", id)
         .executeTakeFirst();
       return r === undefined ? null : toMeasurementRow(ctx, r);
+    },
+    async count(accountId) {
+      const row = await db
+        .selectFrom("measurements")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("account_id", "=", accountId)
+        .executeTakeFirst();
+      return readNum(row?.n ?? 0);
     },
     query: (q) => queries.rows(q),
     records: (q) => queries.records(q),

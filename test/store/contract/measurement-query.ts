@@ -35,6 +35,7 @@ function recordOf(row: MeasurementRow): MeasurementRecord {
 export function measurementQueryContract(env: ContractEnv): void {
   describe("measurement queries", () => {
     let accountId = "";
+    let otherId = "";
     const ids: Record<string, number> = {};
 
     /**
@@ -45,6 +46,7 @@ export function measurementQueryContract(env: ContractEnv): void {
       const a = await newAccount(env);
       const other = await newAccount(env);
       accountId = a.id;
+      otherId = other.id;
       const rec = (
         name: string,
         device: string,
@@ -93,6 +95,12 @@ export function measurementQueryContract(env: ContractEnv): void {
       const byId = new Map(Object.entries(ids).map(([k, v]) => [v, k]));
       return rows.map((m) => byId.get(m.id));
     };
+
+    it("counts every record of an account, and none of another's (the dashboard's total)", async () => {
+      expect(await env.store.measurements.count(accountId)).toBe(8);
+      expect(await env.store.measurements.count(otherId)).toBe(1);
+      expect(await env.store.measurements.count("no-such-account")).toBe(0);
+    });
 
     it("orders by timestamp then id, so equal timestamps keep a stable order", async () => {
       expect(await names({ deviceId: "dA" })).toEqual(["a4", "a1", "a2", "a3"]);
