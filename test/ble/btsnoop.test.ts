@@ -12,7 +12,7 @@ import { EmulatedRadio } from "../../src/ble/radio.ts";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { decodeBloodPressureMeasurement } from "../../src/gatt/characteristics/blood-pressure.ts";
-import { tsharkOrSkip } from "../support/tshark.ts";
+import { systemToolOrSkip, TSHARK } from "../support/system-tool.ts";
 import { btsnoopRecords } from "./support/btsnoop-records.ts";
 import { catalogue, HostLab, readingsFor } from "./support/lab.ts";
 
@@ -165,7 +165,7 @@ describe("btsnoop file sink", () => {
   );
 });
 
-const tshark = tsharkOrSkip("btsnoop capture decoded by tshark");
+const tshark = systemToolOrSkip("btsnoop capture decoded by tshark", TSHARK);
 if (tshark !== undefined) {
   const dir = mkdtempSync(join(tmpdir(), "rpmlab-btsnoop-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,0 +1,127 @@
+/**
+ * The dashboard page in a real browser (Debian's Chromium, driven by playwright-core) against
+ * `rpmlab serve`'s composition: what a demo audience sees. The page asks for a token it was not
+ * given and refuses a wrong one; with the right one it shows the account's totals, then a
+ * gateway's check-in and a reading with its values as they happen — all under the page's own
+ * Content-Security-Policy, with no script error.
+ */
+import mqtt from "mqtt";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { topicOf } from "../../src/mqtt/topics.ts";
+import { ServeLab } from "../gateway/serve-lab.ts";
+import { RECEIVED, readingsOf, senderFor, uplinkMessage } from "../ingest/fixtures.ts";
+import { CHROMIUM, systemToolOrSkip } from "../support/system-tool.ts";
+
+const SUITE = "dashboard page in Chromium";
+const executablePath = systemToolOrSkip(SUITE, CHROMIUM);
+const catalogue = Catalogue.load();
+const bpm = senderFor(catalogue.get("Vendor BPM - Wide Range"), 2);
+
+describe.runIf(executablePath !== undefined)(SUITE, () => {
+  let browser: Browser;
+  let serve: ServeLab | undefined;
+  let client: mqtt.MqttClient | undefined;
+  let page: Page;
+  /** Script errors and console errors (a CSP violation is one) the page produced. */
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: executablePath!,
+      // Root in a container has no user namespace for Chromium's sandbox.
+      args: ["--no-sandbox"],
+    });
+  }, 30_000);
+  afterAll(() => browser?.close());
+
+  afterEach(async () => {
+    await page?.close();
+    await client?.endAsync();
+    await serve?.stop();
+    errors.length = 0;
+  }, 30_000);
+
+  async function openPage(url: string) {
+    page = await browser.newPage();
+    page.on("pageerror", (error) => errors.push(String(error)));
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    await page.goto(url);
+  }
+
+  it("asks for the token, refuses a wrong one, then connects with the right one", async () => {
+    serve = await ServeLab.start(new VirtualClock({ startMs: RECEIVED }));
+    await openPage(`${serve.info.base_url}/dashboard/`);
+    await expect.poll(() => page.isVisible("#login")).toBe(true);
+    await page.fill("#token", "not-the-token");
+    await page.click("#login button");
+    await page.waitForSelector("#login-error:has-text('The lab refused that token.')");
+    await page.fill("#token", serve.info.admin_token);
+    await page.click("#login button");
+    await page.waitForSelector("#state:has-text('live')");
+    expect(await page.isVisible("#login")).toBe(false);
+    // The refused token's 401s are the only errors the console saw.
+    expect(errors.filter((e) => !e.includes("401"))).toEqual([]);
+  }, 30_000);
+
+  it("shows the totals, then each check-in and reading as it happens", async () => {
+    const clock = new VirtualClock({ startMs: RECEIVED });
+    serve = await ServeLab.start(clock);
+    const { info } = serve;
+    await openPage(info.dashboard_url);
+    await page.waitForSelector("#state:has-text('live')");
+    // The token left the address bar once read.
+    expect(page.url()).toBe(`${info.base_url}/dashboard/`);
+    await page.waitForSelector(`#accounts h2:has-text('${info.client_domain} (development)')`);
+
+    client = await mqtt.connectAsync(info.mqtt_url, {
+      ...(await serve.gatewayCredentials(bpm.hardwareUuid)),
+      clientId: bpm.hardwareUuid,
+    });
+    await client.publishAsync(
+      topicOf("gw/status", bpm.hardwareUuid),
+      JSON.stringify({
+        v: 1,
+        online: true,
+        signal_strength: 7,
+        firmware_version: "3.1.0",
+        bootloader_version: "1.2.0",
+        provisioned: true,
+        checkin_at: new Date(clock.now()).toISOString(),
+      }),
+      { qos: 1 },
+    );
+    const gatewayRow = page.locator("#gateways tr", { hasText: bpm.hardwareUuid });
+    await expect.poll(() => gatewayRow.innerText()).toMatch(/online\s+7\/30/);
+    // A weak signal is marked.
+    expect(await gatewayRow.locator("td.warn").innerText()).toBe("7/30");
+
+    const device = await serve.hwi<{ id: string }>("POST", "hwi-devices/", {
+      device: { name: bpm.profile.name, hardware_uuid: bpm.hardwareUuid },
+      patient: { external_id: "P-SCREEN" },
+    });
+    expect(device.status).toBe(201);
+    await page.waitForSelector("#devices tr:has-text('P-SCREEN'):has-text('activated on')");
+
+    const [taken] = readingsOf(bpm, 2, 0);
+    const message = uplinkMessage(bpm, "screen-1", [taken!]);
+    await client.publishAsync(message.topic, message.payload, { qos: 1 });
+    const pressure = taken!.records.find((r) => r.metric === "blood_pressure")!;
+    const row = page.locator("#readings tr", { hasText: "blood_pressure" });
+    await expect.poll(() => row.innerText()).toContain(`${pressure.value_1}/${pressure.value_2}`);
+    expect(await row.innerText()).toContain("P-SCREEN");
+    expect(await page.innerText("#batches")).toMatch(
+      new RegExp(`^${taken!.records.length} records in 1 batch since connected$`),
+    );
+    // The totals catch up at the next overview (every 5 s).
+    const records = page.locator("#accounts .numbers div", { hasText: "records" }).locator("b");
+    await expect
+      .poll(() => records.innerText(), { timeout: 15_000 })
+      .toBe(String(taken!.records.length));
+    expect(errors).toEqual([]);
+  }, 45_000);
+});
