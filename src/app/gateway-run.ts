@@ -30,6 +30,8 @@ export interface GatewayRunOptions {
   /** `--ble direct`: each simulated device takes a reading this often (ms); 0: never. */
   readonly everyMs: number;
   readonly lingerMs: number;
+  /** How often the gateway checks in (ms; CHECKIN_EVERY_RANGE_MS); default every 15 minutes. */
+  readonly checkinEveryMs?: number | undefined;
   /** Over HCI: a device is visited again no sooner than this (ms); its traffic captured. */
   readonly revisitMs?: number;
   readonly btsnoop?: string | undefined;
@@ -84,6 +86,7 @@ export class GatewayRun {
         ble,
         outbox: options.outboxDir === undefined ? {} : { dir: options.outboxDir },
         lingerMs: options.lingerMs,
+        ...(options.checkinEveryMs === undefined ? {} : { checkinEveryMs: options.checkinEveryMs }),
       });
       const run = new GatewayRun(gateway, clock, ownClock, radio, options, catalogue);
       run.follow();

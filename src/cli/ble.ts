@@ -7,8 +7,10 @@ import { untilSignal } from "../app/until-signal.ts";
 import { adminTarget } from "../config/admin-target.ts";
 import { DEFAULT_BLE, parseBleSpec, parseListenSpec } from "../config/ble-spec.ts";
 import { parseBrokerSpec } from "../config/broker-spec.ts";
+import { parseDuration } from "../config/duration.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { normalizeGatewayUuid } from "../fulfilment/identifiers.ts";
+import { inCheckinRange } from "../gateway/checkin-period.ts";
 import type { WhitelistEntry } from "../gateway/whitelist.ts";
 import {
   addCellularOptions,
@@ -158,6 +160,10 @@ export function registerBleCommands(program: Command, io: CliIo): void {
       "--ble direct: each whitelisted device takes a reading this often",
       "60",
     )
+    .option(
+      "--checkin-every <duration>",
+      "with --broker: how often the gateway checks in, 1m to 1h (default 15m)",
+    )
     .option("--seed <seed>", "seed of the gateway's identity, link and simulated readings", "1")
     .option(
       "--sensor-code <code>",
@@ -185,6 +191,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
         adminToken?: string;
         outbox?: string;
         every: string;
+        checkinEvery?: string;
         seed: string;
         sensorCode: string[];
         address: string[];
@@ -227,6 +234,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
               field: flags.username === undefined ? "username" : "password",
             });
           }
+          const checkinEveryMs = checkinPeriod(flags.checkinEvery);
           await runUntilSignal(
             () =>
               GatewayRun.start({
@@ -242,12 +250,20 @@ export function registerBleCommands(program: Command, io: CliIo): void {
                 everyMs: whole("--every", flags.every) * 1000,
                 lingerMs: whole("--linger", flags.linger),
                 revisitMs: whole("--revisit", flags.revisit),
+                checkinEveryMs,
                 btsnoop: flags.btsnoop,
                 onEvent: json,
               }),
             (app) => app.stop(),
           );
           return;
+        }
+        if (flags.checkinEvery !== undefined) {
+          throw new RpmlabError(
+            "E_USAGE",
+            "--checkin-every needs --broker: without it the gateway only scans and reads devices",
+            { field: "checkinEvery" },
+          );
         }
         const whitelist: WhitelistEntry[] = [
           ...flags.sensorCode.map((sensorCode) => ({ sensorCode })),
@@ -281,4 +297,18 @@ export function registerBleCommands(program: Command, io: CliIo): void {
         );
       },
     );
+}
+
+/** `--checkin-every`: a duration from 1m to 1h (README "Cellular gateway"). */
+function checkinPeriod(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined || !inCheckinRange(ms)) {
+    throw new RpmlabError(
+      "E_USAGE",
+      `--checkin-every takes a duration from 1m to 1h (the service reports a gateway silent for over an hour with signal 0), got "${text}"`,
+      { field: "checkinEvery" },
+    );
+  }
+  return ms;
 }

@@ -15,6 +15,7 @@ import { ENVELOPE_VERSION, GATEWAY_UUID_PATTERN } from "../mqtt/envelope.ts";
 import { parsePayload } from "../mqtt/payload.ts";
 import { topicOf } from "../mqtt/topics.ts";
 import type { SessionOptions, SessionResult } from "./ble-session.ts";
+import { CHECKIN_EVERY_MS } from "./checkin-period.ts";
 import { DeviceRules, type WhitelistChange } from "./device-rules.ts";
 import type { GatewayBle } from "./gateway-ble.ts";
 import { gatewayModemOptions } from "./gateway-modem.ts";
@@ -52,8 +53,6 @@ export interface GatewayOptions {
   readonly logger?: Logger;
 }
 
-/** Every 15 minutes; the service reads the signal as stale after an hour (fulfilment/gateways.ts). */
-export const CHECKIN_EVERY_MS = 15 * 60_000;
 /** Check-ins remembered while their answer is awaited (a long outage queues none). */
 const MAX_UNANSWERED = 16;
 /** How far the service's time may fall outside the check-in's round trip before it is applied. */

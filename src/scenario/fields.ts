@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseDuration } from "../config/duration.ts";
+import { inCheckinRange } from "../gateway/checkin-period.ts";
 import { AT_HELP, parseAt } from "./at-time.ts";
 import { COMPARATOR_HELP, parseComparator } from "./comparators.ts";
 import { COHORT_ID, parseSelector, SELECTOR_HELP } from "./selectors.ts";
@@ -25,19 +26,12 @@ export const positiveDuration = duration
   .refine((t) => (parseDuration(t) ?? 0) > 0, "must be longer than 0")
   .meta({ description: "A duration longer than zero, e.g. 6h, 90m, 1.5d" });
 
-/**
- * How often a cohort's gateways check in: from a minute to an hour. Longer would leave a gateway
- * reported with signal 0 between check-ins, since the service calls a check-in recent for an hour
- * (README "Cellular gateway").
- */
-const CHECKIN_EVERY_RANGE_MS = { min: 60_000, max: 3_600_000 } as const;
+/** How often a cohort's gateways check in (README "Cellular gateway"). */
 export const checkinEvery = duration
   .refine((t) => {
     // Not a duration at all: `duration` said so already.
     const ms = parseDuration(t);
-    return (
-      ms === undefined || (ms >= CHECKIN_EVERY_RANGE_MS.min && ms <= CHECKIN_EVERY_RANGE_MS.max)
-    );
+    return ms === undefined || inCheckinRange(ms);
   }, "from 1m to 1h: the service reports a gateway silent for over an hour with signal 0")
   .meta({ description: "How often each gateway checks in, from 1m to 1h, e.g. 15m" });
 

@@ -11,7 +11,8 @@ import { STEADY_LINK_PROFILE } from "../../src/cellular/link.ts";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { DirectRadio } from "../../src/devices/direct-device.ts";
-import { CHECKIN_EVERY_MS, Gateway } from "../../src/gateway/gateway.ts";
+import { CHECKIN_EVERY_MS } from "../../src/gateway/checkin-period.ts";
+import { Gateway } from "../../src/gateway/gateway.ts";
 import { DirectBle } from "../../src/gateway/gateway-ble.ts";
 import { ServeLab } from "./serve-lab.ts";
 

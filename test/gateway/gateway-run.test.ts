@@ -1,0 +1,103 @@
+/**
+ * `rpmlab gateway --broker … --checkin-every` (README "Cellular gateway"): the period reaches the
+ * gateway (checked on a virtual clock against serve's composition), and a period the lab does not
+ * offer, or one given without --broker, is refused before anything connects.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { GatewayRun } from "../../src/app/gateway-run.ts";
+import type { CliIo } from "../../src/cli/io.ts";
+import { main } from "../../src/cli/main.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { ServeLab } from "./serve-lab.ts";
+
+const MINUTE = 60_000;
+const T0 = Date.UTC(2026, 2, 2, 8, 0, 0);
+
+async function cli(...args: string[]): Promise<{ code: number; err: string }> {
+  let err = "";
+  const io: CliIo = { out: () => undefined, err: (text) => void (err += text) };
+  return { code: await main(["node", "rpmlab", ...args], io), err };
+}
+
+describe("rpmlab gateway --checkin-every", () => {
+  let serve: ServeLab | undefined;
+  const runs: GatewayRun[] = [];
+
+  afterEach(async () => {
+    for (const run of runs.splice(0)) await run.stop();
+    await serve?.stop();
+  }, 30_000);
+
+  it("checks in at the period given, on the gateway's clock", async () => {
+    const clock = new VirtualClock({ startMs: T0 });
+    serve = await ServeLab.start(clock);
+    const start = async (gatewayUuid: string, checkinEveryMs?: number) => {
+      const run = await GatewayRun.start({
+        broker: serve!.info.mqtt_url,
+        ble: { kind: "direct" },
+        gatewayUuid,
+        credentials: {
+          admin: { baseUrl: serve!.info.base_url, token: serve!.info.admin_token },
+        },
+        seed: gatewayUuid,
+        everyMs: 0,
+        lingerMs: 0,
+        checkinEveryMs,
+        onEvent: () => undefined,
+        clock,
+      });
+      runs.push(run);
+      return run;
+    };
+    const every5m = await start("A1B2C3D4E5F6", 5 * MINUTE);
+    const byDefault = await start("0A0B0C0D0E0F");
+    const times = (run: GatewayRun) => {
+      const at: number[] = [];
+      run.gateway.events.on("checkin", (e) => at.push(e.at));
+      return at;
+    };
+    const fast = times(every5m);
+    const slow = times(byDefault);
+
+    // An hour, a minute at a time, letting each step's MQTT traffic settle.
+    for (let minute = 0; minute < 60; minute++) {
+      await clock.run({ until: clock.now() + MINUTE });
+      for (const run of runs) await run.gateway.modem.session.settled();
+    }
+    // Past the check-in at connection (within the first seconds), each gap is the period, give
+    // or take the second a check-in's publish may take on the link.
+    const offPeriod = (all: number[], period: number) => {
+      const at = all.filter((t) => t >= T0 + MINUTE);
+      return at.slice(1).filter((t, i) => Math.abs(t - at[i]! - period) > 1000);
+    };
+    expect(fast.filter((t) => t >= T0 + MINUTE).length).toBeGreaterThanOrEqual(11);
+    expect(offPeriod(fast, 5 * MINUTE)).toEqual([]);
+    expect(slow.filter((t) => t >= T0 + MINUTE).length).toBe(3);
+    expect(offPeriod(slow, 15 * MINUTE)).toEqual([]);
+  }, 30_000);
+
+  it("refuses a period outside 1m to 1h, naming the flag, before connecting", async () => {
+    for (const period of ["30s", "2h", "soon"]) {
+      const { code, err } = await cli(
+        "gateway",
+        "--broker",
+        "mqtt://127.0.0.1:9",
+        "--username",
+        "A1B2C3D4E5F6",
+        "--password",
+        "x",
+        "--checkin-every",
+        period,
+      );
+      expect(code, err).toBe(2);
+      expect(err).toContain(`--checkin-every takes a duration from 1m to 1h`);
+      expect(err).toContain(`got "${period}"`);
+    }
+  });
+
+  it("refuses --checkin-every without --broker", async () => {
+    const { code, err } = await cli("gateway", "--sensor-code", "10", "--checkin-every", "5m");
+    expect(code).toBe(2);
+    expect(err).toContain("--checkin-every needs --broker");
+  });
+});
