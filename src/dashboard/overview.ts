@@ -25,9 +25,8 @@ export interface LabOverview {
 const COUNT = { limit: 0, count: true } as const;
 
 /**
- * What the lab holds, counted: the dashboard's totals, which its live feed then moves on. Every
- * count is one index-backed count(*) (the list queries' own, with no rows), so a large lab
- * answers in milliseconds.
+ * What the lab holds, counted: the dashboard's totals, which its live feed then moves on. Each
+ * number is one count(*) (the list queries' own, asked for no rows), led by the account's index.
  */
 export async function labOverview(store: Store, now: number): Promise<LabOverview> {
   const accounts = await store.accounts.list();

@@ -59,10 +59,11 @@ describe("fault drill: the ingestion core is killed with -9 and restarted", () =
       cellularBatch: 1,
     });
     await fleet.powerOn();
-    await fleet.pump(fleet.start + 8 * HOUR);
-    // Sixteen hours off the network build a backlog; the kill comes as the first of it is acked,
-    // with the rest in flight or on its way.
-    for (const device of fleet.cellular) device.modem.link.outage(16 * HOUR);
+    await fleet.pump(fleet.start + HOUR);
+    // A day off the network, less the first hour, builds a backlog whatever the time of day the
+    // drill starts at (the fleet's clock is the system's, and its patients read at set local
+    // times); the kill comes as the first of it is acked, with the rest in flight or on its way.
+    for (const device of fleet.cellular) device.modem.link.outage(23 * HOUR);
     await fleet.pump(fleet.start + 24 * HOUR - MIN);
     const backlog = fleet.cellular.reduce((n, d) => n + d.stats.queued, 0);
     expect(backlog).toBeGreaterThan(5);

@@ -60,6 +60,8 @@ export const labEventsRoutes: RoutePlugin = async (app, ctx) => {
         response.write(frame(event));
       };
       const send = (event: FeedEvent) => {
+        // Gone already, its `close` not yet handled: nothing to write to.
+        if (response.destroyed) return;
         if (full()) dropped++;
         else write(event);
       };
