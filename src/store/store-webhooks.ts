@@ -11,6 +11,7 @@ import type {
   AttemptRow,
   DeliveryFilter,
   DeliveryRow,
+  DeliveryState,
   DeliverySummary,
   IdRange,
   NewDelivery,
@@ -59,6 +60,8 @@ export interface WebhookDeliveriesRepo {
     filter?: DeliveryFilter,
     page?: ListOptions,
   ): Promise<ListResult<DeliverySummary>>;
+  /** How many of the account's deliveries are in each state (the dashboard's totals), one scan. */
+  countByState(accountId: string): Promise<Record<DeliveryState, number>>;
   /** Oldest first. */
   attempts(deliveryId: string): Promise<AttemptRow[]>;
   /** Webhooks with a pending delivery due at `now`, any account. */

@@ -1,7 +1,12 @@
 import { CHUNK, type Ctx, chunked, countOf, paged } from "../context.ts";
 import { readNum } from "../dialect.ts";
 import type { WebhookDeliveriesRepo } from "../store-webhooks.ts";
-import type { AttemptOutcome, AttemptRow } from "../types-webhooks.ts";
+import {
+  type AttemptOutcome,
+  type AttemptRow,
+  DELIVERY_STATES,
+  type DeliveryState,
+} from "../types-webhooks.ts";
 import {
   attemptInsertable,
   deliveryInsertable,
@@ -102,6 +107,18 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
         rows: rows.map((r) => ({ ...r, lastAttempt: last.get(r.id) ?? null })),
         ...(total === undefined ? {} : { total }),
       };
+    },
+
+    async countByState(accountId) {
+      const rows = await db
+        .selectFrom("webhook_deliveries")
+        .select((eb) => ["state", eb.fn.countAll().as("n")])
+        .where("account_id", "=", accountId)
+        .groupBy("state")
+        .execute();
+      const counts = Object.fromEntries(DELIVERY_STATES.map((state) => [state, 0]));
+      for (const r of rows) counts[r.state] = readNum(r.n);
+      return counts as Record<DeliveryState, number>;
     },
 
     attempts: (deliveryId) => attemptsOf([deliveryId]),

@@ -336,6 +336,19 @@ export function webhookDeliveryContract(env: ContractEnv, persistent: boolean): 
       expect(await by({ patientId: "P-1" })).toEqual([young!.id]);
       const page = await env.store.webhookDeliveries.list(account.id, {}, { limit: 1, offset: 1 });
       expect(page.rows.map((r) => r.id)).toEqual([old!.id]);
+      expect(await env.store.webhookDeliveries.countByState(account.id)).toEqual({
+        pending: 1,
+        delivered: 1,
+        failed: 0,
+        not_retried: 0,
+      });
+      const other = await newAccount(env);
+      expect(await env.store.webhookDeliveries.countByState(other.id)).toEqual({
+        pending: 0,
+        delivered: 0,
+        failed: 0,
+        not_retried: 0,
+      });
     });
 
     it("gives claims back, and prunes finished deliveries by age with their attempts", async () => {
