@@ -4,13 +4,19 @@
  * activated on it, the readings with their values, the webhook attempt they caused, a payload
  * ingestion refused — and GET /lab/v1/overview/ counts it all. A stopping lab ends the stream.
  */
-import mqtt from "mqtt";
+import type mqtt from "mqtt";
 import { afterEach, describe, expect, it } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { topicOf } from "../../src/mqtt/topics.ts";
 import { ServeLab } from "../gateway/serve-lab.ts";
-import { RECEIVED, readingsOf, senderFor, uplinkMessage } from "../ingest/fixtures.ts";
+import {
+  checkinPayload,
+  RECEIVED,
+  readingsOf,
+  senderFor,
+  uplinkMessage,
+} from "../ingest/fixtures.ts";
 import { SseClient } from "../support/sse.ts";
 import { Receiver } from "../webhooks/receiver.ts";
 
@@ -44,21 +50,10 @@ describe("dashboard live feed on serve's composition", () => {
     // The lab's clock first: virtual here, as in `rpmlab demo`.
     expect(await feed.next("clock")).toEqual({ now: new Date(clock.now()).toISOString() });
 
-    client = await mqtt.connectAsync(info.mqtt_url, {
-      ...(await serve.gatewayCredentials(bpm.hardwareUuid)),
-      clientId: bpm.hardwareUuid,
-    });
+    client = await serve.gatewayClient(bpm.hardwareUuid);
     await client.publishAsync(
       topicOf("gw/status", bpm.hardwareUuid),
-      JSON.stringify({
-        v: 1,
-        online: true,
-        signal_strength: 21,
-        firmware_version: "3.1.0",
-        bootloader_version: "1.2.0",
-        provisioned: true,
-        checkin_at: new Date(clock.now()).toISOString(),
-      }),
+      checkinPayload(21, clock.now()),
       { qos: 1 },
     );
     expect(await feed.next("gateway")).toMatchObject({

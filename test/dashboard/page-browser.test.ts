@@ -5,14 +5,20 @@
  * gateway's check-in and a reading with its values as they happen — all under the page's own
  * Content-Security-Policy, with no script error.
  */
-import mqtt from "mqtt";
+import type mqtt from "mqtt";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { topicOf } from "../../src/mqtt/topics.ts";
 import { ServeLab } from "../gateway/serve-lab.ts";
-import { RECEIVED, readingsOf, senderFor, uplinkMessage } from "../ingest/fixtures.ts";
+import {
+  checkinPayload,
+  RECEIVED,
+  readingsOf,
+  senderFor,
+  uplinkMessage,
+} from "../ingest/fixtures.ts";
 import { CHROMIUM, systemToolOrSkip } from "../support/system-tool.ts";
 
 const SUITE = "dashboard page in Chromium";
@@ -78,21 +84,10 @@ describe.runIf(executablePath !== undefined)(SUITE, () => {
     expect(page.url()).toBe(`${info.base_url}/dashboard/`);
     await page.waitForSelector(`#accounts h2:has-text('${info.client_domain} (development)')`);
 
-    client = await mqtt.connectAsync(info.mqtt_url, {
-      ...(await serve.gatewayCredentials(bpm.hardwareUuid)),
-      clientId: bpm.hardwareUuid,
-    });
+    client = await serve.gatewayClient(bpm.hardwareUuid);
     await client.publishAsync(
       topicOf("gw/status", bpm.hardwareUuid),
-      JSON.stringify({
-        v: 1,
-        online: true,
-        signal_strength: 7,
-        firmware_version: "3.1.0",
-        bootloader_version: "1.2.0",
-        provisioned: true,
-        checkin_at: new Date(clock.now()).toISOString(),
-      }),
+      checkinPayload(7, clock.now()),
       { qos: 1 },
     );
     const gatewayRow = page.locator("#gateways tr", { hasText: bpm.hardwareUuid });

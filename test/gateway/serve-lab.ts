@@ -1,3 +1,4 @@
+import mqtt from "mqtt";
 import { Lab, type LabInfo } from "../../src/app/lab.ts";
 import { serveConfig } from "../../src/config/serve-config.ts";
 import { createLogger } from "../../src/core/logger.ts";
@@ -36,6 +37,14 @@ export class ServeLab {
   /** MQTT credentials for a gateway, issued by the lab admin API (README "rpmlab serve"). */
   gatewayCredentials(gatewayUuid: string): Promise<{ username: string; password: string }> {
     return this.api.credentials("gateway", gatewayUuid);
+  }
+
+  /** An MQTT client connected as the gateway, with the lab's credentials (a gateway's session). */
+  async gatewayClient(gatewayUuid: string): Promise<mqtt.MqttClient> {
+    return mqtt.connectAsync(this.info.mqtt_url, {
+      ...(await this.gatewayCredentials(gatewayUuid)),
+      clientId: gatewayUuid,
+    });
   }
 
   stop(): Promise<void> {

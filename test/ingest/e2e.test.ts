@@ -20,6 +20,7 @@ import { killConnection } from "../mqtt/helpers.ts";
 import {
   asRecord,
   catalogue,
+  checkinPayload,
   deviceForPatient,
   expectedRecords,
   RECEIVED,
@@ -215,19 +216,10 @@ for (const mode of MODES)
           retain: true,
         },
       });
-      await client.publishAsync(
-        status,
-        JSON.stringify({
-          v: 1,
-          online: true,
-          signal_strength: 21,
-          firmware_version: "3.1.0",
-          bootloader_version: "1.2.0",
-          provisioned: true,
-          checkin_at: "2026-03-02T00:00:00Z",
-        }),
-        { qos: 1, retain: true },
-      );
+      await client.publishAsync(status, checkinPayload(21, Date.UTC(2026, 2, 2)), {
+        qos: 1,
+        retain: true,
+      });
       await outcomes.count(seen + 1);
       expect(await store.gateways.get(gw.hardwareUuid)).toMatchObject({
         lastSignalStrength: 21,

@@ -163,6 +163,19 @@ export function uplinkMessage(
   };
 }
 
+/** A gateway's check-in as its retained status topic carries it (README "MQTT uplink"). */
+export function checkinPayload(signalStrength: number, checkinAt: number): string {
+  return JSON.stringify({
+    v: 1,
+    online: true,
+    signal_strength: signalStrength,
+    firmware_version: "3.1.0",
+    bootloader_version: "1.2.0",
+    provisioned: true,
+    checkin_at: new Date(checkinAt).toISOString(),
+  });
+}
+
 export const inbound = (
   m: { topic: string; payload: Uint8Array },
   receivedAt = RECEIVED,
