@@ -15,7 +15,12 @@ const T0 = Date.UTC(2026, 2, 2, 8, 0, 0);
 
 async function cli(...args: string[]): Promise<{ code: number; err: string }> {
   let err = "";
-  const io: CliIo = { out: () => undefined, err: (text) => void (err += text) };
+  const io: CliIo = {
+    out: () => undefined,
+    err: (text) => {
+      err += text;
+    },
+  };
   return { code: await main(["node", "rpmlab", ...args], io), err };
 }
 
