@@ -30,7 +30,7 @@ export interface GatewayRunOptions {
   /** `--ble direct`: each simulated device takes a reading this often (ms); 0: never. */
   readonly everyMs: number;
   readonly lingerMs: number;
-  /** How often the gateway checks in (ms; CHECKIN_EVERY_RANGE_MS); default every 15 minutes. */
+  /** How often the gateway checks in (ms; inCheckinRange); default every 15 minutes. */
   readonly checkinEveryMs?: number | undefined;
   /** Over HCI: a device is visited again no sooner than this (ms); its traffic captured. */
   readonly revisitMs?: number;

@@ -87,7 +87,8 @@ export interface DeadLetterJson {
   readonly at: string;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/** A time of the lab's clock as every feed event and the overview carry it. */
+export const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 export function readingJson(row: MeasurementRow): ReadingJson {

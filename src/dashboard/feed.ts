@@ -11,6 +11,7 @@ import {
   type FeedEvent,
   fulfilmentJson,
   gatewayJson,
+  iso,
   readingJson,
   webhookJson,
 } from "./feed-events.ts";
@@ -45,7 +46,7 @@ export class LabFeed {
 
   /** The lab's time, as the `clock` event tells it. */
   clockEvent(): FeedEvent {
-    return { type: "clock", now: new Date(this.deps.clock.now()).toISOString() };
+    return { type: "clock", now: iso(this.deps.clock.now()) };
   }
 
   /** Calls `subscriber` with every event from now on; the returned function stops it. */
@@ -73,8 +74,7 @@ export class LabFeed {
     this.detach.push(
       events.on("measurement.stored", ({ rows }) => {
         if (!this.listening || rows.length === 0) return;
-        const now = this.deps.clock.now();
-        this.publish({ type: "batch", stored: rows.length, at: new Date(now).toISOString() });
+        this.publish({ type: "batch", stored: rows.length, at: iso(this.deps.clock.now()) });
         void this.readings(rows.slice(-FEED_READINGS_PER_BATCH));
       }),
       events.on("gateway.status", ({ gateway, online, receivedAt }) =>

@@ -1,6 +1,7 @@
 import type { Store } from "../store/store.ts";
 import type { AccountRow } from "../store/types.ts";
 import type { DeliveryState } from "../store/types-webhooks.ts";
+import { iso } from "./feed-events.ts";
 
 /** Totals of one account, as GET /lab/v1/overview/ shows them. */
 export interface AccountOverview {
@@ -31,7 +32,7 @@ const COUNT = { limit: 0, count: true } as const;
 export async function labOverview(store: Store, now: number): Promise<LabOverview> {
   const accounts = await store.accounts.list();
   return {
-    now: new Date(now).toISOString(),
+    now: iso(now),
     accounts: await Promise.all(accounts.map((account) => accountOverview(store, account))),
     dead_letters: (await store.deadLetters.list({}, COUNT)).total ?? 0,
   };

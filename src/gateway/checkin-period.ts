@@ -6,7 +6,7 @@ export const CHECKIN_EVERY_MS = 15 * 60_000;
  * --checkin-every`): a minute to an hour. Longer would leave the gateway reported with signal 0
  * between check-ins, since the service calls a check-in recent for an hour.
  */
-export const CHECKIN_EVERY_RANGE_MS = { min: 60_000, max: 3_600_000 } as const;
+const CHECKIN_EVERY_RANGE_MS = { min: 60_000, max: 3_600_000 } as const;
 
 /** Whether `ms` is a check-in period the lab offers. */
 export function inCheckinRange(ms: number): boolean {
