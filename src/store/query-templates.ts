@@ -16,11 +16,26 @@ export function paramList<T>(prefix: string, count: number): T[] {
   return Array.from({ length: count }, (_, i) => param<T>(`${prefix}${i}`));
 }
 
-/** The values of a paramList(prefix, values.length), by their names. */
-export function listValues(prefix: string, values: readonly unknown[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [i, value] of values.entries()) out[`${prefix}${i}`] = value;
-  return out;
+/** A row of placeholders named after `row`'s columns: a one-row insert's template. */
+export function paramRow<R extends object>(row: R): R {
+  return Object.fromEntries(Object.keys(row).map((column) => [column, param(column)])) as R;
+}
+
+/**
+ * An `in (…)` list of any length as one of a few template shapes: its length rounded up to a
+ * power of two, the last value repeated to fill it (a repeat changes nothing in `in`), so lists
+ * of 1 to 500 values take 10 shapes rather than 500. `size` goes in the shape key and to
+ * paramList; `values` are the call's, by name. `items` must not be empty.
+ */
+export function inList(
+  prefix: string,
+  items: readonly unknown[],
+): { readonly size: number; readonly values: Record<string, unknown> } {
+  const size = 2 ** Math.ceil(Math.log2(items.length));
+  const last = items[items.length - 1];
+  const values: Record<string, unknown> = {};
+  for (let i = 0; i < size; i++) values[`${prefix}${i}`] = i < items.length ? items[i] : last;
+  return { size, values };
 }
 
 interface Template {

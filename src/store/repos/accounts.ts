@@ -1,6 +1,7 @@
 import type { Selectable } from "kysely";
-import { type Ctx, conflict, invalid, notFound } from "../context.ts";
+import { type Ctx, conflict, invalid, notFound, templated } from "../context.ts";
 import { readBool, readNum } from "../dialect.ts";
+import { param } from "../query-templates.ts";
 import type { AccountsTable } from "../schema.ts";
 import type { AccountsRepo } from "../store.ts";
 import type { AccountRow, Environment } from "../types.ts";
@@ -22,8 +23,14 @@ export function toAccountRow(r: Selectable<AccountsTable>): AccountRow {
 /** Accounts: client domain, environment, ASR flag (issue text; spec 4.5, 5). */
 export function accountsRepo(ctx: Ctx): AccountsRepo {
   const { db, d } = ctx;
+  // Outbox expansion reads the account of every entry (expand.ts).
   const get = async (id: string) => {
-    const r = await db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
+    const [r] = await templated(
+      ctx,
+      "accounts.get",
+      () => db.selectFrom("accounts").selectAll().where("id", "=", param<string>("id")),
+      { id },
+    );
     return r === undefined ? null : toAccountRow(r);
   };
   return {

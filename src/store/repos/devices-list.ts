@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { type Ctx, chunked, countOf, likePattern, paged, templated } from "../context.ts";
-import { listValues, paramList } from "../query-templates.ts";
+import { inList, paramList } from "../query-templates.ts";
 import type {
   DeviceFilter,
   DeviceRow,
@@ -95,17 +95,18 @@ export async function withPatients(
     ...new Set(devices.flatMap((dev) => (dev.patientId === null ? [] : [dev.patientId]))),
   ];
   const patients = new Map<number, PatientRow>();
-  // In CHUNKs: one template per list size (adoption's lookups at each check-in: one).
+  // In CHUNKs: one template per list shape (adoption's lookups at each check-in: one).
   for (const part of chunked(ids)) {
+    const list = inList("id", part);
     const rows = await templated(
       ctx,
-      `patients.byIds ${part.length}`,
+      `patients.byIds ${list.size}`,
       () =>
         ctx.db
           .selectFrom("patients")
           .selectAll()
-          .where("id", "in", paramList<number>("id", part.length)),
-      listValues("id", part),
+          .where("id", "in", paramList<number>("id", list.size)),
+      list.values,
     );
     for (const r of rows) {
       const p = toPatientRow(r);

@@ -1,6 +1,6 @@
 import { atomic, type Ctx, chunked, conflict, notFound, templated } from "../context.ts";
 import { readNum, readNumOrNull, writeJson } from "../dialect.ts";
-import { listValues, param, paramList } from "../query-templates.ts";
+import { inList, param, paramList } from "../query-templates.ts";
 import type { DevicesRepo } from "../store.ts";
 import type { DevicePatch, DeviceWithPatient } from "../types.ts";
 import { checkSlotFree, slotOf, toDeviceRow } from "./device-rows.ts";
@@ -150,19 +150,20 @@ export function devicesRepo(ctx: Ctx): DevicesRepo {
       const byStatus = status === undefined ? {} : { status };
       for (const ids of chunked([...new Set(hardwareUuids.map((u) => u.toLowerCase()))])) {
         // Ingestion resolves and adoption looks up gateways with it at every message and
-        // check-in: built once per list size (query-templates.ts).
+        // check-in: built once per list shape (query-templates.ts).
+        const list = inList("lc", ids);
         rows.push(
           ...(await templated(
             ctx,
-            `devices.byHardware ${ids.length}${status === undefined ? "" : " status"}`,
+            `devices.byHardware ${list.size}${status === undefined ? "" : " status"}`,
             () => {
               const q = db
                 .selectFrom("devices")
                 .selectAll()
-                .where("hardware_uuid_lc", "in", paramList<string>("lc", ids.length));
+                .where("hardware_uuid_lc", "in", paramList<string>("lc", list.size));
               return status === undefined ? q : q.where("status", "=", param<string>("status"));
             },
-            { ...listValues("lc", ids), ...byStatus },
+            { ...list.values, ...byStatus },
           )),
         );
       }

@@ -11,7 +11,7 @@ import {
   templated,
 } from "../context.ts";
 import { readBool, readNum, readNumOrNull } from "../dialect.ts";
-import { listValues, param, paramList } from "../query-templates.ts";
+import { inList, param, paramList, paramRow } from "../query-templates.ts";
 import type { GatewaysTable } from "../schema.ts";
 import type { GatewaysRepo } from "../store.ts";
 import { GATEWAY_ORDERINGS, type GatewayRow, type GatewayStatus } from "../types-hardware.ts";
@@ -87,16 +87,23 @@ function newGateway(ctx: Ctx, gatewayUuid: string, now: number): Insertable<Gate
   };
 }
 
-/** Creates the unknown gateways among these (not associated with any account), in bulk. */
+/** Creates the unknown gateways among these (not associated with any account). */
 async function ensureGateways(ctx: Ctx, gatewayUuids: readonly string[]): Promise<void> {
   const now = ctx.clock.now();
-  for (const ids of chunked(gatewayUuids)) {
-    await ctx.db
+  const rows = gatewayUuids.map((gatewayUuid) => newGateway(ctx, gatewayUuid, now));
+  const insert = (values: Insertable<GatewaysTable> | Insertable<GatewaysTable>[]) =>
+    ctx.db
       .insertInto("gateways")
-      .values(ids.map((gatewayUuid) => newGateway(ctx, gatewayUuid, now)))
-      .onConflict((oc) => oc.column("gateway_uuid_lc").doNothing())
-      .execute();
+      .values(values)
+      .onConflict((oc) => oc.column("gateway_uuid_lc").doNothing());
+  if (ctx.sqlite !== undefined && ctx.inTx) {
+    // Every ingested batch with readings runs this (recordMeasurements): one-row statements
+    // built once, as measurements are inserted (measurement-insert.ts).
+    for (const row of rows)
+      await templated(ctx, "gateways.ensure", () => insert(paramRow(row)), row);
+    return;
   }
+  for (const part of chunked(rows)) await insert(part).execute();
 }
 
 /** Spec 2.2 last_measurement of each gateway: the latest of the stored and the given time. */
@@ -118,8 +125,31 @@ function recordMeasurements(ctx: Ctx, latest: ReadonlyMap<string, number>): Prom
       [...byLc.values()].map((g) => g.uuid),
     );
     const now = ctx.clock.now();
-    // One statement per CHUNK gateways (WITH … UPDATE … FROM: SQLite ≥ 3.33, PostgreSQL). Readings
-    // arrive out of order (offline stores): a time older than the stored one changes nothing.
+    // Readings arrive out of order (offline stores): a time older than the stored one changes
+    // nothing.
+    if (tx.sqlite !== undefined) {
+      // SQLite in this process: a one-row statement per gateway, built once.
+      for (const [lc, g] of byLc) {
+        await templated(
+          tx,
+          "gateways.recordMeasurement",
+          () =>
+            tx.db
+              .updateTable("gateways")
+              .set({ last_measurement: param("at"), modified: param("now") })
+              .where("gateway_uuid_lc", "=", param<string>("lc"))
+              .where((eb) =>
+                eb.or([
+                  eb("last_measurement", "is", null),
+                  eb("last_measurement", "<", param<number>("at")),
+                ]),
+              ),
+          { lc, at: g.at, now },
+        );
+      }
+      return;
+    }
+    // PostgreSQL: one statement (a round trip) per CHUNK gateways (WITH … UPDATE … FROM).
     for (const entries of chunked([...byLc])) {
       const values = sql.join(entries.map(([lc, g]) => sql`(${lc}, cast(${g.at} as bigint))`));
       await sql`with v(uuid_lc, at) as (values ${values})
@@ -234,16 +264,17 @@ export function gatewaysRepo(ctx: Ctx): GatewaysRepo {
     async getMany(gatewayUuids) {
       const rows = [];
       for (const ids of chunked([...new Set(gatewayUuids.map((u) => u.toLowerCase()))])) {
+        const list = inList("lc", ids);
         rows.push(
           ...(await templated(
             ctx,
-            `gateways.byUuids ${ids.length}`,
+            `gateways.byUuids ${list.size}`,
             () =>
               ctx.db
                 .selectFrom("gateways")
                 .selectAll()
-                .where("gateway_uuid_lc", "in", paramList<string>("lc", ids.length)),
-            listValues("lc", ids),
+                .where("gateway_uuid_lc", "in", paramList<string>("lc", list.size)),
+            list.values,
           )),
         );
       }

@@ -1,5 +1,7 @@
-import { CHUNK, type Ctx, chunked, countOf, paged } from "../context.ts";
+import { sql } from "kysely";
+import { CHUNK, type Ctx, chunked, countOf, paged, templated } from "../context.ts";
 import { readNum } from "../dialect.ts";
+import { param, paramRow } from "../query-templates.ts";
 import type { WebhookDeliveriesRepo } from "../store-webhooks.ts";
 import {
   type AttemptOutcome,
@@ -28,7 +30,10 @@ const DELIVERED_SQLITE = `update "webhook_deliveries" set "state" = 'delivered',
  */
 export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
   const { db, d } = ctx;
-  const pending = () => db.selectFrom("webhook_deliveries").where("state", "=", "pending");
+  // A literal, not a bound value: the query's template keeps it, and it names the partial
+  // index's own condition (migration 0003).
+  const pending = () =>
+    db.selectFrom("webhook_deliveries").where("state", "=", sql.lit<DeliveryState>("pending"));
 
   const attemptsOf = async (ids: readonly string[]): Promise<AttemptRow[]> => {
     const out: AttemptRow[] = [];
@@ -51,9 +56,13 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
       if (ctx.sqlite !== undefined && ctx.inTx && rows.length > 0) {
         // SQLite in this thread: one prepared one-row insert per row, as measurements are
         // inserted (measurement-insert.ts); multi-row statements are parsed per row count.
-        const statement = ctx.sqlite.prepare(
-          db.insertInto("webhook_deliveries").values(rows[0]!).compile().sql,
+        // deliveryInsertable's rows share one key order, the template's column order.
+        const { sql } = ctx.templates.bind(
+          "webhookDeliveries.insert",
+          () => db.insertInto("webhook_deliveries").values(paramRow(rows[0]!)),
+          rows[0]!,
         );
+        const statement = ctx.sqlite.prepare(sql);
         for (const row of rows) statement.run(Object.values(row));
       } else {
         for (const part of chunked(rows, INSERT_ROWS)) {
@@ -123,19 +132,28 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
 
     attempts: (deliveryId) => attemptsOf([deliveryId]),
 
+    // The dispatcher asks these at every round (dispatcher.ts): built once.
     async dueWebhooks(now) {
-      const rows = await pending()
-        .select("webhook_id")
-        .distinct()
-        .where("next_attempt_at", "<=", now)
-        .execute();
+      const rows = await templated(
+        ctx,
+        "webhookDeliveries.dueWebhooks",
+        () =>
+          pending()
+            .select("webhook_id")
+            .distinct()
+            .where("next_attempt_at", "<=", param<number>("now")),
+        { now },
+      );
       return rows.map((r) => r.webhook_id);
     },
 
     async nextDue() {
-      const row = await pending()
-        .select((eb) => eb.fn.min("next_attempt_at").as("at"))
-        .executeTakeFirst();
+      const [row] = await templated(
+        ctx,
+        "webhookDeliveries.nextDue",
+        () => pending().select((eb) => eb.fn.min("next_attempt_at").as("at")),
+        {},
+      );
       return row?.at === null || row?.at === undefined ? null : readNum(row.at);
     },
 
@@ -225,9 +243,12 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
         return n === undefined ? [] : [attemptInsertable(ctx, o.deliveryId, n, o.attempt)];
       });
       if (ctx.sqlite !== undefined && ctx.inTx && attempts.length > 0) {
-        const statement = ctx.sqlite.prepare(
-          db.insertInto("webhook_attempts").values(attempts[0]!).compile().sql,
+        const { sql } = ctx.templates.bind(
+          "webhookAttempts.insert",
+          () => db.insertInto("webhook_attempts").values(paramRow(attempts[0]!)),
+          attempts[0]!,
         );
+        const statement = ctx.sqlite.prepare(sql);
         for (const row of attempts) statement.run(Object.values(row));
         return;
       }

@@ -1,6 +1,7 @@
 import type { Selectable } from "kysely";
-import { type Ctx, chunked, invalid } from "../context.ts";
+import { type Ctx, chunked, invalid, templated } from "../context.ts";
 import { readNum, writeJson } from "../dialect.ts";
+import { inList, param, paramList } from "../query-templates.ts";
 import type { WebhookOutboxTable } from "../schema.ts";
 import type { WebhookOutboxRepo } from "../store-webhooks.ts";
 import { type MeasurementRow, WEBHOOK_EVENTS, type WebhookEvent } from "../types-ingest.ts";
@@ -72,32 +73,60 @@ export function webhookOutboxRepo(ctx: Ctx): WebhookOutboxRepo {
               patient_id: entry.patientId ?? null,
             }
           : { ranges: entry.ranges };
-      await db
-        .insertInto("webhook_outbox")
-        .values({
-          account_id: entry.accountId,
+      await templated(
+        ctx,
+        "webhookOutbox.add",
+        () =>
+          db.insertInto("webhook_outbox").values({
+            account_id: param("accountId"),
+            event: param("event"),
+            payload: param("payload"),
+            created: param("created"),
+          }),
+        {
+          accountId: entry.accountId,
           event: entry.event,
           payload: writeJson(payload),
           created: ctx.clock.now(),
-        })
-        .execute();
+        },
+      );
     },
     async take(limit) {
-      let q = db.selectFrom("webhook_outbox").selectAll().orderBy("id").limit(limit);
-      // Two dispatchers on one PostgreSQL database each take rows the other has not locked.
-      if (d.kind === "postgres") q = q.forUpdate().skipLocked();
-      return (await q.execute()).map((r) => toEntry(ctx, r));
+      const rows = await templated(
+        ctx,
+        "webhookOutbox.take",
+        () => {
+          const q = db
+            .selectFrom("webhook_outbox")
+            .selectAll()
+            .orderBy("id")
+            .limit(param<number>("limit"));
+          // Two dispatchers on one PostgreSQL database each take rows the other has not locked.
+          return d.kind === "postgres" ? q.forUpdate().skipLocked() : q;
+        },
+        { limit },
+      );
+      return rows.map((r) => toEntry(ctx, r));
     },
     async delete(ids) {
       for (const part of chunked(ids)) {
-        await db.deleteFrom("webhook_outbox").where("id", "in", part).execute();
+        const list = inList("id", part);
+        await templated(
+          ctx,
+          `webhookOutbox.delete ${list.size}`,
+          () =>
+            db.deleteFrom("webhook_outbox").where("id", "in", paramList<number>("id", list.size)),
+          list.values,
+        );
       }
     },
     async count() {
-      const row = await db
-        .selectFrom("webhook_outbox")
-        .select((eb) => eb.fn.countAll().as("n"))
-        .executeTakeFirst();
+      const [row] = await templated(
+        ctx,
+        "webhookOutbox.count",
+        () => db.selectFrom("webhook_outbox").select((eb) => eb.fn.countAll().as("n")),
+        {},
+      );
       return readNum(row?.n ?? 0);
     },
     async measurements(accountId, ranges) {
@@ -105,14 +134,19 @@ export function webhookOutboxRepo(ctx: Ctx): WebhookOutboxRepo {
       for (const [first, last] of ranges) {
         // By id alone (the primary key); the account is checked here: with it in the query,
         // SQLite preferred an account index and read every row of the account.
-        const rows = await db
-          .selectFrom("measurements")
-          // What a webhook record shows: not the raw bytes kept for audit.
-          .select(RECORD_COLUMNS)
-          .where("id", ">=", first)
-          .where("id", "<=", last)
-          .orderBy("id")
-          .execute();
+        const rows = await templated(
+          ctx,
+          "webhookOutbox.measurements",
+          () =>
+            db
+              .selectFrom("measurements")
+              // What a webhook record shows: not the raw bytes kept for audit.
+              .select(RECORD_COLUMNS)
+              .where("id", ">=", param<number>("first"))
+              .where("id", "<=", param<number>("last"))
+              .orderBy("id"),
+          { first, last },
+        );
         for (const r of rows) {
           if (r.account_id !== accountId) continue;
           out.push(toMeasurementRow(ctx, r));
@@ -123,12 +157,18 @@ export function webhookOutboxRepo(ctx: Ctx): WebhookOutboxRepo {
     async propertyValues(deviceIds, key) {
       const out = new Map<string, string>();
       for (const part of chunked(deviceIds)) {
-        const rows = await db
-          .selectFrom("device_properties")
-          .select(["device_id", "value"])
-          .where("key", "=", key)
-          .where("device_id", "in", part)
-          .execute();
+        const list = inList("device", part);
+        const rows = await templated(
+          ctx,
+          `webhookOutbox.propertyValues ${list.size}`,
+          () =>
+            db
+              .selectFrom("device_properties")
+              .select(["device_id", "value"])
+              .where("key", "=", param<string>("key"))
+              .where("device_id", "in", paramList<string>("device", list.size)),
+          { key, ...list.values },
+        );
         for (const r of rows) out.set(r.device_id, r.value);
       }
       return out;

@@ -1,6 +1,7 @@
 import type { Selectable } from "kysely";
-import { type Ctx, chunked, invalid, notFound } from "../context.ts";
+import { type Ctx, chunked, invalid, notFound, templated } from "../context.ts";
 import { readBool, readNum } from "../dialect.ts";
+import { inList, param, paramList } from "../query-templates.ts";
 import type { WebhooksTable } from "../schema.ts";
 import type { WebhooksRepo } from "../store-webhooks.ts";
 import { WEBHOOK_EVENTS, type WebhookEvent, type WebhookRow } from "../types-ingest.ts";
@@ -68,16 +69,38 @@ export function webhooksRepo(ctx: Ctx): WebhooksRepo {
     async getMany(ids) {
       const out: WebhookRow[] = [];
       for (const part of chunked(ids)) {
-        if (part.length === 0) continue;
-        const rows = await db.selectFrom("webhooks").selectAll().where("id", "in", part).execute();
+        const list = inList("id", part);
+        const rows = await templated(
+          ctx,
+          `webhooks.byIds ${list.size}`,
+          () =>
+            db
+              .selectFrom("webhooks")
+              .selectAll()
+              .where("id", "in", paramList<string>("id", list.size)),
+          list.values,
+        );
         out.push(...rows.map(toWebhookRow));
       }
       return out;
     },
     async list(accountId, filter) {
-      let q = db.selectFrom("webhooks").selectAll().where("account_id", "=", accountId);
-      if (filter?.event !== undefined) q = q.where("event", "=", filter.event);
-      const rows = await q.orderBy("created").orderBy("id").execute();
+      const event = filter?.event;
+      // Outbox expansion lists an account's webhooks for every entry (expand.ts).
+      const rows = await templated(
+        ctx,
+        `webhooks.list${event === undefined ? "" : " event"}`,
+        () => {
+          const q = db
+            .selectFrom("webhooks")
+            .selectAll()
+            .where("account_id", "=", param<string>("accountId"));
+          return (event === undefined ? q : q.where("event", "=", param<string>("event")))
+            .orderBy("created")
+            .orderBy("id");
+        },
+        { accountId, event },
+      );
       return rows.map(toWebhookRow);
     },
     async update(accountId, id, patch) {
