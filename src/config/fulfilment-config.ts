@@ -142,22 +142,46 @@ const FulfilmentFile = z.strictObject({
   carriers: z.array(z.enum(CARRIERS)).min(1),
 });
 
+/** A bad setting: its key's path under `fulfilment`, and what is wrong. */
+export interface FulfilmentProblem {
+  readonly path: readonly string[];
+  readonly message: string;
+}
+
 /**
  * The configuration from layers of overrides (a file's content, then single keys), each laid
  * over the defaults in turn. Every problem is reported at once, named by its key.
  */
 export function fulfilmentConfig(...layers: readonly unknown[]): FulfilmentConfig {
+  const checked = checkFulfilmentConfig(...layers);
+  if ("config" in checked) return checked.config;
+  const keyOf = (p: FulfilmentProblem) => p.path.join(".");
+  throw new RpmlabError(
+    "E_CONFIG_INVALID",
+    checked.problems.map((p) => `${keyOf(p)}: ${p.message}`).join("; "),
+    { field: keyOf(checked.problems[0]!) },
+  );
+}
+
+/** As fulfilmentConfig, with the problems as a list (a scenario reports each at its path). */
+export function checkFulfilmentConfig(
+  ...layers: readonly unknown[]
+): { readonly config: FulfilmentConfig } | { readonly problems: readonly FulfilmentProblem[] } {
   let merged: unknown = FULFILMENT_DEFAULTS;
   for (const layer of layers) merged = deepMerge(merged, layer);
   const result = FulfilmentFile.safeParse(merged);
   if (!result.success) {
-    const keyOf = (path: readonly PropertyKey[]) => ["fulfilment", ...path.map(String)].join(".");
-    const problems = result.error.issues.map((i) => `${keyOf(i.path)}: ${i.message}`);
-    throw new RpmlabError("E_CONFIG_INVALID", problems.join("; "), {
-      field: keyOf(result.error.issues[0]?.path ?? []),
-    });
+    return {
+      problems: result.error.issues.map((i) => ({
+        path: ["fulfilment", ...i.path.map(String)],
+        message: i.message,
+      })),
+    };
   }
-  const f = result.data;
+  return { config: toConfig(result.data) };
+}
+
+function toConfig(f: z.output<typeof FulfilmentFile>): FulfilmentConfig {
   return {
     seed: f.seed,
     timeScale: f.time_scale,

@@ -15,6 +15,12 @@ export interface VirtualClockOptions {
 export interface RunOptions {
   /** Stop once virtual time reaches this instant (events due exactly then still run). */
   until?: number;
+  /**
+   * Work an event started that must end before time moves on (a scenario's API call): awaited
+   * after each event, once its continuations have settled. Without it, such work would end at
+   * whichever later instant the next events happen to reach meanwhile.
+   */
+  held?: () => Promise<void> | undefined;
 }
 
 /**
@@ -124,6 +130,7 @@ export class VirtualClock implements Clock {
       next.run();
       ran++;
       await settle();
+      await options.held?.();
     }
     if (options.until !== undefined && options.until > this.current) this.current = options.until;
     return ran;

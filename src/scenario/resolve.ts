@@ -1,5 +1,10 @@
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import { parseDuration } from "../config/duration.ts";
+import {
+  checkFulfilmentConfig,
+  DEFAULT_FULFILMENT_CONFIG,
+  type FulfilmentConfig,
+} from "../config/fulfilment-config.ts";
 import { parseIso } from "../core/time.ts";
 import type { PatientModels } from "../readings/patients.ts";
 import { resolveKit, toCohort } from "./resolve-cohorts.ts";
@@ -86,6 +91,7 @@ export function resolveScenario(
     else cohorts.set(c.id, toCohort(c, kit));
   });
 
+  const fulfilment = resolveFulfilment(raw, issues);
   const events = resolveEvents(ctx, raw.events);
   const expectations = resolveExpectations(ctx, raw.expect);
   if (issues.length > 0) return { ok: false, issues };
@@ -101,10 +107,19 @@ export function resolveScenario(
       transports: raw.transports,
       accounts,
       cohorts: [...cohorts.values()],
+      fulfilment,
       events,
       expectations,
     },
   };
+}
+
+/** The file's fulfilment settings over the defaults; a bad one is reported at its key. */
+function resolveFulfilment(raw: RawScenario, issues: RuleIssue[]): FulfilmentConfig {
+  const checked = checkFulfilmentConfig(raw.fulfilment ?? {});
+  if ("config" in checked) return checked.config;
+  issues.push(...checked.problems);
+  return DEFAULT_FULFILMENT_CONFIG;
 }
 
 function resolveAccounts(raw: RawScenario, issues: RuleIssue[]): ScenarioAccount[] {

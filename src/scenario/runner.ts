@@ -239,6 +239,7 @@ class ScenarioRun {
     this.lab = new Lab(
       {
         ...config,
+        fulfilment: this.scenario.fulfilment,
         webhookRetentionMs: durationMs + 2 * DRAIN_LIMIT_MS,
         // Every write in this lab nudges the dispatcher; the poll only catches retries' timers
         // it armed itself, so it can be rare.
@@ -316,12 +317,23 @@ class ScenarioRun {
     void tracked.finally(() => this.held.delete(tracked));
   }
 
+  /** Resolves once no held work is left (undefined when none is: the common case). */
+  private heldDone(): Promise<void> | undefined {
+    if (this.held.size === 0) return undefined;
+    return (async () => {
+      while (this.held.size > 0) await Promise.all([...this.held]);
+    })();
+  }
+
   /** Drives the clock to `until`, a step at a time, letting each step's I/O finish. */
   private async pump(until: number): Promise<void> {
     const fleet = this.fleet!;
     while (this.clock.now() < until && this.options.signal?.aborted !== true) {
-      await this.clock.run({ until: Math.min(until, this.clock.now() + this.step) });
-      while (this.held.size > 0) await Promise.all([...this.held]);
+      await this.clock.run({
+        until: Math.min(until, this.clock.now() + this.step),
+        held: () => this.heldDone(),
+      });
+      await this.heldDone();
       if (this.failure !== undefined) throw this.failure;
       // Through a store failure: ingestion retries on this clock (StoreWatch.settle).
       await this.storeWatch!.settle(fleet.settle());

@@ -188,6 +188,10 @@ export const scenarioSchema = z
     transports: transportsSchema.default({ ble: "direct", broker: "embedded", store: "memory" }),
     accounts: z.array(accountSchema).min(1),
     cohorts: z.array(cohortSchema).min(1),
+    fulfilment: z.record(z.string(), z.unknown()).optional().meta({
+      description:
+        'The fulfilment simulator for this run, as a `rpmlab serve --fulfilment-config` file sets it (README "Fulfilment"): any of its keys, over the defaults',
+    }),
     events: z.array(eventSchema).default([]),
     expect: z.array(expectationSchema).default([]),
   })

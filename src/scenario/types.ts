@@ -1,3 +1,4 @@
+import type { FulfilmentConfig } from "../config/fulfilment-config.ts";
 import type { FulfilmentStatus } from "../fulfilment/statuses.ts";
 import type { WebhookEvent } from "../store/types-ingest.ts";
 import type { DeliveryState } from "../store/types-webhooks.ts";
@@ -22,6 +23,8 @@ export interface Scenario {
   readonly transports: { readonly ble: string; readonly broker: string; readonly store: string };
   readonly accounts: readonly ScenarioAccount[];
   readonly cohorts: readonly Cohort[];
+  /** The defaults with the file's `fulfilment` settings over them. */
+  readonly fulfilment: FulfilmentConfig;
   /** Sorted by atMs; events at the same time keep their order in the file. */
   readonly events: readonly ScenarioEvent[];
   readonly expectations: readonly Expectation[];

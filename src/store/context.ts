@@ -19,9 +19,13 @@ import type { ListOptions } from "./types.ts";
  * seeded Rng, so a scenario on a fresh store names its devices the same way every run. The
  * stream is forked per store "epoch", a counter bumped in the database at each open: a
  * persistent store reopened with the same seed draws a new stream instead of repeating ids.
+ * Webhook deliveries draw from a stream of their own: how many there are by the time an order
+ * is placed depends on when the dispatcher ran, and an order's id seeds its shipment
+ * (fulfilment/shipment-plan.ts), so sharing one stream let that timing reach the shipment.
  */
 export class StoreIds {
   private stream: Rng | undefined;
+  private deliveries: Rng | undefined;
 
   constructor(private readonly rng: Rng) {}
 
@@ -31,22 +35,23 @@ export class StoreIds {
 
   start(epoch: number): void {
     this.stream = this.rng.fork(`store-ids/${epoch}`);
+    this.deliveries = this.rng.fork(`store-ids/${epoch}/deliveries`);
   }
 
   uuid(): string {
-    return this.started().uuid();
+    return this.started(this.stream).uuid();
   }
 
-  /** A time-ordered UUID (Rng.uuidV7), for rows written in bulk as time goes (deliveries). */
-  uuidV7(ms: number): string {
-    return this.started().uuidV7(ms);
+  /** A webhook delivery's time-ordered UUID (Rng.uuidV7): they are written in bulk as time goes. */
+  deliveryId(ms: number): string {
+    return this.started(this.deliveries).uuidV7(ms);
   }
 
-  private started(): Rng {
-    if (this.stream === undefined) {
+  private started(stream: Rng | undefined): Rng {
+    if (stream === undefined) {
       throw new RpmlabError("E_STORE_UNAVAILABLE", "the store is not migrated: call migrate()");
     }
-    return this.stream;
+    return stream;
   }
 }
 

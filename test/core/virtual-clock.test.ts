@@ -78,6 +78,31 @@ describe("VirtualClock", () => {
     expect(log).toEqual(["tick 0 at +1m", "other at +1.5m", "tick 1 at +2m", "tick 2 at +3m"]);
   });
 
+  it("with `held`, lets work an event started end before the next event, however long it takes", async () => {
+    // Work that takes several turns of the event loop (I/O, a chain of immediates), started
+    // by an event; a later event reads the time at which it ended.
+    const slowWork = (clock: VirtualClock, endedAt: number[]) => async () => {
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      endedAt.push(clock.now() - START);
+    };
+    const run = async (hold: boolean) => {
+      const clock = new VirtualClock({ startMs: START });
+      const endedAt: number[] = [];
+      let pending: Promise<void> | undefined;
+      clock.schedule(START + 1_000, () => {
+        pending = slowWork(clock, endedAt)().finally(() => {
+          pending = undefined;
+        });
+      });
+      for (let t = 2_000; t <= 10_000; t += 1_000) clock.schedule(START + t, () => {});
+      await clock.run(hold ? { held: () => pending } : {});
+      return endedAt;
+    };
+    expect(await run(true)).toEqual([1_000]);
+    // Without it, the clock moved on while the work waited on the event loop.
+    expect((await run(false))[0]).toBeGreaterThan(1_000);
+  });
+
   it("replays a month of hourly events identically on two clocks", () => {
     const trace = () => {
       const clock = new VirtualClock({ startMs: START });

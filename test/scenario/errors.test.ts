@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { DEFAULT_FULFILMENT_CONFIG } from "../../src/config/fulfilment-config.ts";
 import { isRpmlabError } from "../../src/core/errors.ts";
 import { checkScenario, defaultLibrary, parseScenario } from "../../src/scenario/load.ts";
 
@@ -128,6 +129,40 @@ describe("scenario errors name the file and the path", () => {
     ]);
     expect(problems((s) => (s.cohorts[1].checkin_every = "15m"))).toEqual([
       "cohorts[1].checkin_every: only a gateway cohort checks in; cellular devices connect when they have readings to send",
+    ]);
+  });
+
+  it("fulfilment: the simulator's settings, each checked at its key and applied over the defaults", () => {
+    const scenario = base() as Draft & { fulfilment?: unknown };
+    scenario.fulfilment = {
+      durations: { in_transit: "1d..2d" },
+      probabilities: { carrier_hold: 0 },
+    };
+    const parsed = parseScenario(stringify(scenario), FILE, library);
+    expect(parsed.fulfilment.durations.inTransit).toEqual({
+      minMs: 86_400_000,
+      maxMs: 172_800_000,
+    });
+    expect(parsed.fulfilment.probabilities.carrierHold).toBe(0);
+    // The rest are the defaults, as `rpmlab serve` has them.
+    expect(parsed.fulfilment.durations.processing).toEqual(
+      DEFAULT_FULFILMENT_CONFIG.durations.processing,
+    );
+    expect(parseScenario(stringify(base()), FILE, library).fulfilment).toEqual(
+      DEFAULT_FULFILMENT_CONFIG,
+    );
+    expect(
+      problems((s) => {
+        (s as { fulfilment?: unknown }).fulfilment = {
+          durations: { in_transit: "soon" },
+          probabilities: { carrier_hold: 2 },
+          carrier: "ups",
+        };
+      }),
+    ).toEqual([
+      'fulfilment.durations.in_transit: "soon" is not a duration or a range of them, e.g. 4h, 1.5d, 2d..5d (units ms, s, m, h, d)',
+      "fulfilment.probabilities.carrier_hold: must be a number from 0 to 1",
+      'fulfilment: Unrecognized key: "carrier"',
     ]);
   });
 

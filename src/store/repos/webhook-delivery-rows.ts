@@ -55,7 +55,7 @@ export function deliveryInsertable(
 ): Insertable<WebhookDeliveriesTable> {
   return {
     // Time-ordered: deliveries are written thousands a second, at the end of the key's index.
-    id: ctx.ids.uuidV7(now),
+    id: ctx.ids.deliveryId(now),
     account_id: input.accountId,
     webhook_id: input.webhookId,
     event: input.event,
