@@ -81,6 +81,8 @@ export interface CellularLinkOptions {
 
 const DAY_MS = 86_400_000;
 const MAX_SIGNAL = 30;
+/** Samples of the walk looked ahead at a time: a day's at the default 5-minute period. */
+const WALK_LOOKAHEAD = 288;
 
 /** An episode that ends at an instant, or only on restore(). */
 type Episode = { until: number; timer: TimerHandle | undefined } | null;
@@ -96,7 +98,13 @@ export class CellularLink {
   private readonly rng: Rng;
   private readonly walk: Rng;
   private running = false;
+  /** The walk's value after the samples applied so far. */
   private walkSignal: number;
+  /** When the first sample not yet applied is due; infinite while stopped. */
+  private nextSampleAt = Number.POSITIVE_INFINITY;
+  /** Steps of the walk drawn from its Rng ahead of their samples, in order. */
+  private readonly steps: number[] = [];
+  private walkTimer: TimerHandle | undefined;
   private outageEpisode: Episode = null;
   private holeEpisode: Episode = null;
   private readonly timers = new Set<TimerHandle>();
@@ -113,6 +121,7 @@ export class CellularLink {
 
   /** Signal strength now, 0–30 (0 in a coverage hole or while stopped). */
   get signal(): number {
+    this.catchUp();
     return this.running && this.holeEpisode === null ? this.walkSignal : 0;
   }
 
@@ -124,6 +133,7 @@ export class CellularLink {
     if (!this.running) return "stopped";
     if (this.outageEpisode !== null) return "outage";
     if (this.holeEpisode !== null) return "coverage-hole";
+    this.catchUp();
     return this.walkSignal === 0 ? "no-signal" : "up";
   }
 
@@ -131,7 +141,8 @@ export class CellularLink {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.after(this.profile.sampleEveryMs, () => this.sample());
+    this.nextSampleAt = this.clock.now() + this.profile.sampleEveryMs;
+    this.planWalk();
     this.nextRandom("outage");
     this.nextRandom("coverage-hole");
     for (const { atMs, forMs } of this.options.scheduledOutages ?? []) {
@@ -143,9 +154,12 @@ export class CellularLink {
   /** Powers the modem off: every timer is cleared, the link is down. */
   stop(): void {
     if (!this.running) return;
+    this.catchUp();
     this.running = false;
+    this.nextSampleAt = Number.POSITIVE_INFINITY;
     for (const timer of this.timers) this.clock.clearTimeout(timer);
     this.timers.clear();
+    this.walkTimer = undefined;
     this.outageEpisode = null;
     this.holeEpisode = null;
     this.changed();
@@ -179,7 +193,9 @@ export class CellularLink {
 
   /** Fault hook: sets the walk's signal (0 takes the link down until the walk moves it). */
   setSignal(signal: number): void {
+    this.catchUp();
     this.walkSignal = clampSignal(signal);
+    if (this.running) this.planWalk();
     this.changed();
   }
 
@@ -190,14 +206,53 @@ export class CellularLink {
     return Math.max(0, Math.round(latency + (bytes * 1000) / bandwidthBytesPerSec));
   }
 
-  private sample(): void {
+  /**
+   * The signal is sampled every sampleEveryMs while the modem runs: a mean-reverting walk
+   * (AR(1) with φ = 0.8) that drifts but stays near its mean. Its samples are applied when the
+   * signal is read, not by a clock event each (a thousand modems made 8.6 million events a
+   * month, most of a scenario's). A clock event comes only at a sample that takes the signal to
+   * 0 or back (the link goes down or up then), or a day on to look further. The steps are drawn
+   * from the walk's own Rng in sample order whenever they are drawn, so the signal at every
+   * instant is what sampling each in turn gives. A sample due at the very instant of a read is
+   * applied after it, as a sample event scheduled five minutes before would run after the
+   * events scheduled earlier for that instant (a check-in's).
+   */
+  private planWalk(): void {
+    if (this.walkTimer !== undefined) this.forget(this.walkTimer);
+    this.catchUp();
+    const every = this.profile.sampleEveryMs;
+    const silent = this.walkSignal === 0;
+    let value = this.walkSignal;
+    let at = this.nextSampleAt;
+    for (let i = 0; i < WALK_LOOKAHEAD; i++, at += every) {
+      value = this.walkStep(value, i);
+      if ((value === 0) !== silent) {
+        this.walkTimer = this.after(at - this.clock.now(), () => {
+          this.catchUp(true);
+          this.changed();
+          this.planWalk();
+        });
+        return;
+      }
+    }
+    this.walkTimer = this.after(at - every - this.clock.now(), () => this.planWalk());
+  }
+
+  /** Applies the samples due before now (with `atNow`, also the one due now). */
+  private catchUp(atNow = false): void {
+    const now = this.clock.now();
+    while (this.nextSampleAt < now || (atNow && this.nextSampleAt === now)) {
+      this.walkSignal = this.walkStep(this.walkSignal, 0);
+      this.steps.shift();
+      this.nextSampleAt += this.profile.sampleEveryMs;
+    }
+  }
+
+  /** The walk's value one sample after `value`, with the `ahead`-th step not yet applied. */
+  private walkStep(value: number, ahead: number): number {
     const { meanSignal, signalStep } = this.profile;
-    // Mean-reverting walk (AR(1) with φ = 0.8): the signal drifts but stays near its mean.
-    const next =
-      meanSignal + 0.8 * (this.walkSignal - meanSignal) + this.walk.normal(0, signalStep);
-    this.walkSignal = clampSignal(next);
-    this.changed();
-    this.after(this.profile.sampleEveryMs, () => this.sample());
+    while (this.steps.length <= ahead) this.steps.push(this.walk.normal(0, signalStep));
+    return clampSignal(meanSignal + 0.8 * (value - meanSignal) + this.steps[ahead]!);
   }
 
   private nextRandom(kind: "outage" | "coverage-hole"): void {

@@ -164,10 +164,16 @@ describe("rpmlab device <cellular type> --broker: a short run", () => {
     expect(readings.length).toBeGreaterThan(3);
     expect(summary.taken).toBe(readings.filter((r) => r.duplicate === false).length);
     expect(summary.sent).toBe(readings.length);
-    // What reached the broker: schema-valid envelopes of this IMEI carrying every reading.
-    const envelopes = inbox.messages.map((m) =>
-      cellularUplinkSchema.parse(JSON.parse(m.payload.toString())),
+    // What reached the broker: schema-valid envelopes of this IMEI carrying every reading. The
+    // broker's PUBACK ends the command's wait, not the watcher's receipt: the last envelope may
+    // reach the watcher after the command has exited.
+    const envelopesOf = (messages: readonly { payload: Buffer }[]) =>
+      messages.map((m) => cellularUplinkSchema.parse(JSON.parse(m.payload.toString())));
+    await inbox.until(
+      (m) => envelopesOf(m).flatMap((e) => e.readings).length >= readings.length,
+      `${readings.length} readings`,
     );
+    const envelopes = envelopesOf(inbox.messages);
     expect(envelopes.every((e) => e.imei === IMEI)).toBe(true);
     expect(envelopes.flatMap((e) => e.readings)).toHaveLength(readings.length);
     const sent = events.filter((e) => e.event === "sent").map((e) => e.message_id);

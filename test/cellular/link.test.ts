@@ -144,6 +144,49 @@ describe("CellularLink", () => {
     expect(downs.length).toBeLessThan(80);
   });
 
+  it("the walk is the same whenever it is read, and goes down and up at its own sample instants", () => {
+    // A weak signal (mean 1) reaches 0 now and then: the link goes down (no-signal) and back.
+    const weak = { ...STEADY_LINK_PROFILE, meanSignal: 1, signalStep: 2 };
+    const run = (readEveryMs: number) => {
+      const clock = new VirtualClock({ startMs: START });
+      const { link, changes } = linkOn(clock, "weak", weak);
+      link.start();
+      const signals = new Map<number, number>();
+      for (let t = START; t <= START + 3 * DAY; t += readEveryMs) {
+        clock.runSync({ until: t });
+        signals.set(t - START, link.signal);
+      }
+      clock.runSync({ until: START + 3 * DAY });
+      link.stop();
+      return { signals, changes };
+    };
+    const often = run(MIN);
+    const seldom = run(35 * MIN);
+    // Reading it never moves it: at the instants both read, both saw the same signal.
+    for (const [t, signal] of seldom.signals) expect(often.signals.get(t), `at ${t}`).toBe(signal);
+    expect(seldom.changes).toEqual(often.changes);
+    const flips = often.changes.filter((c) => c.cause !== "stopped").slice(1);
+    expect(flips.length).toBeGreaterThan(4);
+    for (const c of flips) {
+      // Each on a sample instant (every 5 minutes from the start), as the signal then read.
+      expect((c.at - START) % (5 * MIN)).toBe(0);
+      expect(c.cause).toBe(c.up ? "up" : "no-signal");
+      expect(c.signal === 0).toBe(!c.up);
+    }
+  });
+
+  it("a month of a running link costs the clock an event a day or so, not one per sample", () => {
+    const clock = new VirtualClock({ startMs: START });
+    const { link } = linkOn(clock, "quiet", STEADY_LINK_PROFILE);
+    link.start();
+    const events = clock.runSync({ until: START + 30 * DAY });
+    // 8,640 samples of 5 minutes.
+    expect(events).toBeLessThanOrEqual(31);
+    expect(link.signal).toBe(18);
+    link.stop();
+    expect(clock.pending).toBe(0);
+  });
+
   it("transfer time grows with size: latency plus size over bandwidth", () => {
     const clock = new VirtualClock({ startMs: START });
     const link = new CellularLink({
