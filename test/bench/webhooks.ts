@@ -7,7 +7,8 @@
  *    (a plain node:http server in a worker thread answering 200), from deliveries waiting in a
  *    SQLite file store (outbox entries already written by ingestion), with the default
  *    per-endpoint concurrency — beside autocannon's requests per second against the same receiver,
- *    in the same run, with the same body size and as many connections. Target ≥ 50 %.
+ *    in the same run, with the same body size and as many connections. Target ≥ 50 %. Then the
+ *    store's part alone (storeFloor), and the ceiling it and the bare HTTP client leave.
  * 2. Latency: readings stored at 1,000 readings per second (ingestion's worker thread committing
  *    to a SQLite file, as in `rpmlab serve`), p50/p99 from the commit to the receiver having the
  *    webhook; once with post_as_array (a webhook per reading), once with one POST per record.
@@ -174,6 +175,52 @@ async function dispatcherOn(store: Store, storeSpec: string, clock: SystemClock)
   return { dispatcher, stop };
 }
 
+/** Deliveries per transaction in the store's floor: about what a dispatcher round records. */
+const FLOOR_BATCH = 500;
+
+/**
+ * CPU per delivery of the durable part alone, through the store's own repositories in this
+ * thread: a delivery created (as outbox expansion makes it), then recorded delivered with its
+ * attempt (as a round records it) — no measurement read, no body built, no claim, no HTTP and
+ * no thread hop. Whatever the dispatcher does, each delivery costs at least this.
+ */
+async function storeFloor(store: Store, accountId: string, body: string, count: number) {
+  const [webhook] = await store.webhooks.list(accountId);
+  const used = process.cpuUsage();
+  for (let done = 0; done < count; done += FLOOR_BATCH) {
+    const made = await store.transaction((tx) =>
+      tx.webhookDeliveries.createMany(
+        Array.from({ length: Math.min(FLOOR_BATCH, count - done) }, () => ({
+          accountId,
+          webhookId: webhook!.id,
+          event: "MEASUREMENT" as const,
+          body,
+          retry: true,
+        })),
+      ),
+    );
+    await store.transaction((tx) =>
+      tx.webhookDeliveries.record(
+        made.map((d) => ({
+          deliveryId: d.id,
+          state: "delivered" as const,
+          nextAttemptAt: null,
+          attempt: {
+            at: clock.now(),
+            endpoint: webhook!.endpoint,
+            statusCode: 200,
+            error: null,
+            latencyMs: 1,
+            responseSnippet: "ok",
+            manual: false,
+          },
+        })),
+      ),
+    );
+  }
+  return cpuMicros(process.cpuUsage(used)) / count;
+}
+
 const receiver = new ReceiverThread();
 await receiver.start();
 const dir = mkdtempSync(join(tmpdir(), "rpmlab-bench-webhooks-"));
@@ -247,13 +294,15 @@ const clock = new SystemClock();
   const recordedSeconds = (performance.now() - started) / 1000;
   const dispatchCpuPer = cpuMicros(process.cpuUsage(dispatchCpu)) / stored;
   await stop();
+  const account = (await store.accounts.getByClientDomain("bench"))!;
   const delivered = (
     await store.webhookDeliveries.list(
-      (await store.accounts.getByClientDomain("bench"))!.id,
+      account.id,
       { state: "delivered" },
       { limit: 0, count: true },
     )
   ).total;
+  const floorCpuPer = await storeFloor(store, account.id, sample, stored);
   await store.close();
 
   const rate = stored / receivedSeconds;
@@ -275,6 +324,10 @@ const clock = new SystemClock();
   );
   console.log(
     `  ${CORES} cores at ${fmt(dispatchCpuPer)} µs per delivery allow at most ${fmt((CORES * 1e6) / dispatchCpuPer)} webhooks/s`,
+  );
+  const ceiling = (CORES * 1e6) / (bareCpuPer + floorCpuPer);
+  console.log(
+    `  the store's part alone (a delivery created, then recorded delivered with its attempt, in batches of ${FLOOR_BATCH}): ${fmt(floorCpuPer)} µs CPU per delivery; with the sender alone's, ${CORES} cores allow at most ${fmt(ceiling)} webhooks/s, ${((100 * ceiling) / cannonRate).toFixed(0)} % of autocannon, before reading a measurement or building a body`,
   );
 }
 
