@@ -10,7 +10,7 @@ import { RpmlabError } from "../core/errors.ts";
 import type { Rng } from "../core/rng.ts";
 import type { Dialect } from "./dialect.ts";
 import { readNum } from "./dialect.ts";
-import type { QueryTemplates } from "./query-templates.ts";
+import { inList, paramList, type QueryTemplates } from "./query-templates.ts";
 import type { Database } from "./schema.ts";
 import type { ListOptions } from "./types.ts";
 
@@ -95,6 +95,32 @@ export async function templated<R>(
     return [];
   }
   return (await ctx.db.executeQuery<R>(CompiledQuery.raw(sql, parameters))).rows;
+}
+
+/**
+ * `templated` with an `in (…)` list of any length: in CHUNKs, each padded to one of a few
+ * shapes (inList); `build` places the list's placeholders, `values` are the query's others.
+ * The rows of every chunk.
+ */
+export async function templatedIn<R, T>(
+  ctx: Ctx,
+  shape: string,
+  items: readonly T[],
+  build: (list: T[]) => Compilable<R>,
+  values: Readonly<Record<string, unknown>> = {},
+): Promise<R[]> {
+  const rows: R[] = [];
+  for (const part of chunked(items)) {
+    const list = inList("in", part);
+    const built = () => build(paramList<T>("in", list.size));
+    for (const row of await templated(ctx, `${shape} ${list.size}`, built, {
+      ...values,
+      ...list.values,
+    })) {
+      rows.push(row);
+    }
+  }
+  return rows;
 }
 
 /** Runs `fn` atomically: in the caller's transaction when there is one, else in a new one. */

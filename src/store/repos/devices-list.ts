@@ -1,6 +1,5 @@
 import { sql } from "kysely";
-import { type Ctx, chunked, countOf, likePattern, paged, templated } from "../context.ts";
-import { inList, paramList } from "../query-templates.ts";
+import { type Ctx, countOf, likePattern, paged, templatedIn } from "../context.ts";
 import type {
   DeviceFilter,
   DeviceRow,
@@ -95,23 +94,13 @@ export async function withPatients(
     ...new Set(devices.flatMap((dev) => (dev.patientId === null ? [] : [dev.patientId]))),
   ];
   const patients = new Map<number, PatientRow>();
-  // In CHUNKs: one template per list shape (adoption's lookups at each check-in: one).
-  for (const part of chunked(ids)) {
-    const list = inList("id", part);
-    const rows = await templated(
-      ctx,
-      `patients.byIds ${list.size}`,
-      () =>
-        ctx.db
-          .selectFrom("patients")
-          .selectAll()
-          .where("id", "in", paramList<number>("id", list.size)),
-      list.values,
-    );
-    for (const r of rows) {
-      const p = toPatientRow(r);
-      patients.set(p.id, p);
-    }
+  // Adoption's lookups at each check-in: built once per list shape.
+  const rows = await templatedIn(ctx, "patients.byIds", ids, (list) =>
+    ctx.db.selectFrom("patients").selectAll().where("id", "in", list),
+  );
+  for (const r of rows) {
+    const p = toPatientRow(r);
+    patients.set(p.id, p);
   }
   return devices.map((dev) => ({
     ...dev,

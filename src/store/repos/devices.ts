@@ -1,6 +1,6 @@
-import { atomic, type Ctx, chunked, conflict, notFound, templated } from "../context.ts";
+import { atomic, type Ctx, conflict, notFound, templatedIn } from "../context.ts";
 import { readNum, readNumOrNull, writeJson } from "../dialect.ts";
-import { inList, param, paramList } from "../query-templates.ts";
+import { param } from "../query-templates.ts";
 import type { DevicesRepo } from "../store.ts";
 import type { DevicePatch, DeviceWithPatient } from "../types.ts";
 import { checkSlotFree, slotOf, toDeviceRow } from "./device-rows.ts";
@@ -146,27 +146,18 @@ export function devicesRepo(ctx: Ctx): DevicesRepo {
       return r === undefined ? null : toDeviceRow(ctx, r);
     },
     async findAllByHardware(hardwareUuids, status) {
-      const rows = [];
-      const byStatus = status === undefined ? {} : { status };
-      for (const ids of chunked([...new Set(hardwareUuids.map((u) => u.toLowerCase()))])) {
-        // Ingestion resolves and adoption looks up gateways with it at every message and
-        // check-in: built once per list shape (query-templates.ts).
-        const list = inList("lc", ids);
-        rows.push(
-          ...(await templated(
-            ctx,
-            `devices.byHardware ${list.size}${status === undefined ? "" : " status"}`,
-            () => {
-              const q = db
-                .selectFrom("devices")
-                .selectAll()
-                .where("hardware_uuid_lc", "in", paramList<string>("lc", list.size));
-              return status === undefined ? q : q.where("status", "=", param<string>("status"));
-            },
-            { ...list.values, ...byStatus },
-          )),
-        );
-      }
+      // Ingestion resolves and adoption looks up gateways with it at every message and
+      // check-in: built once per list shape (query-templates.ts).
+      const rows = await templatedIn(
+        ctx,
+        `devices.byHardware${status === undefined ? "" : " status"}`,
+        [...new Set(hardwareUuids.map((u) => u.toLowerCase()))],
+        (list) => {
+          const q = db.selectFrom("devices").selectAll().where("hardware_uuid_lc", "in", list);
+          return status === undefined ? q : q.where("status", "=", param<string>("status"));
+        },
+        status === undefined ? {} : { status },
+      );
       rows.sort(
         (a, b) =>
           readNum(a.created) - readNum(b.created) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),

@@ -9,9 +9,10 @@ import {
   notFound,
   paged,
   templated,
+  templatedIn,
 } from "../context.ts";
 import { readBool, readNum, readNumOrNull } from "../dialect.ts";
-import { inList, param, paramList, paramRow } from "../query-templates.ts";
+import { param, paramRow } from "../query-templates.ts";
 import type { GatewaysTable } from "../schema.ts";
 import type { GatewaysRepo } from "../store.ts";
 import { GATEWAY_ORDERINGS, type GatewayRow, type GatewayStatus } from "../types-hardware.ts";
@@ -262,22 +263,12 @@ export function gatewaysRepo(ctx: Ctx): GatewaysRepo {
       return update(gatewayUuid, set);
     },
     async getMany(gatewayUuids) {
-      const rows = [];
-      for (const ids of chunked([...new Set(gatewayUuids.map((u) => u.toLowerCase()))])) {
-        const list = inList("lc", ids);
-        rows.push(
-          ...(await templated(
-            ctx,
-            `gateways.byUuids ${list.size}`,
-            () =>
-              ctx.db
-                .selectFrom("gateways")
-                .selectAll()
-                .where("gateway_uuid_lc", "in", paramList<string>("lc", list.size)),
-            list.values,
-          )),
-        );
-      }
+      const rows = await templatedIn(
+        ctx,
+        "gateways.byUuids",
+        [...new Set(gatewayUuids.map((u) => u.toLowerCase()))],
+        (list) => ctx.db.selectFrom("gateways").selectAll().where("gateway_uuid_lc", "in", list),
+      );
       return rows.map((r) => toGatewayRow(ctx, r));
     },
     recordMeasurement(gatewayUuid, at) {

@@ -1,7 +1,7 @@
 import type { Selectable } from "kysely";
-import { type Ctx, chunked, invalid, templated } from "../context.ts";
+import { type Ctx, invalid, templated, templatedIn } from "../context.ts";
 import { readNum, writeJson } from "../dialect.ts";
-import { inList, param, paramList } from "../query-templates.ts";
+import { param } from "../query-templates.ts";
 import type { WebhookOutboxTable } from "../schema.ts";
 import type { WebhookOutboxRepo } from "../store-webhooks.ts";
 import { type MeasurementRow, WEBHOOK_EVENTS, type WebhookEvent } from "../types-ingest.ts";
@@ -109,16 +109,9 @@ export function webhookOutboxRepo(ctx: Ctx): WebhookOutboxRepo {
       return rows.map((r) => toEntry(ctx, r));
     },
     async delete(ids) {
-      for (const part of chunked(ids)) {
-        const list = inList("id", part);
-        await templated(
-          ctx,
-          `webhookOutbox.delete ${list.size}`,
-          () =>
-            db.deleteFrom("webhook_outbox").where("id", "in", paramList<number>("id", list.size)),
-          list.values,
-        );
-      }
+      await templatedIn(ctx, "webhookOutbox.delete", ids, (list) =>
+        db.deleteFrom("webhook_outbox").where("id", "in", list),
+      );
     },
     async count() {
       const [row] = await templated(
@@ -155,23 +148,19 @@ export function webhookOutboxRepo(ctx: Ctx): WebhookOutboxRepo {
       return out;
     },
     async propertyValues(deviceIds, key) {
-      const out = new Map<string, string>();
-      for (const part of chunked(deviceIds)) {
-        const list = inList("device", part);
-        const rows = await templated(
-          ctx,
-          `webhookOutbox.propertyValues ${list.size}`,
-          () =>
-            db
-              .selectFrom("device_properties")
-              .select(["device_id", "value"])
-              .where("key", "=", param<string>("key"))
-              .where("device_id", "in", paramList<string>("device", list.size)),
-          { key, ...list.values },
-        );
-        for (const r of rows) out.set(r.device_id, r.value);
-      }
-      return out;
+      const rows = await templatedIn(
+        ctx,
+        "webhookOutbox.propertyValues",
+        deviceIds,
+        (list) =>
+          db
+            .selectFrom("device_properties")
+            .select(["device_id", "value"])
+            .where("key", "=", param<string>("key"))
+            .where("device_id", "in", list),
+        { key },
+      );
+      return new Map(rows.map((r) => [r.device_id, r.value]));
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Selectable } from "kysely";
-import { type Ctx, chunked, invalid, notFound, templated } from "../context.ts";
+import { type Ctx, invalid, notFound, templated, templatedIn } from "../context.ts";
 import { readBool, readNum } from "../dialect.ts";
-import { inList, param, paramList } from "../query-templates.ts";
+import { param } from "../query-templates.ts";
 import type { WebhooksTable } from "../schema.ts";
 import type { WebhooksRepo } from "../store-webhooks.ts";
 import { WEBHOOK_EVENTS, type WebhookEvent, type WebhookRow } from "../types-ingest.ts";
@@ -67,22 +67,10 @@ export function webhooksRepo(ctx: Ctx): WebhooksRepo {
       return r === undefined ? null : toWebhookRow(r);
     },
     async getMany(ids) {
-      const out: WebhookRow[] = [];
-      for (const part of chunked(ids)) {
-        const list = inList("id", part);
-        const rows = await templated(
-          ctx,
-          `webhooks.byIds ${list.size}`,
-          () =>
-            db
-              .selectFrom("webhooks")
-              .selectAll()
-              .where("id", "in", paramList<string>("id", list.size)),
-          list.values,
-        );
-        out.push(...rows.map(toWebhookRow));
-      }
-      return out;
+      const rows = await templatedIn(ctx, "webhooks.byIds", ids, (list) =>
+        db.selectFrom("webhooks").selectAll().where("id", "in", list),
+      );
+      return rows.map(toWebhookRow);
     },
     async list(accountId, filter) {
       const event = filter?.event;
