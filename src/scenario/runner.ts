@@ -21,6 +21,7 @@ import type { ScenarioReport } from "./report.ts";
 import { perform } from "./run/actions.ts";
 import { DeadLetterTally } from "./run/dead-letter-tally.ts";
 import { Fleet } from "./run/fleet.ts";
+import { HeldWork } from "./run/held-work.ts";
 import { LabClient } from "./run/lab-client.ts";
 import { countReadings } from "./run/reading-counts.ts";
 import { StoreWatch } from "./run/store-watch.ts";
@@ -97,8 +98,7 @@ class ScenarioRun {
   private storeWatch: StoreWatch | undefined;
   private deadLetters: DeadLetterTally | undefined;
   private capture: BtsnoopWriter | undefined;
-  private readonly held = new Set<Promise<unknown>>();
-  private failure: unknown;
+  private readonly held = new HeldWork();
   private faults = 0;
   /** Scenario webhook id → the HWI webhook ids registered for it, by event. */
   private readonly webhooks = new Map<string, Map<WebhookEvent, string>>();
@@ -159,12 +159,12 @@ class ScenarioRun {
       this.capture = new BtsnoopWriter(fileSink(this.options.btsnoop), () => this.clock.now());
       fleet.radio!.captureTo(this.capture);
     }
-    this.parts.events.on("hardware.delivered", (event) => this.hold(fleet.delivered(event)));
+    this.parts.events.on("hardware.delivered", (event) => this.held.add(fleet.delivered(event)));
     await fleet.enrol();
     for (const event of scenario.events) {
       this.clock.schedule(scenario.clock.startMs + event.atMs, () => {
         if (event.action.startsWith("api.") === false) this.faults++;
-        this.hold(
+        this.held.add(
           perform(
             {
               clock: this.clock,
@@ -175,7 +175,7 @@ class ScenarioRun {
               rng: this.rng.fork("actions"),
               domains,
               setFault: (webhook, fault) => this.receiver!.setFault(webhook, fault),
-              hold: (work) => this.hold(work),
+              hold: (work) => this.held.add(work),
             },
             event,
           ),
@@ -308,33 +308,16 @@ class ScenarioRun {
     this.orders.set(order, statuses);
   }
 
-  /** Work an event started that the clock must not outrun. */
-  private hold(work: Promise<unknown>): void {
-    const tracked = work.catch((error: unknown) => {
-      this.failure ??= error;
-    });
-    this.held.add(tracked);
-    void tracked.finally(() => this.held.delete(tracked));
-  }
-
-  /** Resolves once no held work is left (undefined when none is: the common case). */
-  private heldDone(): Promise<void> | undefined {
-    if (this.held.size === 0) return undefined;
-    return (async () => {
-      while (this.held.size > 0) await Promise.all([...this.held]);
-    })();
-  }
-
   /** Drives the clock to `until`, a step at a time, letting each step's I/O finish. */
   private async pump(until: number): Promise<void> {
     const fleet = this.fleet!;
     while (this.clock.now() < until && this.options.signal?.aborted !== true) {
       await this.clock.run({
         until: Math.min(until, this.clock.now() + this.step),
-        held: () => this.heldDone(),
+        held: () => this.held.done(),
       });
-      await this.heldDone();
-      if (this.failure !== undefined) throw this.failure;
+      await this.held.done();
+      if (this.held.failure !== undefined) throw this.held.failure;
       // Through a store failure: ingestion retries on this clock (StoreWatch.settle).
       await this.storeWatch!.settle(fleet.settle());
       await this.parts.dispatcher.idle();
