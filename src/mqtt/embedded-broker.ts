@@ -13,6 +13,22 @@ const SERVER_UNAVAILABLE = 3;
 const BAD_USERNAME_OR_PASSWORD = 4;
 const NOT_AUTHORIZED = 5;
 
+/**
+ * aedes' `concurrency`, the messages its mqemitter routes at once: no cap. With aedes' default
+ * (100), messages published while 100 are still being delivered wait in mqemitter's queue, and
+ * mqemitter 7.1 drains that queue by recursion (released → _do → parallel → released) for as
+ * long as the next message's routing completes synchronously, as it does for a message no
+ * client subscribes to. The tap hands a whole committed batch to aedes at once (up to
+ * MAX_BATCH, src/ingest/ingestor.ts), and nothing usually subscribes to uplinks and statuses
+ * here: queued behind 100 pending deliveries (the downlinks answering a fleet's check-ins),
+ * about 3,000 of them overflowed the stack, a RangeError thrown in an aedes callback that ends
+ * the process (test/ingest/broker-tap.test.ts; mcollina/mqemitter#204, still open). Without
+ * the cap nothing queues. What is in flight stays bounded all the same: aedes reads a
+ * connection's next packets only once those of its last read were routed, and the tap lets a
+ * message through only once its batch committed.
+ */
+const UNLIMITED = 0;
+
 function refusal(message: string, returnCode: number): AuthenticateError {
   return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
 }
@@ -51,7 +67,7 @@ export class EmbeddedBroker implements Broker {
   async start(): Promise<void> {
     if (this.aedes !== undefined) return;
     const { Aedes } = await import("aedes");
-    const aedes = await Aedes.createBroker(this.handlers());
+    const aedes = await Aedes.createBroker({ ...this.handlers(), concurrency: UNLIMITED });
     const server = createServer(aedes.handle);
     server.on("connection", (socket) => {
       this.sockets.add(socket);

@@ -4,12 +4,22 @@
  * it; a store outage delays the PUBACK, a stop refuses the message so the gateway sends it again;
  * the broker's ACL still decides first.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { MqttClient } from "mqtt";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { Downlinks, downlinkChannel } from "../../src/ingest/downlink.ts";
 import { topicOf } from "../../src/mqtt/topics.ts";
 import type { Store } from "../../src/store/store.ts";
-import { within } from "../mqtt/helpers.ts";
-import { catalogue, memoryStore, readingsOf, senderFor, uplinkMessage } from "./fixtures.ts";
+import { Inbox, within } from "../mqtt/helpers.ts";
+import {
+  catalogue,
+  checkinPayload,
+  memoryStore,
+  RECEIVED,
+  readingsOf,
+  senderFor,
+  uplinkMessage,
+} from "./fixtures.ts";
 import { IngestLab, Outcomes, storeWith, unavailable } from "./harness.ts";
 
 const gw = senderFor(catalogue.get("Vendor Pulse Ox"), 4);
@@ -31,6 +41,17 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
   );
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
   return done;
+}
+
+/** Resolves once `predicate` holds, checked at every event-loop turn (a deadline, not a sleep). */
+function untilTurn(predicate: () => boolean, what: string): Promise<void> {
+  let abandoned = false;
+  const poll = async () => {
+    while (!predicate() && !abandoned) await new Promise((resolve) => setImmediate(resolve));
+  };
+  return within(poll(), what).finally(() => {
+    abandoned = true;
+  });
 }
 
 const storedFor = (store: Store, sender: typeof gw) =>
@@ -190,5 +211,90 @@ describe("ingestion through the embedded broker's tap", () => {
     expect(outcomes.all.map((o) => o.kind)).toEqual(["status", "status", "status"]);
     expect((await store.gateways.get(gw.hardwareUuid))?.lastSignalStrength).toBe(0);
     expect(ingestor.pending).toBe(0);
+  });
+
+  it("acknowledges a batch of thousands at once while downlinks are in flight, without a stack overflow", async () => {
+    // aedes routes at most `concurrency` messages at once (its default: 100) and queues the
+    // rest in mqemitter, which drains its queue by recursion through every message no client
+    // subscribes to, as none does to the uplinks and statuses the tap takes
+    // (src/mqtt/embedded-broker.ts). 120 gateways check in and upload in one batch; the lab
+    // answers each check-in with a downlink (src/app/lab.ts; here the time, their clocks being
+    // an hour off) while the batch's PUBACKs go out. On aedes' default the ~4,000 ingest
+    // messages queued behind 100 pending downlinks and overflowed the stack.
+    const GATEWAYS = 120;
+    const UPLINKS = 32;
+    // Every transaction waits until the whole burst has reached the ingestor, so that it is one
+    // batch (below MAX_BATCH) whatever the machine's pace.
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let held = false;
+    const gated: Store = {
+      ...store,
+      transaction: (fn) => {
+        held = true;
+        return gate.then(() => store.transaction(fn));
+      },
+    };
+    const ingestor = await lab.ingestor({ via: "tap", store: gated });
+    const outcomes = new Outcomes(ingestor);
+    const channel = await downlinkChannel(lab.broker, "rpmlab-test-dl");
+    onTestFinished(() => channel.close());
+    const downlinks = new Downlinks({ store, clock, channel });
+    ingestor.events.on("gateway.status", ({ gateway, online }) => {
+      if (online) void downlinks.sendTime(gateway.gatewayUuid, gateway.lastCheckinTime);
+    });
+    await ingestor.start();
+    // The overflow is thrown in an aedes callback, out of this test's reach: recorded here.
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", record);
+    onTestFinished(() => {
+      process.off("uncaughtException", record);
+    });
+
+    const senders = Array.from({ length: GATEWAYS }, (_, i) => {
+      const n = i.toString(16).toUpperCase().padStart(4, "0");
+      return { ...gw, hardwareUuid: `A1B2C3D4${n}`, source: `F0112233${n}` };
+    });
+    const clients: MqttClient[] = [];
+    const inbox = new Inbox();
+    for (const sender of senders) {
+      const client = await lab.device("gateway", sender.hardwareUuid);
+      inbox.watch(client);
+      await client.subscribeAsync(topicOf("gw/down", sender.hardwareUuid), { qos: 1 });
+      clients.push(client);
+    }
+    const readings = readingsOf(gw, 10, 0);
+    // One message first: its batch holds the store until the burst is in.
+    const first = uplinkMessage(senders[0]!, "warm-up", [readings[0]!]);
+    const warmUp = clients[0]!.publishAsync(first.topic, first.payload, { qos: 1 });
+    await untilTurn(() => held, "the warm-up's batch at the store");
+    const pubacks = clients.flatMap((client, g) => {
+      const sender = senders[g]!;
+      const status = checkinPayload(20, RECEIVED - 3_600_000);
+      const sent = [
+        client.publishAsync(topicOf("gw/status", sender.hardwareUuid), status, {
+          qos: 1,
+          retain: true,
+        }),
+      ];
+      for (let i = 0; i < UPLINKS; i++) {
+        const m = uplinkMessage(sender, `m-${i}`, [readings[i % readings.length]!], i);
+        sent.push(client.publishAsync(m.topic, m.payload, { qos: 1 }));
+      }
+      return sent;
+    });
+    const burst = GATEWAYS * (1 + UPLINKS);
+    await untilTurn(() => ingestor.pending === burst, `${burst} messages at the ingestor`);
+    open();
+    await within(Promise.all([warmUp, ...pubacks]), "the PUBACKs of the burst");
+    await outcomes.count(1 + burst);
+    expect(outcomes.batches.map((b) => b.outcomes.length)).toEqual([1, burst]);
+    await inbox.count(GATEWAYS, "a time downlink for every gateway");
+    expect(new Set(inbox.messages.map((m) => m.by)).size).toBe(GATEWAYS);
+    expect(ingestor.pending).toBe(0);
+    expect(uncaught).toEqual([]);
   });
 });
