@@ -96,11 +96,12 @@ export class Drainer<T> {
   }
 
   /**
-   * Resolves once no publication is in flight. The loop may still wait on the Clock (latency,
-   * retry): tests step the Clock, then await this, and repeat.
+   * Resolves once no publication is in flight; undefined when none is, so a scenario's step
+   * over a thousand modems awaits only those with one. The loop may still wait on the Clock
+   * (latency, retry): tests step the Clock, then await this, and repeat.
    */
-  async settled(): Promise<void> {
-    await this.inFlight?.catch(() => undefined);
+  settled(): Promise<void> | undefined {
+    return this.inFlight?.catch(() => {});
   }
 
   /** Stops sending; what is queued stays queued. Resolves when the current attempt ends. */

@@ -144,24 +144,31 @@ export class Fleet {
     this.radio?.close();
   }
 
-  /** Lets the network I/O of a clock step finish (acks, reconnects). */
+  /**
+   * Lets the network I/O of a clock step finish (acks, reconnects). Every step of the run comes
+   * here: only the modems with something under way are awaited.
+   */
   async settle(): Promise<void> {
     for (const modem of this.modems()) {
-      await modem.session.settled();
-      await modem.drainer.settled();
+      const connecting = modem.session.settled();
+      if (connecting !== undefined) await connecting;
+      const sending = modem.drainer.settled();
+      if (sending !== undefined) await sending;
     }
   }
 
   /** After a broker restart or outage: the fleet's sessions are back (cellular/modem.ts). */
   reconnected(wallMs: number): Promise<void> {
-    return sessionsBack(this.modems(), wallMs);
+    return sessionsBack([...this.modems()], wallMs);
   }
 
-  private modems() {
-    return this.patients.flatMap((p) => [
-      ...(p.gateway === undefined ? [] : [p.gateway.modem]),
-      ...p.devices.flatMap((d) => (d.cellular === undefined ? [] : [d.cellular.modem])),
-    ]);
+  private *modems() {
+    for (const patient of this.patients) {
+      if (patient.gateway !== undefined) yield patient.gateway.modem;
+      for (const device of patient.devices) {
+        if (device.cellular !== undefined) yield device.cellular.modem;
+      }
+    }
   }
 
   /** Readings waiting in gateways' and modems' outboxes, and on devices' own stores. */
