@@ -14,8 +14,24 @@ export interface MqttIdentity {
   readonly role: MqttRole;
 }
 
+interface DeviceTopics {
+  readonly publish: readonly string[];
+  readonly subscribe: readonly string[];
+}
+
+/** Per identity (one per connection): its every publish is checked, a check-in every 15 min. */
+const topicsOf = new WeakMap<MqttIdentity, DeviceTopics>();
+
 /** Topics a device identity publishes to, and the filters it may subscribe to. */
-function deviceTopics(identity: MqttIdentity): { publish: string[]; subscribe: string[] } {
+function deviceTopics(identity: MqttIdentity): DeviceTopics {
+  const known = topicsOf.get(identity);
+  if (known !== undefined) return known;
+  const topics = ownTopics(identity);
+  topicsOf.set(identity, topics);
+  return topics;
+}
+
+function ownTopics(identity: MqttIdentity): DeviceTopics {
   const sender = identity.role === "gateway" ? "gateway" : "cellular";
   const idKind = identity.role === "gateway" ? "gateway_uuid" : "imei";
   const publish: string[] = [];
