@@ -304,21 +304,29 @@ export class Lab {
     deps.events.on("whitelist.changed", ({ gatewayUuid }) => {
       void downlinks.sendWhitelist(gatewayUuid);
     });
-    ingestor.events.on("gateway.status", ({ gateway, online, whitelistHeld, receivedAt }) => {
+    // A batch's statuses: the devices waiting for those gateways adopted (one lookup for all),
+    // then each check-in answered.
+    ingestor.events.on("batch", ({ outcomes }) => {
+      const statuses = outcomes.filter((o) => o.kind === "status");
+      if (statuses.length === 0) return;
       services.adoption
-        .adopt(gateway.gatewayUuid)
-        .then((adopted) =>
-          online
-            ? downlinks.checkedIn(
-                gateway.gatewayUuid,
-                { at: gateway.lastCheckinTime, receivedAt },
-                whitelistHeld && adopted.adopted.length === 0,
-              )
-            : undefined,
+        .adoptAll(statuses.map((s) => s.gateway.gatewayUuid))
+        .then((results) =>
+          Promise.all(
+            statuses.map(({ gateway, online, whitelistHeld, receivedAt }, i) =>
+              online
+                ? downlinks.checkedIn(
+                    gateway.gatewayUuid,
+                    { at: gateway.lastCheckinTime, receivedAt },
+                    whitelistHeld && results[i]!.adopted.length === 0,
+                  )
+                : undefined,
+            ),
+          ),
         )
         .catch((error: unknown) => {
           this.logger.error(
-            { err: error, gateway: gateway.gatewayUuid },
+            { err: error, gateways: statuses.map((s) => s.gateway.gatewayUuid) },
             "gateway adoption failed",
           );
         });

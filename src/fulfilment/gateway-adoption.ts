@@ -35,13 +35,45 @@ export class GatewayAdoption {
   }
 
   async adopt(rawUuid: string): Promise<AdoptionResult> {
-    const gatewayUuid = this.canonical(rawUuid);
+    return (await this.adoptAll([rawUuid]))[0]!;
+  }
+
+  /**
+   * `adopt` for every gateway of an ingested batch that reported its status, one result per
+   * uuid given, in order (a uuid given twice adopts once: its second result adopts none).
+   */
+  async adoptAll(rawUuids: readonly string[]): Promise<AdoptionResult[]> {
+    const uuids = rawUuids.map((u) => this.canonical(u));
+    // The devices on these gateway ids that wait for them, oldest first: one indexed lookup for
+    // the batch (every gateway checks in every 15 minutes, and an account-wide list grew with
+    // the fleet) that finds none at nearly every check-in, so a gateway is read only after it.
+    const candidates =
+      uuids.length === 0
+        ? []
+        : await this.deps.store.devices.findAllByHardware(uuids, UNKNOWN_GATEWAY);
+    const waiting = new Map<string, DeviceRow[]>();
+    for (const device of candidates) {
+      const key = device.hardwareUuid!.toLowerCase();
+      const list = waiting.get(key);
+      if (list === undefined) waiting.set(key, [device]);
+      else list.push(device);
+    }
+    const results: AdoptionResult[] = [];
+    for (const gatewayUuid of uuids) {
+      const key = gatewayUuid.toLowerCase();
+      results.push(await this.adoptWaiting(gatewayUuid, waiting.get(key) ?? []));
+      waiting.delete(key);
+    }
+    return results;
+  }
+
+  /** Adopts `candidates`, the devices that waited for this gateway, oldest first. */
+  private async adoptWaiting(
+    gatewayUuid: string,
+    candidates: readonly DeviceRow[],
+  ): Promise<AdoptionResult> {
     const { store } = this.deps;
     const none = { gatewayUuid, accountId: null, adopted: [] };
-    // The devices on this gateway id that wait for it, oldest first: one indexed lookup (a
-    // check-in every 15 minutes per gateway adopts, and an account-wide list grew with the
-    // fleet) that finds none at nearly every check-in, so the gateway is read only after it.
-    const candidates = await store.devices.findAllByHardware([gatewayUuid], UNKNOWN_GATEWAY);
     if (candidates.length === 0) return none;
     const gateway = await store.gateways.get(gatewayUuid);
     if (gateway === null) return none;

@@ -48,6 +48,35 @@ export function adoptionSection(env: FulfilmentEnv): void {
       expect((await env.services.adoption.adopt(GW)).adopted).toEqual([]);
     });
 
+    it("adopts for a batch's gateways at once, each gateway's devices once and in order", async () => {
+      const second = "0A1B2C3D4E5F";
+      const { device: scale } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+      });
+      const { device: bpm } = await activate(env, {
+        device: { name: "Vendor BPM - S", hardware_uuid: second },
+      });
+      const { device: oximeter } = await activate(env, {
+        device: { name: "Vendor Pulse Ox", hardware_uuid: GW },
+      });
+      // Ingestion has stored both check-ins: the gateways are known, their devices still wait.
+      await env.store.gateways.updateStatus(GW, { lastSignalStrength: 12 });
+      await env.store.gateways.updateStatus(second, { lastSignalStrength: 18 });
+      env.recorded.length = 0;
+      const results = await env.services.adoption.adoptAll([GW, second.toLowerCase(), GW]);
+      expect(results.map((r) => [r.gatewayUuid, r.adopted.map((d) => d.id)])).toEqual([
+        [GW, [scale.id, oximeter.id]],
+        [second, [bpm.id]],
+        [GW, []],
+      ]);
+      expect(results.map((r) => r.accountId)).toEqual([env.account.id, env.account.id, null]);
+      expect(eventsOf(env, "device.activated").map((e) => e.device.id)).toEqual([
+        scale.id,
+        oximeter.id,
+        bpm.id,
+      ]);
+    });
+
     it("gives the gateway to the account of the earliest waiting device only", async () => {
       const other = await env.store.accounts.create({
         clientDomain: "other",
