@@ -38,6 +38,14 @@ interface PendingDeadLetter {
   readonly holdsClaim: boolean;
 }
 
+/** A status message applied to its gateway; `held`, the whitelist a check-in reported. */
+interface AppliedStatus {
+  readonly index: number;
+  readonly prepared: Extract<Prepared, { kind: "status" }>;
+  readonly gateway: GatewayRow;
+  readonly held: readonly string[] | undefined;
+}
+
 /**
  * The message handler of the ingestion core, without MQTT: a batch of received messages in,
  * one store transaction (DESIGN "Uplink": decode → validate → dedupe → store), a BatchResult
@@ -95,6 +103,7 @@ export class MessageProcessor implements BatchProcessor {
     const dead: PendingDeadLetter[] = [];
     const gateways: GatewayRow[] = [];
     const relayedBy = new Set<string>();
+    const statuses: AppliedStatus[] = [];
     for (const [index, p] of prepared.entries()) {
       if (gone.has(index)) {
         outcomes[index] = { kind: "gone", deadLetterId: p.inbound.replays!.deadLetterId };
@@ -110,21 +119,13 @@ export class MessageProcessor implements BatchProcessor {
         outcomes[index] = { kind: "ignored", reason: p.reason };
       } else if (p.kind === "status") {
         const gateway = await tx.gateways.updateStatus(p.gatewayUuid, statusFields(p.status));
-        let whitelistHeld = false;
-        // Spec 2.3: the whitelist the gateway reports holding is its acknowledgement (RE → CO).
-        if (p.status.online && p.status.whitelist !== undefined) {
-          const held = p.status.whitelist.map((d) => d.mac_address);
-          const { whitelist } = await tx.whitelist.reconcile(p.gatewayUuid, held);
-          whitelistHeld = sameAddresses(held, whitelist);
-        }
         gateways.push(gateway);
-        outcomes[index] = {
-          kind: "status",
-          gateway,
-          online: p.status.online,
-          whitelistHeld,
-          receivedAt: p.inbound.receivedAt,
-        };
+        // Spec 2.3: the whitelist the gateway reports holding is its acknowledgement (RE → CO).
+        const held =
+          p.status.online && p.status.whitelist !== undefined
+            ? p.status.whitelist.map((d) => d.mac_address)
+            : undefined;
+        statuses.push({ index, prepared: p, gateway, held });
       } else {
         const { uplink, inbound } = p;
         const held = inbound.replays?.holdsClaim === true;
@@ -173,6 +174,8 @@ export class MessageProcessor implements BatchProcessor {
         }
       }
     }
+
+    await this.reconcileWhitelists(tx, statuses, outcomes);
 
     const { inserted, duplicates } =
       rows.length === 0 ? { inserted: [], duplicates: [] } : await tx.measurements.insertMany(rows);
@@ -224,6 +227,30 @@ export class MessageProcessor implements BatchProcessor {
       deadLetters,
       gateways,
     };
+  }
+
+  /** Spec 2.3 for a batch's check-ins, one whitelist read for all; then their outcomes. */
+  private async reconcileWhitelists(
+    tx: StoreRepositories,
+    statuses: readonly AppliedStatus[],
+    outcomes: (MessageOutcome | undefined)[],
+  ): Promise<void> {
+    const reports = statuses.flatMap(({ prepared, held }) =>
+      held === undefined ? [] : [{ gatewayUuid: prepared.gatewayUuid, held }],
+    );
+    const reconciled = reports.length === 0 ? [] : await tx.whitelist.reconcile(reports);
+    let next = 0;
+    for (const { index, prepared, gateway, held } of statuses) {
+      const whitelistHeld =
+        held !== undefined && sameAddresses(held, reconciled[next++]!.whitelist);
+      outcomes[index] = {
+        kind: "status",
+        gateway,
+        online: prepared.status.online,
+        whitelistHeld,
+        receivedAt: prepared.inbound.receivedAt,
+      };
+    }
   }
 }
 

@@ -192,15 +192,14 @@ export interface WhitelistRepo {
   list(gatewayUuid: string): Promise<WhitelistRow[]>;
   remove(gatewayUuid: string, macAddress: string): Promise<boolean>;
   /**
-   * Spec 2.3: the gateway reported the devices it holds (MAC addresses, any case): those entries
-   * become CO, the others RE. Returns the whole whitelist as it now is (a check-in compares it
-   * with what the gateway holds) and the entries whose status changed; both [] for an unknown
-   * gateway.
+   * Spec 2.3: each gateway reported the devices it holds (MAC addresses, any case): those
+   * entries become CO, the others RE. Per report, in order (an ingested batch's check-ins: one
+   * read for all): the whole whitelist as it now is (a check-in compares it with what the
+   * gateway holds) and the entries whose status changed; both [] for an unknown gateway.
    */
   reconcile(
-    gatewayUuid: string,
-    heldMacAddresses: readonly string[],
-  ): Promise<{ whitelist: WhitelistRow[]; changed: WhitelistRow[] }>;
+    reports: readonly { gatewayUuid: string; held: readonly string[] }[],
+  ): Promise<{ whitelist: WhitelistRow[]; changed: WhitelistRow[] }[]>;
 }
 
 export interface MeasurementsRepo {

@@ -1,4 +1,4 @@
-import { type Ctx, invalid, notFound, templated } from "../context.ts";
+import { type Ctx, invalid, notFound, templated, templatedIn } from "../context.ts";
 import { readNum } from "../dialect.ts";
 import { param } from "../query-templates.ts";
 import type { WhitelistRepo } from "../store.ts";
@@ -16,32 +16,34 @@ export function whitelistRepo(ctx: Ctx): WhitelistRepo {
     if (gw === undefined) throw notFound("gateway", { gateway_uuid: gatewayUuid });
     return gw;
   };
+  // Entries with their gateway, oldest first (query-templates.ts: built once).
+  const entries = () =>
+    db
+      .selectFrom("gateway_whitelist")
+      .innerJoin("gateways", "gateways.id", "gateway_whitelist.gateway_id")
+      .selectAll("gateway_whitelist")
+      .select(["gateways.gateway_uuid", "gateways.gateway_uuid_lc"])
+      .orderBy("gateway_whitelist.created")
+      .orderBy("gateway_whitelist.mac_address");
   const list = async (gatewayUuid: string): Promise<WhitelistRow[]> => {
-    // Each check-in reconciles it (query-templates.ts: built once).
     const rows = await templated(
       ctx,
       "whitelist.list",
-      () =>
-        db
-          .selectFrom("gateway_whitelist")
-          .innerJoin("gateways", "gateways.id", "gateway_whitelist.gateway_id")
-          .selectAll("gateway_whitelist")
-          .select("gateways.gateway_uuid")
-          .where("gateways.gateway_uuid_lc", "=", param<string>("uuidLc"))
-          .orderBy("gateway_whitelist.created")
-          .orderBy("gateway_whitelist.mac_address"),
+      () => entries().where("gateways.gateway_uuid_lc", "=", param<string>("uuidLc")),
       { uuidLc: gatewayUuid.toLowerCase() },
     );
-    return rows.map(
-      (r): WhitelistRow => ({
-        gatewayUuid: r.gateway_uuid,
-        macAddress: r.mac_address,
-        sensorCode: r.sensor_code,
-        whitelistStatus: r.whitelist_status as WhitelistStatus,
-        created: readNum(r.created),
-        modified: readNum(r.modified),
-      }),
+    return rows.map(toWhitelistRow);
+  };
+  /** The whitelists of these gateways (any case), by lower-case uuid: one query for a batch. */
+  const listMany = async (gatewayUuids: readonly string[]) => {
+    const byGateway = new Map<string, WhitelistRow[]>();
+    const lc = [...new Set(gatewayUuids.map((u) => u.toLowerCase()))];
+    for (const uuid of lc) byGateway.set(uuid, []);
+    const rows = await templatedIn(ctx, "whitelist.listMany", lc, (inList) =>
+      entries().where("gateways.gateway_uuid_lc", "in", inList),
     );
+    for (const r of rows) byGateway.get(r.gateway_uuid_lc)!.push(toWhitelistRow(r));
+    return byGateway;
   };
   return {
     async upsert(gatewayUuid, entry) {
@@ -82,33 +84,40 @@ export function whitelistRepo(ctx: Ctx): WhitelistRepo {
       };
     },
     list,
-    async reconcile(gatewayUuid, heldMacAddresses) {
-      const held = new Set(heldMacAddresses.map((m) => m.toUpperCase()));
-      const whitelist: WhitelistRow[] = [];
-      const changed: WhitelistRow[] = [];
+    async reconcile(reports) {
+      const current = await listMany(reports.map((r) => r.gatewayUuid));
       const now = ctx.clock.now();
-      for (const entry of await list(gatewayUuid)) {
-        const status: WhitelistStatus = held.has(entry.macAddress.toUpperCase()) ? "CO" : "RE";
-        if (status === entry.whitelistStatus) {
-          whitelist.push(entry);
-          continue;
+      const results = [];
+      for (const { gatewayUuid, held: heldMacAddresses } of reports) {
+        const held = new Set(heldMacAddresses.map((m) => m.toUpperCase()));
+        const whitelist: WhitelistRow[] = [];
+        const changed: WhitelistRow[] = [];
+        for (const entry of current.get(gatewayUuid.toLowerCase())!) {
+          const status: WhitelistStatus = held.has(entry.macAddress.toUpperCase()) ? "CO" : "RE";
+          if (status === entry.whitelistStatus) {
+            whitelist.push(entry);
+            continue;
+          }
+          await db
+            .updateTable("gateway_whitelist")
+            .set({ whitelist_status: status, modified: now })
+            .where("mac_address", "=", entry.macAddress)
+            .where("gateway_id", "in", (eb) =>
+              eb
+                .selectFrom("gateways")
+                .select("id")
+                .where("gateway_uuid_lc", "=", gatewayUuid.toLowerCase()),
+            )
+            .execute();
+          const updated = { ...entry, whitelistStatus: status, modified: now };
+          whitelist.push(updated);
+          changed.push(updated);
         }
-        await db
-          .updateTable("gateway_whitelist")
-          .set({ whitelist_status: status, modified: now })
-          .where("mac_address", "=", entry.macAddress)
-          .where("gateway_id", "in", (eb) =>
-            eb
-              .selectFrom("gateways")
-              .select("id")
-              .where("gateway_uuid_lc", "=", gatewayUuid.toLowerCase()),
-          )
-          .execute();
-        const updated = { ...entry, whitelistStatus: status, modified: now };
-        whitelist.push(updated);
-        changed.push(updated);
+        // A later report of the same gateway (twice in a batch) starts from this one's result.
+        current.set(gatewayUuid.toLowerCase(), whitelist);
+        results.push({ whitelist, changed });
       }
-      return { whitelist, changed };
+      return results;
     },
     async remove(gatewayUuid, macAddress) {
       const result = await db
@@ -123,5 +132,23 @@ export function whitelistRepo(ctx: Ctx): WhitelistRepo {
         .executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
+  };
+}
+
+function toWhitelistRow(r: {
+  gateway_uuid: string;
+  mac_address: string;
+  sensor_code: string;
+  whitelist_status: string;
+  created: unknown;
+  modified: unknown;
+}): WhitelistRow {
+  return {
+    gatewayUuid: r.gateway_uuid,
+    macAddress: r.mac_address,
+    sensorCode: r.sensor_code,
+    whitelistStatus: r.whitelist_status as WhitelistStatus,
+    created: readNum(r.created),
+    modified: readNum(r.modified),
   };
 }

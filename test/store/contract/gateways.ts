@@ -188,7 +188,9 @@ export function gatewaysContract(env: ContractEnv): void {
         });
       }
       advance(env, 1000);
-      const first = await env.store.whitelist.reconcile("g2", ["c00000000001", "C00000000003"]);
+      const reconcile = async (gatewayUuid: string, held: string[]) =>
+        (await env.store.whitelist.reconcile([{ gatewayUuid, held }]))[0]!;
+      const first = await reconcile("g2", ["c00000000001", "C00000000003"]);
       expect(first.whitelist.map((w) => [w.macAddress, w.whitelistStatus])).toEqual([
         ["C00000000001", "CO"],
         ["C00000000002", "RE"],
@@ -199,7 +201,7 @@ export function gatewaysContract(env: ContractEnv): void {
         ["C00000000003", "CO", T0 + 1000],
       ]);
       advance(env, 1000);
-      expect((await env.store.whitelist.reconcile("G2", ["C00000000003"])).changed).toMatchObject([
+      expect((await reconcile("G2", ["C00000000003"])).changed).toMatchObject([
         { macAddress: "C00000000001", whitelistStatus: "RE", modified: T0 + 2000 },
       ]);
       expect(
@@ -209,10 +211,35 @@ export function gatewaysContract(env: ContractEnv): void {
         ["C00000000002", "RE"],
         ["C00000000003", "CO"],
       ]);
-      expect(await env.store.whitelist.reconcile("G404", ["C00000000001"])).toEqual({
-        whitelist: [],
-        changed: [],
-      });
+      expect(await reconcile("G404", ["C00000000001"])).toEqual({ whitelist: [], changed: [] });
+    });
+
+    it("reconciles a batch of check-ins in order, a gateway reported twice from its first", async () => {
+      for (const gatewayUuid of ["G5", "G6"]) {
+        await env.store.gateways.updateStatus(gatewayUuid, {});
+        await env.store.whitelist.upsert(gatewayUuid, {
+          macAddress: "C00000000005",
+          sensorCode: "10",
+          whitelistStatus: "RE",
+        });
+      }
+      const results = await env.store.whitelist.reconcile([
+        { gatewayUuid: "G5", held: ["C00000000005"] },
+        { gatewayUuid: "G404", held: [] },
+        { gatewayUuid: "g6", held: [] },
+        { gatewayUuid: "G5", held: [] },
+      ]);
+      const summary = results.map((r) => ({
+        whitelist: r.whitelist.map((w) => [w.gatewayUuid, w.whitelistStatus]),
+        changed: r.changed.map((w) => w.whitelistStatus),
+      }));
+      expect(summary).toEqual([
+        { whitelist: [["G5", "CO"]], changed: ["CO"] },
+        { whitelist: [], changed: [] },
+        { whitelist: [["G6", "RE"]], changed: [] },
+        { whitelist: [["G5", "RE"]], changed: ["RE"] },
+      ]);
+      expect((await env.store.whitelist.list("G5"))[0]!.whitelistStatus).toBe("RE");
     });
   });
 }
