@@ -159,32 +159,38 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
 
     async claim(webhookId, { now, until, limit }) {
       // The due rows are chosen once, in a materialised CTE: PostgreSQL may run a LIMIT
-      // subquery of `id in (…)` more than once and update more than `limit` rows.
-      const rows = await db
-        .with(
-          (wb) => wb("due").materialized(),
-          (qb) => {
-            const due = qb
-              .selectFrom("webhook_deliveries")
-              .select("id")
-              .where("state", "=", "pending")
-              .where("webhook_id", "=", webhookId)
-              .where("next_attempt_at", "<=", now)
-              .orderBy("next_attempt_at")
-              .orderBy("seq")
-              .limit(limit);
-            return d.kind === "postgres" ? due.forUpdate().skipLocked() : due;
-          },
-        )
-        .updateTable("webhook_deliveries")
-        .set({ next_attempt_at: until })
-        .where("id", "in", (eb) => eb.selectFrom("due").select("due.id"))
-        // Checked again on the row itself: PostgreSQL re-reads a row another transaction
-        // claimed meanwhile, and this condition then leaves it out.
-        .where("state", "=", "pending")
-        .where("next_attempt_at", "<=", now)
-        .returningAll()
-        .execute();
+      // subquery of `id in (…)` more than once and update more than `limit` rows. Every
+      // dispatcher round claims: built once (query-templates.ts).
+      const rows = await templated(
+        ctx,
+        "webhookDeliveries.claim",
+        () =>
+          db
+            .with(
+              (wb) => wb("due").materialized(),
+              (qb) => {
+                const due = qb
+                  .selectFrom("webhook_deliveries")
+                  .select("id")
+                  .where("state", "=", sql.lit<DeliveryState>("pending"))
+                  .where("webhook_id", "=", param<string>("webhookId"))
+                  .where("next_attempt_at", "<=", param<number>("now"))
+                  .orderBy("next_attempt_at")
+                  .orderBy("seq")
+                  .limit(param<number>("limit"));
+                return d.kind === "postgres" ? due.forUpdate().skipLocked() : due;
+              },
+            )
+            .updateTable("webhook_deliveries")
+            .set({ next_attempt_at: param<number>("until") })
+            .where("id", "in", (eb) => eb.selectFrom("due").select("due.id"))
+            // Checked again on the row itself: PostgreSQL re-reads a row another transaction
+            // claimed meanwhile, and this condition then leaves it out.
+            .where("state", "=", sql.lit<DeliveryState>("pending"))
+            .where("next_attempt_at", "<=", param<number>("now"))
+            .returningAll(),
+        { webhookId, now, until, limit },
+      );
       // RETURNING promises no order: as they were due, then created.
       return rows
         .sort((a, b) => readNum(a.next_attempt_at) - readNum(b.next_attempt_at) || a.seq - b.seq)
