@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { MESSAGES } from "../core/drf-fields.ts";
 import type { ListOptions, ListResult } from "../store/types.ts";
 import { apiError, DRF } from "./errors.ts";
 import type { JsonSchema } from "./json-schema.ts";
@@ -45,8 +46,25 @@ export function lastValue(value: unknown): unknown {
 }
 
 /** A query parameter in a route's querystring schema (repeated parameters: the last one). */
-export function queryParam(description: string) {
-  return z.preprocess(lastValue, z.string()).optional().describe(description);
+export function queryParam(description: string, opts: { readonly maxLength?: number } = {}) {
+  const max = opts.maxLength;
+  const text =
+    max === undefined ? z.string() : z.string().max(max, { error: MESSAGES.maxLength(max) });
+  return z.preprocess(lastValue, text).optional().describe(description);
+}
+
+/**
+ * The longest `search` term (hwi-devices, asr/supply-requests): longer than any field it searches
+ * (the longest, notify_emails, holds 1000), so it could match nothing; and SQLite refuses a LIKE
+ * pattern over 50,000 bytes (SQLITE_MAX_LIKE_PATTERN_LENGTH), which made a longer term a 500.
+ */
+export const MAX_SEARCH_LENGTH = 1000;
+
+/** A `search` parameter: at most MAX_SEARCH_LENGTH characters, else 400 keyed `search`. */
+export function searchParam(description: string) {
+  return queryParam(`${description} At most ${MAX_SEARCH_LENGTH} characters.`, {
+    maxLength: MAX_SEARCH_LENGTH,
+  });
 }
 
 /** The querystring fields of every list route; spread into the route's own. */

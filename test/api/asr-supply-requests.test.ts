@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MAX_SEARCH_LENGTH } from "../../src/api/pagination.ts";
 import { SupplyCatalogue } from "../../src/asr/supply-catalogue.ts";
 import { SupplyShipping } from "../../src/asr/supply-shipping.ts";
 import { addBusinessTime } from "../../src/fulfilment/business-time.ts";
@@ -258,6 +259,19 @@ describe("asr/supply-requests/", () => {
     const bad = await asr("GET", "supply-requests/?fulfilled=maybe");
     expect(bad.statusCode).toBe(400);
     expect(bad.json().fulfilled[0]).toMatch(/maybe is not one of the available choices/);
+  });
+
+  it("a search longer than any searched field: 400 keyed search, not SQLite's LIKE limit (500)", async () => {
+    await asr("POST", "supply-requests/", { ...SHIP_TO, supply_name: STRIPS, gateway_id: GW });
+    const search = (text: string) => asr("GET", `supply-requests/?search=${text}`);
+    expect(ok<Order[]>(await search("%25".repeat(MAX_SEARCH_LENGTH)))).toEqual([]);
+    for (const text of ["a".repeat(MAX_SEARCH_LENGTH + 1), "a".repeat(50_000)]) {
+      const res = await search(text);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toEqual({
+        search: [`Ensure this field has no more than ${MAX_SEARCH_LENGTH} characters.`],
+      });
+    }
   });
 
   it("DELETE removes a pending request by ?id, body or path; a shipped one stays (400)", async () => {

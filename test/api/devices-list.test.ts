@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MAX_SEARCH_LENGTH } from "../../src/api/pagination.ts";
 import { hwi, type Lab, makeLab } from "./helpers.ts";
 import { activate, BPM, GW, GW2, hwiCall, labServices } from "./hwi-fixtures.ts";
 
@@ -68,6 +69,32 @@ describe("hwi-devices list", () => {
     expect(await ids("search=pulse")).toEqual([pickup.id]);
     expect(await ids("search=p-1")).toEqual([bpm.id]);
     expect(await ids("search=&status=")).toHaveLength(4);
+  });
+
+  it("a search longer than any searched field: 400 keyed search, not SQLite's LIKE limit (500)", async () => {
+    await activate(lab, {
+      device: { name: BPM, hardware_uuid: GW },
+      patient: { external_id: "P-1" },
+    });
+    const search = (text: string) => call("GET", `hwi-devices/?search=${text}`);
+    // At the limit, wildcards escaped (twice as long in the pattern): matches nothing, 200.
+    for (const text of ["a".repeat(MAX_SEARCH_LENGTH), "%25".repeat(MAX_SEARCH_LENGTH)]) {
+      const res = await search(text);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual([]);
+    }
+    // 50,000 characters made a LIKE pattern SQLite refuses ("pattern too complex"): a 500.
+    for (const text of [
+      "a".repeat(MAX_SEARCH_LENGTH + 1),
+      "a".repeat(50_000),
+      "_".repeat(25_000),
+    ]) {
+      const res = await search(text);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toEqual({
+        search: [`Ensure this field has no more than ${MAX_SEARCH_LENGTH} characters.`],
+      });
+    }
   });
 
   it("without page a flat list is truncated at 1000 devices (spec 8)", async () => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { charField, drfObject, integerField, optionalText } from "../../core/drf-fields.ts";
 import { documentedBody, iso, toJsonSchema } from "../json-schema.ts";
-import { listSchemas, paginationQuery, queryParam } from "../pagination.ts";
+import { listSchemas, paginationQuery, queryParam, searchParam } from "../pagination.ts";
 import { SupplyTypeOut } from "./supply-type.ts";
 
 /** Wire schemas of asr/supply-requests/ and asr/glucometer_supplies/ (spec 2.7, 4.5). */
@@ -76,7 +76,7 @@ export const SUPPLY_REQUEST_BODY = documentedBody(
 
 export const SupplyRequestsQuery = z.object({
   fulfilled: queryParam("true: shipped orders only; false: pending ones only."),
-  search: queryParam("Case-insensitive text anywhere in the order's fields."),
+  search: searchParam("Case-insensitive text anywhere in the order's fields."),
   ...paginationQuery,
   id: queryParam("DELETE: the id of the pending request to remove."),
 });

@@ -14,6 +14,7 @@ import {
   paginate,
   paginationQuery,
   queryParam,
+  searchParam,
   sendList,
 } from "../../pagination.ts";
 import {
@@ -51,7 +52,7 @@ const FILTERS = {
   patient__external_id: queryParam("The patient's external_id, exactly."),
   device__hardware_uuid: queryParam("The gateway id or IMEI, exactly."),
   device__hardware_uuid__iexact: queryParam("The gateway id or IMEI, ignoring case."),
-  search: queryParam(
+  search: searchParam(
     "Case-insensitive substring of the device name, hardware_uuid, sensor_id, status, or the patient's external_id or name.",
   ),
   ...paginationQuery,
