@@ -188,10 +188,10 @@ export class Replacements {
     }
     const names: string[] = [];
     value.forEach((item, i) => {
-      const name = isPlainObject(item) && typeof item.name === "string" ? item.name.trim() : "";
+      const name = itemName(errors, i, item);
+      if (name === undefined) return;
       const problem = device === undefined ? null : this.typeProblem(device, name);
-      if (name === "") errors.add("device_types", `Item ${i + 1}: {"name": …} is required.`);
-      else if (problem !== null) errors.add("device_types", `Item ${i + 1}: ${problem}`);
+      if (problem !== null) errors.add("device_types", `Item ${i + 1}: ${problem}`);
       else if (device !== undefined) {
         const canonical = name === GATEWAY ? GATEWAY : this.deps.catalogue.get(name).name;
         if (!names.includes(canonical)) names.push(canonical);
@@ -221,6 +221,25 @@ export class Replacements {
     }
     return null;
   }
+}
+
+/**
+ * The name of device_types item `i` (`{"name": …}`, a DRF CharField: a number is its text), or
+ * undefined after adding what is wrong with it under device_types, naming the item and its key:
+ * a bare string (`["Gateway"]`) is not an item, and a name of the wrong type is not a missing one.
+ */
+function itemName(errors: FieldErrorCollector, i: number, item: unknown): string | undefined {
+  const at = `Item ${i + 1}:`;
+  if (!isPlainObject(item)) {
+    errors.add("device_types", `${at} ${MESSAGES.dictionary(item)}`);
+    return undefined;
+  }
+  const own = new FieldErrorCollector();
+  const name = readText(own, ["name"], item.name, { required: true });
+  for (const message of (own.fields().name ?? []) as string[]) {
+    errors.add("device_types", `${at} name: ${message}`);
+  }
+  return typeof name === "string" ? name : undefined;
 }
 
 /** All five shipping fields, or none (bulk inventory). */

@@ -131,6 +131,42 @@ describe("hwi-replacements/", () => {
     });
   });
 
+  it("400 names what is wrong with each device_types item: not an object, or its name", async () => {
+    const problems = async (device_types: unknown[]) => {
+      const res = await call("POST", "hwi-replacements/", {
+        hwi_device_id: device.id,
+        device_types,
+      });
+      expect(res.statusCode, res.body).toBe(400);
+      return res.json().device_types;
+    };
+    // A bare name and a name of the wrong type were both "Item 1: {"name": …} is required."
+    expect(await problems(["Gateway", null])).toEqual([
+      "Item 1: Invalid data. Expected a dictionary, but got str.",
+      "Item 2: Invalid data. Expected a dictionary, but got NoneType.",
+    ]);
+    expect(
+      await problems([
+        {},
+        { name: null },
+        { name: " " },
+        { name: ["Gateway"] },
+        { name: "a\u0000" },
+      ]),
+    ).toEqual([
+      "Item 1: name: This field is required.",
+      "Item 2: name: This field may not be null.",
+      "Item 3: name: This field may not be blank.",
+      "Item 4: name: Not a valid string.",
+      "Item 5: name: Null characters are not allowed.",
+    ]);
+    // A number is its text (DRF CharField), then checked as a type name.
+    expect(await problems([{ name: "Gateway" }, { name: 7 }])).toEqual([
+      `Item 2: "7" is not a valid device type: use "Gateway" or the device's type (${BPM}).`,
+    ]);
+    expect(await lab.store.replacements.list(lab.dev.account.id)).toMatchObject({ rows: [] });
+  });
+
   it("GET: flat without page, envelope with page; flat truncated at 1000 (spec 8)", async () => {
     const a = lab.dev.account.id;
     for (let i = 0; i < 1001; i++) {
