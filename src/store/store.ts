@@ -26,6 +26,7 @@ import type {
   GatewayFilter,
   GatewayRow,
   GatewayStatus,
+  HeldWhitelistEntry,
   IssuedMqttCredential,
   MqttCredentialRow,
   MqttRole,
@@ -192,13 +193,13 @@ export interface WhitelistRepo {
   list(gatewayUuid: string): Promise<WhitelistRow[]>;
   remove(gatewayUuid: string, macAddress: string): Promise<boolean>;
   /**
-   * Spec 2.3: each gateway reported the devices it holds (MAC addresses, any case): those
-   * entries become CO, the others RE. Per report, in order (an ingested batch's check-ins: one
+   * Spec 2.3: each gateway reported the devices it holds (MAC address in any case, sensor
+   * code): the entries it holds as listed become CO, the others RE. Per report, in order (an ingested batch's check-ins: one
    * read for all): the whole whitelist as it now is (a check-in compares it with what the
    * gateway holds) and the entries whose status changed; both [] for an unknown gateway.
    */
   reconcile(
-    reports: readonly { gatewayUuid: string; held: readonly string[] }[],
+    reports: readonly { gatewayUuid: string; held: readonly HeldWhitelistEntry[] }[],
   ): Promise<{ whitelist: WhitelistRow[]; changed: WhitelistRow[] }[]>;
 }
 
@@ -226,6 +227,7 @@ export interface IngestedMessagesRepo {
 }
 
 export interface DeadLettersRepo {
+  /** A U+0000 in topic or reason (PostgreSQL text cannot hold one) is kept as `\u0000`. */
   add(input: NewDeadLetter): Promise<DeadLetterRow>;
   get(id: number): Promise<DeadLetterRow | null>;
   /** Oldest first unless `filter.newestFirst`. */

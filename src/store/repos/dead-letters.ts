@@ -19,6 +19,18 @@ function toDeadLetterRow(r: Selectable<DeadLettersTable>): DeadLetterRow {
 }
 
 /**
+ * Text a dead letter can keep on every dialect: PostgreSQL text refuses U+0000 (SQLite keeps
+ * it), and a topic (a broker may pass on what [MQTT-4.7.3-2] forbids) or a reason quoting what
+ * a device sent (an unknown key, a device type, a JSON parser's excerpt) can hold one. Each
+ * U+0000 is written as the six characters \u0000, on both dialects alike. Refusing instead is
+ * no option: a message whose dead letter the store refuses was retried as if the store were
+ * down, for ever, and held every message behind it (ingestor.ts deadLetterAlone).
+ */
+function keepable(text: string): string {
+  return text.includes("\u0000") ? text.replaceAll("\u0000", "\\u0000") : text;
+}
+
+/**
  * `topic` starts with `prefix`, exactly: substr() is case-sensitive on both dialects, where
  * SQLite's LIKE folds ASCII case (MQTT topics are case-sensitive, [MQTT-4.7.3-1]).
  */
@@ -37,9 +49,9 @@ export function deadLettersRepo(ctx: Ctx): DeadLettersRepo {
       const r = await db
         .insertInto("dead_letters")
         .values({
-          topic: input.topic,
+          topic: keepable(input.topic),
           payload: writeBytes(input.payload),
-          reason: input.reason,
+          reason: keepable(input.reason),
           received: input.received ?? ctx.clock.now(),
           message_id: input.messageId ?? null,
           holds_claim: d.toBool(input.holdsClaim ?? false),

@@ -232,6 +232,25 @@ export function ingestContract(env: ContractEnv): void {
       expect(await env.store.deadLetters.get(first.id)).toBeNull();
     });
 
+    it("keeps a topic or reason holding U+0000, which PostgreSQL text cannot, as \\u0000 on every dialect", async () => {
+      // A broker that passes on a topic MQTT forbids ([MQTT-4.7.3-2]), and the reason ingestion
+      // gave it (quoting the level); before, PostgreSQL refused the row and the ingestor retried
+      // the message for ever, holding every message behind it.
+      const letter = await env.store.deadLetters.add({
+        topic: "rpm/v1/gw/A1B2C3D4E001\u0000/up",
+        payload: new Uint8Array([0x7b, 0x7d]),
+        reason:
+          'E_MQTT_TOPIC: topic "rpm/v1/gw/A1B2C3D4E001\u0000/up": level 4 "A1B2C3D4E001\u0000"',
+      });
+      expect(letter.topic).toBe("rpm/v1/gw/A1B2C3D4E001\\u0000/up");
+      expect(letter.reason).toBe(
+        'E_MQTT_TOPIC: topic "rpm/v1/gw/A1B2C3D4E001\\u0000/up": level 4 "A1B2C3D4E001\\u0000"',
+      );
+      expect(await env.store.deadLetters.get(letter.id)).toEqual(letter);
+      const listed = await env.store.deadLetters.list({ topicPrefix: "rpm/v1/gw/A1B2C3D4E001\\" });
+      expect(listed.rows).toEqual([letter]);
+    });
+
     it("lists newest first, by topic prefix, source, message id and receive time", async () => {
       const add = (topic: string, received: number, messageId: string | null = null) =>
         env.store.deadLetters.add({
