@@ -34,6 +34,24 @@ export const MAX_VALUES = 16;
 /** ATT: an attribute value is at most 512 bytes, 684 characters of base64. */
 export const MAX_VALUE_B64 = 684;
 
+/**
+ * Text a device reports about itself (firmware and bootloader versions, a device type name):
+ * no control characters (C0, DEL, C1) and no unpaired surrogate. JSON carries both as \u
+ * escapes, but PostgreSQL text refuses U+0000 (the check-in failed as a store error that named
+ * no field) and neither store keeps a lone surrogate (SQLite and PostgreSQL each write U+FFFD in
+ * its place, differently): refused here by name, never stored changed. Cc is U+0000–U+001F and
+ * U+007F–U+009F; with the `u` flag Cs matches a lone surrogate only, not the halves of a pair.
+ */
+const REPORTED_TEXT = /^[^\p{Cc}\p{Cs}]*$/u;
+
+function reportedText(max: number) {
+  return z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(REPORTED_TEXT, "must be printable text: no control characters or unpaired surrogates");
+}
+
 const instant = z
   .string()
   .regex(UTC_PATTERN, "must be ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z")
@@ -123,11 +141,9 @@ export const cellularUplinkSchema = z
       .string()
       .regex(IMEI_PATTERN, "must be 15 digits")
       .describe("The publishing device; equals the {imei} level of the topic."),
-    device_type: z
-      .string()
-      .min(1)
-      .max(100)
-      .describe("Device type name as hwi-device-types lists it, e.g. Vendor Cellular BPM."),
+    device_type: reportedText(100).describe(
+      "Device type name as hwi-device-types lists it, e.g. Vendor Cellular BPM.",
+    ),
     sent_at: sentAt,
     readings: z.array(cellularReadingSchema).min(1).max(MAX_READINGS),
   })
@@ -151,8 +167,8 @@ export const gatewayOnlineSchema = z
     v: version,
     online: z.literal(true),
     signal_strength: z.int().min(0).max(30).describe("Spec 2.2: 0 to 30."),
-    firmware_version: z.string().min(1).max(64),
-    bootloader_version: z.string().min(1).max(64),
+    firmware_version: reportedText(64),
+    bootloader_version: reportedText(64),
     provisioned: z.boolean().describe("Spec 2.3: false while provisioning is not complete."),
     checkin_at: instant.describe("This connection to the service network (last_checkin_time)."),
     whitelist: z

@@ -7,6 +7,12 @@ import { TOPICS, type TopicKind, type TopicPayloads } from "./topics.ts";
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
 /** Issues named in a reason; the rest are counted. */
 const SHOWN_ISSUES = 3;
+/**
+ * Characters of one issue, or of a value quoted in a reason: a reason names the field at fault
+ * and stays short; the payload itself is kept beside it (a dead letter's bytes), so a megabyte
+ * key or value is not repeated in the reason.
+ */
+const SHOWN_CHARS = 200;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -16,11 +22,30 @@ function payloadError(kind: TopicKind, why: string, field?: string): RpmlabError
   });
 }
 
+/** `text` cut to SHOWN_CHARS, never between the two halves of a surrogate pair. */
+function clipped(text: string): string {
+  if (text.length <= SHOWN_CHARS) return text;
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(SHOWN_CHARS - 1)) ? SHOWN_CHARS - 1 : SHOWN_CHARS;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
+ * A value as a reason quotes it: scalars as written (clipped), containers by their kind only.
+ * Never JSON.stringify of the value itself: a `v` nested 200,000 arrays deep overflows its
+ * recursion, which would leave a reason naming a RangeError instead of the field.
+ */
+function quoted(value: unknown): string {
+  if (value === undefined) return "missing";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && value !== null) return "an object";
+  return clipped(typeof value === "string" ? JSON.stringify(value) : String(value));
+}
+
 /** "readings.0.values.1.value_b64: Invalid base64-encoded string; …" */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   const shown = issues.slice(0, SHOWN_ISSUES).map((issue) => {
     const path = issue.path.map(String).join(".");
-    return path === "" ? issue.message : `${path}: ${issue.message}`;
+    return clipped(path === "" ? issue.message : `${path}: ${issue.message}`);
   });
   const more = issues.length - shown.length;
   return more > 0 ? `${shown.join("; ")} (and ${more} more)` : shown.join("; ");
@@ -51,11 +76,7 @@ export function parsePayload<K extends TopicKind>(kind: K, payload: Uint8Array):
   }
   const v = (json as { v?: unknown }).v;
   if (v !== ENVELOPE_VERSION) {
-    throw payloadError(
-      kind,
-      `v is ${JSON.stringify(v) ?? "missing"}; this lab speaks version ${ENVELOPE_VERSION}`,
-      "v",
-    );
+    throw payloadError(kind, `v is ${quoted(v)}; this lab speaks version ${ENVELOPE_VERSION}`, "v");
   }
   const parsed = TOPICS[kind].schema.safeParse(json);
   if (!parsed.success) {

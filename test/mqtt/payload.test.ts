@@ -163,4 +163,76 @@ describe("uplink envelope v1", () => {
     const time = { v: 1, type: "time", now: "2026-01-01T08:00:00.123456Z" };
     expect(parsePayload("gw/down", bytes(time))).toEqual(time);
   });
+
+  it("refuses control characters and lone surrogates in reported text, naming the field", () => {
+    // JSON carries both as \u escapes; PostgreSQL refused U+0000 as a store error naming no
+    // field, and both stores wrote U+FFFD for a lone surrogate (the version stored changed).
+    const online = {
+      v: 1,
+      online: true,
+      signal_strength: 17,
+      firmware_version: "2.4.1",
+      bootloader_version: "1.0.3",
+      provisioned: true,
+      checkin_at: "2026-01-01T08:00:00Z",
+    };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ firmware_version: "2.4\u00001" }, "firmware_version"],
+      [{ firmware_version: "2.4.1\n" }, "firmware_version"],
+      [{ firmware_version: "\u001b[31m2.4.1" }, "firmware_version"],
+      [{ firmware_version: "2.4.1\u0085" }, "firmware_version"],
+      [{ bootloader_version: "1.0\ud800" }, "bootloader_version"],
+      [{ bootloader_version: "\udfff1.0" }, "bootloader_version"],
+    ];
+    for (const [change, field] of cases) {
+      const error = errorOf(() => parsePayload("gw/status", bytes({ ...online, ...change })));
+      expect(error.message).toContain(`${field}: must be printable text`);
+      expect(error.details).toMatchObject({ field });
+    }
+    const cellular = cellularUplink({
+      messageId: "m-1",
+      imei: "356938035643809",
+      deviceType: "Vendor Cellular BPM",
+      sentAt: T,
+      readings: [
+        { receivedAt: T, sequence: 1, values: [{ uuid: "2A19", value: Uint8Array.of(9) }] },
+      ],
+    });
+    expect(
+      errorOf(() =>
+        parsePayload("cell/up", bytes({ ...cellular, device_type: "Vendor\u0000Cellular BPM" })),
+      ).message,
+    ).toContain("device_type: must be printable text");
+    // Printable text beyond ASCII, astral characters (a surrogate pair) included, is kept.
+    const kept = { ...online, firmware_version: "2.4.1-β 🚀", bootloader_version: "ü" };
+    expect(parsePayload("gw/status", bytes(kept))).toEqual(kept);
+  });
+
+  it("names v without repeating it: a deeply nested or huge value, or a huge key, gives a short reason", () => {
+    // JSON.stringify of a v nested 200,000 arrays deep overflowed the stack: the reason named a
+    // RangeError ("internal error"), not v.
+    const deep = `{"v":${"[".repeat(200_000)}${"]".repeat(200_000)}}`;
+    const nested = errorOf(() => parsePayload("gw/up", Buffer.from(deep)));
+    expect(nested.message).toBe(
+      "rpm/v1/gw/{gateway_uuid}/up: v is an array; this lab speaks version 1",
+    );
+    expect(nested.details).toMatchObject({ field: "v" });
+    const huge = errorOf(() =>
+      parsePayload("gw/up", bytes({ ...sample(), v: "9".repeat(500_000) })),
+    );
+    expect(huge.message).toMatch(/^rpm\/v1\/gw\/\{gateway_uuid\}\/up: v is "9{199}…; this lab/);
+    expect(errorOf(() => parsePayload("gw/up", bytes({ ...sample(), v: null }))).message).toMatch(
+      /v is null;/,
+    );
+    // An unknown key of 500,000 characters, and 50,000 unknown keys: named, not repeated.
+    const keyed = errorOf(() =>
+      parsePayload("gw/up", bytes({ ...sample(), ["k".repeat(500_000)]: 1 })),
+    );
+    expect(keyed.message).toMatch(/Unrecognized key: "k+…$/);
+    expect(keyed.message.length).toBeLessThan(300);
+    const many = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i]));
+    const keys = errorOf(() => parsePayload("gw/up", bytes({ ...sample(), ...many })));
+    expect(keys.message).toMatch(/Unrecognized keys: "k0", "k1", .*…$/);
+    expect(keys.message.length).toBeLessThan(300);
+  });
 });
