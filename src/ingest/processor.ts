@@ -4,7 +4,13 @@ import { parseIso } from "../core/time.ts";
 import type { GatewayStatusPayload } from "../mqtt/envelope.ts";
 import type { Uplink } from "../mqtt/uplink.ts";
 import type { Store, StoreRepositories } from "../store/store.ts";
-import type { GatewayRow, GatewayStatus, WhitelistRow } from "../store/types-hardware.ts";
+import {
+  type GatewayRow,
+  type GatewayStatus,
+  type HeldWhitelistEntry,
+  heldKey,
+  type WhitelistRow,
+} from "../store/types-hardware.ts";
 import type { DeadLetterRow, MeasurementRow, NewMeasurement } from "../store/types-ingest.ts";
 import { recordStoredMeasurements } from "../webhooks/outbox.ts";
 import type { BatchResult, MessageOutcome, StoredMeasurement } from "./events.ts";
@@ -43,7 +49,7 @@ interface AppliedStatus {
   readonly index: number;
   readonly prepared: Extract<Prepared, { kind: "status" }>;
   readonly gateway: GatewayRow;
-  readonly held: readonly string[] | undefined;
+  readonly held: readonly HeldWhitelistEntry[] | undefined;
 }
 
 /**
@@ -123,7 +129,10 @@ export class MessageProcessor implements BatchProcessor {
         // Spec 2.3: the whitelist the gateway reports holding is its acknowledgement (RE → CO).
         const held =
           p.status.online && p.status.whitelist !== undefined
-            ? p.status.whitelist.map((d) => d.mac_address)
+            ? p.status.whitelist.map((d) => ({
+                macAddress: d.mac_address,
+                sensorCode: d.sensor_code,
+              }))
             : undefined;
         statuses.push({ index, prepared: p, gateway, held });
       } else {
@@ -241,8 +250,7 @@ export class MessageProcessor implements BatchProcessor {
     const reconciled = reports.length === 0 ? [] : await tx.whitelist.reconcile(reports);
     let next = 0;
     for (const { index, prepared, gateway, held } of statuses) {
-      const whitelistHeld =
-        held !== undefined && sameAddresses(held, reconciled[next++]!.whitelist);
+      const whitelistHeld = held !== undefined && holdsExactly(held, reconciled[next++]!.whitelist);
       outcomes[index] = {
         kind: "status",
         gateway,
@@ -283,9 +291,12 @@ function statusFields(status: GatewayStatusPayload): GatewayStatus {
   };
 }
 
-/** The gateway holds exactly the service's whitelist entries (addresses, any case). */
-function sameAddresses(held: readonly string[], entries: readonly WhitelistRow[]): boolean {
-  const mine = new Set(entries.map((e) => e.macAddress.toUpperCase()));
-  const theirs = new Set(held.map((m) => m.toUpperCase()));
-  return mine.size === theirs.size && [...theirs].every((m) => mine.has(m));
+/** The gateway holds exactly the service's whitelist entries (addresses and sensor codes). */
+function holdsExactly(
+  held: readonly HeldWhitelistEntry[],
+  entries: readonly WhitelistRow[],
+): boolean {
+  const mine = new Set(entries.map(heldKey));
+  const theirs = new Set(held.map(heldKey));
+  return mine.size === theirs.size && [...theirs].every((key) => mine.has(key));
 }

@@ -61,9 +61,21 @@ export interface WhitelistRow {
   readonly modified: Ms;
 }
 
-export interface WhitelistEntry {
+/** A device a gateway reports holding on its whitelist (spec 2.3, a check-in). */
+export interface HeldWhitelistEntry {
   readonly macAddress: string;
   readonly sensorCode: string;
+}
+
+/**
+ * A held device's identity: its address (any case) and sensor code. A gateway holding an
+ * address under another sensor code holds a wrong entry, which confirms nothing.
+ */
+export function heldKey(device: HeldWhitelistEntry): string {
+  return `${device.macAddress.toUpperCase()}/${device.sensorCode}`;
+}
+
+export interface WhitelistEntry extends HeldWhitelistEntry {
   readonly whitelistStatus: WhitelistStatus;
 }
 

@@ -77,7 +77,7 @@ describe("MessageProcessor: gateway status", () => {
       });
     }
     const topic = topicOf("gw/status", bpm.hardwareUuid);
-    const checkIn = (held: string[]) => ({
+    const checkIn = (held: string[], sensorCode = "10") => ({
       topic,
       payload: Buffer.from(
         JSON.stringify({
@@ -88,7 +88,7 @@ describe("MessageProcessor: gateway status", () => {
           bootloader_version: "1.0.3",
           provisioned: true,
           checkin_at: "2026-03-01T08:00:00Z",
-          whitelist: held.map((mac_address) => ({ mac_address, sensor_code: "10" })),
+          whitelist: held.map((mac_address) => ({ mac_address, sensor_code: sensorCode })),
         }),
       ),
     });
@@ -99,8 +99,8 @@ describe("MessageProcessor: gateway status", () => {
           w.whitelistStatus,
         ]),
       );
-    const held = async (macs: string[]) => {
-      const outcome = await only(checkIn(macs));
+    const held = async (macs: string[], sensorCode?: string) => {
+      const outcome = await only(checkIn(macs, sensorCode));
       return outcome.kind === "status" ? outcome.whitelistHeld : undefined;
     };
     // Holding part of it, or more than it: the check-in's answer must carry the whitelist.
@@ -111,6 +111,9 @@ describe("MessageProcessor: gateway status", () => {
     expect(await held(["C00000000001", "C00000000002", "C00000000003"])).toBe(false);
     // Exactly it, in any order: nothing to resend.
     expect(await held(["C00000000002", "C00000000001"])).toBe(true);
+    // The addresses under another sensor code: wrong entries, which confirm nothing.
+    expect(await held(["C00000000002", "C00000000001"], "99")).toBe(false);
+    expect(await statuses()).toEqual({ C00000000001: "RE", C00000000002: "RE" });
     expect(await held(["C00000000002"])).toBe(false);
     // A check-in without the field (an older gateway) changes nothing.
     const plain = JSON.parse(checkIn([]).payload.toString());

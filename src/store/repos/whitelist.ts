@@ -2,7 +2,7 @@ import { type Ctx, invalid, notFound, templated, templatedIn } from "../context.
 import { readNum } from "../dialect.ts";
 import { param } from "../query-templates.ts";
 import type { WhitelistRepo } from "../store.ts";
-import type { WhitelistRow, WhitelistStatus } from "../types-hardware.ts";
+import { heldKey, type WhitelistRow, type WhitelistStatus } from "../types-hardware.ts";
 
 /** Spec 2.3 whitelisted devices: devices locked to a gateway. */
 export function whitelistRepo(ctx: Ctx): WhitelistRepo {
@@ -88,12 +88,12 @@ export function whitelistRepo(ctx: Ctx): WhitelistRepo {
       const current = await listMany(reports.map((r) => r.gatewayUuid));
       const now = ctx.clock.now();
       const results = [];
-      for (const { gatewayUuid, held: heldMacAddresses } of reports) {
-        const held = new Set(heldMacAddresses.map((m) => m.toUpperCase()));
+      for (const { gatewayUuid, held: devices } of reports) {
+        const held = new Set(devices.map(heldKey));
         const whitelist: WhitelistRow[] = [];
         const changed: WhitelistRow[] = [];
         for (const entry of current.get(gatewayUuid.toLowerCase())!) {
-          const status: WhitelistStatus = held.has(entry.macAddress.toUpperCase()) ? "CO" : "RE";
+          const status: WhitelistStatus = held.has(heldKey(entry)) ? "CO" : "RE";
           if (status === entry.whitelistStatus) {
             whitelist.push(entry);
             continue;

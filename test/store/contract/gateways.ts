@@ -188,8 +188,13 @@ export function gatewaysContract(env: ContractEnv): void {
         });
       }
       advance(env, 1000);
-      const reconcile = async (gatewayUuid: string, held: string[]) =>
-        (await env.store.whitelist.reconcile([{ gatewayUuid, held }]))[0]!;
+      // Held as the gateway reports them: an address (any case) and the sensor code it holds.
+      const reconcile = async (gatewayUuid: string, held: string[], sensorCode = "10") =>
+        (
+          await env.store.whitelist.reconcile([
+            { gatewayUuid, held: held.map((macAddress) => ({ macAddress, sensorCode })) },
+          ])
+        )[0]!;
       const first = await reconcile("g2", ["c00000000001", "C00000000003"]);
       expect(first.whitelist.map((w) => [w.macAddress, w.whitelistStatus])).toEqual([
         ["C00000000001", "CO"],
@@ -211,6 +216,11 @@ export function gatewaysContract(env: ContractEnv): void {
         ["C00000000002", "RE"],
         ["C00000000003", "CO"],
       ]);
+      // Held under another sensor code: a wrong entry, which confirms nothing.
+      advance(env, 1000);
+      expect((await reconcile("G2", ["C00000000003"], "99")).changed).toMatchObject([
+        { macAddress: "C00000000003", whitelistStatus: "RE", modified: T0 + 3000 },
+      ]);
       expect(await reconcile("G404", ["C00000000001"])).toEqual({ whitelist: [], changed: [] });
     });
 
@@ -224,7 +234,7 @@ export function gatewaysContract(env: ContractEnv): void {
         });
       }
       const results = await env.store.whitelist.reconcile([
-        { gatewayUuid: "G5", held: ["C00000000005"] },
+        { gatewayUuid: "G5", held: [{ macAddress: "C00000000005", sensorCode: "10" }] },
         { gatewayUuid: "G404", held: [] },
         { gatewayUuid: "g6", held: [] },
         { gatewayUuid: "G5", held: [] },
