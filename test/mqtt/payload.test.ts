@@ -36,6 +36,16 @@ function errorOf(fn: () => unknown): RpmlabError {
 }
 
 const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));
+/** A gateway's check-in (status online), as it publishes one. */
+const online = {
+  v: 1,
+  online: true,
+  signal_strength: 17,
+  firmware_version: "2.4.1",
+  bootloader_version: "1.0.3",
+  provisioned: true,
+  checkin_at: "2026-01-01T08:00:00Z",
+};
 
 describe("uplink envelope v1", () => {
   it("round-trips: builder → bytes → parse → the lab's terms", () => {
@@ -137,15 +147,6 @@ describe("uplink envelope v1", () => {
   });
 
   it("parses status (online, and the last will) and both downlinks", () => {
-    const online = {
-      v: 1,
-      online: true,
-      signal_strength: 17,
-      firmware_version: "2.4.1",
-      bootloader_version: "1.0.3",
-      provisioned: true,
-      checkin_at: "2026-01-01T08:00:00Z",
-    };
     expect(parsePayload("gw/status", bytes(online))).toEqual(online);
     expect(parsePayload("gw/status", bytes({ v: 1, online: false }))).toEqual({
       v: 1,
@@ -167,15 +168,6 @@ describe("uplink envelope v1", () => {
   it("refuses control characters and lone surrogates in reported text, naming the field", () => {
     // JSON carries both as \u escapes; PostgreSQL refused U+0000 as a store error naming no
     // field, and both stores wrote U+FFFD for a lone surrogate (the version stored changed).
-    const online = {
-      v: 1,
-      online: true,
-      signal_strength: 17,
-      firmware_version: "2.4.1",
-      bootloader_version: "1.0.3",
-      provisioned: true,
-      checkin_at: "2026-01-01T08:00:00Z",
-    };
     const cases: [Record<string, unknown>, string][] = [
       [{ firmware_version: "2.4\u00001" }, "firmware_version"],
       [{ firmware_version: "2.4.1\n" }, "firmware_version"],

@@ -74,14 +74,7 @@ export function whitelistRepo(ctx: Ctx): WhitelistRepo {
         )
         .returningAll()
         .executeTakeFirstOrThrow();
-      return {
-        gatewayUuid: gw.gateway_uuid,
-        macAddress: r.mac_address,
-        sensorCode: r.sensor_code,
-        whitelistStatus: r.whitelist_status as WhitelistStatus,
-        created: readNum(r.created),
-        modified: readNum(r.modified),
-      };
+      return toWhitelistRow({ ...r, gateway_uuid: gw.gateway_uuid });
     },
     list,
     async reconcile(reports) {
