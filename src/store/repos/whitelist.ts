@@ -1,6 +1,5 @@
-import { type Ctx, invalid, notFound, templated, templatedIn } from "../context.ts";
+import { type Ctx, invalid, notFound, templatedIn } from "../context.ts";
 import { readNum } from "../dialect.ts";
-import { param } from "../query-templates.ts";
 import type { WhitelistRepo } from "../store.ts";
 import { heldKey, type WhitelistRow, type WhitelistStatus } from "../types-hardware.ts";
 
@@ -16,31 +15,23 @@ export function whitelistRepo(ctx: Ctx): WhitelistRepo {
     if (gw === undefined) throw notFound("gateway", { gateway_uuid: gatewayUuid });
     return gw;
   };
-  // Entries with their gateway, oldest first (query-templates.ts: built once).
-  const entries = () =>
-    db
-      .selectFrom("gateway_whitelist")
-      .innerJoin("gateways", "gateways.id", "gateway_whitelist.gateway_id")
-      .selectAll("gateway_whitelist")
-      .select(["gateways.gateway_uuid", "gateways.gateway_uuid_lc"])
-      .orderBy("gateway_whitelist.created")
-      .orderBy("gateway_whitelist.mac_address");
-  const list = async (gatewayUuid: string): Promise<WhitelistRow[]> => {
-    const rows = await templated(
-      ctx,
-      "whitelist.list",
-      () => entries().where("gateways.gateway_uuid_lc", "=", param<string>("uuidLc")),
-      { uuidLc: gatewayUuid.toLowerCase() },
-    );
-    return rows.map(toWhitelistRow);
-  };
-  /** The whitelists of these gateways (any case), by lower-case uuid: one query for a batch. */
+  /**
+   * The whitelists of these gateways (any case), by lower-case uuid, entries oldest first: one
+   * query for an ingested batch's check-ins (query-templates.ts: built once per list shape).
+   */
   const listMany = async (gatewayUuids: readonly string[]) => {
     const byGateway = new Map<string, WhitelistRow[]>();
     const lc = [...new Set(gatewayUuids.map((u) => u.toLowerCase()))];
     for (const uuid of lc) byGateway.set(uuid, []);
     const rows = await templatedIn(ctx, "whitelist.listMany", lc, (inList) =>
-      entries().where("gateways.gateway_uuid_lc", "in", inList),
+      db
+        .selectFrom("gateway_whitelist")
+        .innerJoin("gateways", "gateways.id", "gateway_whitelist.gateway_id")
+        .selectAll("gateway_whitelist")
+        .select(["gateways.gateway_uuid", "gateways.gateway_uuid_lc"])
+        .where("gateways.gateway_uuid_lc", "in", inList)
+        .orderBy("gateway_whitelist.created")
+        .orderBy("gateway_whitelist.mac_address"),
     );
     for (const r of rows) byGateway.get(r.gateway_uuid_lc)!.push(toWhitelistRow(r));
     return byGateway;
@@ -76,7 +67,7 @@ export function whitelistRepo(ctx: Ctx): WhitelistRepo {
         .executeTakeFirstOrThrow();
       return toWhitelistRow({ ...r, gateway_uuid: gw.gateway_uuid });
     },
-    list,
+    list: async (gatewayUuid) => (await listMany([gatewayUuid])).get(gatewayUuid.toLowerCase())!,
     async reconcile(reports) {
       const current = await listMany(reports.map((r) => r.gatewayUuid));
       const now = ctx.clock.now();
