@@ -71,6 +71,11 @@ export type IngestEvents = {
   };
   /** Every committed batch, acknowledged to the broker just before. */
   batch: BatchResult;
+  /**
+   * The store refused a message and then its dead letter (not an outage): the message was
+   * acknowledged and logged whole (payload in base64) at error level, its only record.
+   */
+  message_refused: { readonly topic: string; readonly error: unknown };
   /** The store failed a batch; nothing of it was acknowledged; it is retried after `retryInMs`. */
   store_error: { readonly error: unknown; readonly retryInMs: number };
 };

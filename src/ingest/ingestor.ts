@@ -229,7 +229,12 @@ export class Ingestor implements IngestSink {
     }
   }
 
-  /** A message the store refuses even alone: kept as a dead letter. False if the store is down. */
+  /**
+   * A message the store refuses even alone: kept as a dead letter. False if the store is down
+   * (the caller retries). A dead letter the store refuses too (not an outage: those are retried)
+   * would be refused again on every redelivery and hold back everything behind it in the
+   * session, so the message is acknowledged and left whole in the log at error level instead.
+   */
   private async deadLetterAlone(message: Queued, error: unknown): Promise<boolean> {
     const { inbound } = message;
     try {
@@ -253,8 +258,20 @@ export class Ingestor implements IngestSink {
         gateways: [],
       });
       return true;
-    } catch {
-      return false;
+    } catch (refused) {
+      if (isRpmlabError(refused, "E_STORE_UNAVAILABLE")) return false;
+      this.options.logger?.error(
+        {
+          err: refused,
+          topic: inbound.topic,
+          reason: reasonOf(error),
+          payloadBase64: Buffer.from(inbound.payload).toString("base64"),
+        },
+        "message and its dead letter refused by the store: acknowledged, kept only in this log",
+      );
+      message.settle(true);
+      this.events.emit("message_refused", { topic: inbound.topic, error: refused });
+      return true;
     }
   }
 

@@ -3,7 +3,9 @@
  * what is not committed is redelivered to the persistent session; batches commit in order; a
  * store outage delays, never loses; a message the store refuses ends as a dead letter.
  */
+import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/core/logger.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
 import type { Store } from "../../src/store/store.ts";
 import { within } from "../mqtt/helpers.ts";
@@ -141,5 +143,52 @@ describe("acknowledgement after commit", () => {
       "internal error: Error: value out of this store's range",
     );
     expect(outcomes.all.filter((o) => o.kind === "uplink")).toHaveLength(2);
+  });
+
+  it("acknowledges and logs whole a message whose dead letter the store refuses too, and goes on", async () => {
+    // Not an outage (that is retried): a refusal that every redelivery would meet again.
+    const refusing = storeWith(store, (tx) => ({
+      ...tx,
+      measurements: {
+        ...tx.measurements,
+        insertMany: (rows) =>
+          rows.some((r) => r.messageId === "m-1")
+            ? Promise.reject(new Error("value out of this store's range"))
+            : tx.measurements.insertMany(rows),
+      },
+      deadLetters: {
+        ...tx.deadLetters,
+        add: () => Promise.reject(new Error("dead letter too large for this store")),
+      },
+    }));
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const ingestor = await lab.ingestor({
+      store: refusing,
+      logger: createLogger({ level: "error", destination }),
+    });
+    const outcomes = new Outcomes(ingestor);
+    const refused: string[] = [];
+    ingestor.events.on("message_refused", ({ topic }) => refused.push(topic));
+    await ingestor.start();
+    const m1 = uplinkMessage(gw, "m-1", [readingsOf(gw, 10, 0)[1]!], 1);
+    await publish(gw, 3);
+    // The two others are stored: the refused one holds nothing back.
+    await outcomes.count(2);
+    expect(outcomes.all.map((o) => o.kind === "uplink" && o.messageId)).toEqual(["m-0", "m-2"]);
+    expect(refused).toEqual([m1.topic]);
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({
+      topic: m1.topic,
+      reason: "internal error: Error: value out of this store's range",
+      payloadBase64: Buffer.from(m1.payload).toString("base64"),
+    });
+    expect((await store.deadLetters.list()).rows).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import type { MqttClient } from "mqtt";
 import type { Clock } from "../../src/core/clock.ts";
 import { RpmlabError } from "../../src/core/errors.ts";
+import type { Logger } from "../../src/core/logger.ts";
 import type { BatchResult, MessageOutcome } from "../../src/ingest/events.ts";
 import { Ingestor } from "../../src/ingest/ingestor.ts";
 import type { IngestSource } from "../../src/ingest/source.ts";
@@ -81,6 +82,7 @@ export class IngestLab {
       clientId?: string;
       store?: Store;
       workerStore?: string;
+      logger?: Logger;
     } = {},
   ): Promise<Ingestor> {
     const { via = "subscription", clientId = "rpmlab-ingest-1", store = this.store } = options;
@@ -104,6 +106,7 @@ export class IngestLab {
       catalogue,
       clock: this.clock,
       ...(options.workerStore === undefined ? {} : { workerStore: options.workerStore }),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
     this.ingestors.push(ingestor);
     return ingestor;
