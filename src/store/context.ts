@@ -10,7 +10,7 @@ import { RpmlabError } from "../core/errors.ts";
 import type { Rng } from "../core/rng.ts";
 import type { Dialect } from "./dialect.ts";
 import { readNum } from "./dialect.ts";
-import { inList, paramList, type QueryTemplates } from "./query-templates.ts";
+import { listSize, paramList, type QueryTemplates } from "./query-templates.ts";
 import type { Database } from "./schema.ts";
 import type { ListOptions } from "./types.ts";
 
@@ -78,15 +78,16 @@ export interface Ctx {
  * straight on the connection, as the ingestion hot path does (Ctx.sqlite), else through Kysely.
  * For the queries every gateway check-in runs: building a Kysely query per call (its operation
  * tree walked, frozen and compiled to text) cost about as much CPU as SQLite's own work on them
- * (test/bench/scenario-cohort.ts profiled).
+ * (test/bench/scenario-cohort.ts profiled). `list` holds the values of its paramList placeholders.
  */
 export async function templated<R>(
   ctx: Ctx,
   shape: string,
   build: () => Compilable<R>,
   values: Readonly<Record<string, unknown>>,
+  list?: readonly unknown[],
 ): Promise<R[]> {
-  const { sql, parameters } = ctx.templates.bind(shape, build, values);
+  const { sql, parameters } = ctx.templates.bind(shape, build, values, list);
   if (ctx.sqlite !== undefined && ctx.inTx) {
     const statement = ctx.sqlite.prepare(sql);
     // As Kysely's SQLite driver runs it: rows from a statement that returns them.
@@ -98,8 +99,8 @@ export async function templated<R>(
 }
 
 /**
- * `templated` with an `in (…)` list of any length: in CHUNKs, each padded to one of a few
- * shapes (inList); `build` places the list's placeholders, `values` are the query's others.
+ * `templated` with an `in (…)` list of any length: in CHUNKs, each in a template of listSize
+ * placeholders; `build` places the list's placeholders, `values` are the query's others.
  * The rows of every chunk.
  */
 export async function templatedIn<R, T>(
@@ -109,18 +110,24 @@ export async function templatedIn<R, T>(
   build: (list: T[]) => Compilable<R>,
   values: Readonly<Record<string, unknown>> = {},
 ): Promise<R[]> {
+  if (items.length === 0) return [];
+  if (items.length <= CHUNK) return templatedChunk(ctx, shape, items, build, values);
   const rows: R[] = [];
   for (const part of chunked(items)) {
-    const list = inList("in", part);
-    const built = () => build(paramList<T>("in", list.size));
-    for (const row of await templated(ctx, `${shape} ${list.size}`, built, {
-      ...values,
-      ...list.values,
-    })) {
-      rows.push(row);
-    }
+    for (const row of await templatedChunk(ctx, shape, part, build, values)) rows.push(row);
   }
   return rows;
+}
+
+function templatedChunk<R, T>(
+  ctx: Ctx,
+  shape: string,
+  part: readonly T[],
+  build: (list: T[]) => Compilable<R>,
+  values: Readonly<Record<string, unknown>>,
+): Promise<R[]> {
+  const size = listSize(part.length);
+  return templated(ctx, `${shape} ${size}`, () => build(paramList<T>(size)), values, part);
 }
 
 /** Runs `fn` atomically: in the caller's transaction when there is one, else in a new one. */

@@ -6,14 +6,23 @@ class Param {
   constructor(readonly name: string) {}
 }
 
+/** Where the `index`th value of a call's `in (…)` list goes (see paramList). */
+class ListParam {
+  constructor(readonly index: number) {}
+}
+
 /** A placeholder for the value `name` in a template's build function; typed as the value. */
 export function param<T>(name: string): T {
   return new Param(name) as unknown as T;
 }
 
-/** Placeholders for an `in (…)` list of `count` values, named `${prefix}0`, `${prefix}1`, … */
-export function paramList<T>(prefix: string, count: number): T[] {
-  return Array.from({ length: count }, (_, i) => param<T>(`${prefix}${i}`));
+/**
+ * Placeholders for an `in (…)` list of `size` values, taken by position from the list a call
+ * passes; a list shorter than `size` fills the rest with its last value (a repeat changes
+ * nothing in `in`). The call's list is used as it is: no object per call with a key per value.
+ */
+export function paramList<T>(size: number): T[] {
+  return Array.from({ length: size }, (_, i) => new ListParam(i) as unknown as T);
 }
 
 /** A row of placeholders named after `row`'s columns: a one-row insert's template. */
@@ -22,26 +31,17 @@ export function paramRow<R extends object>(row: R): R {
 }
 
 /**
- * An `in (…)` list of any length as one of a few template shapes: its length rounded up to a
- * power of two, the last value repeated to fill it (a repeat changes nothing in `in`), so lists
- * of 1 to 500 values take 10 shapes rather than 500. `size` goes in the shape key and to
- * paramList; `values` are the call's, by name. `items` must not be empty.
+ * The template size of an `in (…)` list of `count` values: rounded up to a power of two, so
+ * lists of 1 to 500 values take 10 shapes rather than 500. `count` must not be 0.
  */
-export function inList(
-  prefix: string,
-  items: readonly unknown[],
-): { readonly size: number; readonly values: Record<string, unknown> } {
-  const size = 2 ** Math.ceil(Math.log2(items.length));
-  const last = items[items.length - 1];
-  const values: Record<string, unknown> = {};
-  for (let i = 0; i < size; i++) values[`${prefix}${i}`] = i < items.length ? items[i] : last;
-  return { size, values };
+export function listSize(count: number): number {
+  return 2 ** Math.ceil(Math.log2(count));
 }
 
 interface Template {
   readonly sql: string;
-  /** The value of each bound parameter, in order, by name. */
-  readonly names: readonly string[];
+  /** The value of each bound parameter, in order: by name, or by position in the call's list. */
+  readonly names: readonly (string | number)[];
 }
 
 /**
@@ -66,8 +66,9 @@ export class QueryTemplates {
     shape: string,
     build: () => Compilable<R>,
     values: Readonly<Record<string, unknown>>,
+    list?: readonly unknown[],
   ): Promise<R[]> {
-    const { sql, parameters } = this.bind(shape, build, values);
+    const { sql, parameters } = this.bind(shape, build, values, list);
     return (await db.executeQuery<R>(CompiledQuery.raw(sql, parameters))).rows;
   }
 
@@ -81,19 +82,25 @@ export class QueryTemplates {
     shape: string,
     build: () => Compilable<R>,
     values: Readonly<Record<string, unknown>>,
+    list: readonly unknown[] = [],
   ): { readonly sql: string; readonly parameters: unknown[] } {
     let template = this.templates.get(shape);
     if (template === undefined) {
       template = compileTemplate(shape, build());
       this.templates.set(shape, template);
     }
-    return { sql: template.sql, parameters: template.names.map((name) => values[name]) };
+    const last = list.length - 1;
+    const parameters = template.names.map((name) =>
+      typeof name === "number" ? list[name < last ? name : last] : values[name],
+    );
+    return { sql: template.sql, parameters };
   }
 }
 
 function compileTemplate(shape: string, query: Compilable): Template {
   const { sql, parameters } = query.compile();
   const names = parameters.map((p) => {
+    if (p instanceof ListParam) return p.index;
     // A literal bound in a template would be replayed for every later call of the shape.
     if (!(p instanceof Param)) {
       throw new RpmlabError("E_USAGE", `query template ${shape} binds a value that is no param()`);
