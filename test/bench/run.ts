@@ -1,7 +1,8 @@
 /**
  * Runs every benchmark in test/bench one after another, each in its own process so one
- * benchmark's heap and JIT state never colour another's figures. Benchmarks print figures; they
- * assert nothing (timed assertions flake on shared CI machines).
+ * benchmark's heap and JIT state never colour another's figures, and with the V8 flag bin/rpmlab
+ * starts node with (NODE_FLAGS), so the figures are the lab's as users run it. Benchmarks print
+ * figures; they assert nothing (timed assertions flake on shared CI machines).
  *
  *   npm run bench                                        every benchmark
  *   npm run bench -- webhooks ingest                     those whose file name contains a word
@@ -12,6 +13,8 @@ import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
+/** As on bin/rpmlab's line 2. */
+const NODE_FLAGS = ["--max-semi-space-size=64"];
 const dir = fileURLToPath(new URL(".", import.meta.url));
 const args = process.argv.slice(2);
 const firstOption = args.findIndex((a) => a.startsWith("-"));
@@ -24,7 +27,7 @@ const benches = readdirSync(dir)
 
 for (const file of benches) {
   process.stdout.write(`\n== ${file}\n`);
-  execFileSync(process.execPath, ["--import", "tsx", `${dir}${file}`, ...passed], {
+  execFileSync(process.execPath, [...NODE_FLAGS, "--import", "tsx", `${dir}${file}`, ...passed], {
     stdio: "inherit",
   });
 }

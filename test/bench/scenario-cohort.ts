@@ -4,8 +4,10 @@
  * broker, memory store), on the direct path (default) or on emulated BLE (in-process bleno
  * devices and noble gateways on one emulated radio). Prints figures, asserts nothing.
  *
- *   node --import tsx test/bench/scenario-cohort.ts [--patients 1000] [--ble direct|emulated]
- *     [--btsnoop FILE]
+ *   npm run bench -- scenario-cohort [--patients 1000] [--ble direct|emulated] [--btsnoop FILE]
+ *
+ * (run.ts starts it with bin/rpmlab's V8 flag; without it, `node --import tsx` on this file
+ * measures V8's default young generation, which costs a 1,000-patient run about a fifth more).
  *
  * `--btsnoop FILE` (emulated BLE) captures every controller's HCI traffic as `rpmlab run
  * --btsnoop` does, and prints the capture's size and records; run once without it to see what

@@ -1,12 +1,13 @@
 /**
- * `rpmlab serve` as a user runs it: a child process started from bin/rpmlab, its one JSON line
- * read from stdout, stopped with SIGTERM. Every wait has a deadline; nothing sleeps.
+ * `rpmlab serve` as a user runs it: bin/rpmlab executed itself (its `#!/bin/sh` line execs
+ * node), its one JSON line read from stdout, stopped with SIGTERM. Every wait has a deadline;
+ * nothing sleeps.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 
-const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
+export const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
 
 export interface ServeInfo {
   base_url: string;
@@ -19,6 +20,8 @@ export interface ServeInfo {
 
 export interface Served {
   readonly info: ServeInfo;
+  /** The process id: node's own, the shim's sh having exec'd it. */
+  readonly pid: number;
   readonly stderr: () => string;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
@@ -27,11 +30,9 @@ export interface Served {
 }
 
 export async function startServe(args: string[], deadlineMs = 30_000): Promise<Served> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [BIN, "serve", "--json", "--log-level", "warn", ...args],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child: ChildProcess = spawn(BIN, ["serve", "--json", "--log-level", "warn", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let err = "";
   child.stderr!.on("data", (chunk: Buffer) => {
     err += chunk.toString();
@@ -57,6 +58,7 @@ export async function startServe(args: string[], deadlineMs = 30_000): Promise<S
   });
   return {
     info,
+    pid: child.pid!,
     stderr: () => err,
     async stop() {
       if (child.exitCode !== null) return child.exitCode;

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { connectAsync, type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
@@ -11,7 +12,7 @@ import { dropStored } from "../../src/readings/dedupe.ts";
 import { generateReadings } from "../../src/readings/generate.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
 import { mosquittoOrSkip } from "../support/mosquitto.ts";
-import { eventually, type Served, startServe } from "./serve-process.ts";
+import { BIN, eventually, type Served, startServe } from "./serve-process.ts";
 
 /**
  * Black box (issue 3 "Done when"): `rpmlab serve` started as a user starts it, a BPM activated
@@ -93,6 +94,15 @@ function serveJourney(label: string, brokerSpec: () => string) {
     };
     const hwi = (path: string, init?: RequestInit) =>
       call(`/clients/${served!.info.client_domain}/hwi/${path}`, init);
+
+    it.runIf(process.platform === "linux")(
+      "runs in the node bin/rpmlab execs, with its 64 MiB young generation semi-space",
+      () => {
+        // The shell is gone (exec): the pid started is node's, with the flag before the file.
+        const argv = readFileSync(`/proc/${served!.pid}/cmdline`, "utf8").split("\0");
+        expect(argv.slice(0, 3)).toEqual(["node", "--max-semi-space-size=64", BIN]);
+      },
+    );
 
     it("stores what a gateway publishes once, and serves it on every measurement endpoint", async () => {
       const activated = await hwi("hwi-devices/", {
