@@ -51,3 +51,22 @@ describe("DeviceLedger with estimated timestamps", () => {
     expect(counts).toMatchObject({ taken: 1, stored: 0, missing: 1, unexpected: 2 });
   });
 });
+
+describe("DeviceLedger progress", () => {
+  it("counts readings taken as they come, as count() does at the end: re-sends and repeats aside", async () => {
+    const first = weighing(AT, 197.6);
+    const second = weighing(AT + 86_400_000, 197.4);
+    const resend: GeneratedReading = { ...first, duplicate: true };
+    const ledger = new DeviceLedger([first, second]);
+    expect(ledger.takenCount).toBe(0);
+    ledger.taken(first, AT, Promise.resolve(true));
+    ledger.taken(resend, AT, Promise.resolve(true));
+    expect(ledger.takenCount).toBe(1);
+    // The same reading recorded again is still one reading taken.
+    ledger.taken(first, AT + 60_000, Promise.resolve(true));
+    ledger.taken(second, AT + 86_400_000, Promise.resolve(false));
+    expect(ledger.takenCount).toBe(2);
+    const counts = await ledger.count([record(AT + 60_000, 197.6, false)]);
+    expect(counts).toMatchObject({ taken: 2, stored: 1, lostByDesign: 1, resends: 1 });
+  });
+});

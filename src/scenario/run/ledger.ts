@@ -61,6 +61,8 @@ export interface LedgerCounts {
 export class DeviceLedger {
   private readonly fates = new Map<GeneratedReading, Promise<boolean>>();
   private readonly stamps = new Map<GeneratedReading, number | Promise<number>>();
+  /** Readings taken, re-sends not counted: kept as they come, read at every step's progress. */
+  private takenSoFar = 0;
 
   constructor(readonly readings: readonly GeneratedReading[]) {}
 
@@ -73,6 +75,7 @@ export class DeviceLedger {
     at: number | Promise<number>,
     delivered: Promise<boolean>,
   ): void {
+    if (!reading.duplicate && !this.fates.has(reading)) this.takenSoFar++;
     this.stamps.set(reading, at);
     this.fates.set(reading, delivered);
   }
@@ -88,9 +91,7 @@ export class DeviceLedger {
   }
 
   get takenCount(): number {
-    let n = 0;
-    for (const r of this.fates.keys()) if (!r.duplicate) n++;
-    return n;
+    return this.takenSoFar;
   }
 
   /** Counts `keys` as explained; true when there is any. */
