@@ -7,7 +7,7 @@ import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/core/logger.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
-import type { Store } from "../../src/store/store.ts";
+import type { Store, StoreRepositories } from "../../src/store/store.ts";
 import { within } from "../mqtt/helpers.ts";
 import {
   catalogue,
@@ -121,17 +121,21 @@ describe("acknowledgement after commit", () => {
     expect(Math.max(...outcomes.batches.map((b) => b.outcomes.length))).toBeGreaterThan(1);
   });
 
+  /** Measurements of message m-1 refused by the store (not an outage); `deadLetters` as given. */
+  const refusingM1 = (tx: StoreRepositories, deadLetters = tx.deadLetters): StoreRepositories => ({
+    ...tx,
+    measurements: {
+      ...tx.measurements,
+      insertMany: (rows) =>
+        rows.some((r) => r.messageId === "m-1")
+          ? Promise.reject(new Error("value out of this store's range"))
+          : tx.measurements.insertMany(rows),
+    },
+    deadLetters,
+  });
+
   it("isolates a message the store refuses, keeps it as a dead letter, and stores the others", async () => {
-    const picky = storeWith(store, (tx) => ({
-      ...tx,
-      measurements: {
-        ...tx.measurements,
-        insertMany: (rows) =>
-          rows.some((r) => r.messageId === "m-1")
-            ? Promise.reject(new Error("value out of this store's range"))
-            : tx.measurements.insertMany(rows),
-      },
-    }));
+    const picky = storeWith(store, (tx) => refusingM1(tx));
     const ingestor = await lab.ingestor({ store: picky });
     const outcomes = new Outcomes(ingestor);
     await ingestor.start();
@@ -147,20 +151,12 @@ describe("acknowledgement after commit", () => {
 
   it("acknowledges and logs whole a message whose dead letter the store refuses too, and goes on", async () => {
     // Not an outage (that is retried): a refusal that every redelivery would meet again.
-    const refusing = storeWith(store, (tx) => ({
-      ...tx,
-      measurements: {
-        ...tx.measurements,
-        insertMany: (rows) =>
-          rows.some((r) => r.messageId === "m-1")
-            ? Promise.reject(new Error("value out of this store's range"))
-            : tx.measurements.insertMany(rows),
-      },
-      deadLetters: {
+    const refusing = storeWith(store, (tx) =>
+      refusingM1(tx, {
         ...tx.deadLetters,
         add: () => Promise.reject(new Error("dead letter too large for this store")),
-      },
-    }));
+      }),
+    );
     const lines: string[] = [];
     const destination = new Writable({
       write(chunk, _encoding, done) {
