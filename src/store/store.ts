@@ -194,9 +194,10 @@ export interface WhitelistRepo {
   remove(gatewayUuid: string, macAddress: string): Promise<boolean>;
   /**
    * Spec 2.3: each gateway reported the devices it holds (MAC address in any case, sensor
-   * code): the entries it holds as listed become CO, the others RE. Per report, in order (an ingested batch's check-ins: one
-   * read for all): the whole whitelist as it now is (a check-in compares it with what the
-   * gateway holds) and the entries whose status changed; both [] for an unknown gateway.
+   * code): the entries it holds as listed become CO, the others RE. Per report, in order (an
+   * ingested batch's check-ins: one read for all): the whole whitelist as it now is (a check-in
+   * compares it with what the gateway holds) and the entries whose status changed; both [] for
+   * an unknown gateway.
    */
   reconcile(
     reports: readonly { gatewayUuid: string; held: readonly HeldWhitelistEntry[] }[],

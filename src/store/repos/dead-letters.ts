@@ -22,9 +22,8 @@ function toDeadLetterRow(r: Selectable<DeadLettersTable>): DeadLetterRow {
  * Text a dead letter can keep on every dialect: PostgreSQL text refuses U+0000 (SQLite keeps
  * it), and a topic (a broker may pass on what [MQTT-4.7.3-2] forbids) or a reason quoting what
  * a device sent (an unknown key, a device type, a JSON parser's excerpt) can hold one. Each
- * U+0000 is written as the six characters \u0000, on both dialects alike. Refusing instead is
- * no option: a message whose dead letter the store refuses was retried as if the store were
- * down, for ever, and held every message behind it (ingestor.ts deadLetterAlone).
+ * U+0000 is written as the six characters \u0000, on both dialects alike. Refusing instead
+ * would leave the message nowhere but the error log (ingestor.ts deadLetterAlone).
  */
 function keepable(text: string): string {
   return text.includes("\u0000") ? text.replaceAll("\u0000", "\\u0000") : text;
