@@ -90,10 +90,10 @@ export class Rng {
 
   /** A version 4 UUID drawn from this stream (RFC 9562 §5.4 layout). */
   uuid(): string {
-    const h = this.hex(32).toLowerCase().split("");
-    h[12] = "4";
-    h[16] = "89ab"[Math.floor(this.prng() * 4)]!;
-    return dashed(h.join(""));
+    // 32 digits drawn, then the variant; the 13th digit drawn is replaced by the version.
+    const r = this.lowerHex(32);
+    const variant = VARIANT[Math.floor(this.prng() * 4)]!;
+    return `${r.slice(0, 8)}-${r.slice(8, 12)}-4${r.slice(13, 16)}-${variant}${r.slice(17, 20)}-${r.slice(20)}`;
   }
 
   /**
@@ -102,19 +102,22 @@ export class Rng {
    * its rows at the end of its index instead of at random places.
    */
   uuidV7(ms: number): string {
-    const h = (
-      Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0").slice(-12) +
-      this.hex(20).toLowerCase()
-    ).split("");
-    h[12] = "7";
-    h[16] = "89ab"[Math.floor(this.prng() * 4)]!;
-    return dashed(h.join(""));
+    const t = Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0").slice(-12);
+    // As uuid(): 20 digits drawn, the first replaced by the version, then the variant.
+    const r = this.lowerHex(20);
+    const variant = VARIANT[Math.floor(this.prng() * 4)]!;
+    return `${t.slice(0, 8)}-${t.slice(8)}-7${r.slice(1, 4)}-${variant}${r.slice(5, 8)}-${r.slice(8)}`;
+  }
+
+  /** Lower-case hexadecimal digits, drawn as hex() draws them. */
+  private lowerHex(length: number): string {
+    let out = "";
+    for (let i = 0; i < length; i++) out += LOWER_HEX[Math.floor(this.prng() * 16)];
+    return out;
   }
 }
 
 const HEX = "0123456789ABCDEF";
-
-/** 32 hexadecimal digits as 8-4-4-4-12. */
-function dashed(s: string): string {
-  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
-}
+const LOWER_HEX = "0123456789abcdef";
+/** The variant digit, binary 10xx (RFC 9562 §4.1): its two low bits drawn. */
+const VARIANT = "89ab";

@@ -1,6 +1,7 @@
 import { type Dispatcher, Pool } from "undici";
 import type { WebhookDeliveryConfig } from "../config/webhook-config.ts";
 import { startStopwatch } from "../core/stopwatch.ts";
+import { endpointOf } from "./endpoint.ts";
 import type { WebhookRequest, WebhookResponse, WebhookSender } from "./sender.ts";
 import { SNIPPET_CHARS, snippetOf } from "./snippet.ts";
 
@@ -23,10 +24,8 @@ export class HttpSender implements WebhookSender {
 
   send(request: WebhookRequest): Promise<WebhookResponse> {
     const elapsed = startStopwatch();
-    let url: URL;
-    try {
-      url = new URL(request.url);
-    } catch {
+    const endpoint = endpointOf(request.url);
+    if (endpoint === null) {
       return Promise.resolve(failed(`not a valid URL: ${request.url}`, elapsed()));
     }
     const { timeoutMs } = this.config;
@@ -67,10 +66,10 @@ export class HttpSender implements WebhookSender {
           }
         },
       };
-      this.pool(url.origin).dispatch(
+      this.pool(endpoint.origin).dispatch(
         {
           method: "POST",
-          path: `${url.pathname}${url.search}`,
+          path: endpoint.path,
           headers: request.headers,
           body: request.body,
         },
@@ -112,7 +111,11 @@ export class HttpSender implements WebhookSender {
 function headerValue(raw: Buffer[] | string[] | null, name: string): string | null {
   if (raw === null) return null;
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (String(raw[i]).toLowerCase() === name) return String(raw[i + 1]);
+    // Names of another length are not decoded: most answers carry five or six headers.
+    const key = raw[i]!;
+    if (key.length === name.length && String(key).toLowerCase() === name) {
+      return String(raw[i + 1]);
+    }
   }
   return null;
 }

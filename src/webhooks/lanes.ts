@@ -1,6 +1,7 @@
 import { startStopwatch } from "../core/stopwatch.ts";
 import type { WebhookRow } from "../store/types-ingest.ts";
 import type { DeliveryRow } from "../store/types-webhooks.ts";
+import { endpointOf } from "./endpoint.ts";
 
 export interface Job {
   readonly delivery: DeliveryRow;
@@ -102,9 +103,5 @@ function capacityOf(concurrency: number, timeoutMs: number, pace: number): numbe
 /** The lane key of a webhook: its endpoint's origin (deleted webhooks share one lane). */
 export function laneKey(webhook: WebhookRow | null): string {
   if (webhook === null) return "deleted:";
-  try {
-    return new URL(webhook.endpoint).origin;
-  } catch {
-    return webhook.endpoint;
-  }
+  return endpointOf(webhook.endpoint)?.origin ?? webhook.endpoint;
 }
