@@ -14,6 +14,31 @@ export const EVENT_HEADER = "X-Rpmlab-Event";
 export const ATTEMPT_HEADER = "X-Rpmlab-Attempt";
 export const USER_AGENT = "rpmlab-webhooks/1";
 
+/**
+ * Header names a webhook's auth_header may not take (lower case): those that frame the message
+ * or manage the connection (RFC 9110 §7.2 Host, §8.6 Content-Length, §7.6.1 Connection and the
+ * hop-by-hop fields it names; RFC 9112 §6.1 Transfer-Encoding; §10.1.1 Expect), which undici
+ * refuses or which would make every attempt fail, and those rpmlab sets on each POST itself.
+ */
+export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "upgrade",
+  "te",
+  "trailer",
+  "expect",
+  "content-type",
+  "user-agent",
+  DELIVERY_HEADER.toLowerCase(),
+  EVENT_HEADER.toLowerCase(),
+  ATTEMPT_HEADER.toLowerCase(),
+  SIGNATURE_HEADER.toLowerCase(),
+]);
+
 export interface AttemptDeps {
   readonly sender: WebhookSender;
   readonly clock: Clock;
@@ -24,8 +49,9 @@ export interface AttemptDeps {
 /**
  * The POST of one attempt: the webhook's endpoint as it is now, its static auth header
  * (wire-formats: auth_header/auth_key "sent with each POST"), rpmlab's delivery headers, and the
- * signature when the webhook has a secret. rpmlab's headers are set last: an auth_header of the
- * same name cannot hide them.
+ * signature when the webhook has a secret. The API refuses a reserved auth_header; one stored
+ * before it did is left out here, in any case of letters, so it can neither hide rpmlab's
+ * headers nor break the request.
  */
 export function webhookRequest(
   delivery: DeliveryRow,
@@ -34,8 +60,9 @@ export function webhookRequest(
   atMs: number,
 ): WebhookRequest {
   const headers: Record<string, string> = {};
-  if (webhook.authHeader !== null && webhook.authKey !== null) {
-    headers[webhook.authHeader] = webhook.authKey;
+  const { authHeader, authKey } = webhook;
+  if (authHeader !== null && authKey !== null && !RESERVED_HEADERS.has(authHeader.toLowerCase())) {
+    headers[authHeader] = authKey;
   }
   headers["content-type"] = "application/json";
   headers["user-agent"] = USER_AGENT;

@@ -107,6 +107,24 @@ describe("webhooks/", () => {
     expect(
       (await call("POST", "webhooks/", { endpoint: "https://c.example/", auth_key: "k" })).json(),
     ).toEqual({ auth_header: ["This field is required when auth_key is set."] });
+    // Headers that frame the request, or that rpmlab sets itself, in any case of letters.
+    for (const name of [
+      "Content-Length",
+      "transfer-encoding",
+      "Host",
+      "Content-Type",
+      "X-RPMLAB-DELIVERY",
+    ]) {
+      const reserved = await call("POST", "webhooks/", {
+        endpoint: "https://c.example/",
+        auth_header: name,
+        auth_key: "k",
+      });
+      expect(reserved.statusCode).toBe(400);
+      expect(reserved.json()).toEqual({
+        auth_header: ["The lab sets this header itself on every POST: choose another name."],
+      });
+    }
     for (const event of ["MEASUREMENT", "FULFILLMENT", "SPECIAL_ORDER", "PATIENT"]) {
       expect(
         (await call("POST", "webhooks/", { endpoint: "https://c.example/", event })).statusCode,

@@ -68,6 +68,27 @@ describe("a webhook attempt's outcome", () => {
     expect(sender.requests.at(-1)?.headers["X-Rpmlab-Attempt"]).toBe("3");
   });
 
+  it("leaves out an auth_header stored before the API refused it: rpmlab's headers stay, the POST goes", async () => {
+    sender.answer = () => ({ statusCode: 200 });
+    for (const authHeader of ["Content-Type", "content-length", "X-Rpmlab-Event"]) {
+      const outcome = await attemptDelivery(
+        deps,
+        delivery(),
+        { ...webhook, authHeader },
+        {
+          manual: false,
+        },
+      );
+      expect(outcome.state).toBe("delivered");
+      const headers = sender.requests.at(-1)!.headers;
+      const names = Object.keys(headers).map((name) => name.toLowerCase());
+      expect(new Set(names).size).toBe(names.length);
+      expect(names).not.toContain("content-length");
+      expect(headers["content-type"]).toBe("application/json");
+      expect(headers["X-Rpmlab-Event"]).toBe("MEASUREMENT");
+    }
+  });
+
   it("gives up when the next attempt would fall past 24 hours; other kinds and tests are not retried", async () => {
     sender.answer = () => ({ error: "connection refused" });
     const old = delivery({ created: T - GIVE_UP_AFTER_MS + 10_000, attempts: 30 });

@@ -13,6 +13,7 @@ import {
   type WebhookPatch,
   type WebhookRow,
 } from "../../store/types-ingest.ts";
+import { RESERVED_HEADERS } from "../../webhooks/attempt.ts";
 import { generateSigningSecret } from "../../webhooks/signature.ts";
 import { iso, toJsonSchema } from "../json-schema.ts";
 import { listSchemas } from "../pagination.ts";
@@ -32,6 +33,9 @@ const FIELDS = {
   ),
   auth_header: charField({ allowBlank: true, maxLength: 100 })
     .refine((v) => v === "" || HEADER_NAME.test(v), { error: "Enter a valid HTTP header name." })
+    .refine((v) => !RESERVED_HEADERS.has(v.toLowerCase()), {
+      error: "The lab sets this header itself on every POST: choose another name.",
+    })
     .nullable()
     .optional()
     .describe("Name of a static header sent with each POST, e.g. Authorization (optional)."),
