@@ -188,14 +188,24 @@ function inputText(input: unknown): string {
 }
 
 /**
+ * `scheme://` and then the host, as written: Django's URLValidator wants both, while the WHATWG
+ * parser repairs `http:///host`, `http:/host` and backslashes into a URL other than the one
+ * written, which the lab would then call.
+ */
+const SCHEME_AND_HOST = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]/i;
+
+/**
  * DRF URLField restricted to the schemes given (default http and https): a CharField whose value
- * must parse as an absolute URL with a host, "Enter a valid URL." otherwise.
+ * must be an absolute URL with a host, written as it parses (no backslash, nothing the WHATWG
+ * parser would repair), "Enter a valid URL." otherwise.
  */
 export function urlField(opts: CharFieldOptions & { schemes?: readonly string[] } = {}) {
   const schemes = opts.schemes ?? ["http", "https"];
   return charField({ maxLength: opts.maxLength ?? 200 }).refine(
     (text) => {
-      if (/\s/.test(text) || !URL.canParse(text)) return false;
+      if (/[\s\\]/.test(text) || !SCHEME_AND_HOST.test(text) || !URL.canParse(text)) {
+        return false;
+      }
       const url = new URL(text);
       return schemes.includes(url.protocol.slice(0, -1)) && url.hostname !== "";
     },

@@ -5,6 +5,7 @@ import { parseStoreSpec } from "../config/store-spec.ts";
 import { parseIso } from "../core/time.ts";
 import { timeOfDay } from "../readings/patient-schema.ts";
 import { WEBHOOK_EVENTS } from "../store/types-ingest.ts";
+import { RESERVED_HEADERS } from "../webhooks/attempt.ts";
 import { eventSchema } from "./actions.ts";
 import { expectationSchema } from "./expectations.ts";
 import { checkinEvery, localId, positiveDuration } from "./fields.ts";
@@ -96,7 +97,14 @@ const webhookSchema = z.strictObject({
     }),
   post_as_array: z.boolean().default(false),
   enabled_by_default: z.boolean().default(true),
-  auth_header: z.string().min(1).optional(),
+  auth_header: z
+    .string()
+    .min(1)
+    .refine(
+      (name) => !RESERVED_HEADERS.has(name.toLowerCase()),
+      "the lab sets this header itself on every POST (README: Webhook registry)",
+    )
+    .optional(),
   auth_key: z.string().min(1).optional(),
   sign: z.boolean().default(false).meta({ description: "Opt in to the HMAC signature header" }),
 });

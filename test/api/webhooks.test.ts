@@ -68,6 +68,11 @@ describe("webhooks/", () => {
       "ftp://client.example/x",
       "client.example/x",
       "https://",
+      // Repaired by the WHATWG parser into another URL than the one written.
+      "http:///127.0.0.1:8080/triple",
+      "http:/client.example/x",
+      "http:\\\\client.example\\x",
+      "https://client.example\\x",
       "not a url",
       "",
     ]) {

@@ -383,6 +383,17 @@ describe("scenario errors name the file and the path", () => {
       "accounts[0].webhooks[0].auth_key: auth_header and auth_key go together: give both or neither",
     ]);
   });
+
+  it("an auth_header the lab sets itself", () => {
+    expect(
+      problems((s) => {
+        s.accounts[0].webhooks[0].auth_header = "content-type";
+        s.accounts[0].webhooks[0].auth_key = "text/plain";
+      }),
+    ).toEqual([
+      "accounts[0].webhooks[0].auth_header: the lab sets this header itself on every POST (README: Webhook registry)",
+    ]);
+  });
 });
 
 describe("YAML as people write it", () => {
