@@ -215,12 +215,15 @@ async function actionRequired(
   input: ActivationInput,
   patient: PatientRow | null,
 ): Promise<string | null> {
-  const problem = addressProblem(patient);
-  if (problem !== null || patient === null) return problem;
-  const { rows } = await tx.devices.list(accountId, {
-    patientExternalId: patient.externalId,
-    status: PENDING_STATUSES,
-  });
-  const open = rows.find((d) => d.name === input.profile.name && d.hardwareUuid === null);
-  return open === undefined ? null : duplicateReason(open);
+  // A duplicate first: it stays one when the address is mended (releaseHeldRequests leaves it
+  // held, duplicate clean-up cancels it), where a request held for the address alone ships.
+  if (patient !== null) {
+    const { rows } = await tx.devices.list(accountId, {
+      patientExternalId: patient.externalId,
+      status: PENDING_STATUSES,
+    });
+    const open = rows.find((d) => d.name === input.profile.name && d.hardwareUuid === null);
+    if (open !== undefined) return duplicateReason(open);
+  }
+  return addressProblem(patient);
 }

@@ -92,6 +92,25 @@ export function deviceUpdateSection(env: FulfilmentEnv): void {
       expect(device.status).toBe("Client Action Required");
     });
 
+    it("ships one of two requests made while the address was incomplete, once it is complete", async () => {
+      const body = { device: { name: "Vendor Scale" }, patient: { external_id: "P-1" } };
+      const first = await activate(env, body);
+      const second = await activate(env, body);
+      expect([first.device.status, second.device.status]).toEqual([
+        "Client Action Required",
+        "Client Action Required",
+      ]);
+      expect(first.reason).toMatch(/incomplete/);
+      // Spec 3: a duplicate submission, whatever else holds it.
+      expect(second.reason).toContain(`duplicate submission: device ${first.device.id}`);
+      const { released } = await put(first.device.id, {
+        patient: { address: "12 Main Street", city: "Irvine", state: "CA", zip_code: "92614" },
+      });
+      expect(released.map((d) => d.id)).toEqual([first.device.id]);
+      const held = await env.store.devices.get(env.account.id, second.device.id);
+      expect(held?.status).toBe("Client Action Required");
+    });
+
     it("detaches the patient with patient: null, and changes nothing without a patient key", async () => {
       await patientWithAddress(env, "P-1");
       const { device } = await activate(env, {
