@@ -1,7 +1,6 @@
 import type { FulfilmentConfig } from "../config/fulfilment-config.ts";
 import { Rng } from "../core/rng.ts";
-import { addBusinessTime } from "../fulfilment/business-time.ts";
-import { drawDuration } from "../fulfilment/shipment-plan.ts";
+import { drawDuration, processedAt } from "../fulfilment/shipment-plan.ts";
 import { drawTracking } from "../fulfilment/tracking.ts";
 import type { Ms } from "../store/types.ts";
 import type { SupplyRequestPatch, SupplyRequestRow } from "../store/types-asr.ts";
@@ -21,8 +20,7 @@ function stepRng(config: FulfilmentConfig, id: string, step: number): Rng {
 
 /** When a request placed at `at` ships. */
 export function shipsAt(config: FulfilmentConfig, id: string, at: Ms): Ms {
-  const rng = stepRng(config, id, 0);
-  return addBusinessTime(at, drawDuration(config, rng, config.durations.processing));
+  return processedAt(config, stepRng(config, id, 0), at);
 }
 
 /** The next step of an order whose step is due at `at`, or null when it has none left. */

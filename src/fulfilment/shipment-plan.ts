@@ -26,6 +26,21 @@ export function drawDuration(config: FulfilmentConfig, rng: Rng, range: MsRange)
   return Math.round(ms / config.timeScale);
 }
 
+/**
+ * When the warehouse has processed an order accepted at `at`: `durations.processing` of
+ * business time, weekends counted on the calendar as if the lab ran at real speed, then the
+ * whole wait divided by time_scale — so `1440` ships in minutes what takes days, a weekend
+ * included (devices and supply orders alike).
+ */
+export function processedAt(config: FulfilmentConfig, rng: Rng, at: Ms): Ms {
+  const { processing } = config.durations;
+  const raw =
+    processing.minMs === processing.maxMs
+      ? processing.minMs
+      : rng.uniform(processing.minMs, processing.maxMs);
+  return at + Math.round((addBusinessTime(at, raw) - at) / config.timeScale);
+}
+
 /** Spec 3: an accepted request goes On Hold on a (seeded) stock shortage, else Ready to Ship. */
 export function acceptance(config: FulfilmentConfig, rng: Rng): "On Hold" | "Ready to Ship" {
   return rng.fork("stock").chance(config.probabilities.stockShortage) ? "On Hold" : "Ready to Ship";
@@ -72,14 +87,8 @@ export function planNext(
       return { status: "Cancelled", at: after(d.duplicateCleanup) };
     case "On Hold":
       return { status: "Ready to Ship", at: after(d.restock) };
-    case "Ready to Ship": {
-      const raw =
-        d.processing.minMs === d.processing.maxMs
-          ? d.processing.minMs
-          : p.uniform(d.processing.minMs, d.processing.maxMs);
-      const business = addBusinessTime(at, raw) - at;
-      return { status: "Dropshipped", at: at + Math.round(business / config.timeScale) };
-    }
+    case "Ready to Ship":
+      return { status: "Dropshipped", at: processedAt(config, p, at) };
     case "Dropshipped":
       return { status: "In Transit", at: after(d.firstScan) };
     case "In Transit": {

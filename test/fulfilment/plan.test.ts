@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { shipsAt } from "../../src/asr/supply-timeline.ts";
 import { fulfilmentConfig } from "../../src/config/fulfilment-config.ts";
 import { Rng } from "../../src/core/rng.ts";
 import { parseIso } from "../../src/core/time.ts";
@@ -113,6 +114,18 @@ describe("planning", () => {
     expect(step.status).toBe("Ready to Ship");
     expect(step.at).toBeGreaterThanOrEqual((2 * D) / 1440);
     expect(step.at).toBeLessThanOrEqual((7 * D) / 1440);
+  });
+
+  it("counts a weekend before time_scale divides the wait, for devices and supply orders alike", () => {
+    // processing: exactly one business day. From Saturday noon: all of Monday, done 60 h later.
+    const fast = fulfilmentConfig({ time_scale: 1440, durations: { processing: "1d" } });
+    const saturday = at("2026-11-28T12:00:00Z");
+    const device = planNext(fast, new Rng("d"), STATE, saturday)!;
+    expect(device).toEqual({ status: "Dropshipped", at: saturday + (60 * H) / 1440 });
+    expect(shipsAt(fast, "supply-1", saturday)).toBe(saturday + (60 * H) / 1440);
+    // At real speed the same day.
+    const real = fulfilmentConfig({ durations: { processing: "1d" } });
+    expect(shipsAt(real, "supply-1", saturday)).toBe(at("2026-12-01T00:00:00Z"));
   });
 
   it("moves In Transit through its planned scans, then out for delivery (or held)", () => {
