@@ -61,7 +61,17 @@ const FILE_BUFFER_BYTES = 64 * 1024;
  * full disk does not crash the lab from inside a deferred flush.
  */
 export function fileSink(path: string): CaptureSink {
-  const fd = openSync(path, "w");
+  let fd: number;
+  try {
+    fd = openSync(path, "w");
+  } catch (error) {
+    throw new RpmlabError(
+      "E_CAPTURE_WRITE",
+      `btsnoop capture ${path}: cannot be opened for writing: ${(error as Error).message}`,
+      { field: "btsnoop", value: path },
+      error,
+    );
+  }
   const buffer = Buffer.allocUnsafe(FILE_BUFFER_BYTES);
   let used = 0;
   let pending: NodeJS.Immediate | undefined;

@@ -14,6 +14,7 @@ import {
 import { checkTransports } from "../scenario/run/transports.ts";
 import { runScenario } from "../scenario/runner.ts";
 import type { CliIo } from "./io.ts";
+import { checkWritable } from "./output-file.ts";
 
 interface RunFlags {
   readonly seed?: string;
@@ -52,9 +53,12 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       "write the HCI capture of the run (one scenario with transports.ble: emulated) as btsnoop, for Wireshark or btmon",
     )
     .action(async (files: string[], flags: RunFlags) => {
+      const seed = flags.seed === undefined ? undefined : seedOf(flags.seed);
       const reportFiles = parseReports(flags.report);
+      for (const { format, file } of reportFiles) checkWritable(file, `--report ${format}`);
       const scenarios = files.map((file) => loadScenario(file));
       if (flags.btsnoop !== undefined) {
+        checkWritable(flags.btsnoop, "--btsnoop");
         if (scenarios.length > 1) {
           throw new RpmlabError(
             "E_USAGE",
@@ -69,7 +73,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       for (const scenario of scenarios) {
         const progress = flags.progress ? finishable(createProgress(process.stderr)) : undefined;
         const result = await runScenario(scenario, {
-          ...(flags.seed === undefined ? {} : { seed: seedOf(flags.seed) }),
+          ...(seed === undefined ? {} : { seed }),
           ...(progress === undefined ? {} : { progress }),
           ...(flags.btsnoop === undefined ? {} : { btsnoop: flags.btsnoop }),
         }).catch((error: unknown) => {
@@ -80,7 +84,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         reports.push(result);
         io.out(renderText(result));
       }
-      for (const { format, file } of reportFiles) writeFileSync(file, REPORTS[format](reports));
+      for (const { format, file } of reportFiles) writeReport(file, REPORTS[format](reports));
       const failed = reports.filter((r) => !r.passed);
       if (failed.length > 0) {
         throw new RpmlabError(
@@ -109,6 +113,20 @@ function runFailed(error: unknown, scenario: string, reportFiles: readonly Repor
   );
 }
 
+/** A report file checked at the start can still fail to be written (a full disk). */
+function writeReport(file: string, text: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (error) {
+    throw new RpmlabError(
+      "E_REPORT_WRITE",
+      `--report ${file} not written: ${(error as Error).message} (the text report is above)`,
+      { field: "report" },
+      error,
+    );
+  }
+}
+
 interface ReportFile {
   readonly format: keyof typeof REPORTS;
   readonly file: string;
@@ -133,7 +151,15 @@ function parseReports(values: string[] | undefined): ReportFile[] {
   return out;
 }
 
-/** A seed as the scenario file would give it: a whole number stays a number. */
+/**
+ * A seed as the scenario file would give it: a whole number stays a number; an empty one is
+ * refused, as the file's schema refuses it.
+ */
 export function seedOf(text: string): string | number {
+  if (text === "") {
+    throw new RpmlabError("E_USAGE", '--seed takes an integer or a non-empty string, got ""', {
+      field: "seed",
+    });
+  }
   return /^-?\d{1,15}$/.test(text) ? Number(text) : text;
 }

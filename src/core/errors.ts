@@ -70,6 +70,8 @@ export const ERROR_CODES = {
     "A webhook resend or test send got no 2xx answer from the endpoint (the delivery log says what it got).",
   E_CAPTURE_WRITE:
     "A btsnoop capture file could not be written (a full disk, a closed file): records after the failure are lost.",
+  E_REPORT_WRITE:
+    "A scenario report file (`run --report`) could not be written at the end of the run (a full disk): the text report was printed.",
   E_DEAD_LETTER_KEPT:
     "A dead letter's replay failed again: its message is kept as a new dead letter with the new reason.",
 } as const;

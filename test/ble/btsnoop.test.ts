@@ -163,6 +163,16 @@ describe("btsnoop file sink", () => {
       expect(answers).toEqual([]);
     },
   );
+
+  it("names the file, with E_CAPTURE_WRITE, when it cannot be opened", () => {
+    const missing = join(tmpdir(), "rpmlab-no-such-dir", "x.btsnoop");
+    expect(() => fileSink(missing)).toThrow(
+      expect.objectContaining({
+        code: "E_CAPTURE_WRITE",
+        message: expect.stringContaining(`btsnoop capture ${missing}: cannot be opened`),
+      }),
+    );
+  });
 });
 
 const tshark = systemToolOrSkip("btsnoop capture decoded by tshark", TSHARK);

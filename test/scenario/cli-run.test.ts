@@ -135,6 +135,27 @@ describe("rpmlab run", () => {
     expect(stdout).toBe("");
     expect(stderr).toMatch(/^rpmlab: E_USAGE: --report takes a format and a file/);
   });
+
+  it("exits 2 on a report or capture file it could not write, before running anything", async () => {
+    const missing = join(dir, "no-such-dir", "r.xml");
+    const report = await runCli("run", SMOKE, "--report", "junit", missing, "--no-progress");
+    expect(report.code).toBe(2);
+    expect(report.stdout).toBe("");
+    expect(report.stderr).toBe(
+      `rpmlab: E_USAGE: --report junit ${missing}: its directory ${join(dir, "no-such-dir")} does not exist`,
+    );
+    const capture = await runCli("run", SMOKE, "--btsnoop", dir, "--no-progress");
+    expect(capture.code).toBe(2);
+    expect(capture.stderr).toBe(`rpmlab: E_USAGE: --btsnoop ${dir}: is a directory`);
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it("exits 2 on an empty --seed, as the file's schema refuses one", async () => {
+    const { code, stdout, stderr } = await runCli("run", SMOKE, "--seed", "", "--no-progress");
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toBe('rpmlab: E_USAGE: --seed takes an integer or a non-empty string, got ""');
+  });
 });
 
 function escapeXml(text: string): string {
