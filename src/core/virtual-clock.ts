@@ -29,7 +29,7 @@ export interface RunOptions {
  * replays identically.
  */
 export class VirtualClock implements Clock {
-  readonly speed: number;
+  private pace: number;
   private current: number;
   private seq = 0;
   private nextId = 1;
@@ -41,14 +41,21 @@ export class VirtualClock implements Clock {
         field: "startMs",
       });
     }
-    const speed = options.speed ?? Number.POSITIVE_INFINITY;
-    if (!(speed > 0)) {
-      throw new RpmlabError("E_CONFIG_INVALID", `clock speed must be > 0, got ${speed}`, {
-        field: "speed",
-      });
-    }
     this.current = options.startMs;
-    this.speed = speed;
+    this.pace = checkedSpeed(options.speed ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** Virtual milliseconds per real millisecond for `run()` (Infinity: as fast as possible). */
+  get speed(): number {
+    return this.pace;
+  }
+
+  /**
+   * A new speed from the next step of `run()` on: a paced scenario's drain after its end runs
+   * at Infinity, where nothing is left to watch.
+   */
+  setSpeed(speed: number): void {
+    this.pace = checkedSpeed(speed);
   }
 
   now(): number {
@@ -117,8 +124,8 @@ export class VirtualClock implements Clock {
       const due = next !== undefined && (options.until === undefined || next.at <= options.until);
       const target = due ? next.at : options.until;
       if (target === undefined) break;
-      if (Number.isFinite(this.speed) && target > this.current) {
-        await realDelay((target - this.current) / this.speed);
+      if (Number.isFinite(this.pace) && target > this.current) {
+        await realDelay((target - this.current) / this.pace);
         // Meanwhile an event may have been cancelled, or scheduled earlier than the target.
         const head = this.queue.peek();
         this.current = Math.min(head?.at ?? target, target);
@@ -135,6 +142,15 @@ export class VirtualClock implements Clock {
     if (options.until !== undefined && options.until > this.current) this.current = options.until;
     return ran;
   }
+}
+
+function checkedSpeed(speed: number): number {
+  if (!(speed > 0)) {
+    throw new RpmlabError("E_CONFIG_INVALID", `clock speed must be > 0, got ${speed}`, {
+      field: "speed",
+    });
+  }
+  return speed;
 }
 
 /** Lets pending microtasks and immediates run. */

@@ -161,6 +161,14 @@ describe("VirtualClock", () => {
       expect((error as { details: { field: string } }).details.field).toBe("speed");
     }
   });
+
+  it("takes a new speed, refusing a non-positive one as the constructor does", () => {
+    const clock = new VirtualClock({ startMs: START, speed: 60 });
+    clock.setSpeed(Number.POSITIVE_INFINITY);
+    expect(clock.speed).toBe(Number.POSITIVE_INFINITY);
+    expect(() => clock.setSpeed(-1)).toThrow(/clock speed must be > 0, got -1/);
+    expect(clock.speed).toBe(Number.POSITIVE_INFINITY);
+  });
 });
 
 describe("WholeMillisecondClock", () => {
