@@ -172,10 +172,15 @@ export function checkFulfilmentConfig(
   const result = FulfilmentFile.safeParse(merged);
   if (!result.success) {
     return {
-      problems: result.error.issues.map((i) => ({
-        path: ["fulfilment", ...i.path.map(String)],
-        message: i.message,
-      })),
+      // An unknown key at its own path, as a scenario's other unknown keys are (scenario/load.ts).
+      problems: result.error.issues.flatMap((i) =>
+        i.code === "unrecognized_keys"
+          ? i.keys.map((key) => ({
+              path: ["fulfilment", ...i.path.map(String), key],
+              message: "unknown key",
+            }))
+          : [{ path: ["fulfilment", ...i.path.map(String)], message: i.message }],
+      ),
     };
   }
   return { config: toConfig(result.data) };

@@ -104,7 +104,7 @@ describe("fulfilment configuration", () => {
       'fulfilment.durations.pickup: "soon" is not a duration',
       "fulfilment.probabilities.carrier_hold: must be a number from 0 to 1",
       "fulfilment.carriers.0:",
-      "fulfilment: Unrecognized key",
+      "fulfilment.colour: unknown key",
     ]) {
       expect(error.message).toContain(key);
     }
