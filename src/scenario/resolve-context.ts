@@ -16,7 +16,8 @@ export interface ResolveContext {
   readonly accounts: ReadonlySet<string>;
   /** Cohorts whose own fields passed; a reference to a broken one is not reported again. */
   readonly cohorts: ReadonlyMap<string, Cohort>;
-  readonly brokenCohorts: ReadonlySet<string>;
+  /** Cohorts with errors of their own: what the schema checked of them (events target them). */
+  readonly brokenCohorts: ReadonlyMap<string, Pick<Cohort, "count" | "connectivity">>;
   readonly webhooks: ReadonlyMap<string, ScenarioWebhook>;
   readonly issues: RuleIssue[];
 }

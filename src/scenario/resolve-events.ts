@@ -148,30 +148,32 @@ function resolveTarget(
   const at = [...path, "target"];
   const parsed = parseSelector(text)!;
   const cohort = ctx.cohorts.get(parsed.cohort);
-  if (cohort === undefined) {
-    if (!ctx.brokenCohorts.has(parsed.cohort)) {
-      report(ctx, at, `no cohort "${parsed.cohort}" in cohorts`);
-    }
+  // A cohort with errors of its own still has its count and connectivity: the target is
+  // checked against them, so every error of the file shows at once.
+  const shape = cohort ?? ctx.brokenCohorts.get(parsed.cohort);
+  if (shape === undefined) {
+    report(ctx, at, `no cohort "${parsed.cohort}" in cohorts`);
     return undefined;
   }
-  const selector = resolveSelector(parsed, cohort.count);
+  const selector = resolveSelector(parsed, shape.count);
   if (selector === undefined) {
     report(
       ctx,
       at,
-      `"${text}" reaches past the last patient of ${cohort.id} (count ${cohort.count}: ${cohort.id}[0-${cohort.count - 1}])`,
+      `"${text}" reaches past the last patient of ${parsed.cohort} (count ${shape.count}: ${parsed.cohort}[0-${shape.count - 1}])`,
     );
     return undefined;
   }
   const needs = TARGET_CONNECTIVITY[action];
-  if (needs !== undefined && cohort.connectivity !== needs) {
+  if (needs !== undefined && shape.connectivity !== needs) {
     report(
       ctx,
       at,
-      `${action} applies to ${needs} cohorts; ${cohort.id} is ${cohort.connectivity}`,
+      `${action} applies to ${needs} cohorts; ${parsed.cohort} is ${shape.connectivity}`,
     );
     return undefined;
   }
+  if (cohort === undefined) return undefined;
   return { selector, cohort };
 }
 

@@ -52,7 +52,7 @@ export function resolveScenario(
   const durationMs = parseDuration(raw.duration)!;
 
   const cohorts = new Map<string, Cohort>();
-  const brokenCohorts = new Set<string>();
+  const brokenCohorts = new Map<string, Pick<Cohort, "count" | "connectivity">>();
   const ctx: ResolveContext = {
     catalogue: library.catalogue,
     startMs,
@@ -87,8 +87,9 @@ export function resolveScenario(
       );
     }
     const kit = resolveKit(ctx, c, path);
-    if (kit === undefined || issues.length > before) brokenCohorts.add(c.id);
-    else cohorts.set(c.id, toCohort(c, kit));
+    if (kit === undefined || issues.length > before) {
+      brokenCohorts.set(c.id, { count: c.count, connectivity: c.connectivity });
+    } else cohorts.set(c.id, toCohort(c, kit));
   });
 
   const fulfilment = resolveFulfilment(raw, issues);

@@ -217,6 +217,20 @@ describe("scenario errors name the file and the path", () => {
     ]);
   });
 
+  it("targets checked against a cohort that has errors of its own, all reported at once", () => {
+    expect(
+      problems((s) => {
+        s.cohorts[1].kit = ["Vendor Toaster"];
+        s.events[1].target = "cell[2]";
+        s.events.push({ at: "2d", action: "gateway.outage", target: "cell", for: "1h" });
+      }),
+    ).toEqual([
+      expect.stringMatching(/^cohorts\[1\]\.kit\[0\]: /),
+      'events[1].target: "cell[2]" reaches past the last patient of cell (count 2: cell[0-1])',
+      "events[3].target: gateway.outage applies to gateway cohorts; cell is cellular",
+    ]);
+  });
+
   it("an action on a cohort of the other connectivity", () => {
     expect(
       problems((s) => {
