@@ -136,8 +136,16 @@ describe("uplink envelope v1", () => {
     );
     expect(errorOf(() => parsePayload("gw/up", Buffer.from("{nope"))).message).toMatch(/not JSON/);
     expect(errorOf(() => parsePayload("gw/up", Buffer.from([0xff, 0xfe]))).message).toMatch(
-      /not UTF-8/,
+      /not UTF-8 text: byte 0 starts no valid character/,
     );
+    // The byte at fault, past multi-byte characters and a U+FFFD the payload itself carries
+    // (EF BF BD); an overlong encoding (C0 AF) is as invalid as a stray FF.
+    for (const bad of [[0xff], [0xc0, 0xaf]]) {
+      const payload = Buffer.concat([Buffer.from('{"é�":"'), Buffer.from(bad), Buffer.from('"}')]);
+      expect(errorOf(() => parsePayload("gw/up", payload)).message).toMatch(
+        /not UTF-8 text: byte 10 starts no valid character$/,
+      );
+    }
     expect(errorOf(() => parsePayload("gw/up", Buffer.from("[1]"))).message).toMatch(
       /not a JSON object/,
     );
