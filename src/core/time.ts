@@ -76,11 +76,16 @@ const pad = (n: number, width = 2) => String(n).padStart(width, "0");
  */
 export function toIsoMicros(ms: number): string {
   // A virtual clock can stand between milliseconds (BLE timing: 1.25 ms connection intervals).
-  const micros = Math.floor(ms * 1000);
-  const f = utcFields(Math.floor(micros / 1000));
-  const sub = ((micros % 1000) + 1000) % 1000;
+  // The microseconds from the fraction alone: ms × 1000 passes 2^53 after the year 2255, and
+  // its last digits would be made up.
+  const whole = Math.floor(ms);
+  const sub = Math.floor((ms - whole) * 1000);
+  const f = utcFields(whole);
   return `${pad(f.year, 4)}-${pad(f.month)}-${pad(f.day)}T${pad(f.hours)}:${pad(f.minutes)}:${pad(f.seconds)}.${pad(f.milliseconds, 3)}${pad(sub, 3)}Z`;
 }
+
+/** 10000-01-01T00:00:00Z: the first instant ISO 8601's four-digit years cannot write. */
+export const PAST_YEAR_9999_MS = 253_402_300_800_000;
 
 const ISO_PATTERN =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;

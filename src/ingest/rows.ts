@@ -1,5 +1,6 @@
 import type { Profile } from "../catalogue/schema.ts";
 import { RpmlabError } from "../core/errors.ts";
+import { PAST_YEAR_9999_MS } from "../core/time.ts";
 import { type CharacteristicValue, mappingFor } from "../gatt/mapping.ts";
 import { canonicalUuid } from "../gatt/uuids.ts";
 import { VENDOR_RECORD_HEADER_LENGTH } from "../gatt/vendor/record.ts";
@@ -75,6 +76,14 @@ export function readingRows(
   // reading is stored at the gateway's receive time instead, flagged as estimated.
   const estimated = reading.clockUnset;
   const timestamp = estimated ? reading.receivedAt : decoded.timestamp;
+  if (timestamp >= PAST_YEAR_9999_MS) {
+    // Every read of it writes four-digit years (wire-formats): refused, not stored unreadable.
+    throw new RpmlabError(
+      "E_MQTT_PAYLOAD",
+      `the reading's time, ${estimated ? "received_at" : "the device's time in UTC"}, is past 9999-12-31T23:59:59.999999Z`,
+      { field: estimated ? "received_at" : "values" },
+    );
+  }
   return decoded.records.map((record) => {
     const params = record.filter_params;
     const serial = params?.serial_number;

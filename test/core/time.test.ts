@@ -1,10 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { epochFromUtc, parseIso, toIsoMicros, utcFields } from "../../src/core/time.ts";
+import {
+  epochFromUtc,
+  PAST_YEAR_9999_MS,
+  parseIso,
+  toIsoMicros,
+  utcFields,
+} from "../../src/core/time.ts";
 
 describe("UTC time helpers", () => {
   it("renders timestamps as the service does, with microseconds and Z", () => {
     expect(toIsoMicros(Date.UTC(2024, 9, 16, 4, 10, 28, 109))).toBe("2024-10-16T04:10:28.109000Z");
     expect(toIsoMicros(0)).toBe("1970-01-01T00:00:00.000000Z");
+    // Past the year 2255, ms × 1000 is beyond 2^53: no made-up microseconds.
+    expect(toIsoMicros(PAST_YEAR_9999_MS - 1)).toBe("9999-12-31T23:59:59.999000Z");
   });
 
   it("renders an instant between milliseconds (a virtual clock on BLE timing) to the microsecond", () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseIso } from "../../src/core/time.ts";
+import { PAST_YEAR_9999_MS, parseIso } from "../../src/core/time.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { mappingFor } from "../../src/gatt/mapping.ts";
 import type { MessageOutcome } from "../../src/ingest/events.ts";
@@ -238,6 +238,30 @@ describe("MessageProcessor: one batch, one transaction", () => {
     if (outcome.kind !== "uplink") throw new Error("unreachable");
     expect(outcome.stored).toBe(expectedRecords([readings[0]!, readings[2]!]).length);
     expect(outcome.deadLetter?.reason).toMatch(/^readings\.1: E_CODEC_/);
+  });
+
+  it("dead-letters a reading whose device time is past the year 9999, which no API read could write", async () => {
+    const readings = readingsOf(bpm, 3, 0).slice(0, 2);
+    const message = uplinkMessage(bpm, "late", readings);
+    // The device's clock says 9999-12-31 23:59:59 at UTC−7: 10000-01-01T06:59:59Z.
+    const late = {
+      ...readings[1]!,
+      timestamp: PAST_YEAR_9999_MS + 7 * 3_600_000 - 1000,
+      timezone_offset: -7,
+    };
+    const envelope = JSON.parse(message.payload.toString());
+    envelope.readings[1].values = mappingFor(bpm.profile)
+      .encode(late, bpm.profile, 8)
+      .map((v) => ({ uuid: v.uuid, value_b64: Buffer.from(v.value).toString("base64") }));
+    const outcome = await only({
+      topic: message.topic,
+      payload: Buffer.from(JSON.stringify(envelope)),
+    });
+    if (outcome.kind !== "uplink") throw new Error("unreachable");
+    expect(outcome.stored).toBe(expectedRecords([readings[0]!]).length);
+    expect(outcome.deadLetter?.reason).toBe(
+      "readings.1: E_MQTT_PAYLOAD: the reading's time, the device's time in UTC, is past 9999-12-31T23:59:59.999999Z",
+    );
   });
 
   it("requires the sensor id of types with several devices per gateway, and a known cellular type", async () => {
