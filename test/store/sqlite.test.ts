@@ -62,4 +62,31 @@ describe("SQLite store settings", () => {
     expect((await store.accounts.getByClientDomain("a"))?.asrEnabled).toBe(true);
     await store.close();
   });
+
+  it("finds a gateway's devices (hardware_uuid__iexact) by index, not by walking the account", async () => {
+    tmp = mkdtempSync(join(tmpdir(), "rpmlab-store-"));
+    const path = join(tmp, "lab.db");
+    const store = await openStore(`sqlite:${path}`, {
+      clock: new VirtualClock({ startMs: 0 }),
+      rng: new Rng("s"),
+    });
+    await store.close();
+    const db = new Database(path, { readonly: true });
+    try {
+      // The query devices-list.ts builds for the filter, in its list order.
+      const plan = db
+        .prepare(
+          `explain query plan select "devices".* from "devices"
+             left join "patients" on "patients"."id" = "devices"."patient_id"
+             where "devices"."account_id" = ? and "devices"."hardware_uuid_lc" = ?
+             order by "devices"."created", "devices"."id" limit ?`,
+        )
+        .all("account", "be0000000001", 100)
+        .map((row) => (row as { detail: string }).detail);
+      expect(plan.find((d) => d.includes(" devices "))).toMatch(/USING INDEX devices_by_hardware/);
+      expect(plan.join("\n")).not.toMatch(/TEMP B-TREE/);
+    } finally {
+      db.close();
+    }
+  });
 });

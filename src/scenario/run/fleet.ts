@@ -3,14 +3,15 @@ import type { Catalogue } from "../../catalogue/catalogue.ts";
 import type { Profile } from "../../catalogue/schema.ts";
 import { CellularDevice } from "../../cellular/device.ts";
 import { STEADY_LINK_PROFILE } from "../../cellular/link.ts";
-import { sessionsBack } from "../../cellular/modem.ts";
+import { type Modem, sessionsBack } from "../../cellular/modem.ts";
+import type { StoredReading } from "../../cellular/stored-reading.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import type { Rng } from "../../core/rng.ts";
 import type { VirtualClock } from "../../core/virtual-clock.ts";
 import type { FleetDevice } from "../../devices/fleet-device.ts";
 import type { HardwareDeliveredEvent } from "../../fulfilment/events.ts";
 import { deviceMacAddress } from "../../fulfilment/identifiers.ts";
-import { Gateway } from "../../gateway/gateway.ts";
+import { Gateway, type QueuedReading } from "../../gateway/gateway.ts";
 import { generateReadings } from "../../readings/generate.ts";
 import { drawImei } from "../../readings/identity.ts";
 import type { PatientModels } from "../../readings/patients.ts";
@@ -159,16 +160,19 @@ export class Fleet {
 
   /** After a broker restart or outage: the fleet's sessions are back (cellular/modem.ts). */
   reconnected(wallMs: number): Promise<void> {
-    return sessionsBack([...this.modems()], wallMs);
+    return sessionsBack(this.modems(), wallMs);
   }
 
-  private *modems() {
+  /** A plain loop, not a generator: settle() walks the fleet at every clock step. */
+  private modems(): (Modem<QueuedReading> | Modem<StoredReading>)[] {
+    const modems: (Modem<QueuedReading> | Modem<StoredReading>)[] = [];
     for (const patient of this.patients) {
-      if (patient.gateway !== undefined) yield patient.gateway.modem;
+      if (patient.gateway !== undefined) modems.push(patient.gateway.modem);
       for (const device of patient.devices) {
-        if (device.cellular !== undefined) yield device.cellular.modem;
+        if (device.cellular !== undefined) modems.push(device.cellular.modem);
       }
     }
+    return modems;
   }
 
   /** Readings waiting in gateways' and modems' outboxes, and on devices' own stores. */

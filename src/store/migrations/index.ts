@@ -6,6 +6,7 @@ import { up as webhookDeliveries } from "./0003-webhook-deliveries.ts";
 import { up as shipments } from "./0004-shipments.ts";
 import { up as deadLetterClaims } from "./0005-dead-letter-claims.ts";
 import { up as asr } from "./0006-asr.ts";
+import { up as devicesByHardware } from "./0007-devices-by-hardware.ts";
 
 /**
  * Migrations are listed in code (no filesystem scanning: works from a bundle and from tsx alike)
@@ -24,6 +25,7 @@ export function migrationProvider(d: Dialect): MigrationProvider {
       "0004_shipments": step(shipments),
       "0005_dead_letter_claims": step(deadLetterClaims),
       "0006_asr": step(asr),
+      "0007_devices_by_hardware": step(devicesByHardware),
     }),
   };
 }
