@@ -95,6 +95,7 @@ class ScenarioRun {
   private receiver: LabReceiver | undefined;
   private lab: Lab | undefined;
   private fleet: Fleet | undefined;
+  private client: LabClient | undefined;
   private storeWatch: StoreWatch | undefined;
   private deadLetters: DeadLetterTally | undefined;
   private capture: BtsnoopWriter | undefined;
@@ -215,6 +216,7 @@ class ScenarioRun {
     this.storeWatch?.close();
     this.deadLetters?.close();
     await this.fleet?.stop().catch(() => undefined);
+    await this.client?.close();
     await this.lab?.stop();
     await this.receiver?.close();
     // Last, so the lab stops whatever happens: the fleet's radio closed the capture (buffered
@@ -254,7 +256,8 @@ class ScenarioRun {
       new WholeMillisecondClock(this.clock),
       this.options.openStore === undefined ? {} : { openStore: this.options.openStore },
     );
-    return new LabClient(await this.lab.start());
+    this.client = new LabClient(await this.lab.start());
+    return this.client;
   }
 
   private async setUpAccount(client: LabClient, accountId: string): Promise<void> {

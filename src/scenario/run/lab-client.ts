@@ -1,3 +1,4 @@
+import { type Dispatcher, Pool } from "undici";
 import type { LabInfo } from "../../app/lab.ts";
 import { RpmlabError } from "../../core/errors.ts";
 
@@ -10,12 +11,26 @@ export interface ApiAnswer<T> {
  * The scenario's hands on the lab: the HTTP API as an integrating platform calls it (HWI per
  * account, with that account's key) and the lab admin API (accounts, keys, MQTT credentials,
  * the delivery log). Everything a scenario does to the service goes through here.
+ * Calls go through a keep-alive undici pool of the lab's origin rather than global fetch, whose
+ * web streams cost a 1,000-patient enrolment about two seconds.
  */
 export class LabClient {
   /** client_domain → API key, per scenario account. */
   private readonly keys = new Map<string, string>();
+  private readonly pool: Pool;
+  /** The path of base_url, before every call's path. */
+  private readonly prefix: string;
 
-  constructor(readonly info: LabInfo) {}
+  constructor(readonly info: LabInfo) {
+    const base = new URL(info.base_url);
+    this.pool = new Pool(base.origin);
+    this.prefix = base.pathname.replace(/\/$/, "");
+  }
+
+  /** Closes its connections to the lab. */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
 
   /** Creates the account (unless it is the lab's own) and a key for it. */
   async account(clientDomain: string): Promise<void> {
@@ -92,21 +107,22 @@ export class LabClient {
     authorization: string,
     body?: unknown,
   ): Promise<ApiAnswer<T>> {
-    const response = await fetch(`${this.info.base_url}${path}`, {
-      method,
+    const response = await this.pool.request({
+      method: method as Dispatcher.HttpMethod,
+      path: `${this.prefix}${path}`,
       headers: {
         authorization,
         ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const text = await response.text();
+    const text = await response.body.text();
     let parsed: unknown = text;
     try {
       parsed = text === "" ? null : JSON.parse(text);
     } catch {
       // Not JSON (an HTML error page from elsewhere): kept as text.
     }
-    return { status: response.status, body: parsed as T };
+    return { status: response.statusCode, body: parsed as T };
   }
 }
