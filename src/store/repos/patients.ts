@@ -147,6 +147,17 @@ export function patientsRepo(ctx: Ctx): PatientsRepo {
         .where("id", "=", current.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      if (rename) {
+        // Spec 6.2: a record's patient_id equals the patient's external_id, and the patient
+        // measurement paths match it exactly (spec 4.4): the history follows the patient, and
+        // a patient given the old id later starts without it.
+        await tx
+          .updateTable("measurements")
+          .set({ patient_external_id: newExternalId })
+          .where("account_id", "=", accountId)
+          .where("patient_external_id", "=", current.external_id)
+          .execute();
+      }
       return toPatientRow(r);
     });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { advance, type ContractEnv, expectCode, newAccount } from "./env.ts";
+import { advance, type ContractEnv, expectCode, newAccount, reading, T0 } from "./env.ts";
 
 /** Spec 2.1, 4.1, 7.3: patients keyed by external_id. */
 export function patientsContract(env: ContractEnv): void {
@@ -117,6 +117,45 @@ export function patientsContract(env: ContractEnv): void {
       expect((await env.store.patients.update(a.id, "P-3", { externalId: "p-3" })).externalId).toBe(
         "p-3",
       );
+    });
+
+    it("takes a patient's measurement history along when its external_id changes (spec 6.2: patient_id equals the external_id)", async () => {
+      const a = await newAccount(env);
+      const other = await newAccount(env);
+      await env.store.patients.create(a.id, { externalId: "P-1" });
+      const history = (accountId: string, minute: number) =>
+        reading({
+          accountId,
+          deviceId: `d-${accountId}`,
+          patientExternalId: "P-1",
+          source: `d-${accountId}`,
+          timestamp: T0 + minute * 60_000,
+          measurementIndex: minute,
+        });
+      await env.store.measurements.insertMany([
+        history(a.id, 0),
+        history(a.id, 1),
+        history(other.id, 0),
+      ]);
+      const ofPatient = async (accountId: string, externalId: string) =>
+        (
+          await env.store.measurements.query({
+            accountId,
+            patientExternalId: externalId,
+            limit: 10,
+          })
+        ).rows;
+
+      await env.store.patients.update(a.id, "P-1", { externalId: "P-One" });
+      const moved = await ofPatient(a.id, "P-One");
+      expect(moved.map((m) => m.patientExternalId)).toEqual(["P-One", "P-One"]);
+      // A patient given the old id later starts with no history; the other account keeps its own.
+      await env.store.patients.create(a.id, { externalId: "P-1" });
+      expect(await ofPatient(a.id, "P-1")).toEqual([]);
+      expect(await ofPatient(other.id, "P-1")).toHaveLength(1);
+      // A change of case only moves it too (the measurement paths match the id exactly).
+      await env.store.patients.replace(a.id, "p-one", { externalId: "P-ONE" });
+      expect(await ofPatient(a.id, "P-ONE")).toHaveLength(2);
     });
 
     it("deletes a patient and leaves its devices active without patient data", async () => {
