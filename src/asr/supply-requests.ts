@@ -121,8 +121,10 @@ export class SupplyRequests {
     return {
       type: type!,
       origin: "client",
-      gatewayId,
-      imei,
+      // As the lab spells them everywhere else (wire-formats "Gateways": 12 upper-case hex
+      // characters), so reads, search and webhooks show the id the hardware has.
+      gatewayId: canonical(gatewayId, normalizeGatewayUuid),
+      imei: canonical(imei, normalizeImei),
       hardwareUuid: hardware.uuid,
       relatedDeviceId: related?.id ?? null,
       forDeviceId: related?.id ?? hardware.devices.find(fits)?.id ?? null,
@@ -265,4 +267,10 @@ export async function placeIn(
   // Spec 6.1: supply orders emit special order events.
   await supplyOrderChanged(tx, events, deps.supplies, row);
   return row;
+}
+
+/** A valid id in its canonical form; blank or null as sent (refused earlier when invalid). */
+function canonical(sent: string | null, normalize: (raw: string) => string | null): string | null {
+  if (sent === null || sent.trim() === "") return sent;
+  return normalize(sent) ?? sent;
 }

@@ -61,13 +61,16 @@ describe("asr/supply-requests/", () => {
   afterEach(() => lab.close());
 
   it("places a pending order for the glucometer's gateway, with the type and the patient", async () => {
+    // Hyphens and lower case are the same gateway; the order spells it as the hardware does.
+    const hyphenated = GW.toLowerCase().replace(/(..)(?!$)/g, "$1-");
     const res = await asr("POST", "supply-requests/", {
       supply_name: STRIPS,
-      gateway_id: GW.toLowerCase(),
+      gateway_id: hyphenated,
       imei: "",
       ...SHIP_TO,
     });
     expect(res.statusCode, res.body).toBe(201);
+    expect(ok<Order[]>(await asr("GET", `supply-requests/?search=${GW}`))).toHaveLength(1);
     const strips = SupplyCatalogue.load(undefined, catalogue).byName(STRIPS)!;
     expect(res.json()).toMatchObject({
       order_type: "supply",
@@ -75,7 +78,7 @@ describe("asr/supply-requests/", () => {
       supply_type: { id: strips.id, name: STRIPS, hardware_uuid_required: true },
       status: "pending",
       auto_reorder: false,
-      gateway_id: GW.toLowerCase(),
+      gateway_id: GW,
       imei: "",
       patient_id: "P-1",
       strips: 50,
