@@ -91,6 +91,24 @@ describe("the shipped supply catalogue", () => {
     }
   });
 
+  it("a cuff states the arm range of the monitors it fits (spec 2.4 cuff sizes)", () => {
+    const range = (text: string) => /\((\d+(?:\.\d+)?) to (\d+(?:\.\d+)?) cm/.exec(text)?.slice(1);
+    const cuffs = supplies.types.filter((s) => s.name.startsWith("BPM Cuff"));
+    expect(cuffs.map((c) => c.name)).toEqual([
+      "BPM Cuff - Wide Range",
+      "BPM Cuff - S",
+      "BPM Cuff - XL",
+    ]);
+    for (const cuff of cuffs) {
+      for (const name of cuff.compatibleDevices) {
+        const monitor = range(devices.get(name).description);
+        // The cellular cuff's description names its modem, not its cuff.
+        if (monitor !== undefined) expect(range(cuff.description), cuff.name).toEqual(monitor);
+      }
+    }
+    expect(range(supplies.byName("BPM Cuff - S")!.description)).toEqual(["16", "36"]);
+  });
+
   it("ids are stable UUID v5s of the name, distinct from every device type and metric id", () => {
     const again = SupplyCatalogue.load();
     expect(again.types.map((t) => t.id)).toEqual(supplies.types.map((t) => t.id));
