@@ -1,12 +1,15 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { isAddressInUse, RpmlabError } from "../core/errors.ts";
 import type { VirtualController } from "./controller/virtual-controller.ts";
+import { H4 } from "./hci/constants.ts";
 import * as ev from "./hci/events.ts";
 import { H4Framer } from "./hci/h4-framer.ts";
 import type { EmulatedRadio } from "./radio.ts";
 
 /** Hardware_Code of the Hardware Error event sent when the host's H4 stream loses sync. */
 const HARDWARE_CODE_H4_SYNC = 0x01;
+/** Octets a host may leave unread before its connection is dropped. */
+const UNREAD_LIMIT = 16 * 2 ** 20;
 
 /**
  * A radio medium that hosts in other processes attach to over TCP (H4 framing), like rootcanal's
@@ -61,21 +64,30 @@ export class ControllerServer {
     this.sockets.add(socket);
     const controller: VirtualController = this.radio.controller(`tcp-host-${this.nextHost++}`);
     const detach = controller.attach((packet) => {
-      if (!socket.destroyed) socket.write(packet);
+      if (socket.destroyed) return;
+      // A host that stops reading stops being read (TCP flow control then holds its sender),
+      // and one that never reads what the radio keeps sending it (advertising reports) is let go.
+      if (!socket.write(packet)) socket.pause();
+      if (socket.writableLength > UNREAD_LIMIT) socket.destroy();
     });
-    const framer = new H4Framer({
-      packet: (p) => controller.receive(p),
-      desync: () => {
-        controller.stats.badPackets++;
-        controller.toHost(ev.hardwareError(HARDWARE_CODE_H4_SYNC));
+    socket.on("drain", () => socket.resume());
+    const framer = new H4Framer(
+      {
+        packet: (p) => controller.receive(p),
+        desync: () => {
+          controller.stats.badPackets++;
+          controller.toHost(ev.hardwareError(HARDWARE_CODE_H4_SYNC));
+        },
       },
-    });
+      // Vol 4 Part E §7.8.2: no ACL packet longer than the LE buffer the controller announces.
+      { [H4.ACL]: controller.aclBufferLength },
+    );
     socket.on("data", (chunk) => framer.push(chunk));
     socket.on("error", () => socket.destroy());
     socket.on("close", () => {
       this.sockets.delete(socket);
       detach();
-      controller.close();
+      this.radio.release(controller);
     });
   }
 

@@ -42,6 +42,12 @@ export class EmulatedRadio {
     return controller;
   }
 
+  /** Powers a controller off and takes it off the medium for good (its host has gone). */
+  release(controller: VirtualController): void {
+    controller.close();
+    this.controllers.delete(controller);
+  }
+
   /** Records every controller's HCI traffic, present and future (`--btsnoop FILE`). */
   captureTo(writer: BtsnoopWriter): void {
     this.capture = writer;

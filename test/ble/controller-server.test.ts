@@ -47,6 +47,19 @@ describe("ControllerServer (HCI over TCP, H4)", () => {
     expect(cc.subarray(0, 7)).toEqual(Buffer.from("040e0c01011000", "hex"));
     socket.write(Buffer.from([0x7f]));
     expect(await reply(4)).toEqual(Buffer.from("04100101", "hex")); // Hardware Error, code 0x01
+    // Back in sync with a whole command; then a megabyte of garbage is one loss of sync, answered
+    // once (not an event a byte, to buffer), and so is an ACL packet longer than the LE buffer
+    // the controller announced (27 octets).
+    socket.write(Buffer.from("01011000", "hex"));
+    expect((await reply(15)).subarray(0, 7)).toEqual(Buffer.from("040e0c01011000", "hex"));
+    socket.write(Buffer.alloc(2 ** 20, 0xff));
+    socket.write(Buffer.from("01011000", "hex"));
+    expect(await reply(4)).toEqual(Buffer.from("04100101", "hex"));
+    expect((await reply(15)).subarray(0, 7)).toEqual(Buffer.from("040e0c01011000", "hex"));
+    socket.write(Buffer.concat([Buffer.from("0240001c00", "hex"), Buffer.alloc(28)]));
+    socket.write(Buffer.from("01011000", "hex"));
+    expect(await reply(4)).toEqual(Buffer.from("04100101", "hex"));
+    expect((await reply(15)).subarray(0, 7)).toEqual(Buffer.from("040e0c01011000", "hex"));
   });
 });
 

@@ -46,6 +46,27 @@ describe("H4Framer", () => {
     expect(out.packets).toEqual([PACKETS[0]]);
   });
 
+  it("reports a run of garbage once, however long, and again after a packet got through", () => {
+    const garbage = Buffer.alloc(10_000, 0xff);
+    const out = framed(Buffer.concat([garbage, PACKETS[0]!, garbage, PACKETS[1]!]), [5000, 12000]);
+    expect(out.desync).toEqual([0xff, 0xff]);
+    expect(out.packets).toEqual([PACKETS[0], PACKETS[1]]);
+  });
+
+  it("takes a length past the limit as a loss of sync (Vol 4 Part A §3), not a packet to wait for", () => {
+    const packets: Buffer[] = [];
+    const desync: number[] = [];
+    const framer = new H4Framer(
+      { packet: (p) => packets.push(p), desync: (b) => desync.push(b) },
+      { 2: 27 },
+    );
+    // An ACL header announcing 65,535 octets, then a command: the command still gets through.
+    framer.push(Buffer.concat([Buffer.from("024000ffff", "hex"), PACKETS[0]!]));
+    expect(desync).toEqual([0x02]);
+    expect(packets).toEqual([PACKETS[0]]);
+    expect(framer.buffered).toBe(0);
+  });
+
   it("holds a partial packet until the rest arrives", () => {
     const packets: Buffer[] = [];
     const framer = new H4Framer({ packet: (p) => packets.push(p), desync: () => undefined });

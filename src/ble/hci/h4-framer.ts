@@ -20,19 +20,32 @@ const HEADERS: Record<
 export interface H4FramerEvents {
   /** One whole packet, indicator byte first. */
   packet(packet: Buffer): void;
-  /** An indicator byte that no packet type has: the stream lost sync at that byte. */
+  /**
+   * The stream lost sync at this byte: no packet type has it as indicator, or its packet's length
+   * is out of range. Reported once per loss: the bytes after it are skipped silently until a
+   * whole packet is found again.
+   */
   desync(byte: number): void;
 }
 
+/** Largest payload the receiving side takes, per H4 indicator (absent: the field's range). */
+export type H4Limits = Partial<Record<number, number>>;
+
 /**
  * Splits an H4 byte stream (UART transport, Vol 4 Part A §2; HCI over TCP as rootcanal and Bumble
- * speak it) into packets, whatever the chunking. An unknown indicator is reported and skipped,
- * so one bad byte costs that byte, never the stream.
+ * speak it) into packets, whatever the chunking. A byte that starts no packet — an unknown
+ * indicator, or a length past `limits` (Vol 4 Part A §3: a length out of range is a loss of
+ * sync) — is reported and skipped, so garbage costs its own bytes, never the stream; a run of
+ * garbage is reported once, not once a byte.
  */
 export class H4Framer {
   private pending: Buffer = Buffer.alloc(0);
+  private synced = true;
 
-  constructor(private readonly on: H4FramerEvents) {}
+  constructor(
+    private readonly on: H4FramerEvents,
+    private readonly limits: H4Limits = {},
+  ) {}
 
   push(chunk: Uint8Array): void {
     this.pending =
@@ -42,8 +55,7 @@ export class H4Framer {
       const indicator = this.pending[0]!;
       const layout = HEADERS[indicator];
       if (layout === undefined) {
-        this.pending = this.pending.subarray(1);
-        this.on.desync(indicator);
+        this.skip(indicator);
         continue;
       }
       if (this.pending.length < 1 + layout.header) return;
@@ -51,10 +63,15 @@ export class H4Framer {
       const length =
         (layout.lengthBytes === 1 ? this.pending[at]! : this.pending.readUInt16LE(at)) &
         layout.mask;
+      if (length > (this.limits[indicator] ?? layout.mask)) {
+        this.skip(indicator);
+        continue;
+      }
       const total = 1 + layout.header + length;
       if (this.pending.length < total) return;
       const packet = Buffer.from(this.pending.subarray(0, total));
       this.pending = this.pending.subarray(total);
+      this.synced = true;
       this.on.packet(packet);
     }
   }
@@ -62,5 +79,12 @@ export class H4Framer {
   /** Bytes held while waiting for the rest of a packet. */
   get buffered(): number {
     return this.pending.length;
+  }
+
+  private skip(byte: number): void {
+    this.pending = this.pending.subarray(1);
+    if (!this.synced) return;
+    this.synced = false;
+    this.on.desync(byte);
   }
 }

@@ -5,7 +5,7 @@ import { RpmlabError } from "../../core/errors.ts";
 const require = createRequire(import.meta.url);
 
 /** The native socket's API (as @abandonware/bluetooth-hci-socket implements it). */
-interface NativeSocket extends EventEmitter {
+export interface NativeSocket extends EventEmitter {
   bindRaw(devId?: number): number;
   bindUser(devId?: number): number;
   bindControl(): void;
@@ -52,14 +52,27 @@ export function nativeSocketFactory(devId: number): () => object {
   };
 }
 
-/** Forwards everything to the native socket, binding always to one adapter. */
-class PinnedSocket extends EventEmitter {
+/**
+ * Forwards everything to the native socket, binding always to one adapter. A host stack that
+ * throws on a packet (bleno on a truncated ATT PDU from the air) loses that packet, as on the
+ * emulated socket, instead of the process: the native addon calls back with no try/catch.
+ */
+export class PinnedSocket extends EventEmitter {
+  /** Exceptions a host threw while handling a packet: its bug, reported not thrown. */
+  onHostError: (error: unknown) => void = () => {};
+
   constructor(
     private readonly native: NativeSocket,
     private readonly devId: number,
   ) {
     super();
-    native.on("data", (d: Buffer) => this.emit("data", d));
+    native.on("data", (d: Buffer) => {
+      try {
+        this.emit("data", d);
+      } catch (error) {
+        this.onHostError(error);
+      }
+    });
     native.on("error", (e: Error) => this.emit("error", e));
   }
   bindRaw(): number {
