@@ -1,4 +1,5 @@
 import type { Direction } from "../controller/virtual-controller.ts";
+import { answersCommand, guardAtt } from "../hci/att-guard.ts";
 import { EVT, H4, LE_EVT, OP } from "../hci/constants.ts";
 import type { EmulatedHciSocket } from "./emulated-socket.ts";
 import {
@@ -60,7 +61,7 @@ export class HciAdapter {
 
   /** A packet a host wrote on an HCI (raw or user) socket. */
   fromHost(packet: Buffer, from: EmulatedHciSocket): void {
-    if (this.closed) return;
+    if (this.closed || answersCommand(packet)) return;
     if (packet[0] === H4.COMMAND && from.channel === "raw") {
       for (const s of this.sockets)
         if (s !== from && s.channel === "raw") s.deliverFiltered(packet);
@@ -97,6 +98,11 @@ export class HciAdapter {
 
   private fromController(packet: Buffer): void {
     for (const t of this.taps) t("controller-to-host", packet);
+    const att = guardAtt(packet);
+    if (!att.deliver) {
+      if (att.reply !== undefined) this.toController(att.reply);
+      return;
+    }
     const user = this.userChannel();
     if (user !== undefined) {
       user.deliver(packet);

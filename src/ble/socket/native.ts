@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { createRequire } from "node:module";
 import { RpmlabError } from "../../core/errors.ts";
+import { answersCommand, guardAtt } from "../hci/att-guard.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -67,6 +68,11 @@ export class PinnedSocket extends EventEmitter {
   ) {
     super();
     native.on("data", (d: Buffer) => {
+      const att = guardAtt(d);
+      if (!att.deliver) {
+        if (att.reply !== undefined) native.write(att.reply);
+        return;
+      }
       try {
         this.emit("data", d);
       } catch (error) {
@@ -97,6 +103,7 @@ export class PinnedSocket extends EventEmitter {
     this.native.stop();
   }
   write(data: Buffer): void {
+    if (answersCommand(data)) return;
     this.native.write(data);
   }
   getDeviceList(): unknown[] {
