@@ -1,6 +1,6 @@
 import type { Direction } from "../controller/virtual-controller.ts";
-import { answersCommand, guardAtt } from "../hci/att-guard.ts";
 import { EVT, H4, LE_EVT, OP } from "../hci/constants.ts";
+import { answersCommand, guardFromAir } from "../hci/l2cap-guard.ts";
 import type { EmulatedHciSocket } from "./emulated-socket.ts";
 import {
   type LongTermKey,
@@ -98,7 +98,7 @@ export class HciAdapter {
 
   private fromController(packet: Buffer): void {
     for (const t of this.taps) t("controller-to-host", packet);
-    const att = guardAtt(packet);
+    const att = guardFromAir(packet);
     if (!att.deliver) {
       if (att.reply !== undefined) this.toController(att.reply);
       return;

@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import { createRequire } from "node:module";
 import { RpmlabError } from "../../core/errors.ts";
-import { answersCommand, guardAtt } from "../hci/att-guard.ts";
+import { answersCommand, guardFromAir } from "../hci/l2cap-guard.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -68,7 +68,7 @@ export class PinnedSocket extends EventEmitter {
   ) {
     super();
     native.on("data", (d: Buffer) => {
-      const att = guardAtt(d);
+      const att = guardFromAir(d);
       if (!att.deliver) {
         if (att.reply !== undefined) native.write(att.reply);
         return;

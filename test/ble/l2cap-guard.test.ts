@@ -1,25 +1,32 @@
 import { describe, expect, it } from "vitest";
-import { answersCommand, guardAtt } from "../../src/ble/hci/att-guard.ts";
+import { answersCommand, guardFromAir } from "../../src/ble/hci/l2cap-guard.ts";
 import { EmulatedHciSocket } from "../../src/ble/socket/emulated-socket.ts";
 import { HciAdapter } from "../../src/ble/socket/hci-adapter.ts";
 import type { HciTransport } from "../../src/ble/socket/transport.ts";
 
-/** An ACL start fragment from the controller on handle 0x0040 carrying `att` on the ATT channel. */
-function fromAir(att: string): Buffer {
-  const pdu = Buffer.from(att, "hex");
+/** An ACL start fragment from the controller on handle 0x0040 carrying `hex` on channel `cid`. */
+function fromAir(hex: string, cid = 0x0004): Buffer {
+  const pdu = Buffer.from(hex, "hex");
   const packet = Buffer.alloc(9 + pdu.length);
   packet[0] = 0x02;
   packet.writeUInt16LE(0x0040 | (0b10 << 12), 1);
   packet.writeUInt16LE(4 + pdu.length, 3);
   packet.writeUInt16LE(pdu.length, 5);
-  packet.writeUInt16LE(0x0004, 7);
+  packet.writeUInt16LE(cid, 7);
   pdu.copy(packet, 9);
   return packet;
 }
 
+/** The L2CAP PDU (length, channel, payload) the guard answers with, if any. */
+function answerOn(hex: string, cid: number): string | undefined {
+  const verdict = guardFromAir(fromAir(hex, cid));
+  if (verdict.deliver) return "delivered";
+  return verdict.reply?.subarray(5).toString("hex");
+}
+
 /** The ATT PDU of an answer the guard sends back on handle 0x0040. */
 function answered(att: string): string | undefined {
-  const verdict = guardAtt(fromAir(att));
+  const verdict = guardFromAir(fromAir(att));
   if (verdict.deliver) return "delivered";
   if (verdict.reply === undefined) return undefined;
   expect(verdict.reply.subarray(0, 9)).toEqual(Buffer.from("024000090005000400", "hex"));
@@ -75,14 +82,38 @@ describe("the ATT guard before the host stacks (Vol 3 Part F)", () => {
     expect(answersCommand(fromHost("1b0300aa"))).toBe(false);
   });
 
+  it("answers LE signaling requests the stacks do not know with Command Reject (Vol 3 Part A §4.1)", () => {
+    // Information Request (BR/EDR only), an unknown code, LE Credit Based Connection Request.
+    expect(answerOn("0a0202000200", 5)).toBe("06000500" + "010202000000");
+    expect(answerOn("ff010000", 5)).toBe("06000500" + "010102000000");
+    expect(answerOn("1404" + "0a00" + "8000" + "4000" + "1700" + "1700" + "0a00", 5)).toBe(
+      "06000500010402000000",
+    );
+    // A Connection Parameter Update Request noble would read past the end of: rejected.
+    expect(answerOn("12070400" + "0600" + "0c00", 5)).toBe("06000500010702000000");
+    expect(answerOn("12070800" + "06000c0000006400", 5)).toBe("delivered");
+    expect(answerOn("13070200" + "0000", 5)).toBe("delivered");
+    // Answers to requests never made, and half a header: dropped.
+    expect(answerOn("01090200" + "0000", 5)).toBeUndefined();
+    expect(answerOn("12", 5)).toBeUndefined();
+  });
+
+  it("fails pairing on an SMP command of the wrong length or an unknown one (Vol 3 Part H §3.5.5)", () => {
+    expect(answerOn("01", 6)).toBe("02000600" + "050a");
+    expect(answerOn("0103000010000001", 6)).toBe("02000600050a");
+    expect(answerOn("20", 6)).toBe("02000600" + "0507");
+    expect(answerOn("01030000100000", 6)).toBe("delivered");
+    expect(answerOn("05", 6)).toBeUndefined();
+  });
+
   it("leaves other channels, continuations and HCI events alone", () => {
-    const smp = fromAir("01");
-    smp.writeUInt16LE(0x0006, 7);
-    expect(guardAtt(smp).deliver).toBe(true);
+    const dynamic = fromAir("01");
+    dynamic.writeUInt16LE(0x0040, 7);
+    expect(guardFromAir(dynamic).deliver).toBe(true);
     const continuation = fromAir("02");
     continuation.writeUInt16LE(0x0040 | (0b01 << 12), 1);
-    expect(guardAtt(continuation).deliver).toBe(true);
-    expect(guardAtt(Buffer.from("040e0401030c00", "hex")).deliver).toBe(true);
+    expect(guardFromAir(continuation).deliver).toBe(true);
+    expect(guardFromAir(Buffer.from("040e0401030c00", "hex")).deliver).toBe(true);
   });
 
   it("on an adapter, the host never sees the truncated request and the controller gets the answer", async () => {
