@@ -4,6 +4,7 @@ import type { Clock } from "../core/clock.ts";
 import { epochFromUtc } from "../core/time.ts";
 import { encodeBatteryLevel } from "../gatt/characteristics/battery-level.ts";
 import {
+  CURRENT_TIME_LENGTH,
   currentTimeAt,
   decodeCurrentTime,
   encodeCurrentTime,
@@ -245,6 +246,8 @@ export class BleDevice {
 
   /** Current Time write (CTS 1.1 §3.1.2.1): sets the device clock. */
   private writeTime(value: Buffer): number {
+    // CTS §3.1: a fixed 10-octet value; another length is the ATT error, not a bad value.
+    if (value.length !== CURRENT_TIME_LENGTH) return ATT.INVALID_ATTRIBUTE_LENGTH;
     try {
       const t = decodeCurrentTime(value);
       const ms = epochFromUtc({

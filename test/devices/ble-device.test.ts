@@ -142,4 +142,16 @@ describe("device clock", () => {
       Buffer.from(encodeCurrentTime(currentTimeAt(r.device.clock.now()))),
     );
   });
+
+  it("refuses a Current Time of the wrong length with Invalid Attribute Value Length, a bad date with Value Not Allowed", () => {
+    const r = rig("Vendor BPM - S", { driftPpm: 0, clockOffsetMs: 0 });
+    const write = r.chars.get("2A2B")!.write!;
+    const good = Buffer.from(encodeCurrentTime(currentTimeAt(r.clock.now())));
+    expect(write(good.subarray(0, 3))).toBe(0x0d);
+    expect(write(Buffer.concat([good, Buffer.from([0])]))).toBe(0x0d);
+    const month13 = Buffer.from(good);
+    month13[2] = 13;
+    expect(write(month13)).toBe(0x13);
+    expect(r.device.counts.timeWrites).toBe(0);
+  });
 });
