@@ -52,6 +52,41 @@ describe("VirtualController commands", () => {
     expect(c.complete(OP.LE_SET_ADVERTISING_PARAMETERS)!.status).toBe(STATUS.INVALID_PARAMETERS);
     c.command(OP.LE_SET_SCAN_PARAMETERS, Buffer.from([1, 0x10, 0, 0x20, 0, 0, 0]));
     expect(c.complete(OP.LE_SET_SCAN_PARAMETERS)!.status).toBe(STATUS.INVALID_PARAMETERS);
+    // LE Create Connection's own scan: interval 0, then a window wider than the interval (§7.8.12).
+    for (const [interval, window] of [
+      [0, 0x30],
+      [0x30, 0x60],
+    ] as const) {
+      const params = createConnection(PERIPHERAL);
+      params.writeUInt16LE(interval, 0);
+      params.writeUInt16LE(window, 2);
+      c.command(OP.LE_CREATE_CONNECTION, params);
+      expect(c.status(OP.LE_CREATE_CONNECTION)).toBe(STATUS.INVALID_PARAMETERS);
+    }
+  });
+
+  it("a random own address must be set before it is used; it cannot change while initiating", () => {
+    const { c } = twoControllers();
+    const random = advParams(100);
+    random[5] = 0x01; // Own_Address_Type random
+    c.command(OP.LE_SET_ADVERTISING_PARAMETERS, random);
+    c.command(OP.LE_SET_ADVERTISING_ENABLE, Buffer.from([1]));
+    expect(c.complete(OP.LE_SET_ADVERTISING_ENABLE)!.status).toBe(STATUS.INVALID_PARAMETERS);
+    c.command(OP.LE_SET_SCAN_PARAMETERS, Buffer.from([1, 0x10, 0, 0x10, 0, 1, 0]));
+    c.command(OP.LE_SET_SCAN_ENABLE, Buffer.from([1, 0]));
+    expect(c.complete(OP.LE_SET_SCAN_ENABLE)!.status).toBe(STATUS.INVALID_PARAMETERS);
+    const initiate = createConnection(PERIPHERAL);
+    initiate[12] = 0x01;
+    c.command(OP.LE_CREATE_CONNECTION, initiate);
+    expect(c.status(OP.LE_CREATE_CONNECTION)).toBe(STATUS.INVALID_PARAMETERS);
+    c.command(OP.LE_SET_RANDOM_ADDRESS, Buffer.from("0102030405c6", "hex"));
+    expect(c.complete(OP.LE_SET_RANDOM_ADDRESS)!.status).toBe(STATUS.SUCCESS);
+    c.command(OP.LE_CREATE_CONNECTION, initiate);
+    expect(c.status(OP.LE_CREATE_CONNECTION)).toBe(STATUS.SUCCESS);
+    c.command(OP.LE_SET_RANDOM_ADDRESS, Buffer.from("0102030405c7", "hex"));
+    expect(c.complete(OP.LE_SET_RANDOM_ADDRESS)!.status).toBe(STATUS.COMMAND_DISALLOWED);
+    c.command(OP.LE_SET_ADVERTISING_ENABLE, Buffer.from([1]));
+    expect(c.complete(OP.LE_SET_ADVERTISING_ENABLE)!.status).toBe(STATUS.SUCCESS);
   });
 });
 

@@ -18,6 +18,15 @@ function validConnectionParams(
   return timeout * 10 > (1 + latency) * max * 1.25 * 2;
 }
 
+/**
+ * A random Own_Address_Type (0x01, 0x03) needs a random address set first: enabling advertising
+ * or scanning, or creating a connection, without one is Invalid HCI Command Parameters
+ * (§7.8.9, §7.8.11, §7.8.12).
+ */
+function ownAddressReady(ctl: { randomAddress: unknown }, ownAddressType: number): boolean {
+  return (ownAddressType & 1) === 0 || ctl.randomAddress !== undefined;
+}
+
 /** LE Controller commands (Vol 4 Part E §7.8). */
 export const LE_COMMANDS: Array<[number, CommandEntry]> = [
   // ---- LE Controller ----
@@ -58,7 +67,9 @@ export const LE_COMMANDS: Array<[number, CommandEntry]> = [
       length: 6,
       returnLength: 0,
       run: (ctl, p) => {
-        if (ctl.adv.enabled || ctl.scan.enabled) return fail(STATUS.COMMAND_DISALLOWED);
+        if (ctl.adv.enabled || ctl.scan.enabled || ctl.initiating !== undefined) {
+          return fail(STATUS.COMMAND_DISALLOWED);
+        }
         ctl.randomAddress = bdAddrFromWire(p);
         return ok();
       },
@@ -150,6 +161,9 @@ export const LE_COMMANDS: Array<[number, CommandEntry]> = [
       run: (ctl, p) => {
         if (p[0]! > 1) return fail(STATUS.INVALID_PARAMETERS);
         const on = p[0] === 1;
+        if (on && !ownAddressReady(ctl, ctl.adv.params.ownAddressType)) {
+          return fail(STATUS.INVALID_PARAMETERS);
+        }
         return {
           status: STATUS.SUCCESS,
           after: () => (on ? !ctl.adv.enabled && ctl.startAdvertising() : ctl.stopAdvertising()),
@@ -197,6 +211,9 @@ export const LE_COMMANDS: Array<[number, CommandEntry]> = [
       returnLength: 0,
       run: (ctl, p) => {
         if (p[0]! > 1 || p[1]! > 1) return fail(STATUS.INVALID_PARAMETERS);
+        if (p[0] === 1 && !ownAddressReady(ctl, ctl.scan.ownAddressType)) {
+          return fail(STATUS.INVALID_PARAMETERS);
+        }
         ctl.scan.enabled = p[0] === 1;
         ctl.scan.filterDuplicates = p[1] === 1;
         ctl.scan.seen.clear();
@@ -219,10 +236,16 @@ export const LE_COMMANDS: Array<[number, CommandEntry]> = [
           p.readUInt16LE(17),
           p.readUInt16LE(19),
         ];
+        const [scanInterval, scanWindow] = [p.readUInt16LE(0), p.readUInt16LE(2)];
         if (
+          scanInterval < 0x0004 ||
+          scanInterval > 0x4000 ||
+          scanWindow < 0x0004 ||
+          scanWindow > scanInterval ||
           p[4]! > 1 ||
           p[5]! > 3 ||
           p[12]! > 3 ||
+          !ownAddressReady(ctl, p[12]!) ||
           !validConnectionParams(min, max, latency, timeout)
         ) {
           return fail(STATUS.INVALID_PARAMETERS);
