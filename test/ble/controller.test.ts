@@ -159,6 +159,30 @@ describe("connections", () => {
     expect(t.c.status(OP.LE_CREATE_CONNECTION)).toBe(STATUS.SUCCESS);
   });
 
+  it("high duty cycle directed advertising ends after 1.28 s with LE Connection Complete 0x3C, unless a central connects", () => {
+    const directed = (t: ReturnType<typeof twoControllers>) => {
+      const params = advParams(100, 0x01);
+      Buffer.from(CENTRAL.split(":").reverse().join(""), "hex").copy(params, 7);
+      t.p.command(OP.LE_SET_ADVERTISING_PARAMETERS, params);
+      t.p.command(OP.LE_SET_ADVERTISING_ENABLE, Buffer.from([1]));
+    };
+    const alone = twoControllers();
+    directed(alone);
+    alone.clock.runSync({ until: alone.clock.now() + 1270 });
+    expect(alone.peripheral.adv.enabled).toBe(true);
+    alone.clock.runSync({ until: alone.clock.now() + 20 });
+    const timeout = alone.p.events(EVT.LE_META, LE_EVT.CONNECTION_COMPLETE);
+    expect(timeout.map((e) => [e[4], e[7]])).toEqual([[STATUS.ADVERTISING_TIMEOUT, 0x01]]);
+    expect(alone.peripheral.adv.enabled).toBe(false);
+
+    const met = twoControllers();
+    directed(met);
+    met.c.command(OP.LE_CREATE_CONNECTION, createConnection(PERIPHERAL));
+    met.clock.runSync({ until: met.clock.now() + 5000 });
+    const complete = met.p.events(EVT.LE_META, LE_EVT.CONNECTION_COMPLETE);
+    expect(complete.map((e) => e[4])).toEqual([STATUS.SUCCESS]);
+  });
+
   it("refuses a second LE Create Connection while one is pending; cancel ends it with 0x02", () => {
     const t = twoControllers();
     t.c.command(OP.LE_CREATE_CONNECTION, createConnection(PERIPHERAL));

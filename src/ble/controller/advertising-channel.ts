@@ -1,4 +1,5 @@
 import type { BdAddr } from "../hci/address.ts";
+import { ADV_TYPE, STATUS } from "../hci/constants.ts";
 import * as ev from "../hci/events.ts";
 import type { AdvertisingPdu, Station } from "../medium/station.ts";
 import { isConnectable, isScannable, reportTypeOf } from "./advertising.ts";
@@ -13,16 +14,42 @@ import type { VirtualController } from "./virtual-controller.ts";
 
 /** advDelay: 0–10 ms added to every advertising interval (Vol 6 Part B §4.4.2.2.1). */
 const ADV_DELAY_MAX_MS = 10;
+/** The longest high duty cycle directed advertising runs (Vol 6 Part B §4.4.2.4.3). */
+const HIGH_DUTY_DIRECTED_MS = 1280;
 
 export function startAdvertising(ctl: VirtualController): void {
   ctl.adv.enabled = true;
   scheduleAdvertisingEvent(ctl, ctl.rng.uniform(0, ADV_DELAY_MAX_MS));
+  if (ctl.adv.params.type === ADV_TYPE.ADV_DIRECT_IND_HIGH) {
+    // Vol 6 Part B §4.4.2.4.3: at most 1.28 s, then Vol 4 Part E §7.8.9: LE Connection Complete
+    // with Advertising Timeout when no central connected.
+    ctl.adv.deadline = ctl.clock.setTimeout(() => {
+      ctl.adv.deadline = undefined;
+      if (!ctl.adv.enabled) return;
+      stopAdvertising(ctl);
+      ctl.event(
+        ev.leConnectionComplete({
+          status: STATUS.ADVERTISING_TIMEOUT,
+          handle: 0,
+          role: 1,
+          peerAddressType: ctl.adv.params.peerAddressType,
+          peerAddress: ctl.adv.params.peerAddress,
+          interval: 0,
+          latency: 0,
+          supervisionTimeout: 0,
+          centralClockAccuracy: 0,
+        }),
+      );
+    }, HIGH_DUTY_DIRECTED_MS);
+  }
 }
 
 export function stopAdvertising(ctl: VirtualController): void {
   ctl.adv.enabled = false;
   if (ctl.adv.timer !== undefined) ctl.clock.clearTimeout(ctl.adv.timer);
+  if (ctl.adv.deadline !== undefined) ctl.clock.clearTimeout(ctl.adv.deadline);
   ctl.adv.timer = undefined;
+  ctl.adv.deadline = undefined;
 }
 
 function scheduleAdvertisingEvent(ctl: VirtualController, delayMs: number): void {

@@ -32,6 +32,8 @@ export interface AdvertisingState {
   scanResponse: Buffer;
   enabled: boolean;
   timer: TimerHandle | undefined;
+  /** High duty cycle directed advertising's 1.28 s limit (Vol 6 Part B §4.4.2.4.3). */
+  deadline: TimerHandle | undefined;
 }
 
 export function newAdvertisingState(): AdvertisingState {
@@ -41,6 +43,7 @@ export function newAdvertisingState(): AdvertisingState {
     scanResponse: Buffer.alloc(0),
     enabled: false,
     timer: undefined,
+    deadline: undefined,
   };
 }
 
