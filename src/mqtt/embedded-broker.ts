@@ -9,6 +9,7 @@ import { registerInProcess } from "./in-process.ts";
 /** The embedded broker listens on the loopback interface only. */
 const HOST = "127.0.0.1";
 /** [MQTT-3.2.2-3] CONNACK return codes used when a CONNECT is refused. */
+const IDENTIFIER_REJECTED = 2;
 const SERVER_UNAVAILABLE = 3;
 const BAD_USERNAME_OR_PASSWORD = 4;
 const NOT_AUTHORIZED = 5;
@@ -198,7 +199,8 @@ export class EmbeddedBroker implements Broker {
             }
             const denied = clientIdDenied(identity, client.id);
             if (denied !== null) {
-              done(refusal(denied, NOT_AUTHORIZED), false);
+              // [MQTT-3.1.3-9]: a client id the server rejects is 0x02, whatever the reason.
+              done(refusal(denied, IDENTIFIER_REJECTED), false);
               return;
             }
             identities.set(client, identity);
