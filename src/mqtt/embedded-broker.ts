@@ -5,6 +5,7 @@ import { isAddressInUse, RpmlabError } from "../core/errors.ts";
 import { clientIdDenied, type MqttIdentity, publishDenied, subscribeDenied } from "./acl.ts";
 import type { Broker, BrokerOptions, PublishHandler } from "./broker.ts";
 import { registerInProcess } from "./in-process.ts";
+import { MAX_PACKET_BYTES, PacketSizeWatch } from "./packet-size.ts";
 
 /** The embedded broker listens on the loopback interface only. */
 const HOST = "127.0.0.1";
@@ -73,6 +74,16 @@ export class EmbeddedBroker implements Broker {
     server.on("connection", (socket) => {
       this.sockets.add(socket);
       socket.once("close", () => this.sockets.delete(socket));
+      // aedes reads with 'readable', which keeps precedence: a 'data' listener sees each chunk
+      // as aedes reads it, without changing how the socket flows.
+      const watch = new PacketSizeWatch(MAX_PACKET_BYTES, (length) => {
+        this.options.logger?.warn(
+          { remote: socket.remoteAddress, length },
+          `mqtt packet over ${MAX_PACKET_BYTES} octets: connection closed`,
+        );
+        socket.destroy();
+      });
+      socket.on("data", (chunk: Buffer) => watch.push(chunk));
     });
     try {
       await new Promise<void>((resolve, reject) => {
