@@ -36,6 +36,12 @@ export type Prepared =
       readonly inbound: Inbound;
       readonly reason: string;
       readonly messageId: string | null;
+      /**
+       * `sender/message id` when both are known (the topic's gateway uuid or IMEI, which the
+       * broker's ACL ties to the connection): a redelivery of the same message is then taken as
+       * such, not kept as a second dead letter.
+       */
+      readonly claimKey: string | null;
     };
 
 /** `CODE: message` for the lab's errors; anything else is a bug, named as such. */
@@ -60,11 +66,12 @@ function salvageMessageId(payload: Uint8Array): string | null {
  * the reason, never an exception.
  */
 export function prepare(inbound: Inbound): Prepared {
-  const dead = (reason: string, messageId: string | null = null): Prepared => ({
+  const dead = (reason: string, messageId: string | null = null, sender?: string): Prepared => ({
     kind: "dead",
     inbound,
     reason,
     messageId,
+    claimKey: messageId === null || sender === undefined ? null : `${sender}/${messageId}`,
   });
   let topic: ReturnType<typeof parseTopic>;
   try {
@@ -95,7 +102,7 @@ export function prepare(inbound: Inbound): Prepared {
         : parsePayload("cell/up", inbound.payload),
     );
   } catch (error) {
-    return dead(reasonOf(error), salvageMessageId(inbound.payload));
+    return dead(reasonOf(error), salvageMessageId(inbound.payload), topicId(topic));
   }
   const sender = uplink.source.kind === "gateway" ? uplink.source.gatewayUuid : uplink.source.imei;
   if (sender !== topicId(topic)) {
@@ -103,6 +110,7 @@ export function prepare(inbound: Inbound): Prepared {
     return dead(
       `E_MQTT_PAYLOAD: ${field} ${sender} differs from the topic's ${topicId(topic)}`,
       uplink.messageId,
+      topicId(topic),
     );
   }
   return { kind: "uplink", inbound, uplink };

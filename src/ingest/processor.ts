@@ -87,6 +87,19 @@ export class MessageProcessor implements BatchProcessor {
     );
     // A replay whose dead letter holds its message's claim uses it (README "Dead letters").
     const fresh = uplinks.filter((p) => p.inbound.replays?.holdsClaim !== true);
+    // Messages refused before they parse claim their id too when sender and id are known: the
+    // same bytes redelivered (QoS 1 after a lost PUBACK) are one dead letter, not two.
+    const freshKeys = [
+      ...fresh.map((p) => claimKey(p.uplink)),
+      ...prepared.flatMap((p, index) =>
+        p.kind === "dead" &&
+        p.claimKey !== null &&
+        !gone.has(index) &&
+        p.inbound.replays?.holdsClaim !== true
+          ? [p.claimKey]
+          : [],
+      ),
+    ];
     const resolver = await Resolver.load(
       tx,
       this.deps.catalogue,
@@ -96,12 +109,9 @@ export class MessageProcessor implements BatchProcessor {
     // flag of a redelivery is not trusted (STYLE "Pitfalls"). A copy later in the batch finds
     // its id taken by the first.
     const claimed =
-      fresh.length === 0
+      freshKeys.length === 0
         ? new Set<string>()
-        : await tx.ingestedMessages.claimMany(
-            fresh.map((p) => claimKey(p.uplink)),
-            fresh.at(-1)!.inbound.receivedAt,
-          );
+        : await tx.ingestedMessages.claimMany(freshKeys, prepared.at(-1)!.inbound.receivedAt);
     const outcomes: (MessageOutcome | undefined)[] = [];
     const rows: NewMeasurement[] = [];
     /** Batch index of the message each row came from. */
@@ -114,12 +124,17 @@ export class MessageProcessor implements BatchProcessor {
       if (gone.has(index)) {
         outcomes[index] = { kind: "gone", deadLetterId: p.inbound.replays!.deadLetterId };
       } else if (p.kind === "dead") {
+        const held = p.inbound.replays?.holdsClaim === true;
+        if (p.claimKey !== null && !held && !claimed.delete(p.claimKey)) {
+          outcomes[index] = { kind: "redelivered", messageId: p.messageId! };
+          continue;
+        }
         dead.push({
           index,
           prepared: p,
           reason: p.reason,
           messageId: p.messageId,
-          holdsClaim: false,
+          holdsClaim: p.claimKey !== null,
         });
       } else if (p.kind === "ignored") {
         outcomes[index] = { kind: "ignored", reason: p.reason };

@@ -66,7 +66,9 @@ if (pgh !== undefined) {
           // zod's reason quotes the unknown key, U+0000 and all.
           {
             topic: good.topic,
-            payload: Buffer.from(JSON.stringify({ ...envelope, "a\u0000b": 1 })),
+            payload: Buffer.from(
+              JSON.stringify({ ...envelope, message_id: "good-2", "a\u0000b": 1 }),
+            ),
           },
           // A broker that passes on a topic MQTT forbids ([MQTT-4.7.3-2]).
           { topic: `rpm/v1/gw/${bpm.hardwareUuid}\u0000/up`, payload: good.payload },

@@ -163,6 +163,23 @@ describe("MessageProcessor: one batch, one transaction", () => {
     );
   });
 
+  it("a refused message sent again (QoS 1 after a lost PUBACK) is one dead letter, not two", async () => {
+    const good = uplinkMessage(bpm, "again", readingsOf(bpm, 1, 0));
+    const envelope = JSON.parse(good.payload.toString()) as Record<string, unknown>;
+    const offSchema = {
+      topic: good.topic,
+      payload: Buffer.from(JSON.stringify({ ...envelope, extra: 1 })),
+    };
+    const first = await run(offSchema);
+    expect(first.outcomes[0]).toMatchObject({ kind: "dead_letter" });
+    // Later, and twice within one batch: the same sender and message id are the same message.
+    const again = await run(offSchema, offSchema);
+    expect(again.outcomes.map((o) => o.kind)).toEqual(["redelivered", "redelivered"]);
+    expect((await store.deadLetters.list({}, { count: true })).total).toBe(1);
+    const [letter] = (await store.deadLetters.list({})).rows;
+    expect(letter).toMatchObject({ messageId: "again", holdsClaim: true });
+  });
+
   it("dead-letters what it cannot use, with the reason, and stores the rest", async () => {
     const good = uplinkMessage(bpm, "ok", readingsOf(bpm, 2, 0).slice(0, 1));
     const text = (value: unknown) => Buffer.from(JSON.stringify(value));
@@ -177,7 +194,7 @@ describe("MessageProcessor: one batch, one transaction", () => {
       [{ topic: "rpm/v1/gw/nope/up", payload: good.payload }, /^E_MQTT_TOPIC: .*level 4 "nope"/],
       [{ topic: topicOf("gw/down", bpm.hardwareUuid), payload: good.payload }, /sent by the lab/],
       [{ topic: good.topic, payload: Buffer.from("{") }, /^E_MQTT_PAYLOAD: .*not JSON/],
-      [{ topic: good.topic, payload: text({ ...envelope, v: 3 }) }, /v is 3/],
+      [{ topic: good.topic, payload: text({ ...envelope, v: 3, message_id: "v3" }) }, /v is 3/],
       [
         { topic: topicOf("gw/up", "A1B2C3D4E099"), payload: good.payload },
         /gateway_uuid A1B2C3D4E001 differs/,
@@ -216,7 +233,7 @@ describe("MessageProcessor: one batch, one transaction", () => {
       "ok",
       null,
       null,
-      "ok",
+      "v3",
       "ok",
       "bad-code",
       "short",
