@@ -186,10 +186,16 @@ export class EmbeddedBroker implements Broker {
   /** The topic guard always; credentials and the ACL (acl.ts) when given an authenticator. */
   private handlers(): AedesOptions {
     const auth = this.options.auth;
+    // [MQTT-3.1.2-14]: a will QoS of 3 is a protocol violation; the connection is closed.
+    const preConnect: AedesOptions["preConnect"] = (_client, packet, done) =>
+      (packet.will?.qos ?? 0) > 2
+        ? done(new Error("will QoS 3 ([MQTT-3.1.2-14])"), false)
+        : done(null, true);
     if (auth === undefined) {
       return {
+        preConnect,
         authorizePublish: (_client, packet, done) => {
-          const refused = topicRefused(packet.topic);
+          const refused = packetRefused(packet);
           if (refused === null) this.pass(packet, done);
           else done(new Error(refused));
         },
@@ -197,6 +203,7 @@ export class EmbeddedBroker implements Broker {
     }
     const identities = this.identities;
     return {
+      preConnect,
       authenticate: (client, username, password, done) => {
         if (username === undefined || password === undefined) {
           done(refusal("credentials required", NOT_AUTHORIZED), false);
@@ -226,7 +233,7 @@ export class EmbeddedBroker implements Broker {
       authorizePublish: (client, packet, done) => {
         const identity = client === null ? undefined : identities.get(client);
         const denied =
-          topicRefused(packet.topic) ??
+          packetRefused(packet) ??
           (identity === undefined ? "no identity" : publishDenied(identity, packet.topic));
         if (denied === null) this.pass(packet, done);
         else done(new Error(denied));
@@ -252,6 +259,16 @@ export function topicRefused(topic: string): string | null {
   if (topic.startsWith("$SYS/")) return "$SYS/ topics are reserved to the broker";
   if (topic.split("/").includes("")) return `topic "${topic}" has an empty level`;
   return null;
+}
+
+/**
+ * A PUBLISH no client may send: a topic topicRefused refuses, or QoS 1 or 2 with packet
+ * identifier 0 ([MQTT-2.3.1-1]: non-zero), which aedes would acknowledge as PUBACK(0).
+ */
+function packetRefused(packet: { topic: string; qos: number; messageId?: number }): string | null {
+  const refused = topicRefused(packet.topic);
+  if (refused !== null) return refused;
+  return packet.qos > 0 && packet.messageId === 0 ? "packet identifier 0 ([MQTT-2.3.1-1])" : null;
 }
 
 function closeAedes(aedes: Aedes): Promise<void> {

@@ -34,6 +34,90 @@ function watched(stream: Buffer, cuts: number[], limit: number): (number | null)
   return over;
 }
 
+/** A raw MQTT 3.1.1 CONNECT (client id "raw", clean session) with `flags` and, if set, a will. */
+function rawConnect(flags: number, will?: { topic: string; message: string }): Buffer {
+  const str = (v: string) => {
+    const b = Buffer.from(v);
+    return Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b]);
+  };
+  const body = Buffer.concat([
+    str("MQTT"),
+    Buffer.from([4, flags, 0, 60]),
+    str("raw"),
+    ...(will === undefined ? [] : [str(will.topic), str(will.message)]),
+  ]);
+  return Buffer.concat([header(0x10, body.length), body]);
+}
+
+/**
+ * Writes raw packets and resolves with what came back once the broker closed the connection
+ * or `enough` says what came back is all that is awaited.
+ */
+async function exchange(
+  url: string,
+  packets: Buffer[],
+  enough: (got: Buffer) => boolean = () => false,
+): Promise<{ got: Buffer; closed: boolean }> {
+  const { port } = new URL(url);
+  const socket = connect({ host: "127.0.0.1", port: Number(port) });
+  socket.on("error", () => {});
+  let got = Buffer.alloc(0);
+  const ended = new Promise<boolean>((resolve) => {
+    socket.on("data", (c: Buffer) => {
+      got = Buffer.concat([got, c]);
+      if (enough(got)) resolve(false);
+    });
+    socket.once("close", () => resolve(true));
+  });
+  for (const p of packets) socket.write(p);
+  const closed = await within(ended, "the broker to answer or close");
+  socket.destroy();
+  return { got, closed };
+}
+
+describe("embedded broker protocol checks", () => {
+  it("closes a CONNECT whose will has QoS 3 ([MQTT-3.1.2-14]) without CONNACK", async () => {
+    const broker = createBroker("embedded:0");
+    await broker.start();
+    try {
+      // Clean session, will flag, will QoS 3 (bits 3–4).
+      const bad = await exchange(broker.url, [
+        rawConnect(0x02 | 0x04 | 0x18, { topic: "t/w", message: "x" }),
+      ]);
+      expect(bad.closed).toBe(true);
+      expect(bad.got.length).toBe(0);
+    } finally {
+      await broker.stop();
+    }
+  });
+
+  it("closes a QoS 1 PUBLISH with packet identifier 0 ([MQTT-2.3.1-1]) instead of acknowledging it", async () => {
+    const broker = createBroker("embedded:0");
+    await broker.start();
+    try {
+      const topic = Buffer.from([0, 3, ...Buffer.from("t/a")]);
+      const publish = (id: number) =>
+        Buffer.concat([
+          header(0x32, topic.length + 2 + 2),
+          topic,
+          Buffer.from([id >> 8, id & 0xff, 0x7b, 0x7d]),
+        ]);
+      const zero = await exchange(broker.url, [rawConnect(0x02), publish(0)]);
+      expect(zero.closed).toBe(true);
+      expect(zero.got.toString("hex")).toBe("20020000"); // CONNACK only, no PUBACK
+      // The same PUBLISH with identifier 7 is acknowledged.
+      const seven = await exchange(
+        broker.url,
+        [rawConnect(0x02), publish(7)],
+        (g) => g.length >= 8,
+      );
+      expect(seven).toEqual({ got: Buffer.from("2002000040020007", "hex"), closed: false });
+    } finally {
+      await broker.stop();
+    }
+  });
+});
+
 describe("MQTT packet size watch", () => {
   it("lets packets up to the limit through whatever the chunking, and reports the first one over it", () => {
     fc.assert(
