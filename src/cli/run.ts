@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { RpmlabError } from "../core/errors.ts";
 import { loadScenario } from "../scenario/load.ts";
@@ -143,6 +144,13 @@ function parseReports(values: string[] | undefined): ReportFile[] {
       throw new RpmlabError(
         "E_USAGE",
         `--report takes a format and a file: --report json FILE, --report junit FILE, or both; got "${values.join(" ")}"`,
+        { field: "report" },
+      );
+    }
+    if (out.some((r) => resolve(r.file) === resolve(file))) {
+      throw new RpmlabError(
+        "E_USAGE",
+        `--report ${format} ${file}: that file already takes the ${out.find((r) => resolve(r.file) === resolve(file))!.format} report; give each report its own file`,
         { field: "report" },
       );
     }

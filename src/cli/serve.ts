@@ -14,7 +14,7 @@ import {
   serveConfig,
 } from "../config/serve-config.ts";
 import { DEFAULT_SERVE_STORE, redactStoreSpec } from "../config/store-spec.ts";
-import { createLogger } from "../core/logger.ts";
+import { createLogger, logLevelOf } from "../core/logger.ts";
 import type { CliIo } from "./io.ts";
 
 interface Flags extends ServeFlags {
@@ -67,7 +67,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option("--json", "print one JSON line with the connection details once ready")
     .action(async (flags: Flags) => {
       const config = serveConfig(flags);
-      const logger = createLogger({ level: flags.logLevel, component: "serve" });
+      const level = logLevelOf(flags.logLevel ?? "info");
+      const logger = createLogger({ level, component: "serve" });
       const lab = new Lab(config, logger);
       const info = await lab.start();
       io.out(flags.json ? JSON.stringify(info) : describe(info, config));

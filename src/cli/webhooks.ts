@@ -138,7 +138,9 @@ async function manually(
   flags: Flags & { timeout: string },
   fn: (store: Store, manual: ManualSends) => Promise<DeliveryDetail>,
 ): Promise<DeliveryDetail> {
-  const sender = createWebhookSender("http", { timeoutMs: parseWebhookTimeout(flags.timeout) });
+  const sender = createWebhookSender("http", {
+    timeoutMs: parseWebhookTimeout(flags.timeout, "--timeout"),
+  });
   try {
     return await withLabStore(flags.store, (store, clock) =>
       fn(store, new ManualSends({ store, clock, rng: new Rng("rpmlab-cli"), sender })),

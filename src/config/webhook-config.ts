@@ -31,15 +31,18 @@ export const DEFAULT_WEBHOOK_CONCURRENCY = 8;
 
 const DURATION = /^(\d{1,9})\s*(ms|s)?$/i;
 
-/** "10s", "2500ms" or "2500" (ms); from 100 ms to 10 minutes. */
-export function parseWebhookTimeout(text: string): number {
+/**
+ * "10s", "2500ms" or "2500" (ms); from 100 ms to 10 minutes. `option` names the flag at fault:
+ * serve's --webhook-timeout, or --timeout of `rpmlab webhooks resend|test`.
+ */
+export function parseWebhookTimeout(text: string, option = "--webhook-timeout"): number {
   const m = DURATION.exec(text.trim());
   const ms = m === null ? Number.NaN : Number(m[1]) * (m[2]?.toLowerCase() === "s" ? 1000 : 1);
   if (!(ms >= 100 && ms <= 600_000)) {
     throw new RpmlabError(
       "E_CONFIG_INVALID",
-      `--webhook-timeout must be a duration from 100ms to 600s (e.g. 10s, 2500ms), got "${text}"`,
-      { field: "webhook-timeout", value: text },
+      `${option} must be a duration from 100ms to 600s (e.g. 10s, 2500ms), got "${text}"`,
+      { field: option.replace(/^--/, ""), value: text },
     );
   }
   return ms;

@@ -1,4 +1,5 @@
 import { type Logger, type LoggerOptions, pino } from "pino";
+import { RpmlabError } from "./errors.ts";
 
 export type { Logger };
 
@@ -15,4 +16,17 @@ export function createLogger(config: LoggerConfig = {}): Logger {
   const options: LoggerOptions = { level: config.level ?? "info", base: undefined };
   const logger = pino(options, config.destination ?? process.stderr);
   return config.component ? logger.child({ component: config.component }) : logger;
+}
+
+/** pino's levels, and "silent". */
+const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** A log level as a user typed it (`--log-level`): one of pino's, else E_CONFIG_INVALID. */
+export function logLevelOf(text: string, option = "--log-level"): string {
+  if (LEVELS.includes(text)) return text;
+  throw new RpmlabError(
+    "E_CONFIG_INVALID",
+    `${option} must be one of ${LEVELS.join(", ")}, got "${text}"`,
+    { field: option },
+  );
 }

@@ -10,6 +10,7 @@ import {
 import { isRpmlabError } from "../../src/core/errors.ts";
 import { RecordSender } from "../../src/webhooks/record-sender.ts";
 import { createWebhookSender } from "../../src/webhooks/sender.ts";
+import { runCli } from "../catalogue/cli-io.ts";
 
 const refused = (fn: () => unknown, field: string) => {
   try {
@@ -38,9 +39,31 @@ describe("webhook delivery settings", () => {
     expect(parseWebhookTimeout("750")).toBe(750);
     for (const bad of ["50ms", "601s", "ten", "-1s", ""])
       refused(() => parseWebhookTimeout(bad), "webhook-timeout");
+    // `rpmlab webhooks resend|test --timeout`: the error names the flag the command has.
+    expect(() => parseWebhookTimeout("abc", "--timeout")).toThrow(/^--timeout must be a duration/);
+    refused(() => parseWebhookTimeout("abc", "--timeout"), "timeout");
     expect(parseWebhookConcurrency("32")).toBe(32);
     for (const bad of ["0", "257", "1.5", "x"])
       refused(() => parseWebhookConcurrency(bad), "webhook-concurrency");
+  });
+
+  it("rpmlab serve refuses a log level pino does not have: exit 2, naming the flag, no stack", async () => {
+    const { code, stdout, stderr } = await runCli(
+      "serve",
+      "--store",
+      "memory",
+      "--broker",
+      "embedded:0",
+      "--port",
+      "0",
+      "--log-level",
+      "loud",
+    );
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(
+      /^rpmlab: E_CONFIG_INVALID: --log-level must be one of fatal, .*got "loud"$/,
+    );
   });
 
   it("rpmlab serve: defaults, and the flags", () => {

@@ -150,6 +150,25 @@ describe("rpmlab run", () => {
     expect(existsSync(missing)).toBe(false);
   });
 
+  it("exits 2 when both reports name one file (one would overwrite the other), before running", async () => {
+    const same = join(dir, "report.out");
+    const { code, stdout, stderr } = await runCli(
+      "run",
+      SMOKE,
+      "--report",
+      "json",
+      same,
+      "--report",
+      "junit",
+      join(dir, ".", "report.out"),
+      "--no-progress",
+    );
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/^rpmlab: E_USAGE: --report junit .*already takes the json report/);
+    expect(existsSync(same)).toBe(false);
+  });
+
   it("exits 2 on an empty --seed, as the file's schema refuses one", async () => {
     const { code, stdout, stderr } = await runCli("run", SMOKE, "--seed", "", "--no-progress");
     expect(code).toBe(2);
