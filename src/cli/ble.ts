@@ -4,6 +4,8 @@ import { DeviceApp } from "../app/ble-device.ts";
 import { GatewayApp } from "../app/ble-gateway.ts";
 import { GatewayRun } from "../app/gateway-run.ts";
 import { untilSignal } from "../app/until-signal.ts";
+import { parseBdAddr } from "../ble/hci/address.ts";
+import { Catalogue } from "../catalogue/catalogue.ts";
 import { adminTarget } from "../config/admin-target.ts";
 import { DEFAULT_BLE, parseBleSpec, parseListenSpec } from "../config/ble-spec.ts";
 import { parseBrokerSpec } from "../config/broker-spec.ts";
@@ -266,8 +268,8 @@ export function registerBleCommands(program: Command, io: CliIo): void {
           );
         }
         const whitelist: WhitelistEntry[] = [
-          ...flags.sensorCode.map((sensorCode) => ({ sensorCode })),
-          ...flags.address.map((address) => ({ address: address.toLowerCase() })),
+          ...flags.sensorCode.map((sensorCode) => ({ sensorCode: knownSensorCode(sensorCode) })),
+          ...flags.address.map((address) => ({ address: whitelistAddress(address) })),
         ];
         if (whitelist.length === 0)
           throw new RpmlabError(
@@ -311,4 +313,29 @@ function checkinPeriod(text: string | undefined): number | undefined {
     );
   }
   return ms;
+}
+
+/** A whitelisted sensor code must be one a catalogue device type has (spec 2.3). */
+function knownSensorCode(code: string): string {
+  const catalogue = Catalogue.load();
+  if (catalogue.withSensorCode(code).length > 0) return code;
+  const codes = [...new Set(catalogue.profiles.flatMap((p) => p.sensor_code ?? []))].sort();
+  throw new RpmlabError(
+    "E_CONFIG_INVALID",
+    `--sensor-code ${code}: no device type has it; the catalogue's codes are ${codes.join(", ")}`,
+    { field: "sensor-code", value: code },
+  );
+}
+
+/** A whitelisted address as the scan reports it (xx:xx:xx:xx:xx:xx, lower case). */
+function whitelistAddress(text: string): string {
+  try {
+    return parseBdAddr(text);
+  } catch {
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      `--address "${text}" is not a Bluetooth address (xx:xx:xx:xx:xx:xx)`,
+      { field: "address", value: text },
+    );
+  }
 }

@@ -100,6 +100,17 @@ describe("rpmlab gateway --checkin-every", () => {
     }
   });
 
+  it("refuses a whitelist entry no device could match, naming the flag, before scanning", async () => {
+    const address = await cli("gateway", "--ble", "emulated", "--address", "not-an-address");
+    expect(address.code).toBe(2);
+    expect(address.err).toContain('--address "not-an-address" is not a Bluetooth address');
+    for (const code of ["abc", "999"]) {
+      const sensor = await cli("gateway", "--ble", "emulated", "--sensor-code", code);
+      expect(sensor.code).toBe(2);
+      expect(sensor.err).toContain(`--sensor-code ${code}: no device type has it`);
+    }
+  });
+
   it("refuses --checkin-every without --broker", async () => {
     const { code, err } = await cli("gateway", "--sensor-code", "10", "--checkin-every", "5m");
     expect(code).toBe(2);
