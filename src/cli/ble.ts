@@ -268,8 +268,8 @@ export function registerBleCommands(program: Command, io: CliIo): void {
           );
         }
         const whitelist: WhitelistEntry[] = [
-          ...flags.sensorCode.map((sensorCode) => ({ sensorCode: knownSensorCode(sensorCode) })),
-          ...flags.address.map((address) => ({ address: whitelistAddress(address) })),
+          ...knownSensorCodes(flags.sensorCode).map((sensorCode) => ({ sensorCode })),
+          ...flags.address.map((address) => ({ address: parseBdAddr(address, "--address") })),
         ];
         if (whitelist.length === 0)
           throw new RpmlabError(
@@ -315,27 +315,18 @@ function checkinPeriod(text: string | undefined): number | undefined {
   return ms;
 }
 
-/** A whitelisted sensor code must be one a catalogue device type has (spec 2.3). */
-function knownSensorCode(code: string): string {
+/** Whitelisted sensor codes must be ones a catalogue device type has (spec 2.3). */
+function knownSensorCodes(codes: readonly string[]): readonly string[] {
+  if (codes.length === 0) return codes;
   const catalogue = Catalogue.load();
-  if (catalogue.withSensorCode(code).length > 0) return code;
-  const codes = [...new Set(catalogue.profiles.flatMap((p) => p.sensor_code ?? []))].sort();
-  throw new RpmlabError(
-    "E_CONFIG_INVALID",
-    `--sensor-code ${code}: no device type has it; the catalogue's codes are ${codes.join(", ")}`,
-    { field: "sensor-code", value: code },
-  );
-}
-
-/** A whitelisted address as the scan reports it (xx:xx:xx:xx:xx:xx, lower case). */
-function whitelistAddress(text: string): string {
-  try {
-    return parseBdAddr(text);
-  } catch {
+  for (const code of codes) {
+    if (catalogue.withSensorCode(code).length > 0) continue;
+    const known = [...new Set(catalogue.profiles.flatMap((p) => p.sensor_code ?? []))].sort();
     throw new RpmlabError(
       "E_CONFIG_INVALID",
-      `--address "${text}" is not a Bluetooth address (xx:xx:xx:xx:xx:xx)`,
-      { field: "address", value: text },
+      `--sensor-code ${code}: no device type has it; the catalogue's codes are ${known.join(", ")}`,
+      { field: "sensor-code", value: code },
     );
   }
+  return codes;
 }

@@ -8,15 +8,14 @@ export type BdAddr = string;
 
 const PATTERN = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/;
 
-export function parseBdAddr(text: string): BdAddr {
+/** An address as typed (any case) in lower case; `option` names the flag in the error. */
+export function parseBdAddr(text: string, option = "address"): BdAddr {
   const lower = text.toLowerCase();
   if (!PATTERN.test(lower)) {
     throw new RpmlabError(
       "E_CONFIG_INVALID",
-      `"${text}" is not a Bluetooth address (xx:xx:xx:xx:xx:xx)`,
-      {
-        field: "address",
-      },
+      `${option} "${text}" is not a Bluetooth address (xx:xx:xx:xx:xx:xx)`,
+      { field: option.replace(/^--/, ""), value: text },
     );
   }
   return lower;
