@@ -4,28 +4,7 @@ import * as ev from "../hci/events.ts";
 import type { LinkParams } from "../medium/link.ts";
 import { type CommandEntry, fail, handleRet, ok } from "./command-entry.ts";
 import { LE_FEATURES, LE_STATES } from "./identity.ts";
-
-/** Connection parameter rules shared by LE Create Connection and LE Connection Update (§7.8.12). */
-function validConnectionParams(
-  min: number,
-  max: number,
-  latency: number,
-  timeout: number,
-): boolean {
-  if (min < 0x0006 || max > 0x0c80 || min > max) return false;
-  if (latency > 0x01f3 || timeout < 0x000a || timeout > 0x0c80) return false;
-  // Supervision timeout (ms) > (1 + latency) × max interval (ms) × 2.
-  return timeout * 10 > (1 + latency) * max * 1.25 * 2;
-}
-
-/**
- * A random Own_Address_Type (0x01, 0x03) needs a random address set first: enabling advertising
- * or scanning, or creating a connection, without one is Invalid HCI Command Parameters
- * (§7.8.9, §7.8.11, §7.8.12).
- */
-function ownAddressReady(ctl: { randomAddress: unknown }, ownAddressType: number): boolean {
-  return (ownAddressType & 1) === 0 || ctl.randomAddress !== undefined;
-}
+import { ownAddressReady, validConnectionParams, validScanTiming } from "./le-params.ts";
 
 /** LE Controller commands (Vol 4 Part E §7.8). */
 export const LE_COMMANDS: Array<[number, CommandEntry]> = [
@@ -181,15 +160,7 @@ export const LE_COMMANDS: Array<[number, CommandEntry]> = [
         if (ctl.scan.enabled) return fail(STATUS.COMMAND_DISALLOWED);
         const interval = p.readUInt16LE(1);
         const window = p.readUInt16LE(3);
-        if (
-          p[0]! > 1 ||
-          interval < 4 ||
-          interval > 0x4000 ||
-          window < 4 ||
-          window > interval ||
-          p[5]! > 3 ||
-          p[6]! > 3
-        ) {
+        if (p[0]! > 1 || !validScanTiming(interval, window) || p[5]! > 3 || p[6]! > 3) {
           return fail(STATUS.INVALID_PARAMETERS);
         }
         Object.assign(ctl.scan, {
@@ -238,10 +209,7 @@ export const LE_COMMANDS: Array<[number, CommandEntry]> = [
         ];
         const [scanInterval, scanWindow] = [p.readUInt16LE(0), p.readUInt16LE(2)];
         if (
-          scanInterval < 0x0004 ||
-          scanInterval > 0x4000 ||
-          scanWindow < 0x0004 ||
-          scanWindow > scanInterval ||
+          !validScanTiming(scanInterval, scanWindow) ||
           p[4]! > 1 ||
           p[5]! > 3 ||
           p[12]! > 3 ||
