@@ -257,7 +257,10 @@ export class EmbeddedBroker implements Broker {
  */
 export function topicRefused(topic: string): string | null {
   if (topic.startsWith("$SYS/")) return "$SYS/ topics are reserved to the broker";
-  if (topic.split("/").includes("")) return `topic "${topic}" has an empty level`;
+  // An empty level: an empty topic, a leading or trailing "/", or "//" (checked on every PUBLISH).
+  if (topic === "" || topic.startsWith("/") || topic.endsWith("/") || topic.includes("//")) {
+    return `topic "${topic}" has an empty level`;
+  }
   return null;
 }
 
