@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { RpmlabError } from "../../src/core/errors.ts";
 import { type Broker, createBroker } from "../../src/mqtt/broker.ts";
 import { connectClient } from "../../src/mqtt/client.ts";
+import { topicRefused } from "../../src/mqtt/embedded-broker.ts";
 import { brokerContract } from "./broker-contract.ts";
 import { Inbox, within } from "./helpers.ts";
 
@@ -62,6 +63,21 @@ describe("embedded broker", () => {
     ).finally(() => child.kill());
     expect(out).toBe("stopped\n");
     expect(code).toBe(0);
+  });
+
+  it.each([
+    ["", "has an empty level"],
+    ["/rpm/v1/gw/297056120BD7/up", "has an empty level"],
+    ["rpm/v1/gw/297056120BD7/up/", "has an empty level"],
+    ["rpm/v1/gw//up", "has an empty level"],
+    ["$SYS/broker/uptime", "reserved to the broker"],
+  ])("names why topic %j is refused", (topic, why) => {
+    expect(topicRefused(topic)).toContain(why);
+  });
+
+  it("accepts topics whose levels all have text", () => {
+    expect(topicRefused("rpm/v1/gw/297056120BD7/up")).toBeNull();
+    expect(topicRefused("a")).toBeNull();
   });
 
   it("refuses topics with an empty level, which aedes 1.2 cannot queue for persistent sessions", async () => {
