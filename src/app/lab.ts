@@ -313,11 +313,11 @@ export class Lab {
         .adoptAll(statuses.map((s) => s.gateway.gatewayUuid))
         .then((results) =>
           Promise.all(
-            statuses.map(({ gateway, online, whitelistHeld, receivedAt }, i) =>
+            statuses.map(({ gateway, online, whitelistHeld, receivedAt, checkinAt }, i) =>
               online
                 ? downlinks.checkedIn(
                     gateway.gatewayUuid,
-                    { at: gateway.lastCheckinTime, receivedAt },
+                    { at: checkinAt, receivedAt },
                     whitelistHeld && results[i]!.adopted.length === 0,
                   )
                 : undefined,

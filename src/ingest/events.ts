@@ -20,8 +20,10 @@ export type MessageOutcome =
       readonly online: boolean;
       /** The check-in reported holding exactly the service's whitelist (nothing to resend). */
       readonly whitelistHeld: boolean;
-      /** When the service received it (its clock): how far off the gateway's clock is. */
+      /** When the service received it (its clock; the gateway's last_checkin_time). */
       readonly receivedAt: number;
+      /** The gateway's own clock at the check-in (`checkin_at`; null for the last will). */
+      readonly checkinAt: number | null;
     }
   /** A zero-length retained message clearing a status topic. */
   | { readonly kind: "ignored"; readonly reason: string }
@@ -68,6 +70,8 @@ export type IngestEvents = {
     readonly whitelistHeld: boolean;
     /** When the service received it (its clock). */
     readonly receivedAt: number;
+    /** The gateway's own clock at the check-in (`checkin_at`; null for the last will). */
+    readonly checkinAt: number | null;
   };
   /** Every committed batch, acknowledged to the broker just before. */
   batch: BatchResult;

@@ -285,8 +285,14 @@ export class Ingestor implements IngestSink {
     for (const row of result.deadLetters) this.events.emit("dead_letter", { row });
     for (const outcome of result.outcomes) {
       if (outcome.kind === "status") {
-        const { gateway, online, whitelistHeld, receivedAt } = outcome;
-        this.events.emit("gateway.status", { gateway, online, whitelistHeld, receivedAt });
+        const { gateway, online, whitelistHeld, receivedAt, checkinAt } = outcome;
+        this.events.emit("gateway.status", {
+          gateway,
+          online,
+          whitelistHeld,
+          receivedAt,
+          checkinAt,
+        });
       }
     }
     this.events.emit("batch", result);

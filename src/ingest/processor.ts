@@ -139,7 +139,10 @@ export class MessageProcessor implements BatchProcessor {
       } else if (p.kind === "ignored") {
         outcomes[index] = { kind: "ignored", reason: p.reason };
       } else if (p.kind === "status") {
-        const gateway = await tx.gateways.updateStatus(p.gatewayUuid, statusFields(p.status));
+        const gateway = await tx.gateways.updateStatus(
+          p.gatewayUuid,
+          statusFields(p.status, p.inbound.receivedAt),
+        );
         gateways.push(gateway);
         // Spec 2.3: the whitelist the gateway reports holding is its acknowledgement (RE → CO).
         const held =
@@ -272,6 +275,7 @@ export class MessageProcessor implements BatchProcessor {
         online: prepared.status.online,
         whitelistHeld,
         receivedAt: prepared.inbound.receivedAt,
+        checkinAt: prepared.status.online ? parseIso(prepared.status.checkin_at)! : null,
       };
     }
   }
@@ -294,12 +298,17 @@ function claimKey(uplink: Uplink): string {
   return `${sender}/${uplink.messageId}`;
 }
 
-/** Spec 2.2 / 2.3 fields of a status payload; the last will only zeroes the signal. */
-function statusFields(status: GatewayStatusPayload): GatewayStatus {
+/**
+ * Spec 2.2 / 2.3 fields of a status payload; the last will only zeroes the signal. The check-in
+ * time is the service's receipt of it (spec 2.2 "last connection to the service network"), not
+ * the gateway's `checkin_at`: a gateway whose clock is off would otherwise show a connection in
+ * the future, or one an hour old and its signal as stale.
+ */
+function statusFields(status: GatewayStatusPayload, receivedAt: number): GatewayStatus {
   if (!status.online) return { lastSignalStrength: 0 };
   return {
     lastSignalStrength: status.signal_strength,
-    lastCheckinTime: parseIso(status.checkin_at)!,
+    lastCheckinTime: receivedAt,
     firmwareVersion: status.firmware_version,
     bootloaderVersion: status.bootloader_version,
     provisioned: status.provisioned,

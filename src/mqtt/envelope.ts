@@ -170,7 +170,9 @@ export const gatewayOnlineSchema = z
     firmware_version: reportedText(64),
     bootloader_version: reportedText(64),
     provisioned: z.boolean().describe("Spec 2.3: false while provisioning is not complete."),
-    checkin_at: instant.describe("This connection to the service network (last_checkin_time)."),
+    checkin_at: instant.describe(
+      "The gateway's clock at this connection. The service keeps its own receipt time as last_checkin_time, and answers with a time downlink when the two differ by more than a second.",
+    ),
     whitelist: z
       .array(heldDeviceSchema)
       .max(64)

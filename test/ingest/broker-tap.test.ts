@@ -242,8 +242,8 @@ describe("ingestion through the embedded broker's tap", () => {
     const channel = await downlinkChannel(lab.broker, "rpmlab-test-dl");
     onTestFinished(() => channel.close());
     const downlinks = new Downlinks({ store, clock, channel });
-    ingestor.events.on("gateway.status", ({ gateway, online }) => {
-      if (online) void downlinks.sendTime(gateway.gatewayUuid, gateway.lastCheckinTime);
+    ingestor.events.on("gateway.status", ({ gateway, online, checkinAt }) => {
+      if (online) void downlinks.sendTime(gateway.gatewayUuid, checkinAt);
     });
     await ingestor.start();
     // The overflow is thrown in an aedes callback, out of this test's reach: recorded here.

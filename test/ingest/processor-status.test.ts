@@ -3,7 +3,7 @@
  * gateway holds. Uplinks of readings are in processor.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseIso } from "../../src/core/time.ts";
+import { toIsoMicros } from "../../src/core/time.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
 import type { MessageOutcome } from "../../src/ingest/events.ts";
 import { MessageProcessor } from "../../src/ingest/processor.ts";
@@ -31,6 +31,9 @@ describe("MessageProcessor: gateway status", () => {
 
   it("applies gateway status and last will (spec 2.2, 2.3); ignores a cleared retained status", async () => {
     const topic = topicOf("gw/status", bpm.hardwareUuid);
+    // The gateway's clock runs a day behind the service's.
+    const receivedAt = clock.now();
+    const checkinAt = receivedAt - 86_400_000;
     const online = {
       v: 1,
       online: true,
@@ -38,7 +41,7 @@ describe("MessageProcessor: gateway status", () => {
       firmware_version: "2.4.1",
       bootloader_version: "1.0.3",
       provisioned: true,
-      checkin_at: "2026-03-01T08:00:00Z",
+      checkin_at: toIsoMicros(checkinAt),
     };
     const first = await only({ topic, payload: Buffer.from(JSON.stringify(online)) });
     expect(first.kind === "status" && first.gateway).toMatchObject({
@@ -48,14 +51,18 @@ describe("MessageProcessor: gateway status", () => {
       firmwareVersion: "2.4.1",
       bootloaderVersion: "1.0.3",
       provisioned: true,
-      lastCheckinTime: parseIso("2026-03-01T08:00:00Z"),
+      // Spec 2.2 "last connection to the service network": when the service received it.
+      lastCheckinTime: receivedAt,
     });
+    // The gateway's own time, for the service to answer with its time (downlink.ts).
+    expect(first.kind === "status" && first.checkinAt).toBe(checkinAt);
     const will = await only({ topic, payload: Buffer.from('{"v":1,"online":false}') });
     expect(will.kind === "status" && will.gateway).toMatchObject({
       lastSignalStrength: 0,
       firmwareVersion: "2.4.1",
-      lastCheckinTime: parseIso("2026-03-01T08:00:00Z"),
+      lastCheckinTime: receivedAt,
     });
+    expect(will.kind === "status" && will.checkinAt).toBeNull();
     expect(await only({ topic, payload: new Uint8Array(0) })).toEqual({
       kind: "ignored",
       reason: "retained status cleared",
