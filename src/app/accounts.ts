@@ -1,3 +1,4 @@
+import { CLIENT_DOMAIN_PATTERN, CLIENT_DOMAIN_RULE } from "../config/client-domain.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { toIsoMicros } from "../core/time.ts";
 import type { Store } from "../store/store.ts";
@@ -10,12 +11,6 @@ import type { AccountRow, ApiKeyRow, CreatedApiKey, Environment } from "../store
 
 export const ENVIRONMENTS: readonly Environment[] = ["development", "production"];
 
-/**
- * A client domain is a path segment of every URL (spec 5.3): a DNS-label-like name, letters,
- * digits, dots and hyphens, 1 to 64 characters, starting and ending with a letter or digit.
- */
-export const CLIENT_DOMAIN_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,62}[A-Za-z0-9])?$/;
-
 export interface NewAccountInput {
   readonly clientDomain: string;
   readonly environment?: Environment;
@@ -26,7 +21,7 @@ export async function createAccount(store: Store, input: NewAccountInput): Promi
   if (!CLIENT_DOMAIN_PATTERN.test(input.clientDomain)) {
     throw new RpmlabError(
       "E_STORE_INVALID",
-      `client domain "${input.clientDomain}" must be 1-64 letters, digits, dots or hyphens, starting and ending with a letter or digit`,
+      `client domain "${input.clientDomain}" must be ${CLIENT_DOMAIN_RULE}`,
       { field: "client_domain", value: input.clientDomain },
     );
   }

@@ -14,6 +14,7 @@ import {
   DEFAULT_REORDER_SUPPLY,
 } from "../asr/auto-reorder-settings.ts";
 import { SupplyCatalogue } from "../asr/supply-catalogue.ts";
+import { parseClientDomain } from "../config/client-domain.ts";
 import { MAX_INTEGER_FIELD } from "../core/drf-fields.ts";
 import { isRpmlabError, RpmlabError } from "../core/errors.ts";
 import type { AutoReorderSettings } from "../store/types-asr.ts";
@@ -40,9 +41,14 @@ export function registerAccountsCommand(program: Command, io: CliIo): void {
     .option("--store <spec>", STORE_OPTION_HELP)
     .option("--json", "print the account as JSON")
     .action(async (domain: string, flags: StoreFlags & { environment: string; asr?: boolean }) => {
+      const clientDomain = parseClientDomain(domain, "<client-domain>");
       const environment = parseEnvironment(flags.environment);
       const account = await withLabStore(flags.store, (store) =>
-        createAccount(store, { clientDomain: domain, environment, asrEnabled: flags.asr === true }),
+        createAccount(store, {
+          clientDomain,
+          environment,
+          asrEnabled: flags.asr === true,
+        }),
       );
       io.out(renderAccount(account, flags.json === true, "created"));
     });

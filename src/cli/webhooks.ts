@@ -9,9 +9,10 @@ import {
 } from "../app/webhook-log.ts";
 import { renderDeliveries, renderDelivery } from "../app/webhook-views.ts";
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, parseWebhookTimeout } from "../config/webhook-config.ts";
-import { RpmlabError } from "../core/errors.ts";
+import { isRpmlabError, RpmlabError } from "../core/errors.ts";
 import { Rng } from "../core/rng.ts";
 import type { Store } from "../store/store.ts";
+import type { DeliveryFilter } from "../store/types-webhooks.ts";
 import type { DeliveryDetail } from "../webhooks/manual.ts";
 import { ManualSends } from "../webhooks/manual.ts";
 import { createWebhookSender } from "../webhooks/sender.ts";
@@ -58,13 +59,7 @@ export function registerWebhooksCommand(program: Command, io: CliIo): void {
     .option("--json", "print a JSON array")
     .action(async (domain: string, flags: ListFlags) => {
       const limit = listLimit(flags.limit);
-      const filter = deliveryFilter({
-        webhook_id: flags.webhook,
-        state: flags.state,
-        event: flags.event,
-        hwi_device_id: flags.device,
-        patient_id: flags.patient,
-      });
+      const filter = filterOf(flags);
       const { rows } = await withLabStore(flags.store, (store) =>
         listDeliveries(store, domain, filter, { limit }),
       );
@@ -165,5 +160,26 @@ function report(io: CliIo, detail: DeliveryDetail, flags: Flags): void {
       `the endpoint did not accept delivery ${detail.delivery.id}: ${got}`,
       { delivery: detail.delivery.id },
     );
+  }
+}
+
+/**
+ * The log's filters from the flags, as the admin API reads its query; a state or kind the log
+ * does not know is a usage error (exit 2) naming the flag, before the store is opened.
+ */
+function filterOf(flags: ListFlags): DeliveryFilter {
+  try {
+    return deliveryFilter({
+      webhook_id: flags.webhook,
+      state: flags.state,
+      event: flags.event,
+      hwi_device_id: flags.device,
+      patient_id: flags.patient,
+    });
+  } catch (error) {
+    if (!isRpmlabError(error) || error.code !== "E_API_VALIDATION") throw error;
+    // deliveryFilter checks one field at a time, and only these two against lists.
+    const [field, messages] = Object.entries(error.details.fields as Record<string, string[]>)[0]!;
+    throw new RpmlabError("E_USAGE", `--${field}: ${messages[0]}`, { field });
   }
 }

@@ -1,5 +1,6 @@
 import { RpmlabError } from "../core/errors.ts";
 import { DEFAULT_BROKER, parseBrokerSpec } from "./broker-spec.ts";
+import { parseClientDomain } from "./client-domain.ts";
 import {
   type FulfilmentConfig,
   fulfilmentAssignments,
@@ -111,7 +112,10 @@ export function serveConfig(
     host: flags.host ?? DEFAULT_HOST,
     port: Number(portText),
     rateLimit: flags.rateLimit === undefined ? null : parseRateLimit(flags.rateLimit),
-    clientDomain: flags.clientDomain ?? DEFAULT_CLIENT_DOMAIN,
+    clientDomain:
+      flags.clientDomain === undefined
+        ? DEFAULT_CLIENT_DOMAIN
+        : parseClientDomain(flags.clientDomain, "--client-domain"),
     adminToken: adminToken === "" ? undefined : adminToken,
     ingestId: ingestId(flags.ingestId ?? DEFAULT_INGEST_ID),
     ingestGroup: flags.ingestGroup === undefined ? null : ingestGroup(flags.ingestGroup),

@@ -111,7 +111,7 @@ describe("rpmlab accounts / keys", () => {
     expect((await cli("accounts", "auto-reorder", "nobody", "--off")).code).toBe(1);
   });
 
-  it("fails clearly: a taken domain (1), a bad environment (2)", async () => {
+  it("fails clearly: a taken domain (1), a bad environment or domain (2)", async () => {
     await cli("accounts", "create", "acme-dev");
     const again = await cli("accounts", "create", "ACME-DEV");
     expect(again.code).toBe(1);
@@ -120,8 +120,8 @@ describe("rpmlab accounts / keys", () => {
     expect(env.code).toBe(2);
     expect(env.stderr).toContain("E_CONFIG_INVALID");
     const bad = await cli("accounts", "create", "a/b");
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("E_STORE_INVALID");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('E_CONFIG_INVALID: <client-domain> "a/b" is not a client domain');
   });
 
   it("toggles ASR", async () => {

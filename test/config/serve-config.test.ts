@@ -57,6 +57,7 @@ describe("rpmlab serve configuration", () => {
     expect(fieldOf(() => serveConfig({ rateLimit: "fast" }, {}))).toBe("rate-limit");
     expect(fieldOf(() => serveConfig({ ingestId: "has space" }, {}))).toBe("ingest-id");
     expect(fieldOf(() => serveConfig({ ingestGroup: "a/b" }, {}))).toBe("ingest-group");
+    expect(fieldOf(() => serveConfig({ clientDomain: "BAD DOMAIN" }, {}))).toBe("client-domain");
     expect(() => serveConfig({ store: "mysql://x" }, {})).toThrow(/mysql:\/\/x/);
     expect(() => serveConfig({ broker: "amqp://x" }, {})).toThrow(/amqp:\/\/x/);
   });

@@ -113,7 +113,7 @@ describe("webhook delivery log, resend", () => {
     ).toBe(401);
   });
 
-  it("rpmlab webhooks lists, shows and resends from the store; exit code 1 when the endpoint refuses", async () => {
+  it("rpmlab webhooks lists, shows and resends from the store; exit code 1 when the endpoint refuses, 2 for an unknown state", async () => {
     await failures();
     const cli = (...args: string[]) => runCli("webhooks", ...args, "--store", spec);
     const table = await cli("deliveries", "clinic", "--state", "failed");
@@ -149,8 +149,8 @@ describe("webhook delivery log, resend", () => {
       attempts: 3,
     });
     const bad = await cli("deliveries", "clinic", "--state", "lost");
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('"lost" is not a valid choice');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('E_USAGE: --state: "lost" is not a valid choice');
   });
 
   it("rpmlab webhooks test sends a sample to a webhook", async () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { CLIENT_DOMAIN_PATTERN, ENVIRONMENTS } from "../../app/accounts.ts";
+import { ENVIRONMENTS } from "../../app/accounts.ts";
+import { CLIENT_DOMAIN_PATTERN } from "../../config/client-domain.ts";
 import { booleanField, charField, choiceField, drfObject } from "../../core/drf-fields.ts";
 import { toJsonSchema } from "../json-schema.ts";
 
