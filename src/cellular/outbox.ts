@@ -1,6 +1,6 @@
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../core/clock.ts";
+import { ensureDirectory } from "../core/directory.ts";
 import { RpmlabError } from "../core/errors.ts";
 import type { Rng } from "../core/rng.ts";
 import { MAX_READINGS } from "../mqtt/envelope.ts";
@@ -81,7 +81,7 @@ export async function openOutbox<T>(options: OutboxOptions): Promise<Outbox<T>> 
     });
   }
   try {
-    mkdirSync(options.dir, { recursive: true });
+    ensureDirectory(options.dir);
   } catch (error) {
     throw new RpmlabError(
       "E_OUTBOX_UNAVAILABLE",

@@ -1,8 +1,8 @@
-import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { Kysely, PostgresDialect } from "kysely";
 import { parseStoreSpec, redactStoreSpec, type StoreSpec } from "../config/store-spec.ts";
 import type { Clock } from "../core/clock.ts";
+import { ensureDirectory } from "../core/directory.ts";
 import { RpmlabError } from "../core/errors.ts";
 import type { Rng } from "../core/rng.ts";
 import { postgresDialect, sqliteDialect } from "./dialect.ts";
@@ -52,7 +52,7 @@ async function openSqlite(
   const { default: BetterSqlite } = await import("better-sqlite3");
   let sqlite: InstanceType<typeof BetterSqlite>;
   try {
-    if (!spec.memory) mkdirSync(dirname(spec.path), { recursive: true });
+    if (!spec.memory) ensureDirectory(dirname(spec.path));
     sqlite = new BetterSqlite(spec.path);
     // WAL: readers never block the writer; NORMAL is durable across application crashes in
     // WAL mode; busy_timeout waits for another process's write lock instead of failing at once.

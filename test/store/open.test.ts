@@ -83,5 +83,9 @@ describe("store spec strings (DESIGN.md Boundaries)", () => {
   it("reports an SQLite path that cannot be a database file as E_STORE_UNAVAILABLE", async () => {
     const error = await rejection(openStore("sqlite:/proc/version/lab.db", deps()));
     expect(error.code).toBe("E_STORE_UNAVAILABLE");
+    // A directory that cannot be made: Node's recursive mkdir never returned here.
+    const missing = await rejection(openStore("sqlite:/proc/rpmlab-nope/lab.db", deps()));
+    expect(missing.code).toBe("E_STORE_UNAVAILABLE");
+    expect(missing.message).toContain("mkdir '/proc/rpmlab-nope'");
   });
 });
