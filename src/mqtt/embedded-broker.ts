@@ -5,7 +5,7 @@ import { isAddressInUse, RpmlabError } from "../core/errors.ts";
 import { clientIdDenied, type MqttIdentity, publishDenied, subscribeDenied } from "./acl.ts";
 import type { Broker, BrokerOptions, PublishHandler } from "./broker.ts";
 import { registerInProcess } from "./in-process.ts";
-import { MAX_PACKET_BYTES, PacketSizeWatch } from "./packet-size.ts";
+import { MAX_PACKET_BYTES, type PacketViolation, PacketWatch } from "./packet-watch.ts";
 
 /** The embedded broker listens on the loopback interface only. */
 const HOST = "127.0.0.1";
@@ -76,11 +76,14 @@ export class EmbeddedBroker implements Broker {
       socket.once("close", () => this.sockets.delete(socket));
       // aedes reads with 'readable', which keeps precedence: a 'data' listener sees each chunk
       // as aedes reads it, without changing how the socket flows.
-      const watch = new PacketSizeWatch(MAX_PACKET_BYTES, (length) => {
+      const watch = new PacketWatch(MAX_PACKET_BYTES, (violation) => {
         this.options.logger?.warn(
-          { remote: socket.remoteAddress, length },
-          `mqtt packet over ${MAX_PACKET_BYTES} octets: connection closed`,
+          { remote: socket.remoteAddress, ...violation },
+          `${describeViolation(violation)}: connection closed`,
         );
+        // [MQTT-3.1.2-2]: the CONNACK goes out before the close (a write to a writable socket
+        // leaves at once; aedes' own parse error then closes the connection too).
+        if (violation.kind === "protocol-level") socket.end(UNACCEPTABLE_PROTOCOL_LEVEL);
         socket.destroy();
       });
       socket.on("data", (chunk: Buffer) => watch.push(chunk));
@@ -276,4 +279,20 @@ function packetRefused(packet: { topic: string; qos: number; messageId?: number 
 
 function closeAedes(aedes: Aedes): Promise<void> {
   return new Promise((resolve) => aedes.close(() => resolve()));
+}
+
+/** CONNACK, return code 0x01 ([MQTT-3.2.2-3] table 3.1). */
+const UNACCEPTABLE_PROTOCOL_LEVEL = Buffer.from([0x20, 0x02, 0x00, 0x01]);
+
+function describeViolation(violation: PacketViolation): string {
+  switch (violation.kind) {
+    case "too-large":
+      return violation.length === null
+        ? "mqtt packet length malformed (a fifth length octet)"
+        : `mqtt packet of ${violation.length} octets, over ${MAX_PACKET_BYTES}`;
+    case "packet-id-zero":
+      return `${violation.packet} with packet identifier 0 ([MQTT-2.3.1-1])`;
+    case "protocol-level":
+      return `CONNECT at protocol level ${violation.level}: CONNACK 0x01 ([MQTT-3.1.2-2])`;
+  }
 }

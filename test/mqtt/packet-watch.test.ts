@@ -3,7 +3,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createBroker } from "../../src/mqtt/broker.ts";
 import { connectClient } from "../../src/mqtt/client.ts";
-import { MAX_PACKET_BYTES, PacketSizeWatch } from "../../src/mqtt/packet-size.ts";
+import {
+  MAX_PACKET_BYTES,
+  type PacketViolation,
+  PacketWatch,
+} from "../../src/mqtt/packet-watch.ts";
 import { within } from "./helpers.ts";
 
 /** A fixed header ([MQTT-2.2]): type octet, then Remaining Length as 1–4 varint octets. */
@@ -22,9 +26,9 @@ function header(type: number, remaining: number): Buffer {
 const packet = (remaining: number) =>
   Buffer.concat([header(0x30, remaining), Buffer.alloc(remaining)]);
 
-function watched(stream: Buffer, cuts: number[], limit: number): (number | null)[] {
-  const over: (number | null)[] = [];
-  const watch = new PacketSizeWatch(limit, (length) => over.push(length));
+function watched(stream: Buffer, cuts: number[], limit: number): PacketViolation[] {
+  const over: PacketViolation[] = [];
+  const watch = new PacketWatch(limit, (violation) => over.push(violation));
   let at = 0;
   for (const cut of cuts.filter((c) => c > 0 && c < stream.length).sort((a, b) => a - b)) {
     watch.push(stream.subarray(at, cut));
@@ -34,15 +38,22 @@ function watched(stream: Buffer, cuts: number[], limit: number): (number | null)
   return over;
 }
 
-/** A raw MQTT 3.1.1 CONNECT (client id "raw", clean session) with `flags` and, if set, a will. */
-function rawConnect(flags: number, will?: { topic: string; message: string }): Buffer {
+/**
+ * A raw CONNECT (client id "raw") with `flags` and, if set, a will; MQTT 3.1.1 unless `protocol`
+ * says otherwise.
+ */
+function rawConnect(
+  flags: number,
+  will?: { topic: string; message: string },
+  protocol = { name: "MQTT", level: 4 },
+): Buffer {
   const str = (v: string) => {
     const b = Buffer.from(v);
     return Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b]);
   };
   const body = Buffer.concat([
-    str("MQTT"),
-    Buffer.from([4, flags, 0, 60]),
+    str(protocol.name),
+    Buffer.from([protocol.level, flags, 0, 60]),
     str("raw"),
     ...(will === undefined ? [] : [str(will.topic), str(will.message)]),
   ]);
@@ -75,7 +86,60 @@ async function exchange(
   return { got, closed };
 }
 
+/** SUBSCRIBE (0x82) or UNSUBSCRIBE (0xA2) of "t/a" with packet identifier `id`. */
+function rawSubscription(type: 0x82 | 0xa2, id: number): Buffer {
+  const body = Buffer.from([
+    id >> 8,
+    id & 0xff,
+    0,
+    3,
+    ...Buffer.from("t/a"),
+    ...(type === 0x82 ? [1] : []),
+  ]);
+  return Buffer.concat([header(type, body.length), body]);
+}
+
 describe("embedded broker protocol checks", () => {
+  it("answers a CONNECT at a protocol level it does not speak with CONNACK 0x01, then closes ([MQTT-3.1.2-2])", async () => {
+    const broker = createBroker("embedded:0");
+    await broker.start();
+    try {
+      for (const level of [5, 6, 2, 0x86]) {
+        const answer = await exchange(broker.url, [
+          rawConnect(0x02, undefined, { name: "MQTT", level }),
+        ]);
+        expect(answer).toEqual({ got: Buffer.from("20020001", "hex"), closed: true });
+      }
+    } finally {
+      await broker.stop();
+    }
+  });
+
+  it("closes a SUBSCRIBE or UNSUBSCRIBE with packet identifier 0 ([MQTT-2.3.1-1]) instead of acknowledging it", async () => {
+    const broker = createBroker("embedded:0");
+    await broker.start();
+    try {
+      for (const type of [0x82, 0xa2] as const) {
+        const zero = await exchange(broker.url, [rawConnect(0x02), rawSubscription(type, 0)]);
+        // Closed as soon as the SUBSCRIBE arrives: with or without the CONNACK, never a SUBACK.
+        expect(zero.closed).toBe(true);
+        expect(["", "20020000"]).toContain(zero.got.toString("hex"));
+      }
+      // Identifier 9: SUBACK granting QoS 1, then UNSUBACK.
+      const nine = await exchange(
+        broker.url,
+        [rawConnect(0x02), rawSubscription(0x82, 9), rawSubscription(0xa2, 9)],
+        (g) => g.length >= 13,
+      );
+      expect(nine).toEqual({
+        got: Buffer.from("2002000090030009 01b0020009".replace(" ", ""), "hex"),
+        closed: false,
+      });
+    } finally {
+      await broker.stop();
+    }
+  });
+
   it("closes a CONNECT whose will has QoS 3 ([MQTT-3.1.2-14]) without CONNACK", async () => {
     const broker = createBroker("embedded:0");
     await broker.start();
@@ -118,7 +182,7 @@ describe("embedded broker protocol checks", () => {
   });
 });
 
-describe("MQTT packet size watch", () => {
+describe("MQTT packet watch", () => {
   it("lets packets up to the limit through whatever the chunking, and reports the first one over it", () => {
     fc.assert(
       fc.property(
@@ -127,15 +191,44 @@ describe("MQTT packet size watch", () => {
         (sizes, cuts) => {
           expect(watched(Buffer.concat(sizes.map(packet)), cuts, 300)).toEqual([]);
           const over = Buffer.concat([...sizes.map(packet), header(0x30, 301), packet(5)]);
-          expect(watched(over, cuts, 300)).toEqual([301]);
+          expect(watched(over, cuts, 300)).toEqual([{ kind: "too-large", length: 301 }]);
         },
       ),
       { numRuns: 300 },
     );
   });
 
+  it("reports a SUBSCRIBE or UNSUBSCRIBE with packet identifier 0, and a CONNECT at an unknown level, whatever the chunking", () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(60), { maxLength: 8 }), (cuts) => {
+        const fine = Buffer.concat([
+          rawConnect(0x02),
+          rawSubscription(0x82, 1),
+          rawSubscription(0xa2, 256),
+          packet(20),
+        ]);
+        expect(watched(fine, cuts, 1000)).toEqual([]);
+        expect(watched(Buffer.concat([fine, rawSubscription(0x82, 0)]), cuts, 1000)).toEqual([
+          { kind: "packet-id-zero", packet: "SUBSCRIBE" },
+        ]);
+        expect(watched(Buffer.concat([fine, rawSubscription(0xa2, 0)]), cuts, 1000)).toEqual([
+          { kind: "packet-id-zero", packet: "UNSUBSCRIBE" },
+        ]);
+        const v5 = rawConnect(0x02, undefined, { name: "MQTT", level: 5 });
+        expect(watched(v5, cuts, 1000)).toEqual([{ kind: "protocol-level", level: 5 }]);
+        // MQTT 3.1 is spoken too; a name that is not MQTT's is aedes' to refuse.
+        const v3 = rawConnect(0x02, undefined, { name: "MQIsdp", level: 3 });
+        const other = rawConnect(0x02, undefined, { name: "XMPP", level: 9 });
+        expect(watched(Buffer.concat([v3, other]), cuts, 1000)).toEqual([]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("takes a fifth length octet as malformed ([MQTT-2.2.3]: at most four)", () => {
-    expect(watched(Buffer.from([0x30, 0xff, 0xff, 0xff, 0xff, 0x01]), [], 1e9)).toEqual([null]);
+    expect(watched(Buffer.from([0x30, 0xff, 0xff, 0xff, 0xff, 0x01]), [], 1e9)).toEqual([
+      { kind: "too-large", length: null },
+    ]);
   });
 
   it("the embedded broker closes a connection announcing 250 MiB before CONNECT, and serves others", async () => {
