@@ -99,35 +99,38 @@ function rawSubscription(type: 0x82 | 0xa2, id: number): Buffer {
   return Buffer.concat([header(type, body.length), body]);
 }
 
+/** Runs `run` against an embedded broker on a free port, stopped after it. */
+async function onEmbeddedBroker(run: (url: string) => Promise<void>): Promise<void> {
+  const broker = createBroker("embedded:0");
+  await broker.start();
+  try {
+    await run(broker.url);
+  } finally {
+    await broker.stop();
+  }
+}
+
 describe("embedded broker protocol checks", () => {
   it("answers a CONNECT at a protocol level it does not speak with CONNACK 0x01, then closes ([MQTT-3.1.2-2])", async () => {
-    const broker = createBroker("embedded:0");
-    await broker.start();
-    try {
+    await onEmbeddedBroker(async (url) => {
       for (const level of [5, 6, 2, 0x86]) {
-        const answer = await exchange(broker.url, [
-          rawConnect(0x02, undefined, { name: "MQTT", level }),
-        ]);
+        const answer = await exchange(url, [rawConnect(0x02, undefined, { name: "MQTT", level })]);
         expect(answer).toEqual({ got: Buffer.from("20020001", "hex"), closed: true });
       }
-    } finally {
-      await broker.stop();
-    }
+    });
   });
 
   it("closes a SUBSCRIBE or UNSUBSCRIBE with packet identifier 0 ([MQTT-2.3.1-1]) instead of acknowledging it", async () => {
-    const broker = createBroker("embedded:0");
-    await broker.start();
-    try {
+    await onEmbeddedBroker(async (url) => {
       for (const type of [0x82, 0xa2] as const) {
-        const zero = await exchange(broker.url, [rawConnect(0x02), rawSubscription(type, 0)]);
+        const zero = await exchange(url, [rawConnect(0x02), rawSubscription(type, 0)]);
         // Closed as soon as the SUBSCRIBE arrives: with or without the CONNACK, never a SUBACK.
         expect(zero.closed).toBe(true);
         expect(["", "20020000"]).toContain(zero.got.toString("hex"));
       }
       // Identifier 9: SUBACK granting QoS 1, then UNSUBACK.
       const nine = await exchange(
-        broker.url,
+        url,
         [rawConnect(0x02), rawSubscription(0x82, 9), rawSubscription(0xa2, 9)],
         (g) => g.length >= 13,
       );
@@ -135,30 +138,22 @@ describe("embedded broker protocol checks", () => {
         got: Buffer.from("2002000090030009 01b0020009".replace(" ", ""), "hex"),
         closed: false,
       });
-    } finally {
-      await broker.stop();
-    }
+    });
   });
 
   it("closes a CONNECT whose will has QoS 3 ([MQTT-3.1.2-14]) without CONNACK", async () => {
-    const broker = createBroker("embedded:0");
-    await broker.start();
-    try {
+    await onEmbeddedBroker(async (url) => {
       // Clean session, will flag, will QoS 3 (bits 3–4).
-      const bad = await exchange(broker.url, [
+      const bad = await exchange(url, [
         rawConnect(0x02 | 0x04 | 0x18, { topic: "t/w", message: "x" }),
       ]);
       expect(bad.closed).toBe(true);
       expect(bad.got.length).toBe(0);
-    } finally {
-      await broker.stop();
-    }
+    });
   });
 
   it("closes a QoS 1 PUBLISH with packet identifier 0 ([MQTT-2.3.1-1]) instead of acknowledging it", async () => {
-    const broker = createBroker("embedded:0");
-    await broker.start();
-    try {
+    await onEmbeddedBroker(async (url) => {
       const topic = Buffer.from([0, 3, ...Buffer.from("t/a")]);
       const publish = (id: number) =>
         Buffer.concat([
@@ -166,19 +161,13 @@ describe("embedded broker protocol checks", () => {
           topic,
           Buffer.from([id >> 8, id & 0xff, 0x7b, 0x7d]),
         ]);
-      const zero = await exchange(broker.url, [rawConnect(0x02), publish(0)]);
+      const zero = await exchange(url, [rawConnect(0x02), publish(0)]);
       expect(zero.closed).toBe(true);
       expect(zero.got.toString("hex")).toBe("20020000"); // CONNACK only, no PUBACK
       // The same PUBLISH with identifier 7 is acknowledged.
-      const seven = await exchange(
-        broker.url,
-        [rawConnect(0x02), publish(7)],
-        (g) => g.length >= 8,
-      );
+      const seven = await exchange(url, [rawConnect(0x02), publish(7)], (g) => g.length >= 8);
       expect(seven).toEqual({ got: Buffer.from("2002000040020007", "hex"), closed: false });
-    } finally {
-      await broker.stop();
-    }
+    });
   });
 });
 
@@ -232,24 +221,20 @@ describe("MQTT packet watch", () => {
   });
 
   it("the embedded broker closes a connection announcing 250 MiB before CONNECT, and serves others", async () => {
-    const broker = createBroker("embedded:0");
-    await broker.start();
-    try {
-      const { port } = new URL(broker.url);
+    await onEmbeddedBroker(async (url) => {
+      const { port } = new URL(url);
       const socket = connect({ host: "127.0.0.1", port: Number(port) });
       const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
       socket.on("error", () => {});
       socket.write(Buffer.concat([header(0x10, 250 * 2 ** 20), Buffer.alloc(64 * 1024)]));
       await within(closed, "the oversized CONNECT's connection to close");
       expect(MAX_PACKET_BYTES).toBeGreaterThan(1024 * 1024);
-      const client = await connectClient(broker.url, {
+      const client = await connectClient(url, {
         clientId: "after",
         clean: true,
         reconnectPeriod: 0,
       });
       await client.endAsync();
-    } finally {
-      await broker.stop();
-    }
+    });
   });
 });
