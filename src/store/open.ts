@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely } from "kysely";
 import { parseStoreSpec, redactStoreSpec, type StoreSpec } from "../config/store-spec.ts";
 import type { Clock } from "../core/clock.ts";
 import { ensureDirectory } from "../core/directory.ts";
@@ -7,6 +7,7 @@ import { RpmlabError } from "../core/errors.ts";
 import type { Rng } from "../core/rng.ts";
 import { postgresDialect, sqliteDialect } from "./dialect.ts";
 import { createKyselyStore } from "./kysely-store.ts";
+import { SerialPostgresDialect } from "./postgres-dialect.ts";
 import type { Database } from "./schema.ts";
 import { ImmediateSqliteDialect } from "./sqlite-dialect.ts";
 import { withStatementCache } from "./sqlite-statements.ts";
@@ -124,7 +125,7 @@ async function openPostgres(
   });
   // Without a listener an idle client's error (server restart) would crash the process.
   pool.on("error", (error) => opts.onBackgroundError?.(error));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new SerialPostgresDialect({ pool }) });
   return createKyselyStore({
     db,
     dialect: postgresDialect,

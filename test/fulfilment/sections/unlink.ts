@@ -16,6 +16,22 @@ export function unlinkSection(env: FulfilmentEnv): void {
   const unlink = (id: string) => env.services.unlink.unlink(env.account.id, id);
 
   describe("unlink", () => {
+    it("unlinks a gateway's devices once when several unlinks of it run at the same time", async () => {
+      await knownGateway(env);
+      await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+        patient: { external_id: "P-1" },
+      });
+      await activate(env, { device: { name: "Vendor Pulse Ox", hardware_uuid: GW } });
+      env.recorded.length = 0;
+      const results = await Promise.all(Array.from({ length: 6 }, () => unlink(GW)));
+      // One of them unlinks both devices; the others find nothing left to unlink.
+      expect(results.map((r) => r.devices.length).sort()).toEqual([0, 0, 0, 0, 0, 2]);
+      expect(eventsOf(env, "fulfilment.status").map(fulfilmentWebhookBody)).toHaveLength(2);
+      const logs = (await env.store.hardwareLogs.list(env.account.id)).rows;
+      expect(logs.filter((l) => l.reason === "unlink")).toHaveLength(2);
+    });
+
     it("unlinks every device of a gateway id: hardware_uuid null, Unlinked, logged, whitelist emptied, events", async () => {
       const a = env.account.id;
       await knownGateway(env);
