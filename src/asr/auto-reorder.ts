@@ -152,24 +152,29 @@ function below(settings: AutoReorderSettings, current: GlucometerSupplies): bool
   return settings.daysBelow !== null && perDay > 0 && left / perDay < settings.daysBelow;
 }
 
-/** The patient's address (spec 2.1: all four fields, or none) as the order's shipping fields. */
+/**
+ * The patient's address (spec 2.1: all four fields, or none) as the order's shipping fields,
+ * or null when one is missing or blank: spec 2.7 requires every shipping field, and a client's
+ * own order with a blank one is refused ("This field may not be blank.").
+ */
 function addressOf(device: DeviceWithPatient) {
   const p = device.patient;
-  if (
-    p === null ||
-    (p.addressStatus === "Invalid" && !p.confirmAddress) ||
-    p.address === null ||
-    p.city === null ||
-    p.state === null ||
-    p.zipCode === null
-  ) {
-    return null;
-  }
+  if (p === null || (p.addressStatus === "Invalid" && !p.confirmAddress)) return null;
+  const address = given(p.address);
+  const city = given(p.city);
+  const state = given(p.state);
+  const zipCode = given(p.zipCode);
+  if (address === null || city === null || state === null || zipCode === null) return null;
   return {
-    shippingName: p.name ?? p.externalId,
-    shippingAddress: p.address,
-    shippingCity: p.city,
-    shippingState: p.state,
-    shippingZipCode: p.zipCode,
+    shippingName: given(p.name) ?? p.externalId,
+    shippingAddress: address,
+    shippingCity: city,
+    shippingState: state,
+    shippingZipCode: zipCode,
   };
+}
+
+/** A text that says something: null, empty and whitespace-only say nothing. */
+function given(text: string | null): string | null {
+  return text === null || text.trim() === "" ? null : text;
 }

@@ -257,6 +257,19 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     expect(order).toMatchObject({ shipping_address: "2 Oak Ave" });
   });
 
+  it("skips a patient whose address was PATCHed blank, and orders in the patient id for a blank name", async () => {
+    ok(await autoReorder({ strips_below: 60 }));
+    const reorder = new AutoReorder(asrDeps(lab));
+    const patch = (body: Record<string, unknown>) =>
+      send(lab.app, "PATCH", hwi(lab.prod, "hwi-patients/P-1/"), lab.prod.key, body);
+    expect((await patch({ address: " " })).statusCode).toBe(200);
+    expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 1 });
+    expect((await patch({ address: "2 Oak Ave", name: "" })).statusCode).toBe(200);
+    expect(await reorder.sweep()).toEqual({ placed: 1, unshippable: 0 });
+    const [order] = ok<Record<string, unknown>[]>(await asr("GET", "supply-requests/"));
+    expect(order).toMatchObject({ shipping_name: "P-1", shipping_address: "2 Oak Ave" });
+  });
+
   it("days_below goes by the unrounded use: a light user's 0.36 strips a day still runs out", async () => {
     ok(await autoReorder({ days_below: 30 }));
     const reorder = new AutoReorder(asrDeps(lab));
