@@ -116,19 +116,25 @@ export class SupplyRequests {
     const related = await this.readRelated(errors, accountId, relatedId, type);
     const hardware = await this.readHardware(errors, accountId, { gatewayId, imei }, related, type);
     errors.throwIfAny();
-    const owner = related ?? hardware.devices.find((d) => d.patient !== null) ?? null;
+    // The device the supply is for: the one named, else the one on the hardware it fits (on a
+    // gateway shared by two patients, the glucometer's strips are the glucometer's patient's).
     const fits = (d: DeviceWithPatient) => type!.compatibleDevices.includes(d.name);
+    const forDevice = related ?? hardware.devices.find(fits) ?? null;
+    // Without gateway_id or imei, the related device's hardware stands in, and the order
+    // shows it (spec 2.7: a hardware_uuid_required order carries the gateway id or IMEI).
+    const standIn = gatewayId === null && imei === null ? hardware.uuid : null;
+    const standInGateway = standIn === null ? null : normalizeGatewayUuid(standIn);
     return {
       type: type!,
       origin: "client",
       // As the lab spells them everywhere else (wire-formats "Gateways": 12 upper-case hex
       // characters), so reads, search and webhooks show the id the hardware has.
-      gatewayId: canonical(gatewayId, normalizeGatewayUuid),
-      imei: canonical(imei, normalizeImei),
+      gatewayId: canonical(gatewayId, normalizeGatewayUuid) ?? standInGateway,
+      imei: canonical(imei, normalizeImei) ?? (standIn === null ? null : normalizeImei(standIn)),
       hardwareUuid: hardware.uuid,
       relatedDeviceId: related?.id ?? null,
-      forDeviceId: related?.id ?? hardware.devices.find(fits)?.id ?? null,
-      patientExternalId: owner?.patient?.externalId ?? null,
+      forDeviceId: forDevice?.id ?? null,
+      patientExternalId: forDevice?.patient?.externalId ?? null,
       shipping: shipping as unknown as Shipping,
       notifyEmails,
     };

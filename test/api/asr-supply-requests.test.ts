@@ -154,6 +154,37 @@ describe("asr/supply-requests/", () => {
     expect(numeric.json()).toEqual({ id: ["Not a valid string."] });
   });
 
+  it("a supply needing hardware, ordered for its related device, shows and is found by that device's gateway id", async () => {
+    const res = await asr("POST", "supply-requests/", {
+      ...SHIP_TO,
+      supply_name: STRIPS,
+      related_client_device_id: glucometer.id,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ gateway_id: GW, imei: "", patient_id: "P-1" });
+    const found = ok<Order[]>(await asr("GET", `supply-requests/?search=${GW}`));
+    expect(found.map((o) => o.id)).toEqual([res.json().id]);
+  });
+
+  it("on a gateway two patients share, the order is the patient's whose device the supply fits", async () => {
+    // GW2 carries P-1's scale, activated first; P-2's glucometer joins it.
+    await activate(
+      lab,
+      {
+        device: { name: "Vendor Glucometer", hardware_uuid: GW2 },
+        patient: { external_id: "P-2", name: "Bo Patient", ...addressOf(SHIP_TO) },
+      },
+      lab.prod,
+    );
+    const res = await asr("POST", "supply-requests/", {
+      ...SHIP_TO,
+      supply_name: STRIPS,
+      gateway_id: GW2,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ gateway_id: GW2, patient_id: "P-2" });
+  });
+
   it("a supply without hardware_uuid_required ships on the related device alone", async () => {
     const res = await asr("POST", "supply-requests/", {
       ...SHIP_TO,
