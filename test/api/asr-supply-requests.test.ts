@@ -315,7 +315,8 @@ describe("asr/supply-requests/", () => {
           await asr("POST", "supply-requests/", { ...SHIP_TO, supply_name: STRIPS, gateway_id: GW })
         ).json() as Order
       ).id;
-    const [byQuery, byBody, byPath, shipped] = [
+    const [byQuery, byBody, byBodyBlankQuery, byPath, shipped] = [
+      await place(),
       await place(),
       await place(),
       await place(),
@@ -323,6 +324,9 @@ describe("asr/supply-requests/", () => {
     ];
     expect((await asr("DELETE", `supply-requests/?id=${byQuery}`)).statusCode).toBe(204);
     expect((await asr("DELETE", "supply-requests/", { id: byBody })).statusCode).toBe(204);
+    // A blank ?id= names nothing: the body's id counts.
+    const blank = await asr("DELETE", "supply-requests/?id=", { id: byBodyBlankQuery });
+    expect(blank.statusCode, blank.body).toBe(204);
     expect((await asr("DELETE", `supply-requests/${byPath}/`)).statusCode).toBe(204);
     await lab.store.supplyRequests.update(shipped, {
       status: "fulfilled",

@@ -126,7 +126,9 @@ export const supplyRequestsRoutes: RoutePlugin = async (app, ctx) => {
       if (fromBody !== undefined && typeof fromBody !== "string") {
         throw apiError.field("id", MESSAGES.string);
       }
-      const id = request.query.id ?? fromBody;
+      // A blank ?id= names nothing: the body's id then counts, as when the query has none.
+      const query = request.query.id?.trim() === "" ? undefined : request.query.id;
+      const id = query ?? fromBody;
       if (id === undefined || id.trim() === "") throw apiError.field("id", MESSAGES.required);
       await supplyRequests.delete(accountOf(request).id, id.trim().toLowerCase());
       return reply.code(204).send();
