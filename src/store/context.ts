@@ -2,8 +2,10 @@ import {
   type Compilable,
   CompiledQuery,
   type Kysely,
+  type RawBuilder,
   type SelectQueryBuilder,
   type SqliteDatabase,
+  sql,
 } from "kysely";
 import type { Clock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
@@ -186,9 +188,19 @@ export function checkedInt(field: string, value: number): number {
   return value;
 }
 
-/** `%text%` for LIKE, with the wildcard characters of `text` escaped (ESCAPE '\'). */
-export function likePattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/**
+ * `lower(column) LIKE lower('%text%')`, the wildcard characters of `text` escaped: `search`
+ * (spec 4.5) ignoring case, with one lower() for both sides — the store's own (PostgreSQL's,
+ * or JavaScript's on SQLite, open.ts). A pattern lowered here in JavaScript missed stored text
+ * PostgreSQL folds otherwise ("ΝΙΚΟΣ": a final Σ is ς there, σ here).
+ */
+export function containsIgnoringCase(
+  column: string | RawBuilder<unknown>,
+  text: string,
+): RawBuilder<boolean> {
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const value = typeof column === "string" ? sql.ref(column) : column;
+  return sql<boolean>`lower(${value}) like lower(${pattern}) escape '\\'`;
 }
 
 export function notFound(what: string, details: Record<string, unknown>): RpmlabError {

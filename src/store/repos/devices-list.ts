@@ -1,5 +1,4 @@
-import { sql } from "kysely";
-import { type Ctx, countOf, likePattern, paged, templatedIn } from "../context.ts";
+import { type Ctx, containsIgnoringCase, countOf, paged, templatedIn } from "../context.ts";
 import type {
   DeviceFilter,
   DeviceRow,
@@ -70,11 +69,8 @@ export async function listDevices(
     q = q.where("devices.hardware_uuid_lc", "=", filter.hardwareUuidIexact.toLowerCase());
   }
   if (filter.search !== undefined && filter.search !== "") {
-    const pattern = likePattern(filter.search);
-    // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
-    q = q.where(({ or }) =>
-      or(SEARCHED.map((c) => sql<boolean>`lower(${sql.ref(c)}) like ${pattern} escape '\\'`)),
-    );
+    const search = filter.search;
+    q = q.where(({ or }) => or(SEARCHED.map((c) => containsIgnoringCase(c, search))));
   }
   const rows = await paged(q.orderBy("devices.created").orderBy("devices.id"), page).execute();
   const devices = await withPatients(

@@ -1,5 +1,5 @@
 import { type Selectable, sql } from "kysely";
-import { type Ctx, countOf, likePattern, notFound, paged } from "../context.ts";
+import { type Ctx, containsIgnoringCase, countOf, notFound, paged } from "../context.ts";
 import { readNum, readNumOrNull } from "../dialect.ts";
 import type { SupplyRequestsTable } from "../schema.ts";
 import type { SupplyRequestsRepo } from "../store-asr.ts";
@@ -134,12 +134,11 @@ export function supplyRequestsRepo(ctx: Ctx): SupplyRequestsRepo {
       if (filter?.origin !== undefined) q = q.where("origin", "=", filter.origin);
       if (filter?.undelivered) q = q.where("delivered_on", "is", null);
       if (filter?.search !== undefined && filter.search !== "") {
-        const pattern = likePattern(filter.search);
-        // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+        const search = filter.search;
         q = q.where(({ or }) =>
           or([
-            ...SEARCHED.map((c) => sql<boolean>`lower(${sql.ref(c)}) like ${pattern} escape '\\'`),
-            sql<boolean>`cast(strips as text) like ${pattern} escape '\\'`,
+            ...SEARCHED.map((c) => containsIgnoringCase(c, search)),
+            containsIgnoringCase(sql`cast(strips as text)`, search),
           ]),
         );
       }

@@ -97,6 +97,21 @@ export function devicesListContract(env: ContractEnv): void {
       expect(await names(a.id, { search: "zoe" })).toEqual([]);
     });
 
+    it("search finds the text as stored, whatever the store's own case mapping (Greek final sigma)", async () => {
+      const a = await newAccount(env);
+      const p = await env.store.patients.create(a.id, { externalId: "p-gr", name: "ΝΙΚΟΣ ΠΑΠΑΣ" });
+      await env.store.devices.create(a.id, {
+        name: "Vendor Scale",
+        sensorCode: "34",
+        status: "Active",
+        patientId: p.id,
+      });
+      // One lower() folds both sides: PostgreSQL's maps a final Σ to ς, JavaScript's to σ.
+      expect(await names(a.id, { search: "ΝΙΚΟΣ" })).toEqual(["Vendor Scale"]);
+      expect(await names(a.id, { search: "ΠΑΠΑΣ" })).toEqual(["Vendor Scale"]);
+      expect(await names(a.id, { search: "Νικ" })).toEqual(["Vendor Scale"]);
+    });
+
     it("pages in creation order with a total that ignores the page", async () => {
       const { a } = await fleet(env.store);
       const page = await env.store.devices.list(a.id, {}, { limit: 2, offset: 2, count: true });
