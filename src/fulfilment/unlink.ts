@@ -40,8 +40,8 @@ function notFound(id: string): RpmlabError {
  *
  * Repeating an unlink succeeds and changes nothing (clients retry until they see a 2xx). The
  * gateway stays associated with the account (gateway-info still answers; its hardware can take
- * new devices). Not found: an unknown device id, an IMEI with no device, or a gateway that is
- * neither associated with the account nor carrying one of its devices.
+ * new devices). Not found: an unknown device id, or a gateway id or IMEI that is neither
+ * associated with the account, nor carrying one of its devices, nor unlinked from one before.
  */
 export class Unlink {
   constructor(private readonly deps: DeviceServiceDeps) {}
@@ -93,7 +93,18 @@ export class Unlink {
     if (rows.length === 0) {
       const associated =
         by === "gateway_id" && (await store.gateways.getForAccount(accountId, uuid)) !== null;
-      if (!associated) throw notFound(uuid);
+      // Unlinked here before (a retry whose first answer was lost): a 200 that unlinks nothing,
+      // also for hardware the account never had associated (devices waiting for their gateway).
+      const known =
+        associated ||
+        (
+          await store.hardwareLogs.list(
+            accountId,
+            { previousHardwareUuid: uuid, reason: "unlink" },
+            { limit: 1 },
+          )
+        ).rows.length > 0;
+      if (!known) throw notFound(uuid);
       return { by, id: uuid, devices: [] };
     }
     const devices = await atomically(this.deps, async (tx, events) => {

@@ -248,7 +248,12 @@ export interface HardwareLogsRepo {
   ): Promise<HardwareLogRow>;
   list(
     accountId: string,
-    filter?: { deviceId?: string },
+    filter?: {
+      deviceId?: string;
+      /** Entries that took a device off this hardware (any case). */
+      previousHardwareUuid?: string;
+      reason?: HardwareLogReason;
+    },
     page?: ListOptions,
   ): Promise<ListResult<HardwareLogRow>>;
 }

@@ -6,6 +6,7 @@ import {
   eventsOf,
   type FulfilmentEnv,
   GW,
+  GW2,
   IMEI,
   knownGateway,
   patientWithAddress,
@@ -16,6 +17,21 @@ export function unlinkSection(env: FulfilmentEnv): void {
   const unlink = (id: string) => env.services.unlink.unlink(env.account.id, id);
 
   describe("unlink", () => {
+    it("repeating an unlink is a 200 that unlinks nothing, also for a gateway the lab never saw", async () => {
+      // GW2 never checked in: its device waits for it, and the account has no such gateway.
+      await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW2 },
+        patient: { external_id: "P-1" },
+      });
+      expect((await unlink(GW2)).devices).toHaveLength(1);
+      env.recorded.length = 0;
+      // A client retrying after a lost answer gets a 2xx, and nothing changes.
+      expect(await unlink(GW2)).toEqual({ by: "gateway_id", id: GW2, devices: [] });
+      expect(env.recorded).toEqual([]);
+      // Hardware the account never had stays unknown.
+      await expect(unlink("AABBCCDDEEFF")).rejects.toMatchObject({ code: "E_STORE_NOT_FOUND" });
+    });
+
     it("unlinks a gateway's devices once when several unlinks of it run at the same time", async () => {
       await knownGateway(env);
       await activate(env, {
