@@ -21,7 +21,7 @@ export interface Dialect {
   readonly autoIdType: ColumnDataType;
   /** better-sqlite3 cannot bind JS booleans; pg sends them as booleans. */
   toBool(value: boolean): number | boolean;
-  /** SQLite hands back the JSON text, pg the parsed jsonb value. */
+  /** SQLite hands back the JSON text, pg the parsed json value. */
   readJson(value: unknown): unknown;
   classify(error: unknown): DbErrorKind;
 }
@@ -69,7 +69,8 @@ export const postgresDialect: Dialect = {
   kind: "postgres",
   ms: "bigint",
   bool: "boolean",
-  json: "jsonb",
+  // json keeps the text as written (jsonb reorders keys): migration 0008.
+  json: "json",
   bytes: "bytea",
   double: "double precision",
   autoIdType: "bigint",

@@ -9,7 +9,7 @@ import type { ColumnType, Generated } from "kysely";
 type Ms = number;
 /** integer 0/1 (SQLite) / boolean (PostgreSQL). */
 type Bool = number | boolean;
-/** text (SQLite) / jsonb (PostgreSQL): written as JSON text, read as text or parsed value. */
+/** text (SQLite) / json (PostgreSQL): written as JSON text, read as text or parsed value. */
 type Json = ColumnType<unknown, string | null, string | null>;
 /** blob / bytea. */
 type Bytes = Uint8Array;

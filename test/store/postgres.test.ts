@@ -49,5 +49,30 @@ if (pgh !== undefined) {
         await pgh.dropSchema(name);
       }
     });
+
+    it("keeps JSON as written: a webhook body's keys stay in their order (json, not jsonb)", async () => {
+      const { spec, schema: name } = pgh.nextSpec();
+      const deps = { clock: new VirtualClock({ startMs: 1_729_051_800_000 }), rng: new Rng("j") };
+      const store = await pgh.locked(() => openStore(spec, deps));
+      try {
+        const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
+        const body = { zeta: 1, action: "created", patient: { name: "Ann", city: null } };
+        await store.webhookOutbox.add({ accountId: a.id, event: "PATIENT", body });
+        const raw = await admin.query<{ text: string }>(
+          `select payload::text as text from "${name}".webhook_outbox`,
+        );
+        expect(JSON.stringify(JSON.parse(raw.rows[0]!.text).body)).toBe(JSON.stringify(body));
+        const [entry] = await store.webhookOutbox.take(1);
+        expect(JSON.stringify(entry)).toContain(JSON.stringify(body));
+        const { rows } = await admin.query<{ data_type: string }>(
+          "select distinct data_type from information_schema.columns where table_schema = $1 and data_type like 'json%'",
+          [name],
+        );
+        expect(rows.map((r) => r.data_type)).toEqual(["json"]);
+      } finally {
+        await store.close();
+        await pgh.dropSchema(name);
+      }
+    });
   });
 }

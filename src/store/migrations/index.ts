@@ -7,6 +7,7 @@ import { up as shipments } from "./0004-shipments.ts";
 import { up as deadLetterClaims } from "./0005-dead-letter-claims.ts";
 import { up as asr } from "./0006-asr.ts";
 import { up as devicesByHardware } from "./0007-devices-by-hardware.ts";
+import { up as jsonAsWritten } from "./0008-json-as-written.ts";
 
 /**
  * Migrations are listed in code (no filesystem scanning: works from a bundle and from tsx alike)
@@ -26,6 +27,7 @@ export function migrationProvider(d: Dialect): MigrationProvider {
       "0005_dead_letter_claims": step(deadLetterClaims),
       "0006_asr": step(asr),
       "0007_devices_by_hardware": step(devicesByHardware),
+      "0008_json_as_written": step(jsonAsWritten),
     }),
   };
 }
