@@ -123,14 +123,15 @@ export class SupplyRequests {
     // Without gateway_id or imei, the related device's hardware stands in, and the order
     // shows it (spec 2.7: a hardware_uuid_required order carries the gateway id or IMEI).
     const standIn = gatewayId === null && imei === null ? hardware.uuid : null;
-    const standInGateway = standIn === null ? null : normalizeGatewayUuid(standIn);
+    const standInAs = (normalize: (raw: string) => string | null) =>
+      standIn === null ? null : normalize(standIn);
     return {
       type: type!,
       origin: "client",
       // As the lab spells them everywhere else (wire-formats "Gateways": 12 upper-case hex
       // characters), so reads, search and webhooks show the id the hardware has.
-      gatewayId: canonical(gatewayId, normalizeGatewayUuid) ?? standInGateway,
-      imei: canonical(imei, normalizeImei) ?? (standIn === null ? null : normalizeImei(standIn)),
+      gatewayId: canonical(gatewayId, normalizeGatewayUuid) ?? standInAs(normalizeGatewayUuid),
+      imei: canonical(imei, normalizeImei) ?? standInAs(normalizeImei),
       hardwareUuid: hardware.uuid,
       relatedDeviceId: related?.id ?? null,
       forDeviceId: forDevice?.id ?? null,
