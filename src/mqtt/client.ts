@@ -1,5 +1,6 @@
 import { connect, ErrorWithSubackPacket, type IClientOptions, MqttClient } from "mqtt";
 import { redactBrokerSpec } from "../config/broker-spec.ts";
+import { debugLogsWanted } from "../config/debug-env.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { inProcessStreamBuilder } from "./in-process.ts";
 
@@ -46,7 +47,7 @@ export function connectClient(url: string, options: LabClientOptions): Promise<M
     keepalive: options.keepalive ?? 30,
     resubscribe: true,
     manualConnect: true,
-    ...(process.env.DEBUG === undefined ? { log: noLog } : {}),
+    ...(debugLogsWanted() ? {} : { log: noLog }),
     ...(options.username === undefined ? {} : { username: options.username }),
     ...(options.password === undefined ? {} : { password: options.password }),
     ...(options.will === undefined ? {} : { will: options.will }),
