@@ -6,6 +6,7 @@ import { clientIdDenied, type MqttIdentity, publishDenied, subscribeDenied } fro
 import type { Broker, BrokerOptions, PublishHandler } from "./broker.ts";
 import { registerInProcess } from "./in-process.ts";
 import { MAX_PACKET_BYTES, type PacketViolation, PacketWatch } from "./packet-watch.ts";
+import { redeliveryPersistence } from "./redelivery-persistence.ts";
 
 /** The embedded broker listens on the loopback interface only. */
 const HOST = "127.0.0.1";
@@ -69,7 +70,11 @@ export class EmbeddedBroker implements Broker {
   async start(): Promise<void> {
     if (this.aedes !== undefined) return;
     const { Aedes } = await import("aedes");
-    const aedes = await Aedes.createBroker({ ...this.handlers(), concurrency: UNLIMITED });
+    const aedes = await Aedes.createBroker({
+      ...this.handlers(),
+      concurrency: UNLIMITED,
+      persistence: redeliveryPersistence(),
+    });
     const server = createServer(aedes.handle);
     server.on("connection", (socket) => {
       this.sockets.add(socket);

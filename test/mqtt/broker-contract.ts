@@ -66,7 +66,7 @@ export function brokerContract(name: string, harness: BrokerHarness): void {
       expect(inbox.messages[0]!.packet.qos).toBe(1);
     });
 
-    it("keeps QoS 1 messages for an offline persistent session and redelivers unacknowledged ones", async () => {
+    it("keeps QoS 1 messages for an offline persistent session and redelivers unacknowledged ones, flagged DUP", async () => {
       const topic = topicOf("gw/up", hexId(12));
       const clientId = `rpmlab-test-${hexId(10)}`;
       // A subscriber that takes a message and never acknowledges it, then loses its link.
@@ -91,10 +91,11 @@ export function brokerContract(name: string, harness: BrokerHarness): void {
       const inbox = new Inbox();
       await client({ clientId, reconnectPeriod: 0, prepare: (c) => inbox.watch(c) });
       await inbox.count(2, "the redelivery and the queued message");
-      expect(inbox.messages.map((m) => m.payload.toString()).sort()).toEqual([
-        "unacknowledged",
-        "while offline",
-      ]);
+      // MQTT 3.1.1 §3.3.1.1: DUP is 1 on a re-delivery, 0 on a first delivery.
+      const dupOf = Object.fromEntries(
+        inbox.messages.map((m) => [m.payload.toString(), m.packet.dup]),
+      );
+      expect(dupOf).toEqual({ unacknowledged: true, "while offline": false });
     });
 
     it("keeps a gateway's retained status and publishes its last will when the link dies", async () => {
