@@ -1,5 +1,5 @@
 import { toIsoMicros } from "../core/time.ts";
-import type { SupplyRequestRow } from "../store/types-asr.ts";
+import type { SupplyRequestFilter, SupplyRequestRow } from "../store/types-asr.ts";
 import type { SupplyCatalogue, SupplyType } from "./supply-catalogue.ts";
 
 /** A supply type as supply-types/ lists it (spec 2.7). */
@@ -66,13 +66,15 @@ export interface SupplyOrderJson {
   readonly delivered_on: string | null;
 }
 
+const ORDER_TYPE = "supply" as const;
+
 const isoOrNull = (ms: number | null) => (ms === null ? null : toIsoMicros(ms));
 
 export function supplyOrderJson(row: SupplyRequestRow, supplies: SupplyCatalogue): SupplyOrderJson {
   const type = supplies.byId(row.supplyTypeId);
   return {
     id: row.id,
-    order_type: "supply",
+    order_type: ORDER_TYPE,
     supply_name: row.supplyName,
     supply_type: type === undefined ? null : supplyTypeJson(type),
     status: row.status,
@@ -98,4 +100,24 @@ export function supplyOrderJson(row: SupplyRequestRow, supplies: SupplyCatalogue
     shipped_on: isoOrNull(row.shippedOn),
     delivered_on: isoOrNull(row.deliveredOn),
   };
+}
+
+/**
+ * The filter of supply-requests/?search= (spec 4.5: "text search across all fields"). The store
+ * searches the order's own fields; the supply type's come from the catalogue (a file), given as
+ * the ids of the types whose text holds the search; order_type is "supply" on every order, so a
+ * search that "supply" holds matches them all.
+ */
+export function supplyOrderSearch(
+  text: string,
+  supplies: SupplyCatalogue,
+): Pick<SupplyRequestFilter, "search" | "searchSupplyTypeIds"> {
+  const folded = text.toLowerCase();
+  if (ORDER_TYPE.includes(folded)) return {};
+  const holds = (value: unknown) =>
+    typeof value === "string" && value.toLowerCase().includes(folded);
+  const searchSupplyTypeIds = supplies.types
+    .filter((type) => Object.values(supplyTypeJson(type)).some(holds))
+    .map((type) => type.id);
+  return { search: text, searchSupplyTypeIds };
 }

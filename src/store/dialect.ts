@@ -1,4 +1,4 @@
-import type { ColumnDataType } from "kysely";
+import { type ColumnDataType, type RawBuilder, sql } from "kysely";
 import { RpmlabError } from "../core/errors.ts";
 
 /**
@@ -23,6 +23,11 @@ export interface Dialect {
   toBool(value: boolean): number | boolean;
   /** SQLite hands back the JSON text, pg the parsed json value. */
   readJson(value: unknown): unknown;
+  /**
+   * An epoch-ms column as the API writes it (toIsoMicros: `2026-03-05T09:30:00.000000Z`), for
+   * text search over dates.
+   */
+  isoText(column: string): RawBuilder<string>;
   classify(error: unknown): DbErrorKind;
 }
 
@@ -36,6 +41,9 @@ export const sqliteDialect: Dialect = {
   autoIdType: "integer",
   toBool: (value) => (value ? 1 : 0),
   readJson: (value) => (typeof value === "string" ? JSON.parse(value) : (value ?? null)),
+  // %f is seconds with milliseconds; the stored times are whole milliseconds.
+  isoText: (column) =>
+    sql<string>`strftime('%Y-%m-%dT%H:%M:%f', ${sql.ref(column)} / 1000.0, 'unixepoch') || '000Z'`,
   classify(error) {
     const code = errorCode(error);
     if (code === undefined) return "other";
@@ -76,6 +84,8 @@ export const postgresDialect: Dialect = {
   autoIdType: "bigint",
   toBool: (value) => value,
   readJson: (value) => value ?? null,
+  isoText: (column) =>
+    sql<string>`to_char(timestamp 'epoch' + ${sql.ref(column)} * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
   classify(error) {
     const code = errorCode(error);
     if (code === undefined) {

@@ -85,6 +85,11 @@ export interface SupplyRequestFilter {
   readonly fulfilled?: boolean;
   /** Text search across the order's fields (spec 4.5 `search`), case-insensitive. */
   readonly search?: string;
+  /**
+   * Supply types whose own fields hold the search text: their orders match too (the supply
+   * catalogue is a file, not a table).
+   */
+  readonly searchSupplyTypeIds?: readonly string[];
   /** Orders for this device (SupplyRequestRow.forDeviceId). */
   readonly forDeviceId?: string;
   readonly origin?: SupplyOrigin;

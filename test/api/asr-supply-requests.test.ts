@@ -286,6 +286,10 @@ describe("asr/supply-requests/", () => {
     );
     expect(ids(await asr("GET", "supply-requests/?search=50"))).toContain(a.id);
     expect(ids(await asr("GET", "supply-requests/?search=client"))).toEqual([b.id, a.id]);
+    // The supply type's fields (its description here), the dates, and order_type "supply".
+    expect(ids(await asr("GET", "supply-requests/?search=one%20VIAL"))).toEqual([a.id]);
+    expect(ids(await asr("GET", `supply-requests/?search=${a.created_on}`))).toEqual([a.id]);
+    expect(ids(await asr("GET", "supply-requests/?search=SUPP"))).toEqual([b.id, a.id]);
     expect(ids(await asr("GET", "supply-requests/?fulfilled=TRUE"))).toEqual([a.id]);
     const page = ok<Envelope<Order>>(await asr("GET", "supply-requests/?page=1&page_size=1"));
     expect(page).toMatchObject({ count: 2, previous: null, results: [{ id: b.id }] });

@@ -28,6 +28,9 @@ const SEARCHED = [
   "shipping_cost",
 ] as const;
 
+/** Its dates, searched as the API writes them (created_on, updated_on, shipped_on, delivered_on). */
+const DATES = ["created", "modified", "shipped_on", "delivered_on"] as const;
+
 function toRow(r: Selectable<SupplyRequestsTable>): SupplyRequestRow {
   return {
     id: r.id,
@@ -139,6 +142,10 @@ export function supplyRequestsRepo(ctx: Ctx): SupplyRequestsRepo {
           or([
             ...SEARCHED.map((c) => containsIgnoringCase(c, search)),
             containsIgnoringCase(sql`cast(strips as text)`, search),
+            ...DATES.map((c) => containsIgnoringCase(ctx.d.isoText(c), search)),
+            ...(filter.searchSupplyTypeIds?.length
+              ? [sql<boolean>`supply_type_id in (${sql.join(filter.searchSupplyTypeIds)})`]
+              : []),
           ]),
         );
       }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { toIsoMicros } from "../../../src/core/time.ts";
 import type { NewSupplyRequest } from "../../../src/store/types-asr.ts";
 import { advance, type ContractEnv, DAY, expectCode, newAccount, reading, T0 } from "./env.ts";
 
@@ -94,6 +95,7 @@ export function asrContract(env: ContractEnv): void {
           origin: "auto_reorder",
           forDeviceId: "meter-2",
           shippingCity: "Tustin_%",
+          supplyTypeId: "type-2",
         }),
       );
       await env.store.supplyRequests.update(first.id, {
@@ -113,6 +115,13 @@ export function asrContract(env: ContractEnv): void {
       expect(await ids({ search: "TUSTIN_%" })).toEqual([second.id]);
       expect(await ids({ search: "tustin__" })).toEqual([]);
       expect(await ids({ search: first.id.slice(0, 8).toUpperCase() })).toEqual([first.id]);
+      // Dates as the API writes them: delivered the next day; created and shipped at T0 itself.
+      expect(await ids({ search: toIsoMicros(T0 + DAY).slice(0, 10) })).toEqual([first.id]);
+      expect(await ids({ search: toIsoMicros(T0).slice(11) })).toEqual([first.id]);
+      // The supply type's own fields are the catalogue's: the caller names the types they match.
+      expect(await ids({ search: "in no field", searchSupplyTypeIds: ["type-2"] })).toEqual([
+        second.id,
+      ]);
       const page = await env.store.supplyRequests.list(
         a.id,
         {},

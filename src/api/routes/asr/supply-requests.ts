@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { supplyOrderJson } from "../../../asr/supply-order-view.ts";
+import { supplyOrderJson, supplyOrderSearch } from "../../../asr/supply-order-view.ts";
 import { MESSAGES } from "../../../core/drf-fields.ts";
 import { isPlainObject } from "../../../core/field-errors.ts";
 import type { SupplyRequestFilter } from "../../../store/types-asr.ts";
@@ -90,7 +90,7 @@ export const supplyRequestsRoutes: RoutePlugin = async (app, ctx) => {
       const search = request.query.search?.trim();
       const filter: SupplyRequestFilter = {
         ...(fulfilled === undefined ? {} : { fulfilled }),
-        ...(search === undefined || search === "" ? {} : { search }),
+        ...(search === undefined || search === "" ? {} : supplyOrderSearch(search, supplies)),
       };
       const body = await paginate(
         request,
