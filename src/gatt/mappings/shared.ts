@@ -155,23 +155,23 @@ export function sharedParam(
 
 /**
  * The filter_params of a decoded record of metric `m`: each of its keys from `source`, checked
- * against the profile; absent values are allowed only for optional params; null when it has none.
+ * against the profile; null when it has none. A key the values do not carry is left out: a
+ * standard SIG peripheral sends no rpmlab Reading Context (so no measurement_index) and may send
+ * no Glucose Measurement Context (so no meal_context), and its reading is still a reading.
+ * rpmlab's own devices always send them (the encoder checks every record against the profile).
  */
 export function buildParams(
   m: CompiledMetric,
   source: Readonly<Record<string, FilterParamValue | undefined>>,
   what: string,
 ): FilterParams | null {
-  if (m.params.length === 0) return null;
-  const params: Record<string, FilterParamValue> = {};
+  let params: Record<string, FilterParamValue> | null = null;
   for (const p of m.params) {
     const value = source[p.key];
-    if (value !== undefined) {
-      params[p.key] =
-        p.spec === undefined ? value : checkParamValue(p.spec, m.name, value, what, p.field);
-    } else if (!p.optional) {
-      throw mappingError(what, `${m.name}.filter_params.${p.key}`, "the values carry none");
-    }
+    if (value === undefined) continue;
+    params ??= {};
+    params[p.key] =
+      p.spec === undefined ? value : checkParamValue(p.spec, m.name, value, what, p.field);
   }
   return params;
 }
