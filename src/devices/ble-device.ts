@@ -13,7 +13,7 @@ import { encodeDeviceInformationString } from "../gatt/characteristics/device-in
 import { decodeRacp, type RacpMessage } from "../gatt/characteristics/racp.ts";
 import { type CharacteristicValue, mappingFor } from "../gatt/mapping.ts";
 import { recordSequenceOf } from "../gatt/record-sequence.ts";
-import { SIG, VENDOR } from "../gatt/uuids.ts";
+import { MEASUREMENT_UUIDS, SIG, VENDOR } from "../gatt/uuids.ts";
 import type { PhysicalReading } from "../readings/types.ts";
 import { DeviceClock } from "./device-clock.ts";
 import { featureValue, layoutOf, pushedUuids, serviceOrder } from "./gatt-layout.ts";
@@ -58,13 +58,14 @@ export class BleDevice {
   /** Stored records a central has had through RACP (the meter keeps them: GLS §4.11). */
   private readonly delivered = new WeakSet<StoredRecord>();
   private readonly subscribed = new Map<string, Send>();
-  private readonly pushed: string[];
+  /** The characteristics its measurements go out on (MEASUREMENT_UUIDS). */
+  private readonly measurements: string[];
   private readonly racp: RacpServer | undefined;
   private racpSend: Send | undefined;
   private nextSequence: number;
   private battery = 100;
   private flushing: Promise<void> | undefined;
-  /** Called when the central has subscribed to every characteristic the device pushes on. */
+  /** Called when the central has subscribed to every characteristic its measurements go out on. */
   onListening: () => void = () => undefined;
 
   constructor(private readonly options: BleDeviceOptions) {
@@ -72,7 +73,7 @@ export class BleDevice {
     this.nextSequence =
       options.lastSequence === undefined ? 1 : sequenceAfter(options.lastSequence, 1);
     this.clock = new DeviceClock(options.clock, options.clockOffsetMs ?? 0, options.driftPpm ?? 0);
-    this.pushed = pushedUuids(this.profile);
+    this.measurements = pushedUuids(this.profile).filter((uuid) => MEASUREMENT_UUIDS.has(uuid));
     const hasRacp = this.profile.gatt.characteristics.some((c) => c.role === "racp");
     this.racp = hasRacp
       ? new RacpServer(this.store, {
@@ -149,18 +150,27 @@ export class BleDevice {
     return "stored";
   }
 
+  /** The central listens on the characteristics the reading's measurement goes out on. */
   private listening(values: readonly CharacteristicValue[]): boolean {
-    return values.every((v) => this.subscribed.has(v.uuid));
+    return values.every((v) => !MEASUREMENT_UUIDS.has(v.uuid) || this.subscribed.has(v.uuid));
   }
 
-  /** Queues a reading's values together, so another reading's never fall between them. */
+  /**
+   * Queues a reading's values together, so another reading's never fall between them. An extra
+   * (battery, context) the central did not subscribe to is not sent; the measurement must be.
+   */
   private async sendValues(values: readonly CharacteristicValue[]): Promise<void> {
-    const sends = values.map((v) => {
-      const send = this.subscribed.get(v.uuid);
-      if (send === undefined) throw new Error(`not subscribed: ${v.uuid}`);
-      return send;
-    });
-    await Promise.all(sends.map((send, i) => send(values[i]!.value)));
+    const sends: Promise<void>[] = [];
+    for (const { uuid, value } of values) {
+      const send = this.subscribed.get(uuid);
+      if (send !== undefined) sends.push(send(value));
+      else if (MEASUREMENT_UUIDS.has(uuid)) throw new Error(`not subscribed: ${uuid}`);
+    }
+    await Promise.all(sends);
+  }
+
+  private get measurementsSubscribed(): boolean {
+    return this.measurements.every((uuid) => this.subscribed.has(uuid));
   }
 
   /** The central went away: nothing is subscribed any more (CCCDs are per connection for us). */
@@ -169,10 +179,13 @@ export class BleDevice {
     this.racpSend = undefined;
   }
 
-  /** Stored measurements without RACP go out once the central listens everywhere (BLS 1.1 §3.1.1). */
+  /**
+   * Stored measurements without RACP go out once the central listens on the measurement
+   * characteristics (BLS 1.1 §3.1.1).
+   */
   private maybeFlush(): void {
     if (this.racp !== undefined || this.store.size === 0 || this.flushing !== undefined) return;
-    if (!this.pushed.every((uuid) => this.subscribed.has(uuid))) return;
+    if (!this.measurementsSubscribed) return;
     this.flushing = (async () => {
       try {
         for (const record of [...this.store.all()]) {
@@ -222,8 +235,9 @@ export class BleDevice {
     } else if (role === "context") def.read = () => new Uint8Array(0);
     if (properties.includes("notify") || properties.includes("indicate")) {
       def.subscribe = (send) => {
+        const had = this.measurementsSubscribed;
         this.subscribed.set(uuid, send);
-        if (this.pushed.every((u) => this.subscribed.has(u))) this.onListening();
+        if (!had && this.measurementsSubscribed) this.onListening();
         this.maybeFlush();
       };
       def.unsubscribe = () => this.subscribed.delete(uuid);
@@ -280,10 +294,16 @@ export class BleDevice {
     for (const record of this.store.all()) if (record.sequence < from) this.delivered.add(record);
   }
 
-  /** RACP write: refused while a procedure runs or without indications enabled (GLS §4.11). */
+  /**
+   * RACP write: refused while a procedure runs, and without indications on RACP or on the
+   * characteristic its records go out on (GLS §4.11; as Nordic's GLS checks both CCCDs), which
+   * would leave a report without its records or its response code.
+   */
   private writeRacp(value: Buffer): number {
     if (this.racp === undefined) return ATT.UNLIKELY_ERROR;
-    if (this.racpSend === undefined) return ATT.CCCD_IMPROPERLY_CONFIGURED;
+    if (this.racpSend === undefined || !this.subscribed.has(this.measurements[0]!)) {
+      return ATT.CCCD_IMPROPERLY_CONFIGURED;
+    }
     const isAbort = value[0] === 3;
     if (this.racp.busy && !isAbort) return ATT.PROCEDURE_ALREADY_IN_PROGRESS;
     const racp = this.racp;

@@ -7,7 +7,7 @@ import {
 } from "../gatt/characteristics/current-time.ts";
 import { decodeRacp, encodeRacp, type RacpMessage } from "../gatt/characteristics/racp.ts";
 import { recordSequenceOf } from "../gatt/record-sequence.ts";
-import { SIG } from "../gatt/uuids.ts";
+import { MEASUREMENT_UUIDS, SIG } from "../gatt/uuids.ts";
 import type { GattLink } from "./gatt-link.ts";
 import type { RawCharacteristicValue } from "./raw-values.ts";
 import { RequestQueue } from "./request-queue.ts";
@@ -179,7 +179,12 @@ export async function runSession(link: GattLink, options: SessionOptions): Promi
       }),
     );
   }
-  for (const uuid of new Set(pushed)) {
+  // The measurements last: a device sends what it stored once their CCCD is on (BLS 1.1
+  // §3.1.1), and the extras that go with each (battery, context) must be heard by then.
+  const inOrder = [...new Set(pushed)].sort(
+    (a, b) => Number(MEASUREMENT_UUIDS.has(a)) - Number(MEASUREMENT_UUIDS.has(b)),
+  );
+  for (const uuid of inOrder) {
     if (!link.canSubscribe(uuid)) continue;
     await run(`subscribe ${uuid}`, t.request, () => link.subscribe(uuid, onValue(uuid)));
   }

@@ -57,6 +57,23 @@ export const SIG = {
 } as const;
 
 /**
+ * Characteristics a reading's measurement goes out on (the profiles' `measurement` and `record`
+ * roles). The values that go with it — Battery Level, the Reading Context, the Glucose
+ * Measurement Context — are extras: a central may listen to the measurement alone (a phone app
+ * enables the Blood Pressure Measurement CCCD and nothing else), and a device sends its stored
+ * measurements once that CCCD is on (BLS 1.1 §3.1.1), so a central that wants the extras with
+ * them subscribes to those first.
+ */
+export const MEASUREMENT_UUIDS: ReadonlySet<string> = new Set([
+  SIG.characteristics.bloodPressureMeasurement,
+  SIG.characteristics.weightMeasurement,
+  SIG.characteristics.glucoseMeasurement,
+  SIG.characteristics.plxSpotCheckMeasurement,
+  SIG.characteristics.plxContinuousMeasurement,
+  VENDOR.record,
+]);
+
+/**
  * The spelling rpmlab uses for a UUID: 4 upper-case hex digits for a SIG 16-bit UUID (also when
  * written on the Bluetooth base, 0000XXXX-0000-1000-8000-00805f9b34fb), lower-case dashed form
  * for any other 128-bit UUID. Host stacks differ (noble reports "2a35" and undashed 128-bit

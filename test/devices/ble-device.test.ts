@@ -25,13 +25,15 @@ function rig(profileName: string, options: { driftPpm?: number; clockOffsetMs?: 
     for (const c of chars.values())
       c.subscribe?.(async (v) => void sent.push({ uuid: c.uuid, value: Buffer.from(v) }), 512);
   };
+  const subscribe = (uuid: string) =>
+    chars.get(uuid)!.subscribe!(async (v) => void sent.push({ uuid, value: Buffer.from(v) }), 512);
   const racp = async (m: RacpMessage): Promise<RacpMessage[]> => {
     sent.length = 0;
     expect(chars.get("2A52")!.write!(Buffer.from(encodeRacp(m)))).toBe(0);
     for (let i = 0; i < 50; i++) await Promise.resolve();
     return sent.filter((s) => s.uuid === "2A52").map((s) => decodeRacp(s.value));
   };
-  return { profile, clock, device, chars, sent, subscribeAll, racp };
+  return { profile, clock, device, chars, sent, subscribe, subscribeAll, racp };
 }
 
 describe("BleDevice RACP server", () => {
@@ -98,6 +100,21 @@ describe("BleDevice RACP server", () => {
     ).toBe(0xfd);
   });
 
+  it("refuses an RACP write while the Glucose Measurement CCCD is off (0xFD): the report would have nowhere to go", async () => {
+    const r = rig("Vendor Glucometer");
+    for (const reading of readingsFor(r.profile, "racp-cccd", 2)) await r.device.measure(reading);
+    r.subscribe("2A52");
+    const report = Buffer.from(
+      encodeRacp({ opCode: "report_stored_records", operator: "all_records" }),
+    );
+    expect(r.chars.get("2A52")!.write!(report)).toBe(0xfd);
+    // With the measurement on and its context off, the records go out without it.
+    r.subscribe("2A18");
+    expect(r.chars.get("2A52")!.write!(report)).toBe(0);
+    for (let i = 0; i < 50; i++) await Promise.resolve();
+    expect(r.sent.map((s) => s.uuid)).toEqual(["2A18", "2A18", "2A52"]);
+  });
+
   it("answers an unknown op code with op_code_not_supported", async () => {
     const r = rig("Vendor Glucometer");
     r.subscribeAll();
@@ -113,7 +130,7 @@ describe("BleDevice RACP server", () => {
 });
 
 describe("BleDevice without RACP", () => {
-  it("flushes stored measurements once every pushed characteristic is subscribed (BLS)", async () => {
+  it("flushes stored measurements, with their extras, to a central subscribed everywhere (BLS)", async () => {
     const r = rig("Vendor BPM - S");
     for (const reading of readingsFor(r.profile, "flush", 2)) await r.device.measure(reading);
     expect(r.device.store.size).toBe(2);
@@ -121,6 +138,25 @@ describe("BleDevice without RACP", () => {
     for (let i = 0; i < 20; i++) await Promise.resolve();
     expect(r.sent.filter((s) => s.uuid === "2A35")).toHaveLength(2);
     expect(r.device.store.size).toBe(0);
+  });
+
+  it("serves a central that listens to the measurement alone, as a phone app does: stored ones flushed, live ones sent, extras left out", async () => {
+    const r = rig("Vendor BPM - S");
+    let listening = 0;
+    r.device.onListening = () => listening++;
+    for (const reading of readingsFor(r.profile, "phone", 3).slice(0, 2))
+      expect(await r.device.measure(reading)).toBe("stored");
+    r.subscribe("2A35");
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(listening).toBe(1);
+    expect(r.sent.map((s) => s.uuid)).toEqual(["2A35", "2A35"]);
+    expect(r.device.store.size).toBe(0);
+    const [live] = readingsFor(r.profile, "phone-live", 1);
+    expect(await r.device.measure(live!)).toBe("sent");
+    expect(r.sent.map((s) => s.uuid)).toEqual(["2A35", "2A35", "2A35"]);
+    // Subscribing to an extra afterwards does not announce listening again.
+    r.subscribe("2A19");
+    expect(listening).toBe(1);
   });
 
   it("loses readings out of range when the profile does not store offline", async () => {
