@@ -71,6 +71,8 @@ export async function bindHardware(
       sensorCode: device.sensorCode,
       // Inhalers share a gateway slot by sensor id: only that sensor's readings are its own.
       ...(profile.per_gateway === "many_by_sensor_id" ? { sensorId: device.sensorId } : {}),
+      // An IMEI's orphans were decoded as the type their device named: only that type's.
+      ...(profile.identity === "gateway" ? {} : { deviceName: profile.name }),
     },
     {
       accountId: device.accountId,

@@ -103,7 +103,7 @@ export class MessageProcessor implements BatchProcessor {
     const resolver = await Resolver.load(
       tx,
       this.deps.catalogue,
-      uplinks.map((p) => p.uplink.source),
+      uplinks.map((p) => p.uplink),
     );
     // Idempotent on the message id, per sender (ids are unique per gateway or IMEI); the DUP
     // flag of a redelivery is not trusted (STYLE "Pitfalls"). A copy later in the batch finds

@@ -1,7 +1,7 @@
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Profile } from "../catalogue/schema.ts";
 import { RpmlabError } from "../core/errors.ts";
-import type { UplinkReading, UplinkSource } from "../mqtt/uplink.ts";
+import type { Uplink, UplinkReading, UplinkSource } from "../mqtt/uplink.ts";
 import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceRow, DeviceWithPatient } from "../store/types.ts";
 
@@ -23,15 +23,29 @@ const unknown = (message: string, field: string): Resolution => ({
   problem: new RpmlabError("E_INGEST_UNKNOWN_DEVICE", message, { field }),
 });
 
+/** A device that left a gateway slot or IMEI (unlinked, replaced, moved) at `at`. */
+interface Departure {
+  readonly device: DeviceWithPatient;
+  readonly at: number;
+}
+
 /**
  * Resolves gateway + sensor code (+ sensor id), or IMEI, to device, account and patient, for
- * one batch inside its transaction: `load` reads every device and gateway the batch names in
- * two queries (store errors propagate: the batch is retried), then each reading resolves in
- * memory. Unknown codes and types come back as problems, for dead letters.
+ * one batch inside its transaction: `load` reads every device and gateway the batch names, and
+ * the devices that left them since its oldest reading, in a few queries (store errors
+ * propagate: the batch is retried), then each reading resolves in memory. Unknown codes and
+ * types come back as problems, for dead letters.
+ *
+ * A reading belongs to the device that held its slot when the gateway (or the cellular device)
+ * took it: one relayed late — queued through an outage, then sent after an unlink or a
+ * replacement — goes to the device and patient it was taken for (spec 6.2: patient_id "stable
+ * across gateway replacement or unlinking"), never to the next device activated in the slot.
  */
 export class Resolver {
   /** Devices by lower-cased gateway uuid or IMEI, oldest first (as findByHardware orders). */
   private readonly devices = new Map<string, DeviceWithPatient[]>();
+  /** Devices that left each lower-cased gateway uuid or IMEI, oldest departure first. */
+  private readonly departures = new Map<string, Departure[]>();
   private readonly gatewayAccounts = new Map<string, string | null>();
 
   private constructor(private readonly catalogue: Catalogue) {}
@@ -39,18 +53,31 @@ export class Resolver {
   static async load(
     tx: StoreRepositories,
     catalogue: Catalogue,
-    sources: readonly UplinkSource[],
+    uplinks: readonly Uplink[],
   ): Promise<Resolver> {
     const resolver = new Resolver(catalogue);
-    const ids = [...new Set(sources.map(sourceId))];
+    const ids = [...new Set(uplinks.map((u) => sourceId(u.source)))];
     if (ids.length === 0) return resolver;
     for (const device of await tx.devices.findAllByHardware(ids)) {
-      const key = device.hardwareUuid!.toLowerCase();
-      const list = resolver.devices.get(key);
-      if (list === undefined) resolver.devices.set(key, [device]);
-      else list.push(device);
+      push(resolver.devices, device.hardwareUuid!, device);
     }
-    const gateways = sources.flatMap((s) => (s.kind === "gateway" ? [s.gatewayUuid] : []));
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const u of uplinks) for (const r of u.readings) oldest = Math.min(oldest, r.receivedAt);
+    const departures = await tx.hardwareLogs.departures(ids, oldest);
+    if (departures.length > 0) {
+      const departed = new Map(
+        (await tx.devices.getManyById(departures.map((d) => d.deviceId))).map((d) => [d.id, d]),
+      );
+      for (const { deviceId, previousHardwareUuid, created } of departures) {
+        const device = departed.get(deviceId);
+        if (device !== undefined) {
+          push(resolver.departures, previousHardwareUuid!, { device, at: created });
+        }
+      }
+    }
+    const gateways = uplinks.flatMap((u) =>
+      u.source.kind === "gateway" ? [u.source.gatewayUuid] : [],
+    );
     for (const gateway of await tx.gateways.getMany([...new Set(gateways)])) {
       resolver.gatewayAccounts.set(gateway.gatewayUuid.toLowerCase(), gateway.accountId);
     }
@@ -60,20 +87,24 @@ export class Resolver {
   resolve(source: UplinkSource, reading: UplinkReading): Resolution {
     return source.kind === "gateway"
       ? this.gatewaySlot(source.gatewayUuid, reading)
-      : this.cellular(source.imei, source.deviceType);
+      : this.cellular(source.imei, source.deviceType, reading);
   }
 
-  /** DevicesRepo.findByHardware over the loaded devices. */
+  /**
+   * The device that held the slot when the reading was taken (`takenAt`): the first to leave it
+   * after then (and `took` the reading); otherwise the device in it now
+   * (DevicesRepo.findByHardware over the loaded devices), whose readings from before its
+   * activation are its own.
+   */
   private find(
     hardwareUuid: string,
-    sensorCode: string | null,
-    sensorId?: string | null,
+    takenAt: number,
+    fits: (device: DeviceWithPatient) => boolean,
+    took: (device: DeviceWithPatient) => boolean = fits,
   ): DeviceWithPatient | undefined {
-    return this.devices
-      .get(hardwareUuid.toLowerCase())
-      ?.find(
-        (d) => d.sensorCode === sensorCode && (sensorId === undefined || d.sensorId === sensorId),
-      );
+    const key = hardwareUuid.toLowerCase();
+    const holder = this.departures.get(key)?.find((d) => d.at > takenAt && took(d.device));
+    return holder?.device ?? this.devices.get(key)?.find(fits);
   }
 
   private gatewaySlot(gatewayUuid: string, reading: UplinkReading): Resolution {
@@ -97,7 +128,11 @@ export class Resolver {
         ),
       };
     }
-    const device = this.find(gatewayUuid, code, bySensorId ? reading.sensorId : undefined);
+    const device = this.find(
+      gatewayUuid,
+      reading.receivedAt,
+      (d) => d.sensorCode === code && (!bySensorId || d.sensorId === reading.sensorId),
+    );
     if (device !== undefined) return this.ofDevice(device);
     // An orphan: every type of one sensor code shares its GATT mapping and ranges (the cuff
     // sizes of code 10), so the first decodes it as the activated type will.
@@ -105,10 +140,17 @@ export class Resolver {
     return { ok: { profile: first, device: null, accountId, patientExternalId: null } };
   }
 
-  private cellular(imei: string, deviceType: string): Resolution {
-    const device = this.find(imei, null);
-    if (device !== undefined) return this.ofDevice(device);
+  private cellular(imei: string, deviceType: string, reading: UplinkReading): Resolution {
     const profile = this.catalogue.find(deviceType);
+    // The device on the IMEI now decodes whatever comes (another type is a dead letter); one
+    // that left it took only readings of its own type there.
+    const device = this.find(
+      imei,
+      reading.receivedAt,
+      (d) => d.sensorCode === null,
+      (d) => d.sensorCode === null && this.catalogue.find(d.name) === profile,
+    );
+    if (device !== undefined) return this.ofDevice(device);
     if (profile === undefined || profile.connectivity !== "cellular") {
       return unknown(
         `device_type "${deviceType}" is not a direct-cellular type of the device catalogue`,
@@ -139,4 +181,11 @@ export class Resolver {
 
 function sourceId(source: UplinkSource): string {
   return source.kind === "gateway" ? source.gatewayUuid : source.imei;
+}
+
+function push<T>(map: Map<string, T[]>, hardwareUuid: string, item: T): void {
+  const key = hardwareUuid.toLowerCase();
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [item]);
+  else list.push(item);
 }

@@ -98,7 +98,8 @@ export function readingRows(
     return {
       accountId: resolved.accountId,
       deviceId: device?.id ?? null,
-      deviceName: device?.name ?? null,
+      // An IMEI's orphan keeps the type its device named (OrphanMatch.deviceName).
+      deviceName: device?.name ?? (source.kind === "cellular" ? profile.name : null),
       patientExternalId: resolved.patientExternalId,
       source: source.kind === "gateway" ? reading.deviceAddress! : source.imei,
       hardwareUuid: source.kind === "gateway" ? source.gatewayUuid : source.imei,

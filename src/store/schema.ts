@@ -98,6 +98,8 @@ export interface HardwareLogsTable {
   account_id: string;
   device_id: string;
   previous_hardware_uuid: string | null;
+  /** lower(previous_hardware_uuid): departures from a hardware, any case (migration 0009). */
+  previous_hardware_uuid_lc: string | null;
   hardware_uuid: string | null;
   reason: string;
   created: Ms;

@@ -137,6 +137,8 @@ export interface DevicesRepo {
     hardwareUuids: readonly string[],
     status?: string,
   ): Promise<DeviceWithPatient[]>;
+  /** For ingestion: these devices, any account, with their patients (absent ids left out). */
+  getManyById(ids: readonly string[]): Promise<DeviceWithPatient[]>;
   /** Spec 3 unlink: hardware_uuid of every device of the gateway becomes null, logged. */
   unlinkGateway(
     accountId: string,
@@ -256,6 +258,11 @@ export interface HardwareLogsRepo {
     },
     page?: ListOptions,
   ): Promise<ListResult<HardwareLogRow>>;
+  /**
+   * For ingestion (one query per batch): the entries that took a device off one of these
+   * gateways or IMEIs (any case, any account) after `since`, oldest first.
+   */
+  departures(hardwareUuids: readonly string[], since: Ms): Promise<HardwareLogRow[]>;
 }
 
 export interface ReplacementsRepo {

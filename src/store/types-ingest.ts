@@ -109,6 +109,11 @@ export interface OrphanMatch {
   readonly sensorCode: string | null;
   /** When given, only that sensor's readings (inhalers share a gateway). */
   readonly sensorId?: string | null;
+  /**
+   * When given, only readings of that device type (an IMEI's orphans keep the type their device
+   * named, so a glucometer's readings never go to a scale activated on its IMEI later).
+   */
+  readonly deviceName?: string;
 }
 
 export interface OrphanOwner {

@@ -11,6 +11,7 @@ import {
   activateForPatient,
   asRecord,
   catalogue,
+  deviceForPatient,
   expectedRecords,
   inbound,
   memoryStore,
@@ -152,6 +153,65 @@ describe("MessageProcessor: one batch, one transaction", () => {
     // Later readings go straight to the device.
     const later = await run(uplinkMessage(inhaler, "i-2", readingsOf(inhaler, 10, 0).slice(4, 6)));
     expect(later.stored.every((r) => r.deviceId === device.id)).toBe(true);
+  });
+
+  it("gives a reading relayed after an unlink to the device that held the slot when it was taken, not to the next one", async () => {
+    const { account, device: first } = await activateForPatient(store, bpm, "P-A");
+    const readings = readingsOf(bpm, 3, 0);
+    // Taken while P-A's cuff held the slot; queued on the gateway through the unlink.
+    const late = readings.slice(0, 2);
+    await store.devices.unlinkGateway(account.id, bpm.hardwareUuid);
+    const afterUnlink = await run(uplinkMessage(bpm, "late-1", late.slice(0, 1)));
+    const second = await deviceForPatient(store, account.id, bpm, "P-B");
+    const afterNext = await run(uplinkMessage(bpm, "late-2", late.slice(1), 8));
+    for (const row of await rowsOf({ stored: [...afterUnlink.stored, ...afterNext.stored] })) {
+      expect(row).toMatchObject({ deviceId: first.id, patientExternalId: "P-A" });
+    }
+    // A reading the gateway took after the unlink is the new device's.
+    clock.runSync({ until: clock.now() + 1000 });
+    const fresh = readings.at(-1)!;
+    const now = await run(
+      uplinkMessage(bpm, "now-1", [{ ...fresh, timestamp: clock.now() - 30_000 }], 16),
+    );
+    expect(now.stored.length).toBeGreaterThan(0);
+    expect(now.stored.every((r) => r.deviceId === second.id)).toBe(true);
+  });
+
+  it("gives a reading relayed late by a replaced gateway to the device now on the new one", async () => {
+    const { account, device } = await activateForPatient(store, bpm, "P-A");
+    await store.devices.replaceHardware(account.id, bpm.hardwareUuid, "0F0E0D0C0B0A");
+    const result = await run(uplinkMessage(bpm, "late-1", readingsOf(bpm, 3, 0).slice(0, 2)));
+    expect(result.stored.length).toBeGreaterThan(0);
+    expect(result.stored.every((r) => r.deviceId === device.id)).toBe(true);
+  });
+
+  it("never gives an IMEI's orphans of one type to a device of another type activated there", async () => {
+    const cellGlucometer = {
+      ...senderFor(catalogue.get("Vendor Cellular Glucometer"), 3),
+      hardwareUuid: cellScale.hardwareUuid,
+      source: cellScale.hardwareUuid,
+    };
+    const glucose = await run(
+      uplinkMessage(cellGlucometer, "g-1", readingsOf(cellGlucometer, 2, 0).slice(0, 2)),
+    );
+    const scale = await run(
+      uplinkMessage(cellScale, "s-1", readingsOf(cellScale, 2, 0).slice(0, 1)),
+    );
+    const { device } = await activateForPatient(store, cellScale, "P-9");
+    const attached = await store.measurements.attachOrphans(
+      { hardwareUuid: cellScale.hardwareUuid, sensorCode: null, deviceName: device.name },
+      {
+        accountId: device.accountId,
+        deviceId: device.id,
+        deviceName: device.name,
+        patientExternalId: "P-9",
+      },
+    );
+    expect(attached.map((r) => r.id).sort()).toEqual(scale.stored.map((r) => r.id).sort());
+    expect(glucose.stored.length).toBeGreaterThan(0);
+    for (const { id } of glucose.stored) {
+      expect((await store.measurements.get(id))?.deviceId).toBeNull();
+    }
   });
 
   it("places orphans of a gateway associated with an account in that account", async () => {

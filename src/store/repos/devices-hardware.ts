@@ -37,6 +37,7 @@ export async function addHardwareLog(
       account_id: accountId,
       device_id: entry.deviceId,
       previous_hardware_uuid: entry.previousHardwareUuid,
+      previous_hardware_uuid_lc: entry.previousHardwareUuid?.toLowerCase() ?? null,
       hardware_uuid: entry.hardwareUuid,
       reason: entry.reason,
       created: ctx.clock.now(),

@@ -167,6 +167,15 @@ export function devicesRepo(ctx: Ctx): DevicesRepo {
         rows.map((r) => toDeviceRow(ctx, r)),
       );
     },
+    async getManyById(ids) {
+      const rows = await templatedIn(ctx, "devices.byId", [...new Set(ids)], (list) =>
+        db.selectFrom("devices").selectAll().where("id", "in", list),
+      );
+      return withPatients(
+        ctx,
+        rows.map((r) => toDeviceRow(ctx, r)),
+      );
+    },
     ...hardwareOps(ctx),
   };
 }

@@ -1,5 +1,5 @@
-import { sql } from "kysely";
-import { type Ctx, countOf, paged } from "../context.ts";
+import { type Ctx, countOf, paged, templatedIn } from "../context.ts";
+import { param } from "../query-templates.ts";
 import type { HardwareLogsRepo } from "../store.ts";
 import { addHardwareLog, toHardwareLogRow } from "./devices-hardware.ts";
 
@@ -11,13 +11,27 @@ export function hardwareLogsRepo(ctx: Ctx): HardwareLogsRepo {
       let q = ctx.db.selectFrom("hardware_logs").selectAll().where("account_id", "=", accountId);
       if (filter?.deviceId !== undefined) q = q.where("device_id", "=", filter.deviceId);
       if (filter?.previousHardwareUuid !== undefined) {
-        const uuid = filter.previousHardwareUuid.toLowerCase();
-        q = q.where(sql`lower(previous_hardware_uuid)`, "=", uuid);
+        q = q.where("previous_hardware_uuid_lc", "=", filter.previousHardwareUuid.toLowerCase());
       }
       if (filter?.reason !== undefined) q = q.where("reason", "=", filter.reason);
       const rows = await paged(q.orderBy("id"), page).execute();
       const total = page?.count ? await countOf(q) : undefined;
       return { rows: rows.map(toHardwareLogRow), ...(total === undefined ? {} : { total }) };
+    },
+    async departures(hardwareUuids, since) {
+      const rows = await templatedIn(
+        ctx,
+        "hardwareLogs.departures",
+        [...new Set(hardwareUuids.map((u) => u.toLowerCase()))],
+        (list) =>
+          ctx.db
+            .selectFrom("hardware_logs")
+            .selectAll()
+            .where("previous_hardware_uuid_lc", "in", list)
+            .where("created", ">", param<number>("since")),
+        { since },
+      );
+      return rows.map(toHardwareLogRow).sort((a, b) => a.created - b.created || a.id - b.id);
     },
   };
 }

@@ -20,6 +20,7 @@ export function measurementsRepo(ctx: Ctx): MeasurementsRepo {
     if (match.sensorId !== undefined) {
       q = q.where("sensor_id", match.sensorId === null ? "is" : "=", match.sensorId);
     }
+    if (match.deviceName !== undefined) q = q.where("device_name", "=", match.deviceName);
     return q;
   };
   return {

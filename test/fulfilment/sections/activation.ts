@@ -110,10 +110,12 @@ export function activationSection(env: FulfilmentEnv): void {
 
     it("activates a direct-cellular device on its IMEI and attaches its orphan readings", async () => {
       await env.store.measurements.insertMany([
+        // An IMEI's orphan keeps the type its device named.
         orphan({
           hardwareUuid: IMEI,
           sensorCode: null,
           source: IMEI,
+          deviceName: "Vendor Cellular Scale",
           metric: "weight",
           value1: 181,
         }),

@@ -70,6 +70,51 @@ export function ingestBulkContract(env: ContractEnv): void {
       expect(await env.store.devices.findAllByHardware(gateways, "Active")).toEqual([]);
     });
 
+    it("finds the devices that left gateways or IMEIs since a time, any account and case, and devices by id", async () => {
+      const a = await newAccount(env);
+      const b = await newAccount(env);
+      const p = await env.store.patients.create(a.id, { externalId: "P-1" });
+      const bpm = await env.store.devices.create(a.id, {
+        name: "Vendor BPM - Wide Range",
+        sensorCode: "10",
+        hardwareUuid: "297056120BD7",
+        patientId: p.id,
+        status: "Delivered",
+      });
+      const cellular = await env.store.devices.create(b.id, {
+        name: "Vendor Cellular BPM",
+        hardwareUuid: "356938035643809",
+        status: "Delivered",
+      });
+      advance(env, 10);
+      await env.store.devices.unlinkGateway(a.id, "297056120bd7");
+      const since = T0 + 10;
+      advance(env, 10);
+      await env.store.devices.replaceHardware(b.id, "356938035643809", "356938035643817");
+      const departures = await env.store.hardwareLogs.departures(
+        ["297056120bd7", "356938035643809", "FFFFFFFFFFFF"],
+        T0,
+      );
+      expect(departures.map((d) => [d.deviceId, d.previousHardwareUuid, d.created])).toEqual([
+        [bpm.id, "297056120BD7", T0 + 10],
+        [cellular.id, "356938035643809", T0 + 20],
+      ]);
+      // Strictly after `since`.
+      expect(
+        (await env.store.hardwareLogs.departures(["297056120BD7", "356938035643809"], since)).map(
+          (d) => d.deviceId,
+        ),
+      ).toEqual([cellular.id]);
+      expect(await env.store.hardwareLogs.departures([], T0)).toEqual([]);
+      const byId = await env.store.devices.getManyById([cellular.id, bpm.id, "nope"]);
+      expect(new Map(byId.map((d) => [d.id, d.patient?.externalId ?? null]))).toEqual(
+        new Map([
+          [bpm.id, "P-1"],
+          [cellular.id, null],
+        ]),
+      );
+    });
+
     it("reads many gateways, and records the latest measurement of many at once", async () => {
       const a = await newAccount(env);
       await env.store.gateways.associate(a.id, "297056120BD7");
