@@ -109,6 +109,7 @@ export function readingRows(
       value1: record.value_1,
       value2: record.value_2,
       timestamp,
+      deviceTimestamp: decoded.timestamp,
       timezoneOffset: decoded.timezone_offset,
       estimatedTimestamp: estimated,
       filterParams: params,

@@ -173,6 +173,8 @@ export interface MeasurementsTable {
   filter_params: Json;
   measurement_index: number | null;
   device_log_index: number | null;
+  /** The device's own stamp (timestamp unless estimated): the dedupe key's time (0010). */
+  device_timestamp: Ms;
   /** measurement_index ?? device_log_index ?? 0: the last part of the dedupe key. */
   dedupe_index: number;
   message_id: string | null;

@@ -25,8 +25,14 @@ export interface MeasurementRow {
   readonly value1: number;
   /** Null when the metric has no value 2 (rendered "0.00", wire-formats). */
   readonly value2: number | null;
-  /** Device clock, UTC. */
+  /** Device clock, UTC (the gateway's receive time when estimated). */
   readonly timestamp: Ms;
+  /**
+   * The device's own stamp when `timestamp` is an estimate (its clock was unset): the dedupe
+   * key's time, so a re-send is known whatever time the first copy was stored at. Defaults to
+   * timestamp.
+   */
+  readonly deviceTimestamp?: Ms;
   /** Whole hours (wire-formats). */
   readonly timezoneOffset: number;
   readonly estimatedTimestamp: boolean;

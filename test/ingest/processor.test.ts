@@ -393,4 +393,27 @@ describe("MessageProcessor: one batch, one transaction", () => {
     expect(second.length).toBe(readings[1]!.records.length);
     expect(second.every((r) => !r.estimatedTimestamp)).toBe(true);
   });
+
+  it("keys a reading stored at an estimated time by the device's own stamp: each reading of a visit kept, a re-send stored once", async () => {
+    const glucometer = senderFor(catalogue.get("Vendor Glucometer"), 4);
+    await activateForPatient(store, glucometer);
+    const readings = readingsOf(glucometer, 3, 0).slice(0, 3);
+    // One visit to a device whose clock was found unset: every reading received at one time.
+    const message = uplinkMessage(glucometer, "v-1", readings);
+    const payload = JSON.parse(message.payload.toString());
+    for (const r of payload.readings) {
+      r.clock_unset = true;
+      r.received_at = payload.readings[0].received_at;
+    }
+    const visit = await run({
+      topic: message.topic,
+      payload: Buffer.from(JSON.stringify(payload)),
+    });
+    const records = readings.reduce((n, r) => n + r.records.length, 0);
+    expect(visit.stored).toHaveLength(records);
+    // The device re-sends them once its clock is set: the same readings, stamped as before.
+    const resent = await run(uplinkMessage(glucometer, "v-2", readings));
+    expect(resent.stored).toHaveLength(0);
+    expect(resent.outcomes[0]).toMatchObject({ stored: 0, duplicates: records });
+  });
 });

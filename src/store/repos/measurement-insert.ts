@@ -7,11 +7,11 @@ import { dedupeKey, toInsertable } from "./measurement-rows.ts";
 
 type Row = Insertable<MeasurementsTable>;
 
-export const keyOfRow = (r: Pick<Row, "source" | "metric" | "timestamp" | "dedupe_index">) =>
+export const keyOfRow = (r: Pick<Row, "source" | "metric" | "device_timestamp" | "dedupe_index">) =>
   dedupeKey({
     source: r.source,
     metric: r.metric,
-    timestamp: readNum(r.timestamp),
+    timestamp: readNum(r.device_timestamp),
     dedupeIndex: readNum(r.dedupe_index),
   });
 
@@ -98,7 +98,9 @@ function oneRow(ctx: Ctx, row: Row): string {
     sql = ctx.db
       .insertInto("measurements")
       .values(row)
-      .onConflict((oc) => oc.columns(["source", "metric", "timestamp", "dedupe_index"]).doNothing())
+      .onConflict((oc) =>
+        oc.columns(["source", "metric", "device_timestamp", "dedupe_index"]).doNothing(),
+      )
       .compile().sql;
     oneRowSql.set(key, sql);
   }
@@ -137,8 +139,10 @@ async function insertDistinct(
     const stored = await ctx.db
       .insertInto("measurements")
       .values(rows.slice(start, start + CHUNK))
-      .onConflict((oc) => oc.columns(["source", "metric", "timestamp", "dedupe_index"]).doNothing())
-      .returning(["id", "source", "metric", "timestamp", "dedupe_index"])
+      .onConflict((oc) =>
+        oc.columns(["source", "metric", "device_timestamp", "dedupe_index"]).doNothing(),
+      )
+      .returning(["id", "source", "metric", "device_timestamp", "dedupe_index"])
       .execute();
     for (const r of stored) ids[position.get(keyOfRow(r))!] = readNum(r.id);
   }

@@ -44,8 +44,8 @@ export function toMeasurementRecord(ctx: Ctx, r: RecordColumns): MeasurementReco
   };
 }
 
-/** The audit columns a webhook's read leaves out (webhook-outbox.ts): null in the row. */
-type AuditColumns = "message_id" | "characteristic_uuid" | "raw";
+/** The audit columns a webhook's read leaves out (webhook-outbox.ts), null in the row; and the dedupe key's device_timestamp, which no row carries. */
+type AuditColumns = "message_id" | "characteristic_uuid" | "raw" | "device_timestamp";
 
 /**
  * The record's own object, given the row's other fields: not a spread copy of it. On Node 20's
@@ -70,7 +70,7 @@ export function toMeasurementRow(
 }
 
 /**
- * Last part of the dedupe key (DESIGN "Uplink": device, metric, timestamp, measurement_index or
+ * Last part of the dedupe key (DESIGN "Uplink": device, metric, the device's timestamp, measurement_index or
  * device_log_index). 0 when the record has neither: both are positive integers (spec 2.8), and one device type
  * always sends the same kind.
  */
@@ -102,6 +102,7 @@ export function toInsertable(ctx: Ctx, m: NewMeasurement): Insertable<Measuremen
     throw invalid("value_1 and value_2 must be finite numbers", { field: "value_1" });
   }
   checkInt("timestamp", m.timestamp);
+  if (m.deviceTimestamp !== undefined) checkInt("device_timestamp", m.deviceTimestamp);
   checkInt("timezone_offset", m.timezoneOffset);
   checkInt("measurement_index", m.measurementIndex, 0);
   checkInt("device_log_index", m.deviceLogIndex, 0);
@@ -118,6 +119,7 @@ export function toInsertable(ctx: Ctx, m: NewMeasurement): Insertable<Measuremen
     value_1: m.value1,
     value_2: m.value2,
     timestamp: m.timestamp,
+    device_timestamp: m.deviceTimestamp ?? m.timestamp,
     timezone_offset: m.timezoneOffset,
     estimated_timestamp: ctx.d.toBool(m.estimatedTimestamp),
     filter_params: writeJson(m.filterParams),

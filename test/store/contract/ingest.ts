@@ -35,6 +35,22 @@ export function ingestContract(env: ContractEnv): void {
       expect(next?.filterParams).toBeNull();
     });
 
+    it("keys an estimated reading by the device's own stamp, not the time it is stored at", async () => {
+      const estimated = (deviceTimestamp: number, timestamp: number) =>
+        reading({ timestamp, deviceTimestamp, estimatedTimestamp: true, measurementIndex: 3 });
+      // Two readings received at one time: two device stamps, two readings.
+      const visit = await env.store.measurements.insertMany([
+        estimated(T0 + 60_000, T0 + 900_000),
+        estimated(T0 + 120_000, T0 + 900_000),
+      ]);
+      expect(visit.inserted).toHaveLength(2);
+      // The first again, stored at its own (now right) time: the same reading.
+      const resent = await env.store.measurements.insertMany([
+        reading({ timestamp: T0 + 60_000, measurementIndex: 3 }),
+      ]);
+      expect(resent).toEqual({ inserted: [], duplicates: [0] });
+    });
+
     it("stores nothing twice: the same message again is all duplicates", async () => {
       const batch = [
         reading({
