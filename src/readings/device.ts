@@ -62,7 +62,6 @@ export function deviceReadings(
   const rng = root.fork(`device:${profile.name}`);
   const emitters = bind(plan, patient, rng, settings);
   const builder = new ReadingBuilder(plan, deviceConstants(plan, settings, rng));
-  const offset = patient.model.timezone_offset;
   let index = rng.fork("index").int(1, 999);
   const out: PhysicalReading[] = [];
   for (const occasion of occasions(profile, patient, root, window, companion)) {
@@ -71,7 +70,7 @@ export function deviceReadings(
     for (const emitter of emitters) emitter.emit(moment, builder);
     const records = builder.finish();
     if (records.length === 0) continue;
-    out.push({ timestamp: occasion.t, timezone_offset: offset, records });
+    out.push({ timestamp: occasion.t, timezone_offset: patient.offsetHours(occasion.t), records });
     index++;
   }
   return out;

@@ -160,8 +160,16 @@ export const patientModelSchema = z.strictObject({
   /** Name used on the command line (`--patient heart-failure`). */
   name: z.string().regex(/^[a-z][a-z0-9-]*$/, "lower-case letters, digits and hyphens"),
   description: z.string().min(1),
-  /** Whole hours (wire-formats.md: timezone_offset is whole hours). Daylight saving is ignored. */
+  /**
+   * Whole hours (wire-formats.md: timezone_offset is whole hours), all year; superseded by
+   * time_zone when it is set.
+   */
   timezone_offset: z.number().int().min(-12).max(14),
+  /**
+   * An IANA zone (scenarios give cohorts theirs): local times follow its daylight saving, and
+   * timezone_offset is its offset at each reading, to the nearest whole hour.
+   */
+  time_zone: z.string().optional(),
   wake: timeOfDay,
   sleep: timeOfDay,
   adherence: adherenceSchema,

@@ -1,5 +1,6 @@
 import type { Rng } from "../../core/rng.ts";
-import { MS_PER_DAY, MS_PER_HOUR } from "../../core/time.ts";
+import { MS_PER_DAY } from "../../core/time.ts";
+import { fixedOffsetCalendar, type LocalCalendar, zoneCalendar } from "../local-calendar.ts";
 import { minutesOfDay, type PatientModel } from "../patient-schema.ts";
 import { bump, hoursSinceWake, morningness, morningSurge, sleepDepth } from "./circadian.ts";
 import { at, dailySeries } from "./daily.ts";
@@ -20,9 +21,8 @@ const SPARE_DAYS = 2;
  * adding a device changes nothing here.
  */
 export class PatientState {
-  readonly offsetMs: number;
-  /** UTC instant of local midnight starting day 0 (the local day holding the start). */
-  readonly originMs: number;
+  /** Local days: the model's IANA zone with its daylight saving, or its fixed offset. */
+  readonly calendar: LocalCalendar;
   readonly horizonDays: number;
   readonly episodes: readonly EpisodeTrack[];
 
@@ -46,9 +46,11 @@ export class PatientState {
     startMs: number,
     days: number,
   ) {
-    this.offsetMs = model.timezone_offset * MS_PER_HOUR;
-    this.originMs = Math.floor((startMs + this.offsetMs) / MS_PER_DAY) * MS_PER_DAY - this.offsetMs;
-    const n = Math.ceil((startMs - this.originMs) / MS_PER_DAY + days) + SPARE_DAYS;
+    this.calendar =
+      model.time_zone === undefined
+        ? fixedOffsetCalendar(model.timezone_offset, startMs)
+        : zoneCalendar(model.time_zone, startMs, Math.ceil(days) + 1 + SPARE_DAYS);
+    const n = Math.ceil((startMs - this.calendar.originMs) / MS_PER_DAY + days) + SPARE_DAYS;
     this.horizonDays = n;
     this.wakeHour = minutesOfDay(model.wake) / 60;
     this.sleepHour = minutesOfDay(model.sleep) / 60;
@@ -81,23 +83,27 @@ export class PatientState {
 
   /** Days (fractional) since the start of local day 0. */
   dayFloat(t: number): number {
-    return (t - this.originMs) / MS_PER_DAY;
+    return this.calendar.day(t) + this.calendar.hour(t) / 24;
   }
 
   /** Local day index of an instant (day 0 holds the generation start). */
   day(t: number): number {
-    return Math.floor((t - this.originMs) / MS_PER_DAY);
+    return this.calendar.day(t);
   }
 
   /** Local hour of day, 0 to 24 (fractional). */
   hour(t: number): number {
-    const d = (t - this.originMs) / MS_PER_DAY;
-    return (d - Math.floor(d)) * 24;
+    return this.calendar.hour(t);
   }
 
   /** UTC instant of a local time of day (minutes after midnight) on local day `day`. */
   instant(day: number, minutes: number): number {
-    return this.originMs + day * MS_PER_DAY + minutes * 60_000;
+    return this.calendar.instant(day, minutes);
+  }
+
+  /** The timezone_offset a device of the patient reports at `t` (whole hours). */
+  offsetHours(t: number): number {
+    return this.calendar.offsetHours(t);
   }
 
   /** True when the patient takes no reading at all that day (adherence.missed_day_rate). */

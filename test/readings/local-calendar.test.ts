@@ -1,0 +1,91 @@
+/**
+ * Local days of a patient in an IANA zone: wall-clock schedules across daylight saving changes,
+ * and the whole-hour timezone_offset devices report (wire-formats.md).
+ */
+import { describe, expect, it } from "vitest";
+import {
+  fixedOffsetCalendar,
+  zoneCalendar,
+  zoneOffsetHours,
+} from "../../src/readings/local-calendar.ts";
+import { generate, model } from "./helpers.ts";
+
+const NY = "America/New_York";
+/** Local wall time of an instant in a zone, "HH:MM". */
+const wall = (zone: string, t: number) =>
+  new Intl.DateTimeFormat("en-GB", {
+    timeZone: zone,
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).format(new Date(t));
+const iso = (t: number) => new Date(t).toISOString();
+
+describe("a zone's calendar", () => {
+  it("keeps 07:30 on the wall clock across both of New York's changes, with the offset of each instant", () => {
+    const spring = zoneCalendar(NY, Date.UTC(2026, 2, 6, 12), 5);
+    // Days 0–4: 6 to 10 March; the change is on the 8th at 02:00.
+    const mornings = [0, 1, 2, 3, 4].map((d) => spring.instant(d, 7 * 60 + 30));
+    expect(mornings.map((t) => wall(NY, t))).toEqual(Array(5).fill("07:30"));
+    expect(mornings.map((t) => spring.offsetHours(t))).toEqual([-5, -5, -4, -4, -4]);
+    expect(mornings.map((t) => spring.day(t))).toEqual([0, 1, 2, 3, 4]);
+    expect(mornings.map((t) => spring.hour(t))).toEqual(Array(5).fill(7.5));
+    const autumn = zoneCalendar(NY, Date.UTC(2026, 9, 31, 12), 3);
+    const evenings = [0, 1, 2].map((d) => autumn.instant(d, 20 * 60));
+    expect(evenings.map((t) => wall(NY, t))).toEqual(["20:00", "20:00", "20:00"]);
+    expect(evenings.map((t) => autumn.offsetHours(t))).toEqual([-4, -5, -5]);
+  });
+
+  it("reads a skipped local time an hour on, and takes a repeated one at its first occurrence", () => {
+    const calendar = zoneCalendar(NY, Date.UTC(2026, 2, 8, 12), 1);
+    expect(iso(calendar.instant(0, 2 * 60 + 30))).toBe("2026-03-08T07:30:00.000Z"); // 03:30 EDT
+    const autumn = zoneCalendar(NY, Date.UTC(2026, 10, 1, 12), 1);
+    expect(iso(autumn.instant(0, 60 + 30))).toBe("2026-11-01T05:30:00.000Z"); // 01:30 EDT
+    // A day of 23 hours: midnight to midnight.
+    expect(calendar.day(Date.UTC(2026, 2, 9, 3, 59))).toBe(0);
+    expect(calendar.day(Date.UTC(2026, 2, 9, 4, 0))).toBe(1);
+  });
+
+  it("schedules half-hour zones at their true local time; their offset is the nearest whole hour, a half away from zero", () => {
+    const kolkata = zoneCalendar("Asia/Kolkata", Date.UTC(2026, 0, 10), 2);
+    expect(iso(kolkata.instant(0, 8 * 60))).toBe("2026-01-10T02:30:00.000Z");
+    expect(kolkata.offsetHours(kolkata.instant(0, 8 * 60))).toBe(6);
+    expect(zoneOffsetHours("America/St_Johns", Date.UTC(2026, 0, 10))).toBe(-4); // -3:30
+    expect(zoneOffsetHours("America/St_Johns", Date.UTC(2026, 6, 10))).toBe(-3); // -2:30
+    expect(zoneOffsetHours("Australia/Lord_Howe", Date.UTC(2026, 0, 10))).toBe(11); // +11
+    expect(zoneOffsetHours("Australia/Lord_Howe", Date.UTC(2026, 6, 10))).toBe(11); // +10:30
+    expect(zoneOffsetHours("Asia/Kathmandu", Date.UTC(2026, 0, 10))).toBe(6); // +5:45
+    expect(zoneOffsetHours("UTC", Date.UTC(2026, 0, 10))).toBe(0);
+  });
+
+  it("a fixed offset is the same all year", () => {
+    const calendar = fixedOffsetCalendar(-5, Date.UTC(2026, 2, 6, 12));
+    expect(iso(calendar.instant(2, 7 * 60 + 30))).toBe("2026-03-08T12:30:00.000Z");
+    expect(calendar.offsetHours(Date.UTC(2026, 6, 1))).toBe(-5);
+  });
+});
+
+describe("readings of a patient in an IANA zone", () => {
+  it("are taken at the same local time before and after a change, and report the offset then", () => {
+    const patient = { ...model("hypertensive"), time_zone: NY, timezone_offset: -5 };
+    const readings = generate("Vendor Scale", patient, {
+      start: Date.UTC(2026, 1, 22),
+      days: 28,
+    });
+    const minutes = (t: number) => {
+      const [h, m] = wall(NY, t).split(":").map(Number);
+      return h! * 60 + m!;
+    };
+    const change = Date.UTC(2026, 2, 8, 7);
+    const before = readings.filter((r) => r.timestamp < change);
+    const after = readings.filter((r) => r.timestamp >= change);
+    expect(before.length).toBeGreaterThan(5);
+    expect(after.length).toBeGreaterThan(5);
+    expect(new Set(before.map((r) => r.timezone_offset))).toEqual(new Set([-5]));
+    expect(new Set(after.map((r) => r.timezone_offset))).toEqual(new Set([-4]));
+    const mean = (rs: typeof readings) =>
+      rs.reduce((n, r) => n + minutes(r.timestamp), 0) / rs.length;
+    // The same schedule on the wall clock (the reading times jitter around it): not an hour late.
+    expect(Math.abs(mean(after) - mean(before))).toBeLessThan(20);
+  });
+});
