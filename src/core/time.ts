@@ -88,11 +88,12 @@ export function toIsoMicros(ms: number): string {
 export const PAST_YEAR_9999_MS = 253_402_300_800_000;
 
 const ISO_PATTERN =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 
 /**
- * Parses an ISO 8601 date or date-time (offset optional, UTC assumed without one) to epoch ms;
- * undefined when the text is not such a date or names an impossible calendar day.
+ * Parses an ISO 8601 date or date-time (offset optional, UTC assumed without one; ±hh, ±hhmm or
+ * ±hh:mm, under 24 hours as Python's and Django's parsers take it) to epoch ms; undefined when
+ * the text is not such a date, names an impossible calendar day, or an impossible offset.
  */
 export function parseIso(text: string): number | undefined {
   const m = ISO_PATTERN.exec(text.trim());
@@ -108,8 +109,9 @@ export function parseIso(text: string): number | undefined {
   if (zone !== undefined && zone !== "Z") {
     const sign = zone.startsWith("-") ? -1 : 1;
     const digits = zone.slice(1).replace(":", "");
-    ms -=
-      sign * (Number(digits.slice(0, 2)) * MS_PER_HOUR + Number(digits.slice(2)) * MS_PER_MINUTE);
+    const [offsetHours, offsetMinutes] = [Number(digits.slice(0, 2)), Number(digits.slice(2))];
+    if (offsetHours > 23 || offsetMinutes > 59) return undefined;
+    ms -= sign * (offsetHours * MS_PER_HOUR + offsetMinutes * MS_PER_MINUTE);
   }
   return ms;
 }

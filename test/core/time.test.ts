@@ -40,5 +40,12 @@ describe("UTC time helpers", () => {
     expect(parseIso("2024-10-16T00:10:00-04:00")).toBe(Date.UTC(2024, 9, 16, 4, 10));
     expect(parseIso("2024-02-30")).toBeUndefined();
     expect(parseIso("yesterday")).toBeUndefined();
+    // Offsets as ±hh, ±hhmm or ±hh:mm, each under 24 hours.
+    expect(parseIso("2024-10-16T09:40:00+05")).toBe(Date.UTC(2024, 9, 16, 4, 40));
+    expect(parseIso("2024-10-16T09:40:00+0530")).toBe(Date.UTC(2024, 9, 16, 4, 10));
+    expect(parseIso("2024-10-16T04:10:00+99:99")).toBeUndefined();
+    expect(parseIso("2024-10-16T04:10:00+05:60")).toBeUndefined();
+    expect(parseIso("2024-10-16T04:10:00+24:00")).toBeUndefined();
+    expect(parseIso("2024-10-16T04:10:00+0")).toBeUndefined();
   });
 });
