@@ -16,7 +16,8 @@ export function addBusinessTime(start: number, ms: number): number {
     remaining -= chunk;
     if (remaining > 0) t = skipWeekend(dayEnd);
   }
-  return t;
+  // Work that ends with Friday ends at Saturday 00:00: the next business day starts Monday.
+  return skipWeekend(t);
 }
 
 /** 0 = Sunday … 6 = Saturday; 1970-01-01 was a Thursday. */

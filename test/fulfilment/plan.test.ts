@@ -33,6 +33,9 @@ describe("business time (1–2 business days to ship)", () => {
     expect(addBusinessTime(at("2024-10-19T10:00:00Z"), H)).toBe(at("2024-10-21T01:00:00Z"));
     expect(addBusinessTime(at("2024-10-20T23:00:00Z"), 0)).toBe(at("2024-10-21T00:00:00Z"));
     expect(addBusinessTime(at("2024-10-16T10:00:00Z"), 5 * D)).toBe(at("2024-10-23T10:00:00Z"));
+    // Ending with Friday is the start of Monday, never Saturday 00:00.
+    expect(addBusinessTime(at("2024-10-18T00:00:00Z"), D)).toBe(at("2024-10-21T00:00:00Z"));
+    expect(addBusinessTime(at("2024-10-17T00:00:00Z"), 2 * D)).toBe(at("2024-10-21T00:00:00Z"));
   });
 });
 
