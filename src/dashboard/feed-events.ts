@@ -1,3 +1,4 @@
+import { toIsoMicros } from "../core/time.ts";
 import type { DeviceActivatedEvent, FulfilmentStatusEvent } from "../fulfilment/events.ts";
 import type { GatewayRow } from "../store/types-hardware.ts";
 import type { DeadLetterRow, MeasurementRow } from "../store/types-ingest.ts";
@@ -87,8 +88,11 @@ export interface DeadLetterJson {
   readonly at: string;
 }
 
-/** A time of the lab's clock as every feed event and the overview carry it. */
-export const iso = (ms: number) => new Date(ms).toISOString();
+/**
+ * A time of the lab's clock as every feed event and the overview carry it: as the API writes
+ * times (microseconds and Z), so a reading's time here is the same string as in its record.
+ */
+export const iso = toIsoMicros;
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 export function readingJson(row: MeasurementRow): ReadingJson {

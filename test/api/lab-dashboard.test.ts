@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Script } from "node:vm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { TypedEvents } from "../../src/core/events.ts";
+import { toIsoMicros } from "../../src/core/time.ts";
 import type { IngestEvents } from "../../src/ingest/events.ts";
 import type { DeadLetterRow } from "../../src/store/types-ingest.ts";
 import { SseClient } from "../support/sse.ts";
@@ -118,7 +119,7 @@ describe("lab admin API: dashboard", () => {
         accounts: Record<string, unknown>[];
         dead_letters: number;
       };
-      expect(body.now).toBe(new Date(lab.clock.now()).toISOString());
+      expect(body.now).toBe(toIsoMicros(lab.clock.now()));
       expect(body.dead_letters).toBe(1);
       const of = (domain: string) => body.accounts.find((a) => a.client_domain === domain);
       expect(of("acme-dev")).toEqual({
@@ -170,7 +171,7 @@ describe("lab admin API: dashboard", () => {
         id: 7,
         topic: `rpm/v1/gw/${GW}/up`,
         reason: "payload is not JSON",
-        at: new Date(T0).toISOString(),
+        at: toIsoMicros(T0),
       };
       expect(await first.next("dead_letter")).toEqual(expected);
       expect(await second.next("dead_letter")).toEqual(expected);

@@ -7,6 +7,7 @@
 import type mqtt from "mqtt";
 import { afterEach, describe, expect, it } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { toIsoMicros } from "../../src/core/time.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { topicOf } from "../../src/mqtt/topics.ts";
 import { ServeLab } from "../gateway/serve-lab.ts";
@@ -48,7 +49,7 @@ describe("dashboard live feed on serve's composition", () => {
     expect(feed.response.status).toBe(200);
     expect(feed.response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     // The lab's clock first: virtual here, as in `rpmlab demo`.
-    expect(await feed.next("clock")).toEqual({ now: new Date(clock.now()).toISOString() });
+    expect(await feed.next("clock")).toEqual({ now: toIsoMicros(clock.now()) });
 
     client = await serve.gatewayClient(bpm.hardwareUuid);
     await client.publishAsync(
@@ -88,7 +89,8 @@ describe("dashboard live feed on serve's composition", () => {
       hardware_uuid: bpm.hardwareUuid,
       value_1: record.value_1,
       value_2: record.value_2,
-      timestamp: new Date(taken!.timestamp).toISOString(),
+      // As the record's own timestamp in the API: microseconds.
+      timestamp: toIsoMicros(taken!.timestamp),
     });
     // One webhook per record (post_as_array off), each attempted once and delivered.
     const attempt = await feed.next("webhook");
