@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { RpmlabError } from "../core/errors.ts";
-import { parseIso, toIsoMicros } from "../core/time.ts";
+import { MS_PER_DAY, PAST_YEAR_9999_MS, parseIso, toIsoMicros } from "../core/time.ts";
 import { apiView } from "../readings/api-view.ts";
 import { DEFAULT_DUPLICATE_RATE, DEFAULT_START, MAX_DAYS } from "../readings/generate.ts";
 import { formatTable } from "../readings/table.ts";
@@ -36,6 +36,13 @@ function parseFlags(flags: ReadingsFlags) {
   const start = flags.start === undefined ? undefined : parseIso(flags.start);
   if (flags.start !== undefined && start === undefined) {
     throw invalid("--start", `must be an ISO 8601 date or date-time, got "${flags.start}"`);
+  }
+  // A day's margin for re-sent readings' receipt times: every time printed has a 4-digit year.
+  if ((start ?? DEFAULT_START) + (days + 1) * MS_PER_DAY > PAST_YEAR_9999_MS) {
+    throw invalid(
+      "--start",
+      `with --days ${days} runs past 9999-12-31, which no ISO 8601 four-digit year writes`,
+    );
   }
   const duplicateRate = /^\d*\.?\d+$/.test(flags.duplicateRate) ? Number(flags.duplicateRate) : -1;
   if (!(duplicateRate >= 0 && duplicateRate < 1)) {

@@ -195,6 +195,14 @@ describe("rpmlab readings", () => {
     expect(err).toContain(`"${value}"`);
   });
 
+  it("refuses a start whose days run past 9999-12-31, which no four-digit year writes", async () => {
+    const args = ["Vendor Scale", "--patient", "normal", "--start", "9999-12-29T00:00:00Z"];
+    const { code, err } = await run(...args, "--days", "3");
+    expect(code).toBe(2);
+    expect(err).toMatch(/--start with --days 3 runs past 9999-12-31/);
+    expect((await run(...args, "--days", "1")).code).toBe(0);
+  });
+
   it("requires --patient", async () => {
     const { code, err } = await run("Vendor Scale");
     expect(code).toBe(2);
