@@ -120,7 +120,15 @@ export class Drainer<T> {
   private async loop(): Promise<void> {
     const { outbox, link, session, clock } = this.options;
     while (this.canSend() && outbox.size > 0 && this.retryTimer === undefined) {
-      const batch = outbox.take(this.options.maxBatch ?? MAX_READINGS, this.pinned?.lastSeq);
+      const max = this.options.maxBatch ?? MAX_READINGS;
+      let batch = outbox.take(max, this.pinned?.lastSeq);
+      if (batch === null && this.pinned !== undefined) {
+        // The full outbox dropped every entry of the batch waiting to go again: nothing of it
+        // is left to send, and what came after goes as a new message.
+        this.pinned = undefined;
+        this.lastPublished = undefined;
+        batch = outbox.take(max);
+      }
       if (batch === null) return;
       const { topic, payload } = this.options.envelope(batch, clock.now());
       // The modem's transfer takes latency plus size over bandwidth, in Clock time.

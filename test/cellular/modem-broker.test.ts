@@ -119,7 +119,9 @@ describe("modem: link, outbox, session and drainer on the embedded broker", () =
     return inbox;
   }
 
-  async function modem(options: { url?: string; imei?: string; password?: string } = {}) {
+  async function modem(
+    options: { url?: string; imei?: string; password?: string; capacity?: number } = {},
+  ) {
     const imei = options.imei ?? IMEI;
     const password =
       options.password ??
@@ -128,7 +130,7 @@ describe("modem: link, outbox, session and drainer on the embedded broker", () =
     const outbox: Outbox<Item> = await openOutbox<Item>({
       clock,
       rng: new Rng("outbox"),
-      capacity: 50,
+      capacity: options.capacity ?? 50,
       name: imei,
     });
     const session = new UplinkSession({
@@ -241,6 +243,34 @@ describe("modem: link, outbox, session and drainer on the embedded broker", () =
     expect(ids.size).toBe(1);
     expect(received(inbox).every((r) => r.items.join() === "0,1")).toBe(true);
     expect(m.drainer.counts).toMatchObject({ messages: 1, items: 2, failures: 1, resent: 1 });
+  });
+
+  it("a batch waiting to be sent again that a full outbox dropped: the next one goes out instead", async () => {
+    const relay = new CuttableRelay();
+    await relay.start(lab.broker.url);
+    stops.push(() => relay.stop());
+    const inbox = await watch(filterOf("cell/up"));
+    const m = await modem({ url: relay.url, capacity: 3 });
+    for (let n = 0; n < 2; n++) m.outbox.enqueue({ n });
+    m.link.start();
+    await m.session.start();
+    const failed = new Promise<void>((resolve) => m.drainer.events.once("failed", () => resolve()));
+    relay.cutAfterNextPublish();
+    m.drainer.start();
+    await clock.run({ until: clock.now() + 1000 });
+    await within(failed, "the failed publication");
+    // Three more readings while it reconnects: the full outbox drops 0 and 1, the failed batch.
+    for (let n = 2; n < 5; n++) m.outbox.enqueue({ n });
+    expect(m.outbox.dropped).toBe(2);
+    const sent = new Promise<void>((resolve) => m.drainer.events.once("sent", () => resolve()));
+    await within(
+      new Promise<void>((resolve) => m.session.events.once("connected", () => resolve())),
+      "MQTT.js to reconnect",
+    );
+    await clock.run({ until: clock.now() + 1000 });
+    await within(sent, "the next batch");
+    expect(received(inbox).at(-1)!.items).toEqual([2, 3, 4]);
+    expect(m.outbox.size).toBe(0);
   });
 
   it("Modem.stop() does not wait for a PUBACK that never comes; the message stays queued", async () => {
