@@ -111,6 +111,7 @@ export async function runCellularDevice(
         duplicates_sent: stats.duplicatesSent,
         queued: stats.queued,
       });
+      if (device.failure !== undefined) throw device.failure;
       return stats;
     } finally {
       await device.stop();
@@ -190,18 +191,22 @@ async function driveVirtual(
     await device.modem.session.settled();
     await device.modem.drainer.settled();
   };
-  while (!device.finished && !interrupted()) {
+  const stopped = () => interrupted() || device.failure !== undefined;
+  while (!device.finished && !stopped()) {
     await clock.run({ until: clock.now() + step });
     await settle();
   }
   const limit = clock.now() + DRAIN_LIMIT_MS;
-  while (device.stats.queued > 0 && clock.now() < limit && !interrupted()) {
+  while (device.stats.queued > 0 && clock.now() < limit && !stopped()) {
     await clock.run({ until: clock.now() + Math.min(60_000, step) });
     await settle();
   }
 }
 
-/** Real time: until every reading is taken and the outbox is empty, or the interrupt. */
+/**
+ * Real time: until every reading is taken and the outbox is empty, the interrupt, or the outbox
+ * failing.
+ */
 async function driveReal(device: CellularDevice, interrupt: Promise<unknown>): Promise<void> {
   const done = new Promise<void>((resolve) => {
     const check = () => {
@@ -209,6 +214,7 @@ async function driveReal(device: CellularDevice, interrupt: Promise<unknown>): P
     };
     device.events.on("finished", check);
     device.events.on("sent", check);
+    device.events.on("failed", () => resolve());
     check();
   });
   await Promise.race([done, interrupt]);

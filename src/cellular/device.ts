@@ -1,6 +1,6 @@
 import type { Profile } from "../catalogue/schema.ts";
 import type { Clock, TimerHandle } from "../core/clock.ts";
-import { RpmlabError } from "../core/errors.ts";
+import { isRpmlabError, RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import type { Rng } from "../core/rng.ts";
 import { mappingFor } from "../gatt/mapping.ts";
@@ -72,6 +72,8 @@ export interface CellularDeviceEvents extends Record<string, unknown> {
   link: LinkChange;
   /** Every reading has been taken. */
   finished: { readonly at: number };
+  /** The outbox could not keep a reading (a full disk): the device has stopped taking them. */
+  failed: { readonly at: number; readonly error: RpmlabError };
 }
 
 /** Readings a BLE device of the same family keeps (src/devices/record-store.ts). */
@@ -92,6 +94,8 @@ export class CellularDevice {
   private deadUntil = Number.NEGATIVE_INFINITY;
   /** The last readings taken, for a burst of re-sends. */
   private readonly recent: GeneratedReading[] = [];
+  /** Why it stopped taking readings: its outbox could not keep one. */
+  failure: RpmlabError | undefined;
 
   private constructor(
     private readonly options: CellularDeviceOptions,
@@ -191,6 +195,7 @@ export class CellularDevice {
   }
 
   private schedule(): void {
+    if (this.failure !== undefined) return;
     const reading = this.options.readings[this.next];
     if (reading === undefined) {
       this.events.emit("finished", { at: this.options.clock.now() });
@@ -247,7 +252,15 @@ export class CellularDevice {
       if (fate === "lost-by-design") this.counts.lostByDesign++;
     }
     if (fate !== "lost-by-design") {
-      this.modem.send(toStoredReading({ receivedAt: clock.now(), sequence, values }));
+      try {
+        this.modem.send(toStoredReading({ receivedAt: clock.now(), sequence, values }));
+      } catch (error) {
+        if (!isRpmlabError(error, "E_OUTBOX_UNAVAILABLE")) throw error;
+        // A reading it cannot keep is not taken as if it were: the device stops, and says why.
+        this.failure = error;
+        this.events.emit("failed", { at: clock.now(), error });
+        return;
+      }
     }
     this.events.emit("reading", { at: clock.now(), reading, sequence, fate });
   }

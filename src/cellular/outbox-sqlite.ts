@@ -93,9 +93,23 @@ export class SqliteOutbox<T> implements Outbox<T> {
     return this.droppedCount;
   }
 
+  /** Throws E_OUTBOX_UNAVAILABLE when the file cannot take it (a full disk): nothing changes. */
   enqueue(item: T): OutboxEntry<T> {
     const queuedAt = this.clock.now();
     const text = JSON.stringify(item);
+    try {
+      return this.append(queuedAt, text, item);
+    } catch (error) {
+      throw new RpmlabError(
+        "E_OUTBOX_UNAVAILABLE",
+        `cannot write to the outbox ${this.db.name}: ${(error as Error).message}`,
+        { field: "outbox", value: this.db.name },
+        error,
+      );
+    }
+  }
+
+  private append(queuedAt: number, text: string, item: T): OutboxEntry<T> {
     return this.db.transaction(() => {
       const seq = Number(this.insert.run(queuedAt, text).lastInsertRowid);
       const excess = this.count + 1 - this.capacity;

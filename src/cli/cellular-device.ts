@@ -186,9 +186,14 @@ export async function runCellularDeviceCommand(
     onEvent: (event) => io.out(flags.json ? JSON.stringify(event) : describe(event)),
     interrupt: untilSignal(ended.signal),
   }).finally(() => ended.abort());
-  if (counts.queued > 0) {
-    io.err(`rpmlab: ${counts.queued} reading(s) not sent yet stay in the outbox`);
-  }
+  if (counts.queued > 0) io.err(`rpmlab: ${unsentNote(counts.queued, flags.outbox)}`);
+}
+
+/** What becomes of readings still queued at the end: kept on disk, or lost with the process. */
+export function unsentNote(queued: number, outboxDir: string | undefined): string {
+  return outboxDir === undefined
+    ? `${queued} reading(s) not sent yet are lost: the outbox was in memory (--outbox DIR keeps them for the next run)`
+    : `${queued} reading(s) not sent yet stay in the outbox in ${outboxDir} for the next run`;
 }
 
 /** One event as a line of text. */

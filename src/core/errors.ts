@@ -39,7 +39,7 @@ export const ERROR_CODES = {
   E_CELLULAR_OFFLINE:
     "A modem could not send: its cellular link is down (outage, coverage hole, no signal) or its MQTT connection closed before the PUBACK.",
   E_OUTBOX_UNAVAILABLE:
-    "A store-and-forward outbox file (--outbox DIR) cannot be created, opened or read.",
+    "A store-and-forward outbox file (--outbox DIR) cannot be created, opened, read or written (a full disk).",
   E_INGEST_UNKNOWN_DEVICE:
     "An uplink reading names a sensor code or device type the catalogue does not know.",
   E_LAB_UNREACHABLE:

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unsentNote } from "../../src/cli/cellular-device.ts";
 import { main } from "../../src/cli/main.ts";
 import { connectClient } from "../../src/mqtt/client.ts";
 import { issueCredentials } from "../../src/mqtt/credentials.ts";
@@ -33,6 +34,17 @@ const lines = (stdout: string) =>
     .split("\n")
     .filter((l) => l !== "")
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe("rpmlab device: readings left unsent at the end", () => {
+  it("says they are lost without --outbox, and where they wait with it", () => {
+    expect(unsentNote(4, undefined)).toBe(
+      "4 reading(s) not sent yet are lost: the outbox was in memory (--outbox DIR keeps them for the next run)",
+    );
+    expect(unsentNote(4, "ob")).toBe(
+      "4 reading(s) not sent yet stay in the outbox in ob for the next run",
+    );
+  });
+});
 
 describe("rpmlab device: usage", () => {
   const cases: [string[], number, RegExp][] = [

@@ -2,6 +2,10 @@
  * A direct-cellular device off the network from the start (no broker needed): what it keeps,
  * drops and loses, and the record sequences it writes.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { CellularDevice, type ReadingFate, readingKey } from "../../src/cellular/device.ts";
@@ -18,7 +22,7 @@ const catalogue = Catalogue.load();
 const START = Date.UTC(2026, 0, 1);
 const DAY = 86_400_000;
 
-async function offline(name: string, seed: string, capacity = 1000) {
+async function offline(name: string, seed: string, capacity = 1000, dir?: string) {
   const profile = catalogue.get(name);
   const clock = new VirtualClock({ startMs: START });
   const readings = generateReadings({
@@ -37,19 +41,24 @@ async function offline(name: string, seed: string, capacity = 1000) {
     // Nothing listens there: the device never gets on the network in these tests.
     broker: { url: "mqtt://127.0.0.1:1" },
     link: { profile: STEADY_LINK_PROFILE },
-    outbox: { capacity },
+    outbox: { capacity, ...(dir === undefined ? {} : { dir }) },
   });
   const events: { reading: GeneratedReading; sequence: number; fate: ReadingFate }[] = [];
   device.events.on("reading", (e) => events.push(e));
   device.modem.link.outage();
-  await device.start();
-  await clock.run({ until: START + 11 * DAY });
-  return { device, readings, events };
+  return { device, readings, events, clock };
+}
+
+async function offlineFor10Days(name: string, seed: string, capacity = 1000) {
+  const run = await offline(name, seed, capacity);
+  await run.device.start();
+  await run.clock.run({ until: START + 11 * DAY });
+  return run;
 }
 
 describe("CellularDevice, off the network", () => {
   it("a type that stores offline keeps every reading, up to its outbox, dropping the oldest", async () => {
-    const { device, readings, events } = await offline("Vendor Cellular BPM", "bpm", 5);
+    const { device, readings, events } = await offlineFor10Days("Vendor Cellular BPM", "bpm", 5);
     const originals = readings.filter((r) => !r.duplicate);
     const resends = readings.length - originals.length;
     expect(device.finished).toBe(true);
@@ -77,7 +86,7 @@ describe("CellularDevice, off the network", () => {
   });
 
   it("the pulse oximeter does not store offline: every reading is lost by design, counted", async () => {
-    const { device, readings } = await offline("Vendor Cellular Pulse Ox", "pox");
+    const { device, readings } = await offlineFor10Days("Vendor Cellular Pulse Ox", "pox");
     expect(device.stats).toMatchObject({
       taken: readings.filter((r) => !r.duplicate).length,
       lostByDesign: readings.filter((r) => !r.duplicate).length,
@@ -89,7 +98,7 @@ describe("CellularDevice, off the network", () => {
   });
 
   it("a re-send carries its original's record sequence; new readings take the next ones", async () => {
-    const { device, events } = await offline("Vendor Cellular Glucometer", "glu");
+    const { device, events } = await offlineFor10Days("Vendor Cellular Glucometer", "glu");
     const byKey = new Map<string, number>();
     let last = -1;
     for (const { reading, sequence } of events) {
@@ -107,8 +116,8 @@ describe("CellularDevice, off the network", () => {
   });
 
   it("a seed gives the same IMEI (valid Luhn) and the same readings", async () => {
-    const a = await offline("Vendor Cellular Scale", "same");
-    const b = await offline("Vendor Cellular Scale", "same");
+    const a = await offlineFor10Days("Vendor Cellular Scale", "same");
+    const b = await offlineFor10Days("Vendor Cellular Scale", "same");
     expect(a.device.imei).toBe(b.device.imei);
     expect(luhnValid(a.device.imei)).toBe(true);
     expect(b.events.map((e) => [e.sequence, e.reading.records])).toEqual(
@@ -116,6 +125,36 @@ describe("CellularDevice, off the network", () => {
     );
     await a.device.stop();
     await b.device.stop();
+  });
+
+  it("an outbox that cannot take a reading (a full disk): the device stops taking them and says why", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rpmlab-cell-full-"));
+    try {
+      const { device, events, clock } = await offline(
+        "Vendor Cellular Glucometer",
+        "full",
+        1000,
+        dir,
+      );
+      // SQLite's own SQLITE_FULL, as from a full disk: the file may not grow past its size now.
+      const db = (device.modem.outbox as unknown as { db: Database.Database }).db;
+      db.pragma(`max_page_count = ${db.pragma("page_count", { simple: true })}`);
+      const failed: { error: Error }[] = [];
+      device.events.on("failed", (e) => failed.push(e));
+      await device.start();
+      await clock.run({ until: START + 11 * DAY });
+      expect(failed).toHaveLength(1);
+      expect(isRpmlabError(failed[0]!.error, "E_OUTBOX_UNAVAILABLE")).toBe(true);
+      expect(failed[0]!.error.message).toMatch(/cannot write to the outbox .*full/);
+      expect(device.failure).toBe(failed[0]!.error);
+      // What it had kept stays; nothing is taken after the failure.
+      const kept = device.stats.queued;
+      expect(kept).toBe(events.length);
+      expect(kept).toBeGreaterThan(0);
+      await device.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a gateway-connected type is refused with E_USAGE naming --ble", async () => {
