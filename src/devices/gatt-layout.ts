@@ -65,8 +65,10 @@ export function pushedUuids(profile: Profile): string[] {
  * Feature values (read): which optional fields the device's measurements carry.
  * BLS 1.1.1 §3.3 Blood Pressure Feature (uint16): bit 2 Irregular Pulse Detection.
  * WSS 1.0 §3.2 Weight Scale Feature (uint32): bit 0 Time Stamp Supported.
- * GLS 1.0 §3.? Glucose Feature (uint16): none of the optional sensor features.
- * PLXS 1.0 §3.3 PLX Features (uint16): bit 2 Spot-check Measurement Storage (RACP).
+ * GLS 1.0 Glucose Feature (uint16): bit 5 Sensor Result High-Low Detection (the Sensor Status
+ * Annunciation of a reading above or below range).
+ * PLXS 1.0 §3.3 PLX Features (uint16): bit 2 Spot-check Measurement Storage (RACP), bit 3
+ * Timestamp for Spot-check measurements, bit 6 Pulse Amplitude Index (both in every 2A5E).
  */
 export function featureValue(profile: Profile, uuid: string): Uint8Array {
   switch (uuid) {
@@ -75,9 +77,9 @@ export function featureValue(profile: Profile, uuid: string): Uint8Array {
     case SIG.characteristics.weightScaleFeature:
       return Uint8Array.of(0x01, 0x00, 0x00, 0x00);
     case SIG.characteristics.glucoseFeature:
-      return Uint8Array.of(0x00, 0x00);
+      return Uint8Array.of(0x20, 0x00);
     case SIG.characteristics.plxFeatures:
-      return Uint8Array.of(0x04, 0x00);
+      return Uint8Array.of(0x4c, 0x00);
     case VENDOR.features:
       return encodeVendorFeatures(vendorFeaturesOf(profile));
     default:

@@ -57,8 +57,8 @@ export class RacpServer {
       return;
     }
     const chosen = this.choose(message);
-    if (chosen === "invalid") {
-      await this.respond(message.opCode, "invalid_operand");
+    if (typeof chosen === "string") {
+      await this.respond(message.opCode, chosen);
       return;
     }
     switch (message.opCode) {
@@ -99,7 +99,13 @@ export class RacpServer {
     if (!this.aborted) await this.respond("report_stored_records", "success");
   }
 
-  private choose(m: Selecting): StoredRecord[] | "invalid" {
+  /**
+   * The records a procedure's operator and operand select, or why none can be: a filter this
+   * server does not keep (User Facing Time: its records are found by sequence number only) is
+   * operand_not_supported (GSS §3.178.4, 0x09); a range whose minimum exceeds its maximum,
+   * invalid_operand (0x05).
+   */
+  private choose(m: Selecting): StoredRecord[] | "operand_not_supported" | "invalid_operand" {
     switch (m.operator) {
       case "all_records":
         return [...this.store.all()];
@@ -109,14 +115,15 @@ export class RacpServer {
         return this.store.all().slice(-1);
       case "less_than_or_equal_to":
       case "greater_than_or_equal_to": {
-        if (m.filter.type !== "sequence_number") return "invalid";
+        if (m.filter.type !== "sequence_number") return "operand_not_supported";
         const n = m.filter.value;
         return m.operator === "less_than_or_equal_to"
           ? this.store.select((r) => r.sequence <= n)
           : this.store.select((r) => r.sequence >= n);
       }
       case "within_range_of": {
-        if (m.range.type !== "sequence_number" || m.range.min > m.range.max) return "invalid";
+        if (m.range.type !== "sequence_number") return "operand_not_supported";
+        if (m.range.min > m.range.max) return "invalid_operand";
         const { min, max } = m.range;
         return this.store.select((r) => r.sequence >= min && r.sequence <= max);
       }

@@ -34,6 +34,11 @@ export function isSpecial(value: Medfloat): value is SpecialValue {
   return typeof value !== "number";
 }
 
+/** 11073-20601 NaN: "not a number", the device had no valid value to give. */
+export function isNaNValue(value: Medfloat): boolean {
+  return typeof value !== "number" && value.special === "nan";
+}
+
 interface MderFormat {
   readonly name: string;
   readonly mantissaBits: number;

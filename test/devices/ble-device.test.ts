@@ -8,6 +8,8 @@ import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { BleDevice } from "../../src/devices/ble-device.ts";
 import { currentTimeAt, encodeCurrentTime } from "../../src/gatt/characteristics/current-time.ts";
+import { decodeGlucoseFeature } from "../../src/gatt/characteristics/glucose-feature.ts";
+import { decodePlxFeatures } from "../../src/gatt/characteristics/plx-features.ts";
 import { decodeRacp, encodeRacp, type RacpMessage } from "../../src/gatt/characteristics/racp.ts";
 import { readingsFor } from "../ble/support/lab.ts";
 
@@ -113,6 +115,46 @@ describe("BleDevice RACP server", () => {
     expect(r.chars.get("2A52")!.write!(report)).toBe(0);
     for (let i = 0; i < 50; i++) await Promise.resolve();
     expect(r.sent.map((s) => s.uuid)).toEqual(["2A18", "2A18", "2A52"]);
+  });
+
+  it("answers a User Facing Time filter it does not keep with operand_not_supported (0x09), a reversed range with invalid_operand", async () => {
+    const r = rig("Vendor Glucometer");
+    for (const reading of readingsFor(r.profile, "uft", 2)) await r.device.measure(reading);
+    r.subscribeAll();
+    const time = { year: 2026, month: 1, day: 1, hours: 0, minutes: 0, seconds: 0 };
+    const code = (answers: RacpMessage[]) =>
+      answers.map((a) => ("responseCode" in a ? a.responseCode : a.opCode));
+    expect(
+      code(
+        await r.racp({
+          opCode: "report_stored_records",
+          operator: "greater_than_or_equal_to",
+          filter: { type: "user_facing_time", value: time },
+        }),
+      ),
+    ).toEqual(["operand_not_supported"]);
+    expect(
+      code(
+        await r.racp({
+          opCode: "report_stored_records",
+          operator: "within_range_of",
+          range: { type: "sequence_number", min: 2, max: 1 },
+        }),
+      ),
+    ).toEqual(["invalid_operand"]);
+  });
+
+  it("announces in its Feature what its measurements carry (PLX: storage, timestamp, PAI; glucose: high-low detection)", () => {
+    const plx = rig("Vendor Pulse Ox");
+    const features = decodePlxFeatures(plx.chars.get("2A60")!.read!() as Uint8Array);
+    expect(features.supported).toMatchObject({
+      spotCheckMeasurementStorage: true,
+      spotCheckTimestamp: true,
+      pulseAmplitudeIndex: true,
+    });
+    const glucometer = rig("Vendor Glucometer");
+    const glucose = decodeGlucoseFeature(glucometer.chars.get("2A51")!.read!() as Uint8Array);
+    expect(glucose.sensorResultHighLowDetection).toBe(true);
   });
 
   it("answers an unknown op code with op_code_not_supported", async () => {

@@ -9,6 +9,7 @@ import {
 } from "../characteristics/blood-pressure.ts";
 import { type Grid, gridValue } from "../grid.ts";
 import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
+import { isNaNValue } from "../medfloat.ts";
 import { SIG, VENDOR } from "../uuids.ts";
 import { batteryValue, companionValues, readingContextOf } from "./companions.ts";
 import {
@@ -144,7 +145,8 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
         value_2 = pressure(m, "diastolic", metric.value2);
         break;
       case "pulse": {
-        if (m.pulseRate === undefined) continue;
+        // 11073-20601 NaN: no valid value this time, as if the field were absent.
+        if (m.pulseRate === undefined || isNaNValue(m.pulseRate)) continue;
         const offset = bpmPulseRateOffset(m);
         const v = needNumber(m.pulseRate, NAME, "pulse_rate", offset);
         value_1 = gridValue(v, metric.value1, NAME, "pulse_rate", offset);

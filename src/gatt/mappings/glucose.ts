@@ -193,6 +193,7 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
   }
   const { timezone, measurementIndex } = readingContextOf(readingContext);
   const above = m.sensorStatus?.resultHigherThanDeviceCanProcess === true;
+  const below = m.sensorStatus?.resultLowerThanDeviceCanProcess === true;
   const records: MetricRecord[] = [];
   for (const metric of c.metrics) {
     const source: Record<string, FilterParamValue | undefined> = {
@@ -205,7 +206,7 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
       value_1 = concentration(
         m.concentration.value,
         m.concentration.unit,
-        above,
+        { above, below },
         alert.reportedAs,
         metric,
         offset,
@@ -238,17 +239,20 @@ function enumHas(profile: Profile, key: string, value: string): boolean {
 
 /**
  * mg/dL of a concentration. A meter that cannot measure a high reading may send +INF with the
- * "higher than the device can process" bit; that reading is reported as the top of the range.
+ * "higher than the device can process" bit (GLS Sensor Status Annunciation bit 5); that reading
+ * is reported as the top of the range. A low one, -INF with bit 6, as the bottom (README: below
+ * range reports the bottom of the range, without an alert).
  */
 function concentration(
   v: Medfloat,
   unit: "kg/L" | "mol/L",
-  above: boolean,
+  out: { readonly above: boolean; readonly below: boolean },
   reportedAs: number,
   metric: CompiledMetric,
   offset: number,
 ): number {
-  if (typeof v !== "number" && v.special === "+inf" && above) return reportedAs;
+  if (typeof v !== "number" && v.special === "+inf" && out.above) return reportedAs;
+  if (typeof v !== "number" && v.special === "-inf" && out.below) return metric.value1.min;
   const n = needNumber(v, NAME, "glucose_concentration", offset);
   return unit === "kg/L"
     ? gridValue(n * MG_PER_DL_PER_KG_PER_L, metric.value1, NAME, "glucose_concentration", offset)

@@ -8,6 +8,7 @@ import {
 } from "../characteristics/plx-measurement.ts";
 import { gridValue } from "../grid.ts";
 import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
+import { isNaNValue } from "../medfloat.ts";
 import { SIG, VENDOR } from "../uuids.ts";
 import { batteryValue, companionValues, readingContextOf } from "./companions.ts";
 import {
@@ -96,13 +97,15 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
         break;
       }
       case "pulse": {
+        // 11073-20601 NaN: no valid value this time, as if the field were absent.
+        if (isNaNValue(m.pulseRate)) continue;
         const at = PLX_SPOT_CHECK_OFFSETS.pulse_rate;
         const v = needNumber(m.pulseRate, NAME, "pulse_rate", at);
         value_1 = gridValue(v, metric.value1, NAME, "pulse_rate", at);
         break;
       }
       case "perfusion_index": {
-        if (m.pulseAmplitudeIndex === undefined) continue;
+        if (m.pulseAmplitudeIndex === undefined || isNaNValue(m.pulseAmplitudeIndex)) continue;
         const at = plxSpotCheckPaiOffset(m);
         const v = needNumber(m.pulseAmplitudeIndex, NAME, "pulse_amplitude_index", at);
         value_1 = gridValue(v, metric.value1, NAME, "pulse_amplitude_index", at);

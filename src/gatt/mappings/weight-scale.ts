@@ -1,7 +1,6 @@
 import type { Profile } from "../../catalogue/schema.ts";
 import type { MetricRecord, PhysicalReading } from "../../readings/types.ts";
 import { decodeWeightMeasurement, encodeWeightMeasurement } from "../characteristics/weight.ts";
-import { gridValue } from "../grid.ts";
 import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
 import { SIG, VENDOR } from "../uuids.ts";
 import { batteryValue, companionValues, readingContextOf } from "./companions.ts";
@@ -76,10 +75,10 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
       if (m.weight === null) {
         throw mappingError(NAME, "weight", "the scale reports Measurement Unsuccessful (0xFFFF)");
       }
-      value_1 =
-        m.unit === "SI"
-          ? convertedValue(m.weight / KG_PER_LB, metric.value1, NAME, "weight", WEIGHT_OFFSET)
-          : gridValue(m.weight, metric.value1, NAME, "weight", WEIGHT_OFFSET);
+      // To the profile's step, in either unit: a real scale's resolution may be finer (WSS
+      // 2A9D: 0.01 lb; Weight Scale Feature: 0.1 lb) than the 0.2 lb the lab reports.
+      const pounds = m.unit === "SI" ? m.weight / KG_PER_LB : m.weight;
+      value_1 = convertedValue(pounds, metric.value1, NAME, "weight", WEIGHT_OFFSET);
     } else if (battery !== undefined) {
       value_1 = batteryValue(battery, metric.value1, NAME);
     } else continue;
