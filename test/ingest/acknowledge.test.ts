@@ -7,10 +7,12 @@ import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/core/logger.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { topicOf } from "../../src/mqtt/topics.ts";
 import type { Store, StoreRepositories } from "../../src/store/store.ts";
 import { within } from "../mqtt/helpers.ts";
 import {
   catalogue,
+  checkinPayload,
   memoryStore,
   readingsOf,
   type Sender,
@@ -77,6 +79,29 @@ describe("acknowledgement after commit", () => {
       sensorCode: "24",
     });
     expect(new Set(rows.map((r) => r.messageId))).toEqual(new Set(["m-0", "m-1", "m-2"]));
+  });
+
+  it("takes a gateway's retained status, sent again at each subscription, as no new check-in", async () => {
+    const status = (signal: number) => Buffer.from(checkinPayload(signal, clock.now()));
+    const topic = topicOf("gw/status", gw.hardwareUuid);
+    const first = await lab.ingestor();
+    await first.start();
+    const gateway = await lab.device("gateway", gw.hardwareUuid);
+    await gateway.publishAsync(topic, status(21), { qos: 1, retain: true });
+    await new Outcomes(first).count(1);
+    const checkedIn = (await store.gateways.get(gw.hardwareUuid))!.lastCheckinTime;
+    expect(checkedIn).toBe(clock.now());
+    await first.stop();
+    // The service restarts later: the broker sends the retained status to the new subscription.
+    clock.runSync({ until: clock.now() + 3_600_000 });
+    const second = await lab.ingestor();
+    const outcomes = new Outcomes(second);
+    await second.start();
+    // A live status after it: once that is in, the retained one would have been too.
+    await gateway.publishAsync(topic, status(25), { qos: 1 });
+    await outcomes.count(1);
+    expect(outcomes.all.map((o) => o.kind)).toEqual(["status"]);
+    expect((await store.gateways.get(gw.hardwareUuid))!.lastSignalStrength).toBe(25);
   });
 
   it("retries a batch the store could not take once it is back, on the clock", async () => {

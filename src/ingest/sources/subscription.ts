@@ -1,7 +1,7 @@
 import type { IPublishPacket, MqttClient } from "mqtt";
 import type { Logger } from "../../core/logger.ts";
 import { connectClient, subscribeAll } from "../../mqtt/client.ts";
-import { ingestFilters } from "../../mqtt/topics.ts";
+import { ingestFilters, parseTopic } from "../../mqtt/topics.ts";
 import type { IngestSink, IngestSource } from "../source.ts";
 import { AckGate } from "./ack-gate.ts";
 
@@ -72,6 +72,14 @@ export class MqttSubscription implements IngestSource {
   private receive(sink: IngestSink, packet: IPublishPacket, done: () => void): void {
     const ticket =
       packet.qos > 0 && packet.messageId !== undefined ? this.gate!.hold(packet.messageId) : null;
+    if (packet.retain && isStatus(packet.topic)) {
+      // [MQTT-3.3.1-8]: RETAIN 1 marks a message sent because this client subscribed (a
+      // restart of the service): a gateway's status as it stood when last published, not a
+      // check-in now (spec 2.3 last_checkin_time). Live statuses come with RETAIN 0.
+      if (ticket !== null) this.gate?.release(ticket);
+      done();
+      return;
+    }
     const payload = packet.payload;
     sink.deliver(
       {
@@ -83,5 +91,13 @@ export class MqttSubscription implements IngestSource {
       },
       () => done(),
     );
+  }
+}
+
+function isStatus(topic: string): boolean {
+  try {
+    return parseTopic(topic).kind === "gw/status";
+  } catch {
+    return false;
   }
 }
