@@ -221,6 +221,17 @@ describe("lab admin API: dashboard", () => {
       expect(received.map((e) => e.data.id)).toEqual(received.map((_, i) => i + 1));
     });
 
+    it("answers HEAD with the stream's headers and ends, as it announces HEAD", async () => {
+      const head = await fetch(`${base}/lab/v1/events/`, {
+        method: "HEAD",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        signal: AbortSignal.timeout(5000),
+      });
+      expect(head.status).toBe(200);
+      expect(head.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+      expect(await head.text()).toBe("");
+    });
+
     it("ends every open stream when the app closes", async () => {
       const client = await open();
       await client.next("clock");

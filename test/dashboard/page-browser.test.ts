@@ -74,6 +74,48 @@ describe.runIf(executablePath !== undefined)(SUITE, () => {
     expect(errors.filter((e) => !e.includes("401"))).toEqual([]);
   }, 30_000);
 
+  it("takes a token pasted into the address bar of a tab already open, and hides it again", async () => {
+    serve = await ServeLab.start(new VirtualClock({ startMs: RECEIVED }));
+    await openPage(`${serve.info.base_url}/dashboard/#token=an-old-labs-token`);
+    await page.waitForSelector("#login-error:has-text('The lab refused that token.')");
+    // The same page, another fragment: no reload, only a hashchange.
+    await page.goto(serve.info.dashboard_url);
+    await page.waitForSelector("#state:has-text('live')");
+    expect(await page.isVisible("#login")).toBe(false);
+    expect(page.url()).toBe(`${serve.info.base_url}/dashboard/`);
+    expect(errors.filter((e) => !e.includes("401"))).toEqual([]);
+  }, 30_000);
+
+  it("starts over when the lab behind the page is another one: its time, no old rows", async () => {
+    const first = new VirtualClock({ startMs: RECEIVED + 2 * 86_400_000 });
+    serve = await ServeLab.start(first);
+    const { port } = new URL(serve.info.base_url);
+    await openPage(serve.info.dashboard_url);
+    await page.waitForSelector("#state:has-text('live')");
+    client = await serve.gatewayClient(bpm.hardwareUuid);
+    await client.publishAsync(
+      topicOf("gw/status", bpm.hardwareUuid),
+      checkinPayload(20, first.now()),
+      { qos: 1 },
+    );
+    await page.waitForSelector(`#gateways tr:has-text('${bpm.hardwareUuid}')`);
+    const later = new Date(first.now()).toISOString().slice(0, 10);
+    expect(await page.innerText("#clock")).toContain(later);
+    await client.endAsync();
+    client = undefined;
+    await serve.stop();
+    // A new lab on the same address and token, two days earlier (a demo started again).
+    serve = await ServeLab.start(
+      new VirtualClock({ startMs: RECEIVED }),
+      "embedded:0",
+      Number(port),
+    );
+    const earlier = new Date(RECEIVED).toISOString().slice(0, 10);
+    await expect.poll(() => page.innerText("#clock"), { timeout: 15_000 }).toContain(earlier);
+    await page.waitForSelector("#state:has-text('live')");
+    expect(await page.locator("#gateways tr").count()).toBe(0);
+  }, 45_000);
+
   it("shows the totals, then each check-in and reading as it happens", async () => {
     const clock = new VirtualClock({ startMs: RECEIVED });
     serve = await ServeLab.start(clock);

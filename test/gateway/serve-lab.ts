@@ -20,9 +20,10 @@ export class ServeLab {
     this.api = new LabApi(info);
   }
 
-  static async start(clock: VirtualClock, broker = "embedded:0"): Promise<ServeLab> {
+  /** On `port` (default: a free one), e.g. the port of a lab stopped before: a restart. */
+  static async start(clock: VirtualClock, broker = "embedded:0", port = 0): Promise<ServeLab> {
     const config = serveConfig(
-      { store: "memory", broker, port: "0", adminToken: "gateway-e2e-admin-token" },
+      { store: "memory", broker, port: String(port), adminToken: "gateway-e2e-admin-token" },
       {},
     );
     const lab = new Lab(config, createLogger({ level: "silent" }), clock);

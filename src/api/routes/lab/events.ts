@@ -49,6 +49,12 @@ export const labEventsRoutes: RoutePlugin = async (app, ctx) => {
         "x-accel-buffering": "no",
         "x-request-id": request.id,
       });
+      // HEAD (Fastify answers it with this GET route): the headers, and no stream to follow —
+      // node drops a HEAD response's body, so frames would never end it.
+      if (request.method === "HEAD") {
+        response.end();
+        return;
+      }
       open.add(response);
       let dropped = 0;
       const full = () => response.writableLength > MAX_UNREAD_BYTES;
