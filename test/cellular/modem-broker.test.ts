@@ -214,12 +214,16 @@ describe("modem: link, outbox, session and drainer on the embedded broker", () =
     expect(m.outbox.size).toBe(0);
   });
 
-  it("a PUBACK lost with the connection: the batch stays queued and goes again with the same message id", async () => {
+  /**
+   * A modem behind a relay whose first publication of items 0 and 1 loses its PUBACK with the
+   * connection: returned once the drainer has counted it failed.
+   */
+  async function failedFirstPublication(options: { capacity?: number } = {}) {
     const relay = new CuttableRelay();
     await relay.start(lab.broker.url);
     stops.push(() => relay.stop());
     const inbox = await watch(filterOf("cell/up"));
-    const m = await modem({ url: relay.url });
+    const m = await modem({ url: relay.url, ...options });
     for (let n = 0; n < 2; n++) m.outbox.enqueue({ n });
     m.link.start();
     await m.session.start();
@@ -228,15 +232,24 @@ describe("modem: link, outbox, session and drainer on the embedded broker", () =
     m.drainer.start();
     await clock.run({ until: clock.now() + 1000 });
     await within(failed, "the failed publication");
-    expect(m.outbox.size).toBe(2);
-    // MQTT.js reconnects by itself (the link stayed up); the drainer sends the same batch again.
+    return { m, inbox };
+  }
+
+  /** MQTT.js reconnects by itself (the link stayed up); then the drainer's next send. */
+  async function reconnectedAndSent(m: Awaited<ReturnType<typeof modem>>, what: string) {
     const sent = new Promise<void>((resolve) => m.drainer.events.once("sent", () => resolve()));
     await within(
       new Promise<void>((resolve) => m.session.events.once("connected", () => resolve())),
       "MQTT.js to reconnect",
     );
     await clock.run({ until: clock.now() + 1000 });
-    await within(sent, "the re-sent batch");
+    await within(sent, what);
+  }
+
+  it("a PUBACK lost with the connection: the batch stays queued and goes again with the same message id", async () => {
+    const { m, inbox } = await failedFirstPublication();
+    expect(m.outbox.size).toBe(2);
+    await reconnectedAndSent(m, "the re-sent batch");
     expect(m.outbox.size).toBe(0);
     const ids = new Set(received(inbox).map((r) => r.id));
     // The broker saw the first attempt (the cut came after it) and the re-send: one id.
@@ -246,29 +259,11 @@ describe("modem: link, outbox, session and drainer on the embedded broker", () =
   });
 
   it("a batch waiting to be sent again that a full outbox dropped: the next one goes out instead", async () => {
-    const relay = new CuttableRelay();
-    await relay.start(lab.broker.url);
-    stops.push(() => relay.stop());
-    const inbox = await watch(filterOf("cell/up"));
-    const m = await modem({ url: relay.url, capacity: 3 });
-    for (let n = 0; n < 2; n++) m.outbox.enqueue({ n });
-    m.link.start();
-    await m.session.start();
-    const failed = new Promise<void>((resolve) => m.drainer.events.once("failed", () => resolve()));
-    relay.cutAfterNextPublish();
-    m.drainer.start();
-    await clock.run({ until: clock.now() + 1000 });
-    await within(failed, "the failed publication");
+    const { m, inbox } = await failedFirstPublication({ capacity: 3 });
     // Three more readings while it reconnects: the full outbox drops 0 and 1, the failed batch.
     for (let n = 2; n < 5; n++) m.outbox.enqueue({ n });
     expect(m.outbox.dropped).toBe(2);
-    const sent = new Promise<void>((resolve) => m.drainer.events.once("sent", () => resolve()));
-    await within(
-      new Promise<void>((resolve) => m.session.events.once("connected", () => resolve())),
-      "MQTT.js to reconnect",
-    );
-    await clock.run({ until: clock.now() + 1000 });
-    await within(sent, "the next batch");
+    await reconnectedAndSent(m, "the next batch");
     expect(received(inbox).at(-1)!.items).toEqual([2, 3, 4]);
     expect(m.outbox.size).toBe(0);
   });

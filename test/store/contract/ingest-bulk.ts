@@ -17,17 +17,23 @@ export function ingestBulkContract(env: ContractEnv): void {
       expect((await env.store.ingestedMessages.claimMany(many)).size).toBe(1234);
     });
 
-    it("finds every device on many gateways or IMEIs, any account, with its patient", async () => {
+    /** Two accounts; the first's patient P-1 with a cuff on the gateway (as `gateway` is spelt). */
+    async function accountsWithCuff(gateway: string) {
       const a = await newAccount(env);
       const b = await newAccount(env);
       const p = await env.store.patients.create(a.id, { externalId: "P-1" });
       const bpm = await env.store.devices.create(a.id, {
         name: "Vendor BPM - Wide Range",
         sensorCode: "10",
-        hardwareUuid: "297056120bd7",
+        hardwareUuid: gateway,
         patientId: p.id,
         status: "Delivered",
       });
+      return { a, b, bpm };
+    }
+
+    it("finds every device on many gateways or IMEIs, any account, with its patient", async () => {
+      const { b, bpm } = await accountsWithCuff("297056120bd7");
       advance(env, 1);
       const inhaler = await env.store.devices.create(b.id, {
         name: "Vendor Inhaler Sensor",
@@ -71,16 +77,7 @@ export function ingestBulkContract(env: ContractEnv): void {
     });
 
     it("finds the devices that left gateways or IMEIs since a time, any account and case, and devices by id", async () => {
-      const a = await newAccount(env);
-      const b = await newAccount(env);
-      const p = await env.store.patients.create(a.id, { externalId: "P-1" });
-      const bpm = await env.store.devices.create(a.id, {
-        name: "Vendor BPM - Wide Range",
-        sensorCode: "10",
-        hardwareUuid: "297056120BD7",
-        patientId: p.id,
-        status: "Delivered",
-      });
+      const { a, b, bpm } = await accountsWithCuff("297056120BD7");
       const cellular = await env.store.devices.create(b.id, {
         name: "Vendor Cellular BPM",
         hardwareUuid: "356938035643809",
