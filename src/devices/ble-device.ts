@@ -12,7 +12,7 @@ import {
 import { encodeDeviceInformationString } from "../gatt/characteristics/device-information.ts";
 import { decodeRacp, type RacpMessage } from "../gatt/characteristics/racp.ts";
 import { type CharacteristicValue, mappingFor } from "../gatt/mapping.ts";
-import { recordSequenceOf } from "../gatt/record-sequence.ts";
+import { recordSequenceOf, sequenceAtOrAfter } from "../gatt/record-sequence.ts";
 import { MEASUREMENT_UUIDS, SIG, VENDOR } from "../gatt/uuids.ts";
 import type { PhysicalReading } from "../readings/types.ts";
 import { DeviceClock } from "./device-clock.ts";
@@ -291,7 +291,9 @@ export class BleDevice {
     if (!("operator" in message) || message.operator !== "greater_than_or_equal_to") return;
     if (message.filter.type !== "sequence_number") return;
     const from = message.filter.value;
-    for (const record of this.store.all()) if (record.sequence < from) this.delivered.add(record);
+    for (const record of this.store.all()) {
+      if (!sequenceAtOrAfter(record.sequence, from)) this.delivered.add(record);
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import {
   type RacpOpCode,
   type RacpResponseCode,
 } from "../gatt/characteristics/racp.ts";
+import { sequenceAtOrAfter } from "../gatt/record-sequence.ts";
 import type { RecordStore, StoredRecord } from "./record-store.ts";
 
 /** How the RACP server reaches the central: sends a stored record's values, and RACP indications. */
@@ -118,14 +119,16 @@ export class RacpServer {
         if (m.filter.type !== "sequence_number") return "operand_not_supported";
         const n = m.filter.value;
         return m.operator === "less_than_or_equal_to"
-          ? this.store.select((r) => r.sequence <= n)
-          : this.store.select((r) => r.sequence >= n);
+          ? this.store.select((r) => sequenceAtOrAfter(n, r.sequence))
+          : this.store.select((r) => sequenceAtOrAfter(r.sequence, n));
       }
       case "within_range_of": {
         if (m.range.type !== "sequence_number") return "operand_not_supported";
         if (m.range.min > m.range.max) return "invalid_operand";
         const { min, max } = m.range;
-        return this.store.select((r) => r.sequence >= min && r.sequence <= max);
+        return this.store.select(
+          (r) => sequenceAtOrAfter(r.sequence, min) && sequenceAtOrAfter(max, r.sequence),
+        );
       }
     }
   }

@@ -6,7 +6,7 @@ import {
   encodeCurrentTime,
 } from "../gatt/characteristics/current-time.ts";
 import { decodeRacp, encodeRacp, type RacpMessage } from "../gatt/characteristics/racp.ts";
-import { recordSequenceOf } from "../gatt/record-sequence.ts";
+import { recordSequenceOf, sequenceAtOrAfter } from "../gatt/record-sequence.ts";
 import { MEASUREMENT_UUIDS, SIG } from "../gatt/uuids.ts";
 import type { GattLink } from "./gatt-link.ts";
 import type { RawCharacteristicValue } from "./raw-values.ts";
@@ -144,7 +144,8 @@ export async function runSession(link: GattLink, options: SessionOptions): Promi
     const sequence = recordSequenceOf(uuid, value);
     if (
       sequence !== undefined &&
-      (result.lastSequence === undefined || sequence > result.lastSequence)
+      (result.lastSequence === undefined ||
+        (sequence !== result.lastSequence && sequenceAtOrAfter(sequence, result.lastSequence)))
     ) {
       result.lastSequence = sequence;
     }

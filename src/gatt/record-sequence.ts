@@ -18,3 +18,13 @@ export function recordSequenceOf(uuid: string, value: Uint8Array): number | unde
   }
   return undefined;
 }
+
+/**
+ * Whether record sequence number `a` comes at or after `b` on the 16-bit circle devices count
+ * on (they wrap from 0xFFFF to 1), by RFC 1982 serial number arithmetic: at or after when less
+ * than half the circle ahead. A device past the wrap then still reports 1, 2… to a central that
+ * asks for "≥ 0xFFFF", and one asking for "≥ 0" (0xFFFF + 1) gets only those.
+ */
+export function sequenceAtOrAfter(a: number, b: number): boolean {
+  return ((a - b) & 0xffff) < 0x8000;
+}

@@ -16,7 +16,10 @@ import { readingsFor } from "../ble/support/lab.ts";
 const catalogue = Catalogue.load();
 const START = Date.UTC(2026, 0, 1);
 
-function rig(profileName: string, options: { driftPpm?: number; clockOffsetMs?: number } = {}) {
+function rig(
+  profileName: string,
+  options: { driftPpm?: number; clockOffsetMs?: number; lastSequence?: number } = {},
+) {
   const profile = catalogue.get(profileName);
   const clock = new VirtualClock({ startMs: START });
   const device = new BleDevice({ profile, clock, serial: "SN000001", ...options });
@@ -91,6 +94,27 @@ describe("BleDevice RACP server", () => {
     const [next] = readingsFor(r.profile, "unsent-next", 1);
     expect(await r.device.measure(next!)).toBe("stored");
     expect(r.device.unsent).toBe(1);
+  });
+
+  it("counts past the wrap of its 16-bit sequence: ≥ n takes the records after it, and what it passed over is had", async () => {
+    const r = rig("Vendor Glucometer", { lastSequence: 0xfffd });
+    for (const reading of readingsFor(r.profile, "wrap", 4)) await r.device.measure(reading);
+    r.subscribeAll();
+    const sent = () => r.sent.filter((s) => s.uuid === "2A18").map((s) => s.value.readUInt16LE(1));
+    await r.racp({
+      opCode: "report_stored_records",
+      operator: "greater_than_or_equal_to",
+      filter: { type: "sequence_number", value: 0xffff },
+    });
+    expect(sent()).toEqual([0xffff, 1, 2]);
+    expect(r.device.unsent).toBe(0);
+    // The gateway's next ask after 0xFFFF is ≥ 0: the records after the wrap only.
+    await r.racp({
+      opCode: "report_stored_records",
+      operator: "greater_than_or_equal_to",
+      filter: { type: "sequence_number", value: 0 },
+    });
+    expect(sent()).toEqual([1, 2]);
   });
 
   it("refuses an RACP write before indications are enabled (CCCD improperly configured, 0xFD)", async () => {
