@@ -27,6 +27,8 @@ const unknown = (message: string, field: string): Resolution => ({
 interface Departure {
   readonly device: DeviceWithPatient;
   readonly at: number;
+  /** Its patient then (null: none, or an entry logged before migration 0009 kept it). */
+  readonly patientExternalId: string | null;
 }
 
 /**
@@ -68,10 +70,19 @@ export class Resolver {
       const departed = new Map(
         (await tx.devices.getManyById(departures.map((d) => d.deviceId))).map((d) => [d.id, d]),
       );
-      for (const { deviceId, previousHardwareUuid, created } of departures) {
+      for (const {
+        deviceId,
+        previousHardwareUuid,
+        previousPatientExternalId,
+        created,
+      } of departures) {
         const device = departed.get(deviceId);
         if (device !== undefined) {
-          push(resolver.departures, previousHardwareUuid!, { device, at: created });
+          push(resolver.departures, previousHardwareUuid!, {
+            device,
+            at: created,
+            patientExternalId: previousPatientExternalId,
+          });
         }
       }
     }
@@ -91,20 +102,30 @@ export class Resolver {
   }
 
   /**
-   * The device that held the slot when the reading was taken (`takenAt`): the first to leave it
-   * after then (and `took` the reading); otherwise the device in it now
-   * (DevicesRepo.findByHardware over the loaded devices), whose readings from before its
-   * activation are its own.
+   * The device that held the slot when the reading was taken (`takenAt`, the sender's clock):
+   * the first to leave it after then, if it existed by then and `took` the reading, with its
+   * patient of then; otherwise the device in it now (DevicesRepo.findByHardware over the loaded
+   * devices), whose readings from before its activation are its own. A sender's clock gone far
+   * back (a reset) so finds no device that left, not one from years before.
    */
   private find(
     hardwareUuid: string,
     takenAt: number,
     fits: (device: DeviceWithPatient) => boolean,
     took: (device: DeviceWithPatient) => boolean = fits,
-  ): DeviceWithPatient | undefined {
+  ): Resolution | undefined {
     const key = hardwareUuid.toLowerCase();
-    const holder = this.departures.get(key)?.find((d) => d.at > takenAt && took(d.device));
-    return holder?.device ?? this.devices.get(key)?.find(fits);
+    const holder = this.departures
+      .get(key)
+      ?.find((d) => d.at > takenAt && d.device.created <= takenAt && took(d.device));
+    if (holder !== undefined) {
+      return this.ofDevice(
+        holder.device,
+        holder.patientExternalId ?? holder.device.patient?.externalId ?? null,
+      );
+    }
+    const device = this.devices.get(key)?.find(fits);
+    return device === undefined ? undefined : this.ofDevice(device);
   }
 
   private gatewaySlot(gatewayUuid: string, reading: UplinkReading): Resolution {
@@ -128,12 +149,12 @@ export class Resolver {
         ),
       };
     }
-    const device = this.find(
+    const found = this.find(
       gatewayUuid,
       reading.receivedAt,
       (d) => d.sensorCode === code && (!bySensorId || d.sensorId === reading.sensorId),
     );
-    if (device !== undefined) return this.ofDevice(device);
+    if (found !== undefined) return found;
     // An orphan: every type of one sensor code shares its GATT mapping and ranges (the cuff
     // sizes of code 10), so the first decodes it as the activated type will.
     const accountId = this.gatewayAccounts.get(gatewayUuid.toLowerCase()) ?? null;
@@ -144,13 +165,13 @@ export class Resolver {
     const profile = this.catalogue.find(deviceType);
     // The device on the IMEI now decodes whatever comes (another type is a dead letter); one
     // that left it took only readings of its own type there.
-    const device = this.find(
+    const found = this.find(
       imei,
       reading.receivedAt,
       (d) => d.sensorCode === null,
       (d) => d.sensorCode === null && this.catalogue.find(d.name) === profile,
     );
-    if (device !== undefined) return this.ofDevice(device);
+    if (found !== undefined) return found;
     if (profile === undefined || profile.connectivity !== "cellular") {
       return unknown(
         `device_type "${deviceType}" is not a direct-cellular type of the device catalogue`,
@@ -160,7 +181,10 @@ export class Resolver {
     return { ok: { profile, device: null, accountId: null, patientExternalId: null } };
   }
 
-  private ofDevice(device: DeviceWithPatient): Resolution {
+  private ofDevice(
+    device: DeviceWithPatient,
+    patientExternalId = device.patient?.externalId ?? null,
+  ): Resolution {
     const profile = this.catalogue.find(device.name);
     if (profile === undefined) {
       return unknown(
@@ -173,7 +197,7 @@ export class Resolver {
         profile,
         device,
         accountId: device.accountId,
-        patientExternalId: device.patient?.externalId ?? null,
+        patientExternalId,
       },
     };
   }

@@ -100,6 +100,8 @@ export interface HardwareLogsTable {
   previous_hardware_uuid: string | null;
   /** lower(previous_hardware_uuid): departures from a hardware, any case (migration 0009). */
   previous_hardware_uuid_lc: string | null;
+  /** The external_id of the device's patient when it left previous_hardware_uuid (0009). */
+  previous_patient_external_id: string | null;
   hardware_uuid: string | null;
   reason: string;
   created: Ms;

@@ -117,7 +117,8 @@ export interface OrphanMatch {
   readonly sensorId?: string | null;
   /**
    * When given, only readings of that device type (an IMEI's orphans keep the type their device
-   * named, so a glucometer's readings never go to a scale activated on its IMEI later).
+   * named, so a glucometer's readings never go to a scale activated on its IMEI later), and
+   * those kept before orphans had a type.
    */
   readonly deviceName?: string;
 }

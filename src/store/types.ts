@@ -169,6 +169,8 @@ export interface HardwareLogRow {
   readonly accountId: string;
   readonly deviceId: string;
   readonly previousHardwareUuid: string | null;
+  /** The device's patient (external_id) when it left previousHardwareUuid; null without one. */
+  readonly previousPatientExternalId: string | null;
   readonly hardwareUuid: string | null;
   readonly reason: HardwareLogReason;
   readonly created: Ms;

@@ -6,6 +6,7 @@ import type { MessageOutcome } from "../../src/ingest/events.ts";
 import { MessageProcessor } from "../../src/ingest/processor.ts";
 import { topicOf } from "../../src/mqtt/topics.ts";
 import type { gatewayUplink } from "../../src/mqtt/uplink.ts";
+import type { GeneratedReading } from "../../src/readings/generated.ts";
 import type { Store } from "../../src/store/store.ts";
 import {
   activateForPatient,
@@ -155,32 +156,62 @@ describe("MessageProcessor: one batch, one transaction", () => {
     expect(later.stored.every((r) => r.deviceId === device.id)).toBe(true);
   });
 
+  /** `readings` as taken from `clock.now()` on, a minute apart (the generator's values). */
+  const takenFromNow = (readings: readonly GeneratedReading[]) =>
+    readings.map((r, i) => ({ ...r, timestamp: clock.now() + i * 60_000 }));
+  const hour = () => clock.runSync({ until: clock.now() + 3_600_000 });
+
   it("gives a reading relayed after an unlink to the device that held the slot when it was taken, not to the next one", async () => {
     const { account, device: first } = await activateForPatient(store, bpm, "P-A");
-    const readings = readingsOf(bpm, 3, 0);
+    hour();
     // Taken while P-A's cuff held the slot; queued on the gateway through the unlink.
-    const late = readings.slice(0, 2);
+    const late = takenFromNow(readingsOf(bpm, 3, 0).slice(0, 2));
+    hour();
     await store.devices.unlinkGateway(account.id, bpm.hardwareUuid);
     const afterUnlink = await run(uplinkMessage(bpm, "late-1", late.slice(0, 1)));
+    hour();
     const second = await deviceForPatient(store, account.id, bpm, "P-B");
     const afterNext = await run(uplinkMessage(bpm, "late-2", late.slice(1), 8));
     for (const row of await rowsOf({ stored: [...afterUnlink.stored, ...afterNext.stored] })) {
       expect(row).toMatchObject({ deviceId: first.id, patientExternalId: "P-A" });
     }
-    // A reading the gateway took after the unlink is the new device's.
-    clock.runSync({ until: clock.now() + 1000 });
-    const fresh = readings.at(-1)!;
-    const now = await run(
-      uplinkMessage(bpm, "now-1", [{ ...fresh, timestamp: clock.now() - 30_000 }], 16),
-    );
-    expect(now.stored.length).toBeGreaterThan(0);
-    expect(now.stored.every((r) => r.deviceId === second.id)).toBe(true);
+    // Taken after the unlink, or by a gateway whose clock went back years (a reset): the
+    // device in the slot now.
+    hour();
+    const [fresh] = takenFromNow(readingsOf(bpm, 3, 0).slice(2, 3));
+    const reset = { ...fresh!, timestamp: Date.UTC(2000, 0, 1) };
+    for (const [id, reading] of [
+      ["now-1", fresh!],
+      ["reset-1", reset],
+    ] as const) {
+      const stored = (await run(uplinkMessage(bpm, id, [reading], 16))).stored;
+      expect(stored.length).toBeGreaterThan(0);
+      expect(stored.every((r) => r.deviceId === second.id)).toBe(true);
+    }
+  });
+
+  it("keeps a late reading with the patient its device had when it left the slot, not the one it has now", async () => {
+    const { account, device } = await activateForPatient(store, bpm, "P-A");
+    hour();
+    const late = takenFromNow(readingsOf(bpm, 3, 0).slice(0, 1));
+    hour();
+    await store.devices.unlinkGateway(account.id, bpm.hardwareUuid);
+    const other = await store.patients.create(account.id, { externalId: "P-OTHER" });
+    await store.devices.update(account.id, device.id, { patientId: other.id });
+    const stored = await rowsOf(await run(uplinkMessage(bpm, "late-1", late)));
+    expect(stored.length).toBeGreaterThan(0);
+    for (const row of stored) {
+      expect(row).toMatchObject({ deviceId: device.id, patientExternalId: "P-A" });
+    }
   });
 
   it("gives a reading relayed late by a replaced gateway to the device now on the new one", async () => {
     const { account, device } = await activateForPatient(store, bpm, "P-A");
+    hour();
+    const late = takenFromNow(readingsOf(bpm, 3, 0).slice(0, 2));
+    hour();
     await store.devices.replaceHardware(account.id, bpm.hardwareUuid, "0F0E0D0C0B0A");
-    const result = await run(uplinkMessage(bpm, "late-1", readingsOf(bpm, 3, 0).slice(0, 2)));
+    const result = await run(uplinkMessage(bpm, "late-1", late));
     expect(result.stored.length).toBeGreaterThan(0);
     expect(result.stored.every((r) => r.deviceId === device.id)).toBe(true);
   });
@@ -197,6 +228,15 @@ describe("MessageProcessor: one batch, one transaction", () => {
     const scale = await run(
       uplinkMessage(cellScale, "s-1", readingsOf(cellScale, 2, 0).slice(0, 1)),
     );
+    // One kept before orphans had a type (migration 0009): it goes as before.
+    const legacy = await store.measurements.insertMany([
+      {
+        ...(await store.measurements.get(scale.stored[0]!.id))!,
+        metric: "weight",
+        timestamp: 1,
+        deviceName: null,
+      },
+    ]);
     const { device } = await activateForPatient(store, cellScale, "P-9");
     const attached = await store.measurements.attachOrphans(
       { hardwareUuid: cellScale.hardwareUuid, sensorCode: null, deviceName: device.name },
@@ -207,7 +247,9 @@ describe("MessageProcessor: one batch, one transaction", () => {
         patientExternalId: "P-9",
       },
     );
-    expect(attached.map((r) => r.id).sort()).toEqual(scale.stored.map((r) => r.id).sort());
+    expect(attached.map((r) => r.id).sort()).toEqual(
+      [...scale.stored, ...legacy.inserted].map((r) => r.id).sort(),
+    );
     expect(glucose.stored.length).toBeGreaterThan(0);
     for (const { id } of glucose.stored) {
       expect((await store.measurements.get(id))?.deviceId).toBeNull();

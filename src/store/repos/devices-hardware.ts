@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import { atomic, type Ctx, notFound } from "../context.ts";
-import { readNum } from "../dialect.ts";
+import { readNum, readNumOrNull } from "../dialect.ts";
 import type { DevicesTable, HardwareLogsTable } from "../schema.ts";
 import type { DevicesRepo } from "../store.ts";
 import type { HardwareChange, HardwareLogReason, HardwareLogRow } from "../types.ts";
@@ -11,6 +11,8 @@ export interface HardwareLogEntry {
   readonly previousHardwareUuid: string | null;
   readonly hardwareUuid: string | null;
   readonly reason: HardwareLogReason;
+  /** The device's patient before the change (devices.patient_id), kept with a departure. */
+  readonly patientId?: number | null;
 }
 
 export function toHardwareLogRow(r: Selectable<HardwareLogsTable>): HardwareLogRow {
@@ -19,6 +21,7 @@ export function toHardwareLogRow(r: Selectable<HardwareLogsTable>): HardwareLogR
     accountId: r.account_id,
     deviceId: r.device_id,
     previousHardwareUuid: r.previous_hardware_uuid,
+    previousPatientExternalId: r.previous_patient_external_id ?? null,
     hardwareUuid: r.hardware_uuid,
     reason: r.reason as HardwareLogReason,
     created: readNum(r.created),
@@ -31,6 +34,14 @@ export async function addHardwareLog(
   accountId: string,
   entry: HardwareLogEntry,
 ): Promise<HardwareLogRow> {
+  const departedPatient =
+    entry.previousHardwareUuid === null || entry.patientId == null
+      ? undefined
+      : await ctx.db
+          .selectFrom("patients")
+          .select("external_id")
+          .where("id", "=", entry.patientId)
+          .executeTakeFirst();
   const r = await ctx.db
     .insertInto("hardware_logs")
     .values({
@@ -38,6 +49,7 @@ export async function addHardwareLog(
       device_id: entry.deviceId,
       previous_hardware_uuid: entry.previousHardwareUuid,
       previous_hardware_uuid_lc: entry.previousHardwareUuid?.toLowerCase() ?? null,
+      previous_patient_external_id: departedPatient?.external_id ?? null,
       hardware_uuid: entry.hardwareUuid,
       reason: entry.reason,
       created: ctx.clock.now(),
@@ -75,6 +87,7 @@ async function move(
       previousHardwareUuid: current.hardware_uuid,
       hardwareUuid: to,
       reason,
+      patientId: readNumOrNull(current.patient_id),
     });
     changes.push({ device: toDeviceRow(ctx, r), previousHardwareUuid: current.hardware_uuid });
   }

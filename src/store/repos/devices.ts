@@ -120,6 +120,7 @@ export function devicesRepo(ctx: Ctx): DevicesRepo {
             previousHardwareUuid: current.hardware_uuid,
             hardwareUuid,
             reason: opts?.reason ?? "update",
+            patientId: readNumOrNull(current.patient_id),
           });
         }
         return toDeviceRow(ctx, r);

@@ -20,7 +20,11 @@ export function measurementsRepo(ctx: Ctx): MeasurementsRepo {
     if (match.sensorId !== undefined) {
       q = q.where("sensor_id", match.sensorId === null ? "is" : "=", match.sensorId);
     }
-    if (match.deviceName !== undefined) q = q.where("device_name", "=", match.deviceName);
+    if (match.deviceName !== undefined) {
+      const name = match.deviceName;
+      // Null: an orphan stored before orphans kept their type (migration 0009), any type's.
+      q = q.where((eb) => eb.or([eb("device_name", "=", name), eb("device_name", "is", null)]));
+    }
     return q;
   };
   return {

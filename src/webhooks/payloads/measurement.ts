@@ -23,14 +23,25 @@ export function readingKey(row: MeasurementRow): string {
   return `${row.deviceId ?? row.source}|${row.timestamp}|${index ?? ""}`;
 }
 
-/** Records in groups of one physical reading each, in the order their first record came. */
+/**
+ * Records in groups of one physical reading each, in the order their first record came. A
+ * reading has each metric once: a record whose metric its key's group holds already starts the
+ * next group — readings taken with an unset clock are all stored at the gateway's receive time,
+ * and a device with no index (a scale) gives them one key.
+ */
 export function byReading(rows: readonly MeasurementRow[]): MeasurementRow[][] {
-  const groups = new Map<string, MeasurementRow[]>();
+  const groups: MeasurementRow[][] = [];
+  const open = new Map<string, MeasurementRow[]>();
   for (const row of rows) {
     const key = readingKey(row);
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, [row]);
-    else group.push(row);
+    const group = open.get(key);
+    if (group !== undefined && !group.some((r) => r.metric === row.metric)) {
+      group.push(row);
+      continue;
+    }
+    const next = [row];
+    open.set(key, next);
+    groups.push(next);
   }
-  return [...groups.values()];
+  return groups;
 }

@@ -92,9 +92,17 @@ export function ingestBulkContract(env: ContractEnv): void {
         ["297056120bd7", "356938035643809", "FFFFFFFFFFFF"],
         T0,
       );
-      expect(departures.map((d) => [d.deviceId, d.previousHardwareUuid, d.created])).toEqual([
-        [bpm.id, "297056120BD7", T0 + 10],
-        [cellular.id, "356938035643809", T0 + 20],
+      // With the patient each had there.
+      expect(
+        departures.map((d) => [
+          d.deviceId,
+          d.previousHardwareUuid,
+          d.previousPatientExternalId,
+          d.created,
+        ]),
+      ).toEqual([
+        [bpm.id, "297056120BD7", "P-1", T0 + 10],
+        [cellular.id, "356938035643809", null, T0 + 20],
       ]);
       // Strictly after `since`.
       expect(
