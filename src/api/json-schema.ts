@@ -57,7 +57,8 @@ export function documentedBody(schema: z.ZodType, description: string): JsonSche
 }
 
 /** An ISO 8601 timestamp as the service renders them (src/core/time.ts toIsoMicros). */
-export const iso = () => z.string().describe("ISO 8601 UTC with microseconds and Z.");
+export const iso = () =>
+  z.string().meta({ format: "date-time", description: "ISO 8601 UTC with microseconds and Z." });
 
 /** `{"detail": "…"}`: every general error (spec 7.1). */
 export const DETAIL_SCHEMA: JsonSchema = {

@@ -3,7 +3,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import { formatRateLimit } from "../config/rate-limit.ts";
-import type { JsonSchema } from "./json-schema.ts";
+import { DETAIL_SCHEMA, describe, type JsonSchema } from "./json-schema.ts";
 import type { ApiConfig } from "./types.ts";
 
 /** The explorer (swagger-ui) and the document, at /docs and /docs/json. */
@@ -67,13 +67,14 @@ export function registerOpenApi(app: FastifyInstance, config: ApiConfig): void {
 interface TransformInput {
   schema: Record<string, unknown> | undefined;
   url: string;
-  route: unknown;
+  route: { readonly method: string | readonly string[] };
   openapiObject: unknown;
 }
 
 function transformRoute(input: TransformInput): { schema: unknown; url: string } {
   if (input.schema === undefined) return { schema: input.schema, url: input.url };
   const { response, body, ...rest } = input.schema;
+  const method = [input.route.method].flat()[0]!;
   // A body that is already JSON Schema (json-schema.ts documentedBody) passes through as is.
   const zodBody = isZod(body);
   const zodPart = jsonSchemaTransform({
@@ -83,10 +84,71 @@ function transformRoute(input: TransformInput): { schema: unknown; url: string }
   const schema: Record<string, unknown> = { ...zodPart.schema };
   if (schema.hide !== true) {
     schema.params = withPathParams(schema.params as JsonSchema | undefined, input.url);
-    if (response !== undefined) schema.response = response;
+    schema.operationId ??= operationIdOf(method, input.url);
+    if (response !== undefined) {
+      schema.response = withHeaders(
+        body === undefined
+          ? (response as Responses)
+          : { ...BODY_ERRORS, ...(response as Responses) },
+      );
+    }
     if (body !== undefined && !zodBody) schema.body = body;
   }
   return { schema, url: zodPart.url };
+}
+
+type Responses = Record<string, JsonSchema>;
+
+/**
+ * The response headers a client reads (@fastify/swagger documents a response schema's `headers`):
+ * Retry-After on a 429 (rate-limit.ts), X-Request-Id on a 500 (spec 7.3: capture it for
+ * support). Here, not in the route schemas, which also serialize the bodies.
+ */
+const HEADERS: Record<string, Record<string, JsonSchema>> = {
+  429: {
+    "Retry-After": {
+      type: "string",
+      description: "Seconds to wait before the key may call again (RFC 9110 §10.2.3).",
+    },
+  },
+  500: {
+    "X-Request-Id": {
+      type: "string",
+      description: "The request's id, also in the body's request_id and the server log.",
+    },
+  },
+};
+
+function withHeaders(responses: Responses): Responses {
+  const out: Responses = { ...responses };
+  for (const [status, headers] of Object.entries(HEADERS)) {
+    const schema = out[status];
+    if (schema !== undefined) out[status] = { ...schema, headers };
+  }
+  return out;
+}
+
+/** What any route that takes a body may answer besides its own (content-types.ts, app.ts). */
+const BODY_ERRORS: Record<number, JsonSchema> = {
+  413: describe(DETAIL_SCHEMA, "A body over 1 MiB."),
+  415: describe(DETAIL_SCHEMA, "A body that is not JSON (spec 7.2)."),
+};
+
+/**
+ * A stable, unique operationId from the method and path, for generated clients' method names:
+ * `GET /clients/{clientDomain}/hwi/hwi-patients/{externalId}/` is `getHwiHwiPatientsByExternalId`
+ * (the client-domain prefix every HWI and ASR path shares is left out).
+ */
+export function operationIdOf(method: string, url: string): string {
+  const words = url
+    .replace(/^\/clients\/:clientDomain/, "")
+    .split("/")
+    .filter((part) => part !== "")
+    .map((part) => (part.startsWith(":") ? `by-${part.slice(1)}` : part))
+    .flatMap((part) => part.split(/[^A-Za-z0-9]+/))
+    .filter((word) => word !== "");
+  const camel = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
+  return `${method.toLowerCase()}${camel}`;
 }
 
 function isZod(schema: unknown): boolean {

@@ -47,10 +47,19 @@ export function lastValue(value: unknown): unknown {
 
 /** A query parameter in a route's querystring schema (repeated parameters: the last one). */
 export function queryParam(description: string, opts: { readonly maxLength?: number } = {}) {
+  return requiredQueryParam(description, opts).optional();
+}
+
+/** A query parameter the operation cannot go without (documented `required: true`). */
+export function requiredQueryParam(
+  description: string,
+  opts: { readonly maxLength?: number } = {},
+) {
   const max = opts.maxLength;
-  const text =
-    max === undefined ? z.string() : z.string().max(max, { error: MESSAGES.maxLength(max) });
-  return z.preprocess(lastValue, text).optional().describe(description);
+  // Only a missing parameter is not a string here (lastValue took the last of a repeated one).
+  const given = z.string({ error: MESSAGES.required });
+  const text = max === undefined ? given : given.max(max, { error: MESSAGES.maxLength(max) });
+  return z.preprocess(lastValue, text).describe(description);
 }
 
 /**

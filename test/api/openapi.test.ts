@@ -8,9 +8,17 @@ type Doc = {
   components: { securitySchemes: Record<string, unknown> };
 };
 type Operation = {
+  operationId?: string;
   parameters?: { in: string; name: string; required?: boolean }[];
   requestBody?: { content: Record<string, { schema: unknown }> };
-  responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
+  responses: Record<
+    string,
+    {
+      description: string;
+      content?: Record<string, { schema: unknown }>;
+      headers?: Record<string, unknown>;
+    }
+  >;
   security?: unknown[];
 };
 
@@ -112,6 +120,54 @@ describe("OpenAPI document", () => {
         expect(declared.every((p) => p.required === true)).toBe(true);
       }
     }
+  });
+
+  const operations = () =>
+    Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ path, method, op })),
+    );
+
+  it("names every operation with a unique operationId, for generated clients' methods", () => {
+    const ids = operations().map(({ op }) => op.operationId);
+    expect(ids.every((id) => typeof id === "string" && /^[a-z]+[A-Za-z0-9]*$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.paths[PATIENT]!.get!.operationId).toBe("getHwiHwiPatientsByExternalId");
+  });
+
+  it("documents what a client must send and what it may get back beyond the body", () => {
+    // Required query parameters are required.
+    const v2 = doc.paths["/api/v2/hwi/patient-measurements/"]!.get!;
+    expect(v2.parameters!.find((p) => p.name === "patient_id")).toMatchObject({ required: true });
+    // GET and DELETE of supply-requests/ take their own parameters.
+    const supply = doc.paths["/clients/{clientDomain}/asr/supply-requests/"]!;
+    const names = (op: Operation) => (op.parameters ?? []).map((p) => p.name).sort();
+    expect(names(supply.get!)).toEqual([
+      "clientDomain",
+      "fulfilled",
+      "page",
+      "page_size",
+      "search",
+    ]);
+    expect(names(supply.delete!)).toEqual(["clientDomain", "id"]);
+    // Every operation with a body may answer 413 and 415; a 429 says Retry-After.
+    for (const { path, method, op } of operations()) {
+      if (op.requestBody !== undefined) {
+        expect(Object.keys(op.responses), `${method} ${path}`).toEqual(
+          expect.arrayContaining(["413", "415"]),
+        );
+      }
+      if (op.responses["429"] !== undefined) {
+        expect(op.responses["429"].headers, `${method} ${path}`).toHaveProperty("Retry-After");
+      }
+    }
+    // Times are date-times; the feed is an event stream.
+    const order = doc.paths["/clients/{clientDomain}/asr/supply-requests/{id}/"]!.get!;
+    expect(JSON.stringify(order.responses["200"])).toMatch(
+      /"created_on":\{"type":"string","format":"date-time"/,
+    );
+    const events = doc.paths["/lab/v1/events/"]!.get!.responses;
+    expect(Object.keys(events["200"]!.content!)).toEqual(["text/event-stream"]);
+    expect(Object.keys(events).sort()).toEqual(["200", "401", "403"]);
   });
 
   it("hides the explorer's own routes and shows the lab admin API", () => {

@@ -78,7 +78,11 @@ export const SupplyRequestsQuery = z.object({
   fulfilled: queryParam("true: shipped orders only; false: pending ones only."),
   search: searchParam("Case-insensitive text anywhere in the order's fields."),
   ...paginationQuery,
-  id: queryParam("DELETE: the id of the pending request to remove."),
+});
+
+/** DELETE supply-requests/: the order's id here, or in a JSON body `{"id": "…"}`. */
+export const SupplyRequestDeleteQuery = z.object({
+  id: queryParam('The id of the pending request to remove (or send {"id": "…"} as the body).'),
 });
 
 export const GlucometerSuppliesOut = z.object({

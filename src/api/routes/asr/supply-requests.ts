@@ -16,6 +16,7 @@ import {
   SUPPLY_ORDER_JSON,
   SUPPLY_ORDER_LISTS,
   SUPPLY_REQUEST_BODY,
+  SupplyRequestDeleteQuery,
   SupplyRequestsQuery,
 } from "../../schemas/supply-order.ts";
 import type { RoutePlugin } from "../../types.ts";
@@ -112,7 +113,7 @@ export const supplyRequestsRoutes: RoutePlugin = async (app, ctx) => {
         summary: "Remove a pending supply request",
         description:
           'The spec names no identifier for it: the order\'s id goes in the query (`?id=`) or in a JSON body (`{"id": "…"}`); `DELETE supply-requests/{id}/` does the same. 204; 404 for an unknown id; 400 keyed `id` when it is missing or the order has shipped (spec 3: only pending requests can be deleted).',
-        querystring: SupplyRequestsQuery,
+        querystring: SupplyRequestDeleteQuery,
         response: {
           204: DELETED,
           400: describe(FIELD_ERRORS_SCHEMA, "No id, or the order shipped."),

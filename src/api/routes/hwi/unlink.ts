@@ -11,30 +11,33 @@ const DESCRIPTION = `Unlinks hardware (spec 3, 4.2): every affected device loses
 
 /** unlink-gateway/{id}/ (spec 4.2; wire-formats "Unlink": both verbs, both id forms). */
 export const unlinkRoutes: RoutePlugin = async (app, ctx) => {
-  app.route({
-    method: ["GET", "POST"],
-    url: "/unlink-gateway/:id/",
-    schema: {
-      tags: ["hwi-gateways"],
-      security: [{ ApiKey: [] }],
-      summary: "Unlink a gateway or a device",
-      description: DESCRIPTION,
-      params: z.object({
-        id: z.string().describe("A gateway id, an hwi_device_id or an IMEI."),
-      }),
-      response: {
-        200: describe(UNLINK_JSON_SCHEMA, "What was unlinked."),
-        404: describe(DETAIL_SCHEMA, "Unknown id."),
-        ...clientErrorResponses(),
+  // One route per verb: each its own operation (and operationId) in the OpenAPI document.
+  for (const method of ["GET", "POST"] as const) {
+    app.route({
+      method,
+      url: "/unlink-gateway/:id/",
+      schema: {
+        tags: ["hwi-gateways"],
+        security: [{ ApiKey: [] }],
+        summary: "Unlink a gateway or a device",
+        description: DESCRIPTION,
+        params: z.object({
+          id: z.string().describe("A gateway id, an hwi_device_id or an IMEI."),
+        }),
+        response: {
+          200: describe(UNLINK_JSON_SCHEMA, "What was unlinked."),
+          404: describe(DETAIL_SCHEMA, "Unknown id."),
+          ...clientErrorResponses(),
+        },
       },
-    },
-    handler: async (request) => {
-      const { id } = request.params as { id: string };
-      const result = await orNotFound(
-        ctx.devices.unlink.unlink(accountOf(request).id, id),
-        NOTHING,
-      );
-      return unlinkJson(result);
-    },
-  });
+      handler: async (request) => {
+        const { id } = request.params as { id: string };
+        const result = await orNotFound(
+          ctx.devices.unlink.unlink(accountOf(request).id, id),
+          NOTHING,
+        );
+        return unlinkJson(result);
+      },
+    });
+  }
 };

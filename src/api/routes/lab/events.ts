@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { SystemClock, type TimerHandle } from "../../../core/clock.ts";
 import type { FeedEvent } from "../../../dashboard/feed-events.ts";
+import { DETAIL_SCHEMA } from "../../json-schema.ts";
 import type { RoutePlugin } from "../../types.ts";
 
 /** Wall ms between `clock` events: the page's clock, and traffic that keeps proxies from timing out. */
@@ -37,6 +38,15 @@ export const labEventsRoutes: RoutePlugin = async (app, ctx) => {
         summary: "Live feed (Server-Sent Events)",
         description:
           "A text/event-stream that stays open: `clock` (the lab's time, on connecting and every wall second), `batch` (records an ingestion batch stored, exact), `reading` (a stored record with its values; at most 20 of a batch), `gateway` (a check-in, or online false for a gateway's last will), `webhook` (an automatic delivery attempt and the state it left), `fulfilment` (a device's shipping status), `activated` (a device took up its hardware), `dead_letter` (an MQTT message ingestion could not use) and `dropped` (how many events this client missed because it read too slowly; clock ticks are skipped then, not counted). Each event's data is one JSON object; times are the lab's clock (virtual in `rpmlab demo`). Nothing is replayed: a client sees what happens while it is connected, and reads totals from /lab/v1/overview/.",
+        response: {
+          200: {
+            description:
+              "The stream, open until the client or the lab closes it: frames of `event: <type>` and `data: <one JSON object>`, each ended by a blank line.",
+            content: { "text/event-stream": { schema: { type: "string" } } },
+          },
+          401: DETAIL_SCHEMA,
+          403: DETAIL_SCHEMA,
+        },
       },
     },
     async (request, reply) => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { accountOf } from "../../auth.ts";
 import { apiError } from "../../errors.ts";
-import { queryParam } from "../../pagination.ts";
+import { requiredQueryParam } from "../../pagination.ts";
 import { measurementResponses } from "../../schemas/measurement.ts";
 import {
   deviceIdOf,
@@ -43,7 +43,7 @@ export const v2MeasurementsRoutes: RoutePlugin = async (app, ctx) => {
         summary: "Measurements of every device of a patient (v2 path)",
         description: `patient_id is the patient's external_id, matched exactly as on patients/{id}/measurements/ (spec 4.4); missing: 400 {"patient_id": ["${REQUIRED}"]}; unknown: 404 "${NO_PATIENT}". The same limits as the other measurement endpoints. ${MEASUREMENT_RULES}`,
         querystring: z.object({
-          patient_id: queryParam("The patient's external_id (required), exactly."),
+          patient_id: requiredQueryParam("The patient's external_id, exactly."),
           ...measurementQuery,
         }),
         response: measurementResponses("An unknown patient_id"),
@@ -66,7 +66,7 @@ export const v2MeasurementsRoutes: RoutePlugin = async (app, ctx) => {
         summary: "Measurements of one device (v2 path)",
         description: `The device is named by the query parameter hwi_device_id (the spec does not show its name; rpmlab uses the device id's name of spec 2.4 and 6.2). Missing: 400 {"hwi_device_id": ["${REQUIRED}"]}; unknown: 404 "${NO_DEVICE}". ${MEASUREMENT_RULES}`,
         querystring: z.object({
-          hwi_device_id: queryParam("The device's hwi_device_id (required; UUID, any case)."),
+          hwi_device_id: requiredQueryParam("The device's hwi_device_id (UUID, any case)."),
           ...measurementQuery,
         }),
         response: measurementResponses("An unknown hwi_device_id"),
