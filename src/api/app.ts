@@ -20,6 +20,7 @@ import { MessageProcessor } from "../ingest/processor.ts";
 import { replayWith } from "../ingest/replay.ts";
 import { standaloneWebhookControl } from "../webhooks/control.ts";
 import { authenticate } from "./auth.ts";
+import { REQUEST_TIMEOUT_MS, registerCloseGrace } from "./connections.ts";
 import { registerJsonOnly } from "./content-types.ts";
 import { apiError, registerErrorHandler } from "./errors.ts";
 import { frameworkError } from "./framework-errors.ts";
@@ -65,7 +66,9 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     logController: new LogController({ requestIdLogLabel: "request_id" }),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkError,
+    requestTimeout: REQUEST_TIMEOUT_MS,
   });
+  registerCloseGrace(app);
   app.setValidatorCompiler(validatorCompiler as FastifySchemaCompiler<unknown>);
   app.decorateRequest("client", null);
   registerErrorHandler(app);
