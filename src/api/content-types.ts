@@ -1,4 +1,6 @@
+import { TextDecoder } from "node:util";
 import type { FastifyInstance } from "fastify";
+import { firstInvalidUtf8 } from "../core/utf8.ts";
 import { apiError } from "./errors.ts";
 
 /**
@@ -20,8 +22,14 @@ export function registerJsonOnly(app: FastifyInstance): void {
   });
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    const text = body as string;
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    let text: string;
+    try {
+      text = decodeBody(body as Buffer, request.headers["content-type"] ?? "application/json");
+    } catch (error) {
+      done(error as Error, undefined);
+      return;
+    }
     if (text.trim() === "") {
       done(null, {});
       return;
@@ -34,6 +42,28 @@ export function registerJsonOnly(app: FastifyInstance): void {
       done(apiError.badRequest(`JSON parse error - ${describeJsonError(text)}`), undefined);
     });
   });
+}
+
+/**
+ * The body's text in the charset its content type declares (UTF-8 when it names none), as DRF
+ * decodes it: a charset no decoder knows is a 415; bytes it does not decode are a 400 naming the
+ * first (DRF: "JSON parse error - 'utf-8' codec can't decode byte …"), never text with U+FFFD
+ * in place of what the client sent.
+ */
+function decodeBody(body: Buffer, contentType: string): string {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1] ?? "utf-8";
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset, { fatal: true });
+  } catch {
+    throw apiError.unsupportedMediaType(contentType);
+  }
+  try {
+    return decoder.decode(body);
+  } catch {
+    const where = decoder.encoding === "utf-8" ? ` at byte ${firstInvalidUtf8(body)}` : "";
+    throw apiError.badRequest(`JSON parse error - the body is not ${charset} text${where}`);
+  }
 }
 
 /** The position-bearing message of JSON.parse; for valid JSON, which key the parser refused. */

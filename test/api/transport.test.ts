@@ -167,6 +167,32 @@ describe("transport behaviour", () => {
     expect(res.statusCode).toBe(201);
   });
 
+  it("decodes the body in the charset it declares; bytes it cannot decode are a 400, an unknown charset a 415", async () => {
+    lab = await makeLab();
+    const post = (contentType: string, payload: Buffer) =>
+      lab!.app.inject({
+        method: "POST",
+        url: hwi(lab!.dev, "hwi-patients/"),
+        headers: { ...apiKey(lab!.dev.key), "content-type": contentType },
+        payload,
+      });
+    const latin1 = Buffer.from('{"external_id": "P-1", "name": "Jos\xe9 Pe\xf1a"}', "latin1");
+    const named = await post("application/json; charset=iso-8859-1", latin1);
+    expect(named.statusCode).toBe(201);
+    expect(named.json().name).toBe("José Peña");
+    // The same bytes as UTF-8 (declared or by default): not stored with U+FFFD in their place.
+    for (const type of ["application/json", "application/json; charset=utf-8"]) {
+      const refused = await post(type, latin1);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toEqual({
+        detail: expect.stringMatching(/^JSON parse error - the body is not utf-8 text at byte 35$/),
+      });
+    }
+    const unknown = await post("application/json; charset=klingon", Buffer.from("{}"));
+    expect(unknown.statusCode).toBe(415);
+    expect((await lab.store.patients.list(lab.dev.account.id, { count: true })).total).toBe(1);
+  });
+
   it("400 {detail} for malformed JSON (DRF's ParseError)", async () => {
     lab = await makeLab();
     const res = await lab.app.inject({
