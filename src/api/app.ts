@@ -22,7 +22,7 @@ import { standaloneWebhookControl } from "../webhooks/control.ts";
 import { authenticate } from "./auth.ts";
 import { REQUEST_TIMEOUT_MS, registerCloseGrace } from "./connections.ts";
 import { registerJsonOnly } from "./content-types.ts";
-import { apiError, registerErrorHandler } from "./errors.ts";
+import { apiError, DRF, registerErrorHandler } from "./errors.ts";
 import { frameworkError } from "./framework-errors.ts";
 import { registerNotFound } from "./not-found.ts";
 import { registerOpenApi } from "./openapi.ts";
@@ -152,8 +152,6 @@ function apiContext(deps: ApiDeps, app: FastifyInstance): ApiContext {
   };
 }
 
-const NUL_IN_URL = "Null characters are not allowed (%00 in the URL).";
-
 /** A scope: its authentication hook, then its route plugins. */
 function scopePlugin(scope: Scope, ctx: ApiContext, routes: RouteTable): FastifyPluginAsync {
   const auth = { store: ctx.store, adminToken: ctx.config.adminToken };
@@ -163,7 +161,7 @@ function scopePlugin(scope: Scope, ctx: ApiContext, routes: RouteTable): Fastify
       await authenticate(request, scope, auth, params.clientDomain);
       // Django's fields refuse NUL ("Null characters are not allowed."); PostgreSQL text cannot
       // hold one, so a %00 in a path id or a query value must never reach a query.
-      if (/%00/.test(request.raw.url ?? "")) throw apiError.badRequest(NUL_IN_URL);
+      if (/%00/.test(request.raw.url ?? "")) throw apiError.badRequest(DRF.nullInUrl);
     });
     for (const plugin of routes[scope])
       instance.register(plugin as FastifyPluginAsync<ApiContext>, ctx);

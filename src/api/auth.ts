@@ -48,19 +48,29 @@ export async function authenticateClient(
   return { account, apiKey: verified.apiKey };
 }
 
+/** What a scheme name looks like (Bearer, Token, Basic…): only such a word is quoted back. */
+const SCHEME_TOKEN = /^[A-Za-z][A-Za-z0-9-]{0,19}$/;
+
 /** The key of an `Api-Key <key>` header, or the 401 that explains what is wrong with it. */
 function apiKeyOf(authorization: string | undefined): string {
   if (authorization === undefined || authorization.trim() === "") {
     throw apiError.unauthenticated(DRF.notAuthenticated);
   }
   const space = authorization.indexOf(" ");
+  if (space < 0 && authorization !== SCHEME) {
+    // Never quoted back: a value with no scheme is most likely the key itself.
+    throw apiError.unauthenticated(
+      `Invalid Authorization header: no scheme; expected "${SCHEME} <key>".`,
+    );
+  }
   const scheme = space < 0 ? authorization : authorization.slice(0, space);
   const key = space < 0 ? "" : authorization.slice(space + 1);
   if (scheme !== SCHEME) {
+    const named = SCHEME_TOKEN.test(scheme) ? `the "${scheme}" scheme` : "another scheme";
     const hint =
       scheme.toLowerCase() === SCHEME.toLowerCase()
         ? `the scheme is case-sensitive: write "${SCHEME}", not "${scheme}"`
-        : `expected "${SCHEME} <key>", got the "${scheme}" scheme`;
+        : `expected "${SCHEME} <key>", got ${named}`;
     throw apiError.unauthenticated(`Invalid Authorization header: ${hint}.`);
   }
   if (key === "") {
@@ -75,6 +85,8 @@ async function pathAccount(
   clientDomain: string | undefined,
 ): Promise<AccountRow> {
   const domain = clientDomain ?? "";
+  // Before the lookup: PostgreSQL text cannot hold a NUL, and its error is no answer.
+  if (domain.includes("\u0000")) throw apiError.badRequest(DRF.nullInUrl);
   // The usual case, the key's own domain (matched ignoring case, spec 5.3): no second lookup.
   if (domain.toLowerCase() === keyAccount.clientDomain.toLowerCase()) return keyAccount;
   const account = await store.accounts.getByClientDomain(domain);

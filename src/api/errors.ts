@@ -34,6 +34,7 @@ export const DRF = {
   invalidPage: "Invalid page.",
   methodNotAllowed: (method: string) => `Method "${method}" not allowed.`,
   unsupportedMediaType: (type: string) => `Unsupported media type "${type}" in request.`,
+  nullInUrl: "Null characters are not allowed (%00 in the URL).",
   throttled: (wait: number) =>
     `Request was throttled. Expected available in ${wait} second${wait === 1 ? "" : "s"}.`,
 } as const;

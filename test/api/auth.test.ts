@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RoutePlugin } from "../../src/api/types.ts";
-import { ADMIN, hwi, type Lab, makeLab, send } from "./helpers.ts";
+import { ADMIN, apiKey, hwi, type Lab, makeLab, send } from "./helpers.ts";
 
 /** A v2-scope route (spec 4.4) that says whose account the key opened. */
 const whoAmI: RoutePlugin = async (app) => {
@@ -56,6 +56,29 @@ describe("API key authentication", () => {
       expect(res.statusCode).toBe(401);
       expect(res.json().detail).toContain(`expected "Api-Key <key>", got the "${scheme}" scheme`);
     }
+  });
+
+  it("401 for a header with no scheme or an odd one, never quoting the value back (it may be the key)", async () => {
+    for (const header of [
+      lab.dev.key,
+      `Api-Key\t${lab.dev.key}`,
+      `${lab.dev.key} ${lab.dev.key}`,
+    ]) {
+      const res = await withHeader(header);
+      expect(res.statusCode).toBe(401);
+      expect(res.body).not.toContain(lab.dev.key);
+      expect(res.json().detail).toMatch(/^Invalid Authorization header: (no scheme|expected)/);
+    }
+  });
+
+  it("a NUL in the client domain is the documented 400, before any lookup", async () => {
+    const res = await lab.app.inject({
+      method: "GET",
+      url: "/clients/acme-dev%00/hwi/hwi-patients/",
+      headers: apiKey(lab.dev.key),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ detail: "Null characters are not allowed (%00 in the URL)." });
   });
 
   it("401 for the scheme without a key", async () => {

@@ -130,6 +130,22 @@ describe("webhooks/", () => {
         auth_header: ["The lab sets this header itself on every POST: choose another name."],
       });
     }
+    // A value no HTTP client can send (RFC 9110 field-value): refused, not failed at each POST.
+    for (const auth_key of ["caf\u00e9\u0100", "tok\u0007en", "tok\u007fen", "Bearer \u2713"]) {
+      const bad = await call("POST", "webhooks/", {
+        endpoint: "https://c.example/",
+        auth_header: "X-Token",
+        auth_key,
+      });
+      expect(bad.statusCode).toBe(400);
+      expect(Object.keys(bad.json())).toEqual(["auth_key"]);
+    }
+    const latin1 = await call("POST", "webhooks/", {
+      endpoint: "https://c.example/",
+      auth_header: "X-Token",
+      auth_key: "Bearer caf\u00e9\tx",
+    });
+    expect(latin1.statusCode).toBe(201);
     for (const event of ["MEASUREMENT", "FULFILLMENT", "SPECIAL_ORDER", "PATIENT"]) {
       expect(
         (await call("POST", "webhooks/", { endpoint: "https://c.example/", event })).statusCode,

@@ -41,6 +41,12 @@ const FIELDS = {
     .describe("Name of a static header sent with each POST, e.g. Authorization (optional)."),
   auth_key: charField({ allowBlank: true, maxLength: 1000 })
     .refine((v) => !/[\r\n]/.test(v), { error: "Header values may not contain line breaks." })
+    // RFC 9110 §5.5 field-value: visible ASCII, spaces and tabs, obs-text (0x80–0xFF); anything
+    // else no HTTP client sends, and every delivery would fail.
+    .refine((v) => /^[\t\x20-\x7e\x80-\xff]*$/.test(v), {
+      error:
+        "Header values may hold only visible ASCII, spaces, tabs and characters up to U+00FF (RFC 9110 field-value).",
+    })
     .nullable()
     .optional()
     .describe("Value of that header, e.g. Bearer <token>; needs auth_header."),
