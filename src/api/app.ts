@@ -20,7 +20,7 @@ import { MessageProcessor } from "../ingest/processor.ts";
 import { replayWith } from "../ingest/replay.ts";
 import { standaloneWebhookControl } from "../webhooks/control.ts";
 import { authenticate } from "./auth.ts";
-import { REQUEST_TIMEOUT_MS, registerCloseGrace } from "./connections.ts";
+import { clientErrorAnswer, REQUEST_TIMEOUT_MS, registerCloseGrace } from "./connections.ts";
 import { registerJsonOnly } from "./content-types.ts";
 import { apiError, DRF, registerErrorHandler } from "./errors.ts";
 import { frameworkError } from "./framework-errors.ts";
@@ -67,6 +67,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkError,
     requestTimeout: REQUEST_TIMEOUT_MS,
+    clientErrorHandler: clientErrorAnswer,
   });
   registerCloseGrace(app);
   app.setValidatorCompiler(validatorCompiler as FastifySchemaCompiler<unknown>);

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { SystemClock, type TimerHandle } from "../core/clock.ts";
 
@@ -26,4 +28,28 @@ export function registerCloseGrace(app: FastifyInstance): void {
     if (grace !== undefined) wall.clearTimeout(grace);
     wall.dispose();
   });
+}
+
+/**
+ * What Node's HTTP parser refuses before there is a request (Fastify's clientErrorHandler): a
+ * header section over Node's 16 KiB (431; a request line that long too), a request that took too
+ * long to arrive (408), bytes that are not HTTP (400) — answered in the API's own error shape,
+ * `{"detail": "…"}`, then the connection closes.
+ */
+export function clientErrorAnswer(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, detail] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "Request header fields too large: the request line and headers exceed 16 KiB."]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "The request took too long to arrive."]
+        : [400, "Malformed HTTP request."];
+  const body = JSON.stringify({ detail });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
