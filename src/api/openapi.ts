@@ -139,7 +139,7 @@ const BODY_ERRORS: Record<number, JsonSchema> = {
  * `GET /clients/{clientDomain}/hwi/hwi-patients/{externalId}/` is `getHwiHwiPatientsByExternalId`
  * (the client-domain prefix every HWI and ASR path shares is left out).
  */
-export function operationIdOf(method: string, url: string): string {
+function operationIdOf(method: string, url: string): string {
   const words = url
     .replace(/^\/clients\/:clientDomain/, "")
     .split("/")
