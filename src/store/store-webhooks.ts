@@ -45,8 +45,18 @@ export interface WebhookOutboxRepo {
   count(): Promise<number>;
   /** The account's measurements in these id runs, by id, without their raw bytes (null). */
   measurements(accountId: string, ranges: readonly IdRange[]): Promise<MeasurementRow[]>;
-  /** device id → value of the property `key`, for the devices that have it. */
-  propertyValues(deviceIds: readonly string[], key: string): Promise<Map<string, string>>;
+  /**
+   * What a measurement webhook needs of each device as it is now: its gateway or IMEI (null
+   * once unlinked) and the value of its property `routeKey` (undefined when it has none).
+   * Devices since deleted are left out.
+   */
+  devicesNow(deviceIds: readonly string[], routeKey: string): Promise<Map<string, DeviceNow>>;
+}
+
+/** A device as a measurement webhook sees it when the webhook is made (WebhookOutboxRepo). */
+export interface DeviceNow {
+  readonly hardwareUuid: string | null;
+  readonly route: string | undefined;
 }
 
 /** Issue 4 §1: webhook deliveries (stable UUIDs) and their attempts. */

@@ -137,7 +137,7 @@ async function measurementsOf(
     accountId,
     rows,
     webhooks: targets,
-    routes: await tx.webhookOutbox.propertyValues(devices, MEASUREMENT_WEBHOOK_ID),
+    devices: await tx.webhookOutbox.devicesNow(devices, MEASUREMENT_WEBHOOK_ID),
     omitStatusMetrics,
     statusMetrics,
   });

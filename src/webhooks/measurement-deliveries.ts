@@ -1,3 +1,4 @@
+import type { DeviceNow } from "../store/store-webhooks.ts";
 import type { MeasurementRow, WebhookRow } from "../store/types-ingest.ts";
 import type { NewDelivery } from "../store/types-webhooks.ts";
 import { byReading, measurementWebhookRecord } from "./payloads/measurement.ts";
@@ -10,8 +11,8 @@ export interface MeasurementBatch {
   readonly rows: readonly MeasurementRow[];
   /** The account's MEASUREMENT webhooks. */
   readonly webhooks: readonly WebhookRow[];
-  /** device id → its measurement_webhook_id, for the devices that have one. */
-  readonly routes: ReadonlyMap<string, string>;
+  /** The rows' devices as they are now: gateway or IMEI, and measurement_webhook_id. */
+  readonly devices: ReadonlyMap<string, DeviceNow>;
   /** Spec 6.3.3, the account's choice. */
   readonly omitStatusMetrics: boolean;
   readonly statusMetrics: StatusMetrics;
@@ -21,7 +22,9 @@ export interface MeasurementBatch {
  * The deliveries of stored measurements: routed per device (spec 6.3), status metrics left out
  * when the account asked (6.3.3), then one delivery per record, or with post_as_array one per
  * physical reading carrying its records as an array (wire-formats "Webhook registry"). Retried
- * (spec 6.1).
+ * (spec 6.1). A record's `hardware_uuid` is its device's current gateway or IMEI, null once
+ * unlinked (spec 6.2): a reading a replaced or unlinked gateway relays late names where the
+ * device is now, not the gateway it came through (the stored record and GET keep that one).
  */
 export function measurementDeliveries(batch: MeasurementBatch): NewDelivery[] {
   const perWebhook = new Map<string, MeasurementRow[]>();
@@ -29,7 +32,7 @@ export function measurementDeliveries(batch: MeasurementBatch): NewDelivery[] {
     if (batch.omitStatusMetrics && batch.statusMetrics.isStatus(row.deviceName, row.metric)) {
       continue;
     }
-    const route = row.deviceId === null ? undefined : batch.routes.get(row.deviceId);
+    const route = row.deviceId === null ? undefined : batch.devices.get(row.deviceId)?.route;
     for (const webhook of measurementTargets(batch.webhooks, route)) {
       const rows = perWebhook.get(webhook.id);
       if (rows === undefined) perWebhook.set(webhook.id, [row]);
@@ -42,7 +45,13 @@ export function measurementDeliveries(batch: MeasurementBatch): NewDelivery[] {
     if (rows === undefined) continue;
     const groups = webhook.postAsArray ? byReading(rows) : rows.map((row) => [row]);
     for (const group of groups) {
-      const records = group.map(measurementWebhookRecord);
+      const records = group.map((row) => {
+        const device = row.deviceId === null ? undefined : batch.devices.get(row.deviceId);
+        return measurementWebhookRecord(
+          row,
+          device === undefined ? row.hardwareUuid : device.hardwareUuid,
+        );
+      });
       const first = group[0]!;
       out.push({
         accountId: batch.accountId,

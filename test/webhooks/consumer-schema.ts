@@ -34,7 +34,8 @@ export const MeasurementRecord = z
     device_name: z.string().min(1),
     hwi_device_id: uuid,
     patient_id: z.string().min(1).nullable(),
-    hardware_uuid: z.string().min(1),
+    // Spec 6.2: the current gateway or IMEI, null when unlinked.
+    hardware_uuid: z.string().min(1).nullable(),
     sensor_code: z.string().regex(/^\d+$/).nullable(),
     value_1: twoDecimals,
     value_2: twoDecimals,

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { toIsoMicros } from "../../src/core/time.ts";
 import { catalogue, readingsOf, senderFor } from "../ingest/fixtures.ts";
 import type { MeasurementRecordBody } from "./consumer-schema.ts";
-import { expectConsumable, WebhookLab } from "./harness.ts";
+import { expectConsumable, HOUR, MINUTE, WebhookLab } from "./harness.ts";
 import { Receiver } from "./receiver.ts";
 
 const bpm = (n: number) => senderFor(catalogue.get("Vendor BPM - Wide Range"), n);
@@ -144,5 +144,41 @@ describe("measurement webhooks: routing and payloads", () => {
     // Still one array per reading, each without its battery record.
     expect(groups).toHaveLength(1 + sugar.length);
     expect(groups.flat().map((r) => r.metric)).not.toContain("battery_percentage");
+  });
+
+  it("names the device's gateway as it is now (spec 6.2): a replaced gateway's late readings carry the new one, an unlinked device's null; GET keeps the one they came through", async () => {
+    const hook = await lab.webhook({ endpoint: receiver.url("/m"), postAsArray: true });
+    const a = bpm(1);
+    await lab.device(a, "P-A");
+    // Three readings taken now, a minute apart; the gateway relays them one by one, later.
+    const [live, late, later] = day(a).map((r, i) => ({
+      ...r,
+      timestamp: lab.clock.now() + i * MINUTE,
+    }));
+    await lab.runUntil(lab.clock.now() + HOUR);
+    const sent = async (reading: typeof live) => {
+      const before = receiver.received.length;
+      await lab.ingest(a, [reading!]);
+      await lab.settle();
+      const [group] = expectConsumable(
+        receiver.received.slice(before),
+        hook,
+      ) as MeasurementRecordBody[][];
+      return new Set(group!.map((r) => r.hardware_uuid));
+    };
+    expect(await sent(live)).toEqual(new Set([a.hardwareUuid]));
+    await lab.store.devices.replaceHardware(lab.account.id, a.hardwareUuid, "0F0E0D0C0B0A");
+    expect(await sent(late)).toEqual(new Set(["0F0E0D0C0B0A"]));
+    await lab.store.devices.unlinkGateway(lab.account.id, "0F0E0D0C0B0A");
+    expect(await sent(later)).toEqual(new Set([null]));
+    const rows = (
+      await lab.store.measurements.query({
+        accountId: lab.account.id,
+        patientExternalId: "P-A",
+        limit: 100,
+      })
+    ).rows;
+    expect(rows.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(rows.map((m) => m.hardwareUuid))).toEqual(new Set([a.hardwareUuid]));
   });
 });

@@ -147,20 +147,26 @@ export function webhookOutboxRepo(ctx: Ctx): WebhookOutboxRepo {
       }
       return out;
     },
-    async propertyValues(deviceIds, key) {
+    async devicesNow(deviceIds, routeKey) {
       const rows = await templatedIn(
         ctx,
-        "webhookOutbox.propertyValues",
+        "webhookOutbox.devicesNow",
         deviceIds,
         (list) =>
           db
-            .selectFrom("device_properties")
-            .select(["device_id", "value"])
-            .where("key", "=", param<string>("key"))
-            .where("device_id", "in", list),
-        { key },
+            .selectFrom("devices")
+            .leftJoin("device_properties", (join) =>
+              join
+                .onRef("device_properties.device_id", "=", "devices.id")
+                .on("device_properties.key", "=", param<string>("routeKey")),
+            )
+            .select(["devices.id", "devices.hardware_uuid", "device_properties.value"])
+            .where("devices.id", "in", list),
+        { routeKey },
       );
-      return new Map(rows.map((r) => [r.device_id, r.value]));
+      return new Map(
+        rows.map((r) => [r.id, { hardwareUuid: r.hardware_uuid, route: r.value ?? undefined }]),
+      );
     },
   };
 }

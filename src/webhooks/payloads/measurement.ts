@@ -4,13 +4,21 @@ import type { MeasurementRow } from "../../store/types-ingest.ts";
 /**
  * The measurement webhook record (wire-formats "Measurement record"): the GET record without
  * `id` and `metric_type`, in the sample's key order, with `created` repeating `timestamp` — the
- * real service keeps that in its webhooks for backwards compatibility.
+ * real service keeps that in its webhooks for backwards compatibility — and `hardware_uuid` the
+ * device's current gateway or IMEI, null once unlinked (spec 6.2), where GET shows the one the
+ * reading came through. `hardwareUuid` defaults to that one (a reading with no device).
  */
-export type MeasurementWebhookRecord = Omit<MeasurementJson, "id" | "metric_type">;
+export type MeasurementWebhookRecord = Omit<
+  MeasurementJson,
+  "id" | "metric_type" | "hardware_uuid"
+> & { hardware_uuid: string | null };
 
-export function measurementWebhookRecord(row: MeasurementRow): MeasurementWebhookRecord {
+export function measurementWebhookRecord(
+  row: MeasurementRow,
+  hardwareUuid: string | null = row.hardwareUuid,
+): MeasurementWebhookRecord {
   const { id: _id, metric_type: _type, ...record } = measurementJson(row);
-  return { ...record, created: record.timestamp };
+  return { ...record, hardware_uuid: hardwareUuid, created: record.timestamp };
 }
 
 /**

@@ -24,7 +24,7 @@ export function testBody(webhook: WebhookRow, now: number, omitStatusMetrics: bo
     case "MEASUREMENT": {
       const records = sampleReading(at)
         .filter((row) => !(omitStatusMetrics && row.metric === "battery_percentage"))
-        .map(measurementWebhookRecord);
+        .map((row) => measurementWebhookRecord(row));
       return webhook.postAsArray ? records : records[0];
     }
     case "FULFILLMENT":

@@ -99,7 +99,7 @@ export function webhookDeliveryContract(env: ContractEnv, persistent: boolean): 
       expect(await env.store.webhookOutbox.count()).toBe(0);
     });
 
-    it("reads back an account's measurements by id runs, and device properties by key", async () => {
+    it("reads back an account's measurements by id runs, and each device's gateway and route as they are now", async () => {
       const a = await newAccount(env);
       const b = await newAccount(env);
       const stored = (
@@ -121,13 +121,23 @@ export function webhookDeliveryContract(env: ContractEnv, persistent: boolean): 
         hardwareUuid: null,
         status: "Active",
       });
+      const linked = await env.store.devices.create(a.id, {
+        name: "Vendor Scale",
+        sensorCode: "12",
+        hardwareUuid: "1A2B3C4D5E6F",
+        status: "Active",
+      });
       await env.store.deviceProperties.set(device.id, "measurement_webhook_id", "w-1");
       await env.store.deviceProperties.set(device.id, "other", "x");
-      const values = await env.store.webhookOutbox.propertyValues(
-        [device.id, "no-such-device"],
+      await env.store.deviceProperties.set(linked.id, "other", "y");
+      const now = await env.store.webhookOutbox.devicesNow(
+        [device.id, linked.id, "no-such-device"],
         "measurement_webhook_id",
       );
-      expect([...values]).toEqual([[device.id, "w-1"]]);
+      expect(Object.fromEntries(now)).toEqual({
+        [device.id]: { hardwareUuid: null, route: "w-1" },
+        [linked.id]: { hardwareUuid: "1A2B3C4D5E6F", route: undefined },
+      });
     });
   });
 
