@@ -375,6 +375,28 @@ describe("Battery Level 0x2A19, Current Time 0x2A2B, Device Information strings"
     expect(hex(encodeCurrentTime(t))).toBe("e8070a10040a1c038002");
   });
 
+  it("refuses a device information string that is not UTF-8, naming the first bad byte", () => {
+    const name: DeviceInformationUuid = "2A29"; // Manufacturer Name String
+    const refusal = (value: string) => {
+      try {
+        decodeDeviceInformationString(name, Buffer.from(value, "hex"));
+      } catch (error) {
+        return (
+          (error as { code: string; details: unknown }).code +
+          JSON.stringify((error as { details: unknown }).details)
+        );
+      }
+      return "decoded";
+    };
+    // RFC 3629 §4: a surrogate, an overlong form, a sequence cut short, a stray continuation.
+    expect(refusal("4142eda080")).toBe('E_CODEC_RANGE{"field":"value","offset":2}');
+    expect(refusal("41c0af")).toBe('E_CODEC_RANGE{"field":"value","offset":1}');
+    expect(refusal("414243e282")).toBe('E_CODEC_RANGE{"field":"value","offset":3}');
+    expect(refusal("80")).toBe('E_CODEC_RANGE{"field":"value","offset":0}');
+    // U+FFFD sent as such, and a four-byte character, are text.
+    expect(refusal("efbfbdf09f9880")).toBe("decoded");
+  });
+
   it("device information strings round-trip as UTF-8", () => {
     const uuids = Object.keys(DEVICE_INFORMATION_STRINGS) as DeviceInformationUuid[];
     fc.assert(

@@ -1,4 +1,5 @@
 import { RpmlabError } from "../../core/errors.ts";
+import { firstInvalidUtf8 } from "../../core/utf8.ts";
 import { SIG } from "../uuids.ts";
 
 /**
@@ -60,47 +61,13 @@ export function decodeDeviceInformationString(
       { field: "value", offset: MAX_ATTRIBUTE_LENGTH },
     );
   }
+  // WHATWG decoding refuses what RFC 3629 §4 does: overlong forms, surrogates, over U+10FFFF.
   const bad = firstInvalidUtf8(bytes);
-  if (bad >= 0) {
+  if (bad < bytes.byteLength) {
     throw new RpmlabError("E_CODEC_RANGE", `${name}: value at byte ${bad} is not valid UTF-8`, {
       field: "value",
       offset: bad,
     });
   }
   return decoder.decode(bytes);
-}
-
-/**
- * Offset of the first byte that breaks UTF-8 (RFC 3629 §4: no overlong forms, no surrogates,
- * nothing above U+10FFFF), or -1 when the whole value is valid.
- */
-function firstInvalidUtf8(b: Uint8Array): number {
-  let i = 0;
-  while (i < b.length) {
-    const c = b[i]!;
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    let n: number;
-    let lo = 0x80;
-    let hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) n = 1;
-    else if (c >= 0xe0 && c <= 0xef) {
-      n = 2;
-      if (c === 0xe0) lo = 0xa0;
-      if (c === 0xed) hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 3;
-      if (c === 0xf0) lo = 0x90;
-      if (c === 0xf4) hi = 0x8f;
-    } else return i;
-    for (let k = 1; k <= n; k++) {
-      const x = b[i + k];
-      if (x === undefined) return i;
-      if (k === 1 ? x < lo || x > hi : x < 0x80 || x > 0xbf) return i;
-    }
-    i += n + 1;
-  }
-  return -1;
 }
