@@ -123,8 +123,14 @@ async function openPostgres(
     connectionTimeoutMillis: 10_000,
     max: 10,
   });
-  // Without a listener an idle client's error (server restart) would crash the process.
-  pool.on("error", (error) => opts.onBackgroundError?.(error));
+  // A connection the server ends (a restart, pg_terminate_backend) errors on its client; with no
+  // listener that error crashes the process. pg-pool listens only while a client is idle, and
+  // re-emits that on the pool: a client checked out for a transaction, between its statements,
+  // has nobody else. Its transaction fails on its next statement and is retried or reported.
+  pool.on("connect", (client) => {
+    client.on("error", (error) => opts.onBackgroundError?.(error));
+  });
+  pool.on("error", () => undefined); // the idle client's own listener above reported it
   const db = new Kysely<Database>({ dialect: new SerialPostgresDialect({ pool }) });
   return createKyselyStore({
     db,

@@ -50,6 +50,59 @@ if (pgh !== undefined) {
       }
     });
 
+    it("outlives its connection cut between a transaction's statements: that transaction fails, the next works", async () => {
+      const { spec, schema: name } = pgh.nextSpec();
+      const errors: unknown[] = [];
+      let reported!: () => void;
+      const report = new Promise<void>((resolve) => {
+        reported = resolve;
+      });
+      const deps = {
+        clock: new VirtualClock({ startMs: 1_729_051_800_000 }),
+        rng: new Rng("t"),
+        onBackgroundError: (error: unknown) => {
+          errors.push(error);
+          reported();
+        },
+      };
+      const store = await pgh.locked(() => openStore(spec, deps));
+      try {
+        let inside!: () => void;
+        const begun = new Promise<void>((resolve) => {
+          inside = resolve;
+        });
+        let cut!: () => void;
+        const afterCut = new Promise<void>((resolve) => {
+          cut = resolve;
+        });
+        const tx = store.transaction(async (t) => {
+          await t.accounts.create({ clientDomain: "a", environment: "production" });
+          inside();
+          await afterCut;
+          await t.accounts.create({ clientDomain: "b", environment: "production" });
+        });
+        await begun;
+        // The backend holding this store's transaction lock (postgres-dialect.ts), as an
+        // administrator or a server restart would end it.
+        const { rows } = await admin.query<{ pid: number }>(
+          "select pid from pg_locks where locktype = 'advisory' and granted and objid::bigint = (hashtext($1)::bigint & 4294967295)",
+          [`rpmlab store ${name}`],
+        );
+        expect(rows).toHaveLength(1);
+        await admin.query("select pg_terminate_backend($1)", [rows[0]!.pid]);
+        await report;
+        cut();
+        await expect(tx).rejects.toThrow();
+        expect(String(errors[0])).toMatch(/terminat/);
+        await store.accounts.create({ clientDomain: "c", environment: "production" });
+        expect((await store.accounts.getByClientDomain("a")) === null).toBe(true);
+        expect((await store.accounts.getByClientDomain("c"))?.clientDomain).toBe("c");
+      } finally {
+        await store.close();
+        await pgh.dropSchema(name);
+      }
+    });
+
     it("keeps JSON as written: a webhook body's keys stay in their order (json, not jsonb)", async () => {
       const { spec, schema: name } = pgh.nextSpec();
       const deps = { clock: new VirtualClock({ startMs: 1_729_051_800_000 }), rng: new Rng("j") };
