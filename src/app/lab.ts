@@ -117,7 +117,12 @@ export class Lab {
     // Public ids come from a seeded stream the store forks per opening (src/store/context.ts).
     const rng = new Rng("rpmlab-serve");
     const catalogue = Catalogue.load();
-    const store = await (this.deps.openStore ?? openStore)(config.store, { clock, rng });
+    const store = await (this.deps.openStore ?? openStore)(config.store, {
+      clock,
+      rng,
+      // A PostgreSQL connection the server ended: logged; the work on it fails and is retried.
+      onBackgroundError: (error) => logger.warn({ err: error }, "store connection lost"),
+    });
     this.stack.push(() => store.close());
 
     const apiKey = await this.accountKey(store);
