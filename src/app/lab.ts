@@ -5,6 +5,7 @@ import { AutoReorder } from "../asr/auto-reorder.ts";
 import { SupplyCatalogue } from "../asr/supply-catalogue.ts";
 import { SupplyShipping } from "../asr/supply-shipping.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
+import { withoutCredentials } from "../config/broker-spec.ts";
 import type { ServeConfig } from "../config/serve-config.ts";
 import { type Clock, SystemClock } from "../core/clock.ts";
 import { isAddressInUse, RpmlabError } from "../core/errors.ts";
@@ -247,7 +248,7 @@ export class Lab {
       client_domain: config.clientDomain,
       api_key: apiKey,
       admin_token: adminToken,
-      mqtt_url: broker.url,
+      mqtt_url: withoutCredentials(broker.url),
     };
   }
 

@@ -49,6 +49,14 @@ function parseUrl(spec: string, text: string): BrokerSpec {
   return { kind: "external", url: text, tls: url.protocol === "mqtts:" };
 }
 
+/**
+ * The broker URL without its user name and password: what the lab hands to others (serve's
+ * `mqtt_url`), who connect under credentials of their own — the URL's are the lab service's.
+ */
+export function withoutCredentials(url: string): string {
+  return url.replace(/^(mqtts?:\/\/)[^/@]*@/, "$1");
+}
+
 /** The spec string with any password replaced, for messages and logs. */
 export function redactBrokerSpec(spec: string): string {
   return spec.replace(/^(mqtts?:\/\/[^:/@]*):[^@/]*@/, "$1:***@");

@@ -1,5 +1,5 @@
 import { connect, ErrorWithSubackPacket, type IClientOptions, MqttClient } from "mqtt";
-import { redactBrokerSpec } from "../config/broker-spec.ts";
+import { redactBrokerSpec, withoutCredentials } from "../config/broker-spec.ts";
 import { debugLogsWanted } from "../config/debug-env.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { inProcessStreamBuilder } from "./in-process.ts";
@@ -53,9 +53,11 @@ export function connectClient(url: string, options: LabClientOptions): Promise<M
     ...(options.will === undefined ? {} : { will: options.will }),
   };
   const inProcess = inProcessStreamBuilder(url);
+  // MQTT.js takes a URL's user name and password over the options': credentials given apart
+  // (a device's own) must not be replaced by those a shared broker URL carries.
   const client =
     inProcess === undefined
-      ? connect(url, opts)
+      ? connect(options.username === undefined ? url : withoutCredentials(url), opts)
       : new MqttClient(inProcess, { ...credentialsOf(url), ...opts });
   if (options.handleMessage !== undefined) client.handleMessage = options.handleMessage;
   options.prepare?.(client);

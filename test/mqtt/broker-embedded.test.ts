@@ -20,6 +20,33 @@ async function started(spec: string): Promise<Broker> {
 }
 
 describe("embedded broker", () => {
+  it("sees a client's own credentials, not those the broker URL it was given carries", async () => {
+    const seen: string[] = [];
+    const broker = createBroker("embedded:0", {
+      auth: {
+        authenticate: async (username) => {
+          seen.push(username);
+          return { username, role: "service" };
+        },
+      },
+    });
+    await broker.start();
+    // "localhost": over TCP, as a client of another process connects (not the in-process pair).
+    const shared = broker.url.replace("//127.0.0.1", "//rpmlab-ingest:ingest-secret@localhost");
+    try {
+      const device = await connectClient(shared, {
+        clientId: "own-credentials",
+        username: "356938035643801",
+        password: "device-secret",
+        reconnectPeriod: 0,
+      });
+      await device.endAsync();
+      expect(seen).toEqual(["356938035643801"]);
+    } finally {
+      await broker.stop();
+    }
+  });
+
   it("says the port is taken and how to use the broker already on it", async () => {
     const squatter = createServer();
     await new Promise<void>((resolve) => squatter.listen(0, "127.0.0.1", resolve));

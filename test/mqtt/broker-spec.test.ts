@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { parseBrokerSpec, redactBrokerSpec } from "../../src/config/broker-spec.ts";
+import {
+  parseBrokerSpec,
+  redactBrokerSpec,
+  withoutCredentials,
+} from "../../src/config/broker-spec.ts";
 import { RpmlabError } from "../../src/core/errors.ts";
 import { createBroker, ExternalBroker } from "../../src/mqtt/broker.ts";
 import { EmbeddedBroker } from "../../src/mqtt/embedded-broker.ts";
@@ -48,6 +52,16 @@ describe("broker spec strings (DESIGN.md Boundaries)", () => {
       "mqtts://user:***@broker.example:8883",
     );
     expect(() => parseBrokerSpec("mqtt://user:secret@host:1/x")).toThrow(/user:\*\*\*@host/);
+  });
+
+  it("hands the broker URL on without the lab service's user name and password", () => {
+    expect(withoutCredentials("mqtt://rpmlab-ingest:s3cr%40t@127.0.0.1:1883")).toBe(
+      "mqtt://127.0.0.1:1883",
+    );
+    expect(withoutCredentials("mqtts://user@broker.example:8883")).toBe(
+      "mqtts://broker.example:8883",
+    );
+    expect(withoutCredentials("mqtt://127.0.0.1:1883")).toBe("mqtt://127.0.0.1:1883");
   });
 
   it("opens the implementation the spec names, without starting anything", () => {
