@@ -17,7 +17,7 @@ import { DASHBOARD_PATH } from "../dashboard/page-route.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
 import { FulfilmentSimulator } from "../fulfilment/simulator.ts";
-import { Downlinks, downlinkChannel } from "../ingest/downlink.ts";
+import { Downlinks, downlinkChannel, downlinkClientId } from "../ingest/downlink.ts";
 import { Ingestor } from "../ingest/ingestor.ts";
 import { BrokerTap } from "../ingest/sources/broker-tap.ts";
 import { MqttSubscription } from "../ingest/sources/subscription.ts";
@@ -303,8 +303,7 @@ export class Lab {
     // Spec 2.3: the lab tells each gateway its whitelist when it changes (activation, unlink,
     // replacement, adoption) and at a check-in that did not report holding exactly it, then the
     // time if the check-in shows its clock off (src/ingest/downlink.ts).
-    // Its own client id on an external broker, within the 23 characters every broker takes.
-    const channel = await downlinkChannel(broker, `${this.config.ingestId.slice(0, 20)}-dl`);
+    const channel = await downlinkChannel(broker, downlinkClientId(this.config.ingestId));
     this.stack.push(() => channel.close());
     const downlinks = new Downlinks({ store, clock: this.clock, channel, logger: this.logger });
     deps.events.on("whitelist.changed", ({ gatewayUuid }) => {

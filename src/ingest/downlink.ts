@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { MqttClient } from "mqtt";
 import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/logger.ts";
@@ -36,6 +37,18 @@ export async function downlinkChannel(broker: Broker, clientId: string): Promise
       await client.endAsync(false).catch(() => undefined);
     },
   };
+}
+
+/**
+ * The downlink client's id for an ingest process's `--ingest-id`: unique per ingest id and
+ * within the 23 characters every broker takes ([MQTT-3.1.3-5]). Two ids sharing their first 20
+ * characters made one client id, and the two processes took the session from each other every
+ * second; a longer id keeps 13 of its characters and a digest of the whole.
+ */
+export function downlinkClientId(ingestId: string): string {
+  if (ingestId.length <= 20) return `${ingestId}-dl`;
+  const digest = createHash("sha256").update(ingestId).digest("hex").slice(0, 6);
+  return `${ingestId.slice(0, 13)}-${digest}-dl`;
 }
 
 /**

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { deviceMacAddress } from "../../src/fulfilment/identifiers.ts";
-import { Downlinks, downlinkChannel } from "../../src/ingest/downlink.ts";
+import { Downlinks, downlinkChannel, downlinkClientId } from "../../src/ingest/downlink.ts";
 import { type Broker, createBroker } from "../../src/mqtt/broker.ts";
 import { connectClient, subscribeAll } from "../../src/mqtt/client.ts";
 import { parsePayload } from "../../src/mqtt/payload.ts";
@@ -135,3 +135,14 @@ for (const [name, make] of BROKERS) {
     });
   });
 }
+
+describe("the downlink client's id", () => {
+  it("is its ingest id's own, within 23 characters, even for ids that share their first 20", () => {
+    expect(downlinkClientId("rpmlab-ingest")).toBe("rpmlab-ingest-dl");
+    const ids = ["qa-multi-ingest-node1", "qa-multi-ingest-node2", "qa-multi-ingest-node-1234"];
+    const clientIds = ids.map(downlinkClientId);
+    expect(new Set(clientIds).size).toBe(ids.length);
+    for (const id of clientIds) expect(id).toMatch(/^[A-Za-z0-9-]{1,23}$/);
+    expect(downlinkClientId(ids[0]!)).toBe(downlinkClientId(ids[0]!));
+  });
+});
