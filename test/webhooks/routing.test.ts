@@ -20,6 +20,15 @@ const at = (receiver: Receiver, path: string) =>
 describe("measurement webhooks: routing and payloads", () => {
   let lab: WebhookLab;
   let receiver: Receiver;
+  /** The patient's stored records, as GET reads them. */
+  const storedOf = async (externalId: string) =>
+    (
+      await lab.store.measurements.query({
+        accountId: lab.account.id,
+        patientExternalId: externalId,
+        limit: 100,
+      })
+    ).rows;
   beforeEach(async () => {
     lab = await WebhookLab.open();
     receiver = await Receiver.start();
@@ -42,13 +51,7 @@ describe("measurement webhooks: routing and payloads", () => {
 
     const records = expectConsumable(at(receiver, "single"), single) as MeasurementRecordBody[];
     expect(records).toHaveLength(stored);
-    const rows = (
-      await lab.store.measurements.query({
-        accountId: lab.account.id,
-        patientExternalId: "P-A",
-        limit: 100,
-      })
-    ).rows;
+    const rows = await storedOf("P-A");
     expect(records.map((r) => `${r.metric}@${r.timestamp}`).sort()).toEqual(
       rows.map((m) => `${m.metric}@${toIsoMicros(m.timestamp)}`).sort(),
     );
@@ -171,13 +174,7 @@ describe("measurement webhooks: routing and payloads", () => {
     expect(await sent(late)).toEqual(new Set(["0F0E0D0C0B0A"]));
     await lab.store.devices.unlinkGateway(lab.account.id, "0F0E0D0C0B0A");
     expect(await sent(later)).toEqual(new Set([null]));
-    const rows = (
-      await lab.store.measurements.query({
-        accountId: lab.account.id,
-        patientExternalId: "P-A",
-        limit: 100,
-      })
-    ).rows;
+    const rows = await storedOf("P-A");
     expect(rows.length).toBeGreaterThanOrEqual(3);
     expect(new Set(rows.map((m) => m.hardwareUuid))).toEqual(new Set([a.hardwareUuid]));
   });
