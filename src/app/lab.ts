@@ -33,6 +33,9 @@ import { ManualSends } from "../webhooks/manual.ts";
 import { createWebhookSender } from "../webhooks/sender.ts";
 import { createAccount, createKey } from "./accounts.ts";
 
+/** ServeConfig.scheduleResyncMs when unset: another process's carrier step waits 30 s at most. */
+const DEFAULT_SCHEDULE_RESYNC_MS = 30_000;
+
 /** See Lab.running. */
 export interface LabParts {
   readonly broker: Broker;
@@ -203,6 +206,7 @@ export class Lab {
       events,
       fulfilment: config.fulfilment,
       logger: logger.child({ component: "fulfilment" }),
+      resyncMs: config.scheduleResyncMs ?? DEFAULT_SCHEDULE_RESYNC_MS,
     });
     await fulfilment.start();
     this.stack.push(() => fulfilment.stop());
@@ -211,7 +215,11 @@ export class Lab {
     // checks the accounts' glucometers hourly.
     const supplies = SupplyCatalogue.load(undefined, catalogue);
     const asr = { store, clock, supplies, catalogue, events, fulfilment: config.fulfilment };
-    const shipping = new SupplyShipping({ ...asr, logger: logger.child({ component: "asr" }) });
+    const shipping = new SupplyShipping({
+      ...asr,
+      logger: logger.child({ component: "asr" }),
+      resyncMs: config.scheduleResyncMs ?? DEFAULT_SCHEDULE_RESYNC_MS,
+    });
     await shipping.start();
     this.stack.push(() => shipping.stop());
     const reorder = new AutoReorder({ ...asr, logger: logger.child({ component: "asr" }) });

@@ -9,6 +9,11 @@ import { nextStep } from "./supply-timeline.ts";
 export interface SupplyShippingDeps extends Omit<AsrDeps, "events"> {
   readonly events: FulfilmentEventBus;
   readonly logger?: Logger | undefined;
+  /**
+   * How often (ms of the Clock) to look for steps another process sharing the store scheduled;
+   * 0 or absent: never (the store's only writer).
+   */
+  readonly resyncMs?: number | undefined;
 }
 
 /** Node timers overflow past 2^31-1 ms; a longer wait is armed in pieces. */
@@ -22,9 +27,12 @@ const RETRY_AFTER_MS = 60_000;
  * in its own transaction with its webhook, at its due time (not the moment the timer ran: a
  * seed gives the same timeline however fast a virtual clock is driven). `supply.status` events
  * (a new order) re-arm it. `start()` first applies what fell due while the lab was down.
+ * Processes sharing a store hear only their own events; with `resyncMs` each also looks again
+ * now and then, so an order another process placed moves on even while that process is down.
  */
 export class SupplyShipping {
   private timer: { readonly handle: TimerHandle; readonly at: number } | undefined;
+  private resyncTimer: TimerHandle | undefined;
   private running = false;
   private work: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | undefined;
@@ -39,6 +47,7 @@ export class SupplyShipping {
     });
     this.kick();
     await this.work;
+    this.scheduleResync();
   }
 
   async stop(): Promise<void> {
@@ -46,6 +55,8 @@ export class SupplyShipping {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.disarm();
+    if (this.resyncTimer !== undefined) this.deps.clock.clearTimeout(this.resyncTimer);
+    this.resyncTimer = undefined;
     await this.work;
   }
 
@@ -65,6 +76,16 @@ export class SupplyShipping {
       this.kick();
     }, delay);
     this.timer = { handle, at };
+  }
+
+  private scheduleResync(): void {
+    const every = this.deps.resyncMs ?? 0;
+    if (every <= 0 || !this.running) return;
+    this.resyncTimer = this.deps.clock.setTimeout(() => {
+      this.resyncTimer = undefined;
+      this.kick();
+      this.scheduleResync();
+    }, every);
   }
 
   private disarm(): void {

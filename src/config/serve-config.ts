@@ -82,6 +82,12 @@ export interface ServeConfig {
    * one-second polls would cost more than its readings.
    */
   readonly webhookPollMs?: number;
+  /**
+   * How often fulfilment and supply shipping re-read the schedule for steps that other processes
+   * sharing the store scheduled (default 30 s of the lab's clock; 0: never, as in a scenario,
+   * whose lab is its store's only writer).
+   */
+  readonly scheduleResyncMs?: number;
 }
 
 export function serveConfig(

@@ -22,6 +22,11 @@ export interface FulfilmentSimulatorDeps {
   readonly events: FulfilmentEventBus;
   readonly fulfilment: FulfilmentConfig;
   readonly logger?: Logger | undefined;
+  /**
+   * How often (ms of the Clock) to re-read every scheduled transition from the store, for those
+   * another process sharing it scheduled; 0 or absent: never (the store's only writer).
+   */
+  readonly resyncMs?: number | undefined;
 }
 
 /**
@@ -47,10 +52,15 @@ const RETRY_AFTER_MS = 60_000;
  * milliseconds of a virtual run; a transition's time is its due time, not the moment its timer
  * ran, so a seed reproduces the same timeline however fast the clock is driven. Errors are
  * logged and retried a few times, never thrown at the process.
+ *
+ * Processes sharing a store hear only their own events; with `resyncMs` each also re-reads the
+ * schedule now and then, so a transition another process scheduled is applied even when that
+ * process is down (runDue's step check lets only one process apply it).
  */
 export class FulfilmentSimulator {
   private readonly orders: Orders;
-  private readonly timers = new Map<string, { handle: TimerHandle; at: number }>();
+  private readonly timers = new Map<string, { handle: TimerHandle; step: number; at: number }>();
+  private resyncTimer: TimerHandle | undefined;
   private readonly inflight = new Set<Promise<void>>();
   private readonly failures = new Map<string, number>();
   private unsubscribe: (() => void) | undefined;
@@ -82,6 +92,7 @@ export class FulfilmentSimulator {
     }
     if (!this.running) return;
     for (const s of await this.deps.store.shipments.due()) this.arm(s.id, s.step, s.nextAt);
+    this.scheduleResync();
   }
 
   /** Disarms every timer and waits for transitions already running. */
@@ -89,6 +100,8 @@ export class FulfilmentSimulator {
     this.running = false;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    if (this.resyncTimer !== undefined) this.deps.clock.clearTimeout(this.resyncTimer);
+    this.resyncTimer = undefined;
     for (const { handle } of this.timers.values()) this.deps.clock.clearTimeout(handle);
     this.timers.clear();
     await this.whenIdle();
@@ -120,7 +133,31 @@ export class FulfilmentSimulator {
     if (at === null || !this.running) return;
     const delay = Math.min(Math.max(0, at - this.deps.clock.now()), MAX_TIMER_MS);
     const handle = this.deps.clock.setTimeout(() => this.fire(shipmentId, step, at), delay);
-    this.timers.set(shipmentId, { handle, at });
+    this.timers.set(shipmentId, { handle, step, at });
+  }
+
+  private scheduleResync(): void {
+    const every = this.deps.resyncMs ?? 0;
+    if (every <= 0 || !this.running) return;
+    this.resyncTimer = this.deps.clock.setTimeout(() => {
+      this.resyncTimer = undefined;
+      const run = this.resync()
+        .catch((error: unknown) => {
+          this.deps.logger?.warn({ err: error }, "could not re-read the shipping schedule");
+        })
+        .finally(() => this.scheduleResync());
+      const tracked = run.finally(() => this.inflight.delete(tracked));
+      this.inflight.add(tracked);
+    }, every);
+  }
+
+  /** Arms what the store schedules and this process has not armed (or armed for another step). */
+  private async resync(): Promise<void> {
+    for (const s of await this.deps.store.shipments.due()) {
+      if (!this.running) return;
+      const armed = this.timers.get(s.id);
+      if (armed?.step !== s.step || armed.at !== s.nextAt) this.arm(s.id, s.step, s.nextAt);
+    }
   }
 
   private fire(shipmentId: string, step: number, at: number): void {

@@ -250,6 +250,8 @@ class ScenarioRun {
         // Every write in this lab nudges the dispatcher; the poll only catches retries' timers
         // it armed itself, so it can be rare.
         webhookPollMs: STEP_MS,
+        // The run's store has no other writer.
+        scheduleResyncMs: 0,
       },
       createLogger({ level: "silent" }),
       // The store keeps epoch ms as integers; emulated BLE's timing is finer (clock.ts).

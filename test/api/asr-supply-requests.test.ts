@@ -2,7 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_SEARCH_LENGTH } from "../../src/api/pagination.ts";
 import { SupplyCatalogue } from "../../src/asr/supply-catalogue.ts";
 import { SupplyShipping } from "../../src/asr/supply-shipping.ts";
+import { TypedEvents } from "../../src/core/events.ts";
 import { addBusinessTime } from "../../src/fulfilment/business-time.ts";
+import type { FulfilmentEvents } from "../../src/fulfilment/events.ts";
 import { asrDeps } from "./asr-fixtures.ts";
 import { ADMIN, type Lab, makeLab, send } from "./helpers.ts";
 import {
@@ -20,6 +22,7 @@ import {
 /** Spec 2.7, 3, 4.5: asr/supply-requests/ on the acme account (ASR enabled). */
 
 const STRIPS = "Glucometer Test Strips (50)";
+const HOUR = 3_600_000;
 const SHIP_TO = {
   shipping_name: "Ada Patient",
   shipping_address: "1 Main St",
@@ -234,6 +237,31 @@ describe("asr/supply-requests/", () => {
       );
       expect(bodies.every((b) => b.id === placed.id && b.patient_id === "P-1")).toBe(true);
       expect(bodies[2]).toEqual(done);
+    } finally {
+      await shipping.stop();
+    }
+  });
+
+  it("ships an order another process sharing the store placed, without that process", async () => {
+    // This process hears none of the other's events: only its look at the store finds the order.
+    const shipping = new SupplyShipping({
+      ...asrDeps(lab),
+      events: new TypedEvents<FulfilmentEvents>(),
+      resyncMs: HOUR,
+    });
+    await shipping.start();
+    try {
+      const placed = (
+        await asr("POST", "supply-requests/", { ...SHIP_TO, supply_name: STRIPS, gateway_id: GW })
+      ).json() as Order;
+      const { nextAt: shipsAt } = (await lab.store.supplyRequests.getById(placed.id))!;
+      lab.advance(14 * DAY);
+      await shipping.whenIdle();
+      const done = ok<Order>(await asr("GET", `supply-requests/${placed.id}/`));
+      expect(done.status).toBe("fulfilled");
+      // Applied at its due time, not at the look that found it.
+      expect(Date.parse(done.shipped_on!)).toBe(shipsAt);
+      expect(Date.parse(done.delivered_on!)).toBeGreaterThan(shipsAt!);
     } finally {
       await shipping.stop();
     }

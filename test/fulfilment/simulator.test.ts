@@ -45,6 +45,7 @@ async function miniLab(
   seed: string,
   timeline: string[] = [],
   opener: Opener = openStore,
+  resyncMs = 0,
 ) {
   const store = await opener(spec, { clock, rng: new Rng("sim-test") });
   const events = new TypedEvents<FulfilmentEvents>();
@@ -64,7 +65,7 @@ async function miniLab(
     rng: new Rng("sim-test"),
     fulfilment,
   });
-  const sim = new FulfilmentSimulator({ store, catalogue, clock, events, fulfilment });
+  const sim = new FulfilmentSimulator({ store, catalogue, clock, events, fulfilment, resyncMs });
   const lab = { store, clock, sim, timeline, services };
   open.push(lab);
   return lab;
@@ -240,6 +241,53 @@ describe("fulfilment simulator", () => {
       }
     }, 60_000);
   }
+});
+
+describe("fulfilment simulator, several processes on one store", () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    for (const lab of [...open]) await closeLab(lab);
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs every Clock timer due by `until`, letting the simulator finish each one's work. */
+  async function driveClock(lab: MiniLab, until: number) {
+    for (;;) {
+      await lab.sim.whenIdle();
+      const next = lab.clock.nextEventAt();
+      if (next === undefined || next > until) break;
+      lab.clock.runSync({ until: Math.max(next, lab.clock.now()) });
+    }
+    lab.clock.runSync({ until });
+  }
+
+  it("ships what another process scheduled, while that process is down", async () => {
+    dir = mkdtempSync(join(tmpdir(), "rpmlab-sim-"));
+    const spec = `sqlite:${join(dir, "lab.db")}`;
+    const clock = new VirtualClock({ startMs: T0 });
+    const timeline: string[] = [];
+    // B runs all along; A takes the orders through its API, then stops before any ships.
+    const b = await miniLab(spec, clock, "shared", timeline, openStore, 3_600_000);
+    await b.sim.start();
+    const a = await miniLab(spec, clock, "shared", timeline);
+    await placeOrders(a);
+    await closeLab(a);
+    await driveClock(b, T0 + 60 * DAY);
+
+    // The reference: one process on a store opened once before (its ids, which seed each
+    // shipment's path, come from the store's second opening, as A's did).
+    const referenceSpec = `sqlite:${join(dir, "reference.db")}`;
+    const referenceClock = new VirtualClock({ startMs: T0 });
+    await (
+      await openStore(referenceSpec, { clock: referenceClock, rng: new Rng("sim-test") })
+    ).close();
+    const reference = await miniLab(referenceSpec, referenceClock, "shared");
+    await reference.sim.start();
+    await placeOrders(reference);
+    await drive(reference, T0 + 60 * DAY);
+    expect(timeline.length).toBeGreaterThan(60);
+    expect(timeline.join("\n")).toBe(reference.timeline.join("\n"));
+  });
 });
 
 describe("fulfilment simulator, when things go wrong", () => {
