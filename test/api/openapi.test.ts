@@ -149,6 +149,11 @@ describe("OpenAPI document", () => {
       "search",
     ]);
     expect(names(supply.delete!)).toEqual(["clientDomain", "id"]);
+    // …or the id in a JSON body.
+    expect(supply.delete!.requestBody?.content["application/json"]?.schema).toMatchObject({
+      type: "object",
+      properties: { id: { type: "string" } },
+    });
     // Every operation with a body may answer 413 and 415; a 429 says Retry-After.
     for (const { path, method, op } of operations()) {
       if (op.requestBody !== undefined) {

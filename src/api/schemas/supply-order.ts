@@ -85,6 +85,12 @@ export const SupplyRequestDeleteQuery = z.object({
   id: queryParam('The id of the pending request to remove (or send {"id": "…"} as the body).'),
 });
 
+/** Documentation of the body DELETE supply-requests/ may carry; the route reads its `id`. */
+export const SUPPLY_REQUEST_DELETE_BODY = documentedBody(
+  drfObject({ id: z.string().optional().describe("The id of the pending request to remove.") }),
+  'Optional: the order\'s id as `{"id": "…"}`, when `?id=` is not given (a non-blank `?id=` wins).',
+);
+
 export const GlucometerSuppliesOut = z.object({
   strips_sent: z
     .number()

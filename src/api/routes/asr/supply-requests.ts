@@ -16,6 +16,7 @@ import {
   SUPPLY_ORDER_JSON,
   SUPPLY_ORDER_LISTS,
   SUPPLY_REQUEST_BODY,
+  SUPPLY_REQUEST_DELETE_BODY,
   SupplyRequestDeleteQuery,
   SupplyRequestsQuery,
 } from "../../schemas/supply-order.ts";
@@ -114,6 +115,7 @@ export const supplyRequestsRoutes: RoutePlugin = async (app, ctx) => {
         description:
           'The spec names no identifier for it: the order\'s id goes in the query (`?id=`) or in a JSON body (`{"id": "…"}`); `DELETE supply-requests/{id}/` does the same. 204; 404 for an unknown id; 400 keyed `id` when it is missing or the order has shipped (spec 3: only pending requests can be deleted).',
         querystring: SupplyRequestDeleteQuery,
+        body: SUPPLY_REQUEST_DELETE_BODY,
         response: {
           204: DELETED,
           400: describe(FIELD_ERRORS_SCHEMA, "No id, or the order shipped."),
