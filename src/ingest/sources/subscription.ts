@@ -46,6 +46,11 @@ export class MqttSubscription implements IngestSource {
       prepare: (c) => {
         this.gate = new AckGate(c);
         c.on("close", () => o.logger?.info("ingest subscription closed"));
+        let connected = false;
+        c.on("connect", (connack) => {
+          if (connected) reconnected(o, connack.sessionPresent);
+          connected = true;
+        });
       },
       onError: (error) => o.logger?.warn({ err: error.message }, "mqtt connection error"),
     });
@@ -90,6 +95,23 @@ export class MqttSubscription implements IngestSource {
         if (committed && ticket !== null) this.gate?.release(ticket);
       },
       () => done(),
+    );
+  }
+}
+
+/**
+ * After a reconnection the broker says whether it kept the persistent session ([MQTT-3.2.2-2]).
+ * Without it (a broker restarted without persistence, or one that expired the session), what
+ * gateways published meanwhile was queued for no one: the gateways still hold what was not
+ * acknowledged to them, but anything the broker had accepted is gone. MQTT.js subscribes again.
+ */
+function reconnected(o: SubscriptionOptions, sessionPresent: boolean): void {
+  if (sessionPresent) {
+    o.logger?.info({ client_id: o.clientId }, "ingest subscription reconnected to its session");
+  } else {
+    o.logger?.warn(
+      { client_id: o.clientId },
+      "ingest subscription reconnected on a new session: messages the broker accepted while it was away were not kept for it",
     );
   }
 }
