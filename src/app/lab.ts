@@ -131,6 +131,9 @@ export class Lab {
 
     const apiKey = await this.accountKey(store);
     const broker = createBroker(config.broker, { auth: storeAuth(store.mqttCredentials), logger });
+    // Taken before the broker listens: until ingestion starts, the embedded broker refuses
+    // uplinks instead of acknowledging what nobody would store.
+    const tap = BrokerTap.of(broker);
     await broker.start();
     this.stack.push(() => broker.stop());
 
@@ -187,6 +190,7 @@ export class Lab {
     await this.startIngest({
       store,
       broker,
+      tap,
       catalogue,
       events,
       rng: rng.fork("adoption"),
@@ -272,6 +276,8 @@ export class Lab {
   private async startIngest(deps: {
     store: Store;
     broker: Broker;
+    /** The embedded broker's tap (BrokerTap.of), taken before it started listening. */
+    tap: BrokerTap | undefined;
     catalogue: Catalogue;
     events: TypedEvents<FulfilmentEvents>;
     rng: Rng;
@@ -283,7 +289,7 @@ export class Lab {
     // The embedded broker hands publishes over in process (BrokerTap: the gateway's PUBACK then
     // means stored); on an external broker, a subscription whose credentials travel in the URL.
     const source =
-      BrokerTap.of(broker) ??
+      deps.tap ??
       new MqttSubscription({
         url: broker.url,
         clientId: this.config.ingestId,

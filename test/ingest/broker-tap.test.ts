@@ -161,6 +161,28 @@ describe("ingestion through the embedded broker's tap", () => {
     expect(rows.every((r) => r.messageId === "m-1")).toBe(true);
   });
 
+  it("refuses what comes before ingestion starts; the gateway sends it again once it runs", async () => {
+    // `serve` takes the tap before its broker listens, and starts ingestion later.
+    const ingestor = await lab.ingestor({ via: "tap" });
+    const client = await lab.device("gateway", gw.hardwareUuid, {
+      clean: false,
+      reconnectPeriod: 20,
+    });
+    const closed = new Promise<void>((resolve) => client.once("close", () => resolve()));
+    const m = uplinkMessage(gw, "m-early", readingsOf(gw, 3, 0).slice(0, 1));
+    const puback = client.publishAsync(m.topic, m.payload, { qos: 1 });
+    await within(closed, "the refused connection");
+    expect(await settled(puback)).toBe(false);
+
+    const outcomes = new Outcomes(ingestor);
+    await ingestor.start();
+    await within(puback, "the PUBACK of the message sent again");
+    await outcomes.count(1);
+    const rows = await storedFor(store, gw);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.messageId === "m-early")).toBe(true);
+  });
+
   it("takes status and last will too, and only what the ACL lets through", async () => {
     const ingestor = await lab.ingestor({ via: "tap" });
     const outcomes = new Outcomes(ingestor);

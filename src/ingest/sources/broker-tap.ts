@@ -21,9 +21,16 @@ export class BrokerTap implements IngestSource {
 
   private constructor(private readonly broker: TappableBroker) {
     this.describe = `tap on ${broker.describe}`;
+    // Until start(), an uplink or status is refused (not committed), as after stop(): a broker
+    // that listens before ingestion runs would otherwise acknowledge it to a gateway or device,
+    // which then forgets a reading nobody stores. It sends it again on its next connection.
+    broker.tap(isIngestTopic, (_topic, _payload, settle) => settle(false));
   }
 
-  /** The tap of a broker in this process; undefined for a broker the lab only connects to. */
+  /**
+   * The tap of a broker in this process; undefined for a broker the lab only connects to. Take
+   * it before the broker starts listening.
+   */
   static of(broker: Broker): BrokerTap | undefined {
     return broker.tap === undefined ? undefined : new BrokerTap(broker as TappableBroker);
   }
