@@ -20,6 +20,7 @@ import { LabReceiver } from "./receiver.ts";
 import type { ScenarioReport } from "./report.ts";
 import { perform } from "./run/actions.ts";
 import { DeadLetterTally } from "./run/dead-letter-tally.ts";
+import { emptyStoreOnly } from "./run/empty-store.ts";
 import { Fleet } from "./run/fleet.ts";
 import { HeldWork } from "./run/held-work.ts";
 import { LabClient } from "./run/lab-client.ts";
@@ -256,7 +257,7 @@ class ScenarioRun {
       createLogger({ level: "silent" }),
       // The store keeps epoch ms as integers; emulated BLE's timing is finer (clock.ts).
       new WholeMillisecondClock(this.clock),
-      this.options.openStore === undefined ? {} : { openStore: this.options.openStore },
+      { openStore: emptyStoreOnly(this.options.openStore) },
     );
     this.client = new LabClient(await this.lab.start());
     return this.client;

@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { RpmlabError } from "../../src/core/errors.ts";
+import { Rng } from "../../src/core/rng.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { loadScenario } from "../../src/scenario/load.ts";
 import { renderText } from "../../src/scenario/report.ts";
 import { runScenario } from "../../src/scenario/runner.ts";
@@ -133,5 +138,49 @@ describe("a run whose store fails for a while", () => {
     expect(store.counts.failed).toBe(3);
     expect(report.passed, renderText(report)).toBe(true);
     expect(report.counts.readings.stored).toBe(report.counts.readings.taken);
+  }, 60_000);
+});
+
+describe("a run on a store that already holds a lab", () => {
+  it("is refused before anything runs, naming the store and what to do; the store is kept", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rpmlab-scenario-store-"));
+    const spec = `sqlite:${join(dir, "run.db")}`;
+    /** Every record the file holds, read by a store opened apart from the runs. */
+    const storedRecords = async () => {
+      const store = await openStore(spec, {
+        clock: new VirtualClock({ startMs: 0 }),
+        rng: new Rng("check"),
+      });
+      try {
+        const accounts = await store.accounts.list();
+        const counts = await Promise.all(accounts.map((a) => store.measurements.count(a.id)));
+        return counts.reduce((sum, n) => sum + n, 0);
+      } finally {
+        await store.close();
+      }
+    };
+    try {
+      const scenario = {
+        ...loadScenario(FIXTURE),
+        transports: { ble: "direct", broker: "embedded", store: spec },
+      };
+      expect((await runScenario(scenario, {})).passed).toBe(true);
+      const before = await storedRecords();
+      expect(before).toBeGreaterThan(0);
+
+      // Again on the same file (as after a run killed halfway): no second enrolment on top.
+      const error = await runScenario(scenario, {}).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(RpmlabError);
+      expect((error as RpmlabError).code).toBe("E_SCENARIO_FAILED");
+      expect((error as RpmlabError).message).toBe(
+        `the store ${spec} already holds a lab (accounts clinic): a scenario starts from an empty store. Delete it (for sqlite:PATH, the file and its -wal and -shm files), empty the PostgreSQL database, or name another store in transports.store`,
+      );
+      expect(await storedRecords()).toBe(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });
