@@ -32,12 +32,18 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       "--store <spec>",
       `memory, sqlite:PATH or postgres://… (default $${STORE_ENV}, else ${DEFAULT_SERVE_STORE})`,
     )
-    .option("--broker <spec>", `embedded[:port] or mqtt://host:port (default ${DEFAULT_BROKER})`)
+    .option(
+      "--broker <spec>",
+      `embedded[:port], mqtt://host:port or mqtts://host:port (default ${DEFAULT_BROKER})`,
+    )
     .option("--port <n>", `HTTP port; 0 picks a free one (default ${DEFAULT_HTTP_PORT})`)
     .option("--host <address>", `HTTP address to listen on (default ${DEFAULT_HOST})`)
     .option("--rate-limit <rate>", "per-key limit such as 1/s (the real service's); default off")
     .option("--client-domain <domain>", `account to serve (default ${DEFAULT_CLIENT_DOMAIN})`)
-    .option("--admin-token <token>", `lab admin token (default $${ADMIN_TOKEN_ENV}, else fresh)`)
+    .option(
+      "--admin-token <token>",
+      `lab admin token, 16 characters at least (default $${ADMIN_TOKEN_ENV}, else fresh)`,
+    )
     .option(
       "--ingest-id <id>",
       "MQTT client id of this ingest process on an external broker (its persistent session), unique per process (default rpmlab-ingest); the embedded broker hands messages over in process",
