@@ -1,4 +1,4 @@
-import { type Dispatcher, Pool } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import type { WebhookDeliveryConfig } from "../config/webhook-config.ts";
 import { startStopwatch } from "../core/stopwatch.ts";
 import { endpointOf } from "./endpoint.ts";
@@ -13,12 +13,15 @@ const SNIPPET_BYTES = SNIPPET_CHARS * 4;
 /**
  * Posts with undici: one keep-alive pool per endpoint origin, at most `concurrency` connections
  * each, so a slow or dead endpoint ties up its own connections and never another's (the
- * dispatcher's lanes keep its queue too). Every attempt is bounded by `timeoutMs` to connect,
- * to get the answer's headers and between chunks of its body. Redirects are not followed (a 3xx
- * is a failed attempt, as a 4xx or 5xx).
+ * dispatcher's lanes keep its queue too). The pools are an undici Agent's, which closes an
+ * origin's pool once its last connection has closed (idle past keep-alive, or refused): a lab
+ * whose endpoints change over time (tunnels, CI receivers on fresh ports) keeps no pool for
+ * each one it ever posted to. Every attempt is bounded by `timeoutMs` to connect, to get the
+ * answer's headers and between chunks of its body. Redirects are not followed (a 3xx is a
+ * failed attempt, as a 4xx or 5xx).
  */
 export class HttpSender implements WebhookSender {
-  private readonly pools = new Map<string, Pool>();
+  private agent: Agent | undefined;
 
   constructor(private readonly config: WebhookDeliveryConfig) {}
 
@@ -37,7 +40,7 @@ export class HttpSender implements WebhookSender {
       const chunks: Buffer[] = [];
       let read = 0;
       let abort: ((error?: Error) => void) | undefined;
-      // undici's (legacy) handler interface, the one a Pool accepts directly.
+      // undici's (legacy) handler interface, the one its dispatchers accept directly.
       const handler: Dispatcher.DispatchHandler = {
         onConnect(cancel) {
           abort = cancel;
@@ -66,8 +69,9 @@ export class HttpSender implements WebhookSender {
           }
         },
       };
-      this.pool(endpoint.origin).dispatch(
+      this.pools().dispatch(
         {
+          origin: endpoint.origin,
           method: "POST",
           path: endpoint.path,
           headers: request.headers,
@@ -79,31 +83,29 @@ export class HttpSender implements WebhookSender {
   }
 
   async abort(): Promise<void> {
-    const pools = [...this.pools.values()];
-    this.pools.clear();
+    const agent = this.agent;
+    this.agent = undefined;
     // Requests under way reject (UND_ERR_DESTROYED); later ones get new pools.
-    await Promise.all(pools.map((pool) => pool.destroy()));
+    await agent?.destroy();
   }
 
   async close(): Promise<void> {
-    const pools = [...this.pools.values()];
-    this.pools.clear();
-    await Promise.all(pools.map((pool) => pool.close()));
+    const agent = this.agent;
+    this.agent = undefined;
+    await agent?.close();
   }
 
-  private pool(origin: string): Pool {
-    let pool = this.pools.get(origin);
-    if (pool === undefined) {
+  private pools(): Agent {
+    if (this.agent === undefined) {
       const { timeoutMs, concurrency } = this.config;
-      pool = new Pool(origin, {
+      this.agent = new Agent({
         connections: concurrency,
         connect: { timeout: timeoutMs },
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      this.pools.set(origin, pool);
     }
-    return pool;
+    return this.agent;
   }
 }
 
