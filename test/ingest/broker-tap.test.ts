@@ -8,6 +8,7 @@ import type { MqttClient } from "mqtt";
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { Downlinks, downlinkChannel } from "../../src/ingest/downlink.ts";
+import type { Ingestor } from "../../src/ingest/ingestor.ts";
 import { topicOf } from "../../src/mqtt/topics.ts";
 import type { Store } from "../../src/store/store.ts";
 import { Inbox, within } from "../mqtt/helpers.ts";
@@ -71,6 +72,21 @@ describe("ingestion through the embedded broker's tap", () => {
     await lab.stop();
     await store.close();
   });
+
+  /** Starts `ingestor`; the refused message, sent again, is acknowledged and stored (alone). */
+  async function storedOnceStarted(
+    ingestor: Ingestor,
+    puback: Promise<unknown>,
+    messageId: string,
+  ): Promise<void> {
+    const outcomes = new Outcomes(ingestor);
+    await ingestor.start();
+    await within(puback, "the PUBACK of the message sent again");
+    await outcomes.count(1);
+    const rows = await storedFor(store, gw);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.messageId === messageId)).toBe(true);
+  }
 
   it("acknowledges a reading to its gateway only once it is committed", async () => {
     let open: () => void = () => {};
@@ -151,14 +167,7 @@ describe("ingestion through the embedded broker's tap", () => {
     await within(closed, "the refused connection");
     expect(await storedFor(store, gw)).toEqual([]);
 
-    const second = await lab.ingestor({ via: "tap" });
-    const outcomes = new Outcomes(second);
-    await second.start();
-    await within(puback, "the PUBACK of the message sent again");
-    await outcomes.count(1);
-    const rows = await storedFor(store, gw);
-    expect(rows.length).toBeGreaterThan(0);
-    expect(rows.every((r) => r.messageId === "m-1")).toBe(true);
+    await storedOnceStarted(await lab.ingestor({ via: "tap" }), puback, "m-1");
   });
 
   it("refuses what comes before ingestion starts; the gateway sends it again once it runs", async () => {
@@ -174,13 +183,7 @@ describe("ingestion through the embedded broker's tap", () => {
     await within(closed, "the refused connection");
     expect(await settled(puback)).toBe(false);
 
-    const outcomes = new Outcomes(ingestor);
-    await ingestor.start();
-    await within(puback, "the PUBACK of the message sent again");
-    await outcomes.count(1);
-    const rows = await storedFor(store, gw);
-    expect(rows.length).toBeGreaterThan(0);
-    expect(rows.every((r) => r.messageId === "m-early")).toBe(true);
+    await storedOnceStarted(ingestor, puback, "m-early");
   });
 
   it("takes status and last will too, and only what the ACL lets through", async () => {
