@@ -203,6 +203,7 @@ export class Lab {
 
     // Issue 4 §2: shipments move on the lab's clock; pending transitions are re-armed (those
     // due while the lab was down apply at once, in order) before the API takes requests.
+    const resyncMs = config.scheduleResyncMs ?? DEFAULT_SCHEDULE_RESYNC_MS;
     const fulfilment = new FulfilmentSimulator({
       store,
       catalogue,
@@ -210,7 +211,7 @@ export class Lab {
       events,
       fulfilment: config.fulfilment,
       logger: logger.child({ component: "fulfilment" }),
-      resyncMs: config.scheduleResyncMs ?? DEFAULT_SCHEDULE_RESYNC_MS,
+      resyncMs,
     });
     await fulfilment.start();
     this.stack.push(() => fulfilment.stop());
@@ -222,7 +223,7 @@ export class Lab {
     const shipping = new SupplyShipping({
       ...asr,
       logger: logger.child({ component: "asr" }),
-      resyncMs: config.scheduleResyncMs ?? DEFAULT_SCHEDULE_RESYNC_MS,
+      resyncMs,
     });
     await shipping.start();
     this.stack.push(() => shipping.stop());
