@@ -121,9 +121,17 @@ export async function shipReplacementHardware(
       : profile?.identity === "imei" && replacement.deviceTypes.includes(profile.name)
         ? "imei"
         : null;
-  const old = replacement.previousHardwareUuid;
+  // What the device is on now, not when the replacement was asked for: another replacement
+  // may have shipped meanwhile (spec 4.3: the devices of the gateway the box replaces move), and
+  // the gateway id it had may be another patient's since (unlink halts this shipment).
+  const old = device?.hardwareUuid ?? null;
   if (kind === null || old === null) {
     return { hardwareUuid: null, shipsDevice, shipsGateway, changes: [] };
+  }
+  if (old !== replacement.previousHardwareUuid) {
+    await tx.replacements.update(replacement.accountId, replacement.id, {
+      previousHardwareUuid: old,
+    });
   }
   const fresh =
     args.imposed !== undefined

@@ -105,8 +105,10 @@ export async function acceptHeld(
 }
 
 /**
- * Spec 4.2: an unlinked device stops billing, and its request stops moving — a shipment not yet
- * delivered is halted (no further transitions, no further webhooks: the device is Unlinked).
+ * Spec 4.2: an unlinked device stops billing, and its orders stop moving — its request's
+ * shipment, and its replacements', when not yet delivered, are halted (no further transitions,
+ * no further webhooks: the device is Unlinked). A replacement left to ship would move whatever
+ * devices hold the unlinked hardware id by then: another patient's, once it is reused.
  * In the caller's transaction.
  */
 export async function stopForUnlink(
@@ -117,22 +119,34 @@ export async function stopForUnlink(
   const { accountId, deviceIds, at } = args;
   await tx.billingPeriods.close(accountId, deviceIds, at);
   for (const id of deviceIds) {
-    const shipment = await tx.shipments.get(id);
-    if (shipment === null || shipment.accountId !== accountId || shipment.kind !== "device")
-      continue;
-    if (shipment.deliveredOn !== null || shipment.halted !== null) continue;
-    const halted = await tx.shipments.update(
-      id,
-      { step: shipment.step + 1, nextStatus: null, nextAt: null, halted: "unlinked" },
-      { expectStep: shipment.step },
-    );
-    await tx.shipments.addEvent(id, {
-      status: shipment.status,
-      at,
-      detail: "Stopped: the device was unlinked",
-    });
-    scheduled(events, halted);
+    const replacements = await tx.replacements.list(accountId, { deviceId: id });
+    for (const shipmentId of [id, ...replacements.rows.map((r) => r.id)]) {
+      await haltForUnlink(tx, events, accountId, shipmentId, at);
+    }
   }
+}
+
+async function haltForUnlink(
+  tx: StoreRepositories,
+  events: PendingEvents,
+  accountId: string,
+  shipmentId: string,
+  at: Ms,
+): Promise<void> {
+  const shipment = await tx.shipments.get(shipmentId);
+  if (shipment === null || shipment.accountId !== accountId) return;
+  if (shipment.deliveredOn !== null || shipment.halted !== null) return;
+  const halted = await tx.shipments.update(
+    shipmentId,
+    { step: shipment.step + 1, nextStatus: null, nextAt: null, halted: "unlinked" },
+    { expectStep: shipment.step },
+  );
+  await tx.shipments.addEvent(shipmentId, {
+    status: shipment.status,
+    at,
+    detail: "Stopped: the device was unlinked",
+  });
+  scheduled(events, halted);
 }
 
 /**

@@ -120,6 +120,8 @@ export interface NewReplacement {
 }
 
 export interface ReplacementPatch {
+  /** The hardware replaced, as it was when the replacement shipped. */
+  readonly previousHardwareUuid?: string | null;
   readonly newHardwareUuid?: string | null;
   readonly status?: string | null;
   readonly shippedOn?: Ms | null;

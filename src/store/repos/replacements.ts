@@ -90,6 +90,9 @@ export function replacementsRepo(ctx: Ctx): ReplacementsRepo {
       const r = await db
         .updateTable("replacements")
         .set({
+          ...(patch.previousHardwareUuid === undefined
+            ? {}
+            : { previous_hardware_uuid: patch.previousHardwareUuid }),
           ...(patch.newHardwareUuid === undefined
             ? {}
             : { new_hardware_uuid: patch.newHardwareUuid }),

@@ -141,6 +141,65 @@ export function replacementShippingSection(env: FulfilmentEnv): void {
       ]);
     });
 
+    it("replaces the gateway the device is on when the box ships: a second replacement moves the devices off the first's", async () => {
+      const a = env.account.id;
+      await knownGateway(env);
+      const { device } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+        patient: { external_id: "P-1" },
+      });
+      const order = () =>
+        env.services.replacements.create(a, {
+          hwi_device_id: device.id,
+          device_types: [{ name: "Gateway" }],
+        });
+      const [first, second] = [await order(), await order()];
+      const one = (await ship(first.id)).newHardwareUuid!;
+      env.recorded.length = 0;
+      const shipped = await ship(second.id);
+      const two = shipped.newHardwareUuid!;
+      expect(two).not.toBe(one);
+      expect(shipped.changes.map((c) => [c.device.id, c.previousHardwareUuid])).toEqual([
+        [device.id, one],
+      ]);
+      expect(shipped.replacement).toMatchObject({
+        previousHardwareUuid: one,
+        newHardwareUuid: two,
+      });
+      expect((await env.store.devices.get(a, device.id))?.hardwareUuid).toBe(two);
+      expect(eventsOf(env, "fulfilment.status").map(fulfilmentWebhookBody)).toMatchObject([
+        { status: "Replaced", patient_id: "P-1", device_id: one, hardware_uuid: two },
+      ]);
+    });
+
+    it("never moves another patient's device: unlinking the device halts its pending replacement", async () => {
+      const a = env.account.id;
+      await knownGateway(env);
+      const { device: first } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+        patient: { external_id: "P-1" },
+      });
+      const r = await env.services.replacements.create(a, {
+        hwi_device_id: first.id,
+        device_types: [{ name: "Gateway" }],
+      });
+      await env.services.unlink.unlink(a, GW);
+      // The gateway id goes to another patient.
+      const { device: other } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+        patient: { external_id: "P-2" },
+      });
+      env.recorded.length = 0;
+      await expect(ship(r.id)).rejects.toMatchObject({
+        code: "E_API_VALIDATION",
+        message: expect.stringContaining("its device was unlinked"),
+      });
+      expect((await env.store.devices.get(a, other.id))?.hardwareUuid).toBe(GW);
+      expect((await env.store.devices.get(a, first.id))?.hardwareUuid).toBeNull();
+      expect(eventsOf(env, "fulfilment.status")).toEqual([]);
+      expect((await env.store.shipments.get(r.id))?.halted).toBe("unlinked");
+    });
+
     it("answers not found for a replacement of another account", async () => {
       await expect(ship("e9c24a26-7d69-490f-9546-93c5a31486aa")).rejects.toMatchObject({
         code: "E_STORE_NOT_FOUND",
