@@ -215,7 +215,7 @@ async function actionRequired(
   input: ActivationInput,
   patient: PatientRow | null,
 ): Promise<string | null> {
-  // A duplicate first: it stays one when the address is mended (releaseHeldRequests leaves it
+  // A duplicate first: it stays one when the address is mended (reviewRequests leaves it
   // held, duplicate clean-up cancels it), where a request held for the address alone ships.
   if (patient !== null) {
     const { rows } = await tx.devices.list(accountId, {

@@ -12,7 +12,7 @@ import {
 } from "./address-verification.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import { type NestedPatient, readNestedPatient } from "./patient-fields.ts";
-import { releaseHeldRequests } from "./request-review.ts";
+import { reviewRequests } from "./request-review.ts";
 
 export interface DeviceUpdateDeps extends DeviceServiceDeps {
   readonly fulfilment: FulfilmentConfig;
@@ -94,7 +94,7 @@ export class DeviceUpdate {
         await tx.devices.update(accountId, deviceId, { patientId: updated.id });
       }
       const shipping = { catalogue: this.deps.catalogue, config: this.deps.fulfilment };
-      const released = await releaseHeldRequests(tx, events, shipping, {
+      const released = await reviewRequests(tx, events, shipping, {
         accountId,
         patient: updated,
         at: this.deps.clock.now(),

@@ -4,7 +4,7 @@ import type { ShipmentRow } from "../store/types-shipments.ts";
 import { isCompleteAddress } from "./address-verification.ts";
 import { fulfilmentRequestOf, withFulfilmentRequest } from "./device-meta.ts";
 import type { PendingEvents } from "./events.ts";
-import { acceptHeld, openShipment } from "./shipment-intake.ts";
+import { acceptHeld, holdForAddress, openShipment } from "./shipment-intake.ts";
 import type { ShipmentDeps } from "./shipment-transitions.ts";
 import type { FulfilmentStatus } from "./statuses.ts";
 
@@ -30,22 +30,33 @@ export function duplicateReason(open: DeviceRow): string {
   return `${DUPLICATE}: device ${open.id} (${open.name}) is already pending for this patient`;
 }
 
+/** Accepted and not shipped yet: the statuses an address problem takes back to the client. */
+const ACCEPTED = ["Ready to Ship", "On Hold"];
+
 /**
- * Spec 3, "address_status Invalid → PUT/PATCH with confirm_address true → fulfilment no longer
- * blocked": after a patient's address changes, each of the patient's requests held for its
- * address (Client Action Required, not a duplicate) whose address problem is gone is accepted
- * — Ready to Ship, or On Hold on a stock shortage (shipment-intake.ts) — with a fulfilment
- * event. Runs in the caller's transaction; returns the released devices. PUT hwi-devices and
- * the hwi-patients PUT and PATCH routes call it.
+ * Spec 3, both ways, after a patient's address changes or a request moves to another patient:
+ * - "address_status Invalid → PUT/PATCH with confirm_address true → fulfilment no longer
+ *   blocked": each of the patient's requests held for its address (Client Action Required, not
+ *   a duplicate) whose address problem is gone is accepted — Ready to Ship, or On Hold on a
+ *   stock shortage (shipment-intake.ts) — with a fulfilment event;
+ * - "pending request with an Invalid address → Client Action Required": while the address has a
+ *   problem, each of the patient's accepted requests not shipped yet is held again, with its
+ *   event (it would otherwise ship to an address that failed verification).
+ * Runs in the caller's transaction; returns the released devices. PUT hwi-devices and the
+ * hwi-patients PUT and PATCH routes call it.
  */
-export async function releaseHeldRequests(
+export async function reviewRequests(
   tx: StoreRepositories,
   events: PendingEvents,
   deps: ShipmentDeps,
   args: { readonly accountId: string; readonly patient: PatientRow; readonly at: Ms },
 ): Promise<DeviceRow[]> {
   const { accountId, patient, at } = args;
-  if (addressProblem(patient) !== null) return [];
+  const problem = addressProblem(patient);
+  if (problem !== null) {
+    await holdAccepted(tx, events, deps, { ...args, problem });
+    return [];
+  }
   const { rows } = await tx.devices.list(accountId, {
     patientExternalId: patient.externalId,
     status: "Client Action Required",
@@ -78,6 +89,32 @@ export async function releaseHeldRequests(
     released.push((await tx.devices.get(accountId, held.id))!);
   }
   return released;
+}
+
+async function holdAccepted(
+  tx: StoreRepositories,
+  events: PendingEvents,
+  deps: ShipmentDeps,
+  args: {
+    readonly accountId: string;
+    readonly patient: PatientRow;
+    readonly problem: string;
+    readonly at: Ms;
+  },
+): Promise<void> {
+  const { accountId, patient, problem, at } = args;
+  const { rows } = await tx.devices.list(accountId, { patientExternalId: patient.externalId });
+  for (const device of rows) {
+    const request = fulfilmentRequestOf(device.metaData);
+    if (device.hardwareUuid !== null || request === null) continue;
+    const shipment = await tx.shipments.get(device.id);
+    if (shipment === null || shipment.kind !== "device" || shipment.halted !== null) continue;
+    if (!ACCEPTED.includes(shipment.status)) continue;
+    await tx.devices.update(accountId, device.id, {
+      metaData: withFulfilmentRequest({ ...request, reason: problem }, device.metaData),
+    });
+    await holdForAddress(tx, events, deps, shipment, problem, at);
+  }
 }
 
 /** A request that had no shipment yet (a store from before shipments) takes its status. */

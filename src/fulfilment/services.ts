@@ -13,7 +13,7 @@ import { HardwareLogs } from "./hardware-logs.ts";
 import { Orders } from "./orders.ts";
 import { ReplacementShipping } from "./replacement-shipping.ts";
 import { Replacements } from "./replacements.ts";
-import { releaseHeldRequests } from "./request-review.ts";
+import { reviewRequests } from "./request-review.ts";
 import { Unlink } from "./unlink.ts";
 
 export interface DeviceServicesDeps extends DeviceServiceDeps {
@@ -41,9 +41,10 @@ export interface DeviceServices {
   billing(query: BillingQuery): Promise<BillingReport>;
   /**
    * Spec 3: after a patient's address changed (hwi-patients PUT or PATCH), requests held for
-   * it are accepted once it is deliverable. Returns how many were released.
+   * it are accepted once it is deliverable, and accepted ones not shipped yet are held again
+   * when it is not. Returns how many were released.
    */
-  reviewHeldRequests(accountId: string, externalId: string): Promise<number>;
+  reviewRequests(accountId: string, externalId: string): Promise<number>;
 }
 
 export function createDeviceServices(deps: DeviceServicesDeps): DeviceServices {
@@ -62,13 +63,13 @@ export function createDeviceServices(deps: DeviceServicesDeps): DeviceServices {
     hardwareLogs: new HardwareLogs(full),
     orders,
     billing: (query) => billingReport(full, query),
-    async reviewHeldRequests(accountId, externalId) {
+    async reviewRequests(accountId, externalId) {
       return atomically(full, async (tx, events) => {
         const patient = await tx.patients.get(accountId, externalId);
         if (patient === null) return 0;
         const shipping = { catalogue: full.catalogue, config: full.fulfilment };
         const args = { accountId, patient, at: full.clock.now() };
-        return (await releaseHeldRequests(tx, events, shipping, args)).length;
+        return (await reviewRequests(tx, events, shipping, args)).length;
       });
     },
   };

@@ -105,6 +105,35 @@ export async function acceptHeld(
 }
 
 /**
+ * Spec 3 "pending request with an Invalid address → Client Action Required": an accepted request
+ * not shipped yet (Ready to Ship, On Hold) whose patient's address went wrong after it was
+ * accepted — changed to one that fails verification, or emptied — waits for the client again,
+ * with its webhook, in the caller's transaction. Returns the shipment after the change.
+ */
+export async function holdForAddress(
+  tx: StoreRepositories,
+  events: PendingEvents,
+  deps: ShipmentDeps,
+  shipment: ShipmentRow,
+  reason: string,
+  at: Ms,
+): Promise<ShipmentRow> {
+  const step = shipment.step + 1;
+  const status = "Client Action Required";
+  const rng = shipmentRng(deps.config, shipment.id, step);
+  const next = planNext(deps.config, rng, { ...shipment, status, reason }, at);
+  const updated = await tx.shipments.update(
+    shipment.id,
+    { status, reason, step, nextStatus: next?.status ?? null, nextAt: next?.at ?? null },
+    { expectStep: shipment.step },
+  );
+  await tx.shipments.addEvent(shipment.id, { status, at, detail: describeStep(updated, status) });
+  await announce(tx, events, updated, await loadOrder(tx, updated), status, at);
+  scheduled(events, updated);
+  return updated;
+}
+
+/**
  * Spec 4.2: an unlinked device stops billing, and its orders stop moving — its request's
  * shipment, and its replacements', when not yet delivered, are halted (no further transitions,
  * no further webhooks: the device is Unlinked). A replacement left to ship would move whatever

@@ -42,6 +42,13 @@ export const TRANSITION_DOCS: readonly TransitionDoc[] = [
     note: "at once",
   },
   {
+    from: "Ready to Ship, On Hold",
+    to: "Client Action Required",
+    when: "the patient's address is changed to one that is incomplete or fails verification (not confirmed) before the request ships (PUT/PATCH hwi-patients, PUT hwi-devices)",
+    settings: [],
+    note: "at once",
+  },
+  {
     from: "Client Action Required",
     to: "Cancelled",
     when: "duplicate clean-up: a duplicate the client leaves alone is cancelled, the order removed (`off`: never)",

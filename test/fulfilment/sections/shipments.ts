@@ -333,6 +333,32 @@ export function shipmentsSection(env: FulfilmentEnv): void {
       expect(statuses.at(-1)).toBe("Delivered");
     });
 
+    it("holds an accepted request again when the patient's address fails verification before it ships, then ships it once fixed", async () => {
+      const a = env.account.id;
+      const sim = await startSimulator(env);
+      const { device } = await request(env);
+      const accepted = device.status;
+      expect(["Ready to Ship", "On Hold"]).toContain(accepted);
+      await env.store.patients.update(a, "P-1", {
+        address: "PO Box 12",
+        addressStatus: "Invalid",
+      });
+      expect(await env.services.reviewRequests(a, "P-1")).toBe(0);
+      expect(statusesOf(env, device.id)).toEqual([accepted, "Client Action Required"]);
+      const order = await env.services.orders.get(device.id);
+      expect(order).toMatchObject({ status: "Client Action Required", next_status: null });
+      // Nothing ships to the address that failed verification, however long it waits.
+      await drive(env, sim, env.clock.now() + 30 * DAY);
+      expect(statusesOf(env, device.id)).toEqual([accepted, "Client Action Required"]);
+      await env.store.patients.update(a, "P-1", {
+        address: "12 Main Street",
+        addressStatus: "Verified",
+      });
+      expect(await env.services.reviewRequests(a, "P-1")).toBe(1);
+      await drive(env, sim, env.clock.now() + 30 * DAY);
+      expect(statusesOf(env, device.id).at(-1)).toBe("Delivered");
+    });
+
     it("stops an unlinked device's shipment and its billing", async () => {
       const a = env.account.id;
       const sim = await startSimulator(env);

@@ -130,8 +130,9 @@ export const patientsRoutes: RoutePlugin = async (app, ctx) => {
     async (request) => {
       const { id } = accountOf(request);
       const patient = await patients.replace(id, request.params.externalId, request.body);
-      // Spec 3: a request held for this patient's address ships once it is deliverable.
-      await ctx.devices.reviewHeldRequests(id, patient.externalId);
+      // Spec 3: a request held for this patient's address ships once it is deliverable, and one
+      // not shipped yet waits for the client again when it no longer is.
+      await ctx.devices.reviewRequests(id, patient.externalId);
       return patientJson(patient);
     },
   );
@@ -153,8 +154,9 @@ export const patientsRoutes: RoutePlugin = async (app, ctx) => {
     async (request) => {
       const { id } = accountOf(request);
       const patient = await patients.update(id, request.params.externalId, request.body);
-      // Spec 3: a request held for this patient's address ships once it is deliverable.
-      await ctx.devices.reviewHeldRequests(id, patient.externalId);
+      // Spec 3: a request held for this patient's address ships once it is deliverable, and one
+      // not shipped yet waits for the client again when it no longer is.
+      await ctx.devices.reviewRequests(id, patient.externalId);
       return patientJson(patient);
     },
   );
