@@ -31,6 +31,30 @@ describe("scenario actions", () => {
     expect(report.faults).toBe(2);
   }, 60_000);
 
+  it("stores a reading re-sent after a gateway set its drifted device's clock once", async () => {
+    // Devices re-send some readings unchanged (readings/duplicates.ts). A Pulse Ox 7 minutes
+    // fast is set right by its gateway at the first connection of the day; a reading it sends
+    // again after that keeps the stamp it had the first time, so ingestion knows it.
+    const text = `scenario: drift
+seed: 1
+clock: { start: 2026-01-05T00:00:00Z }
+duration: 2d
+accounts: [{ id: clinic }]
+cohorts:
+  - { id: gw, account: clinic, count: 2, model: hypertensive, kit: [Vendor BPM - Wide Range, Vendor Scale, Vendor Pulse Ox], connectivity: gateway, adherence: 1, schedule: ["08:00", "14:00", "20:00"] }
+events:
+  - { at: 0d 07:00, action: device.clock_drift, target: gw, drift: "+7m" }
+`;
+    const report = await runScenario(parseScenario(text, "/scenarios/drift.yaml"));
+    expect(report.counts.readings, renderText(report)).toMatchObject({
+      taken: 36,
+      stored: 36,
+      missing: 0,
+      duplicates_stored: 0,
+      duplicates_suppressed: 2,
+    });
+  }, 60_000);
+
   it("refuses broker faults on an external broker before anything runs", async () => {
     const file = fileURLToPath(new URL("../../scenarios/broker-chaos.yaml", import.meta.url));
     const text = readFileSync(file, "utf8").replace(

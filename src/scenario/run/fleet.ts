@@ -13,6 +13,7 @@ import type { HardwareDeliveredEvent } from "../../fulfilment/events.ts";
 import { deviceMacAddress } from "../../fulfilment/identifiers.ts";
 import { Gateway, type QueuedReading } from "../../gateway/gateway.ts";
 import { generateReadings } from "../../readings/generate.ts";
+import type { GeneratedReading } from "../../readings/generated.ts";
 import { drawImei } from "../../readings/identity.ts";
 import type { PatientModels } from "../../readings/patients.ts";
 import type { Cohort, Scenario } from "../types.ts";
@@ -308,11 +309,18 @@ export class Fleet {
       patient.devices.indexOf(device),
     );
     device.ble = hardware;
+    // A re-emission shares its original's records (readings/duplicates.ts).
+    const originals = new Map<GeneratedReading["records"], GeneratedReading>();
     for (const reading of device.ledger.readings) {
       if (reading.timestamp < clock.now()) continue;
+      if (!reading.duplicate) originals.set(reading.records, reading);
       clock.schedule(reading.timestamp, () => {
         if (patient.unlinked || clock.now() < device.deadUntil) return;
-        const outcome = hardware.take(reading);
+        // Sent again unchanged (DESIGN "devices re-send"), stamped as the first time: between
+        // the two a gateway may have set the device's clock, and a new stamp is a new reading.
+        const original = reading.duplicate ? originals.get(reading.records) : undefined;
+        const resentStamp = original === undefined ? undefined : hardware.ble.stampOf(original);
+        const outcome = hardware.take(reading, resentStamp);
         device.ledger.taken(
           reading,
           outcome.then(() => hardware.ble.stampOf(reading) ?? reading.timestamp),
