@@ -14,6 +14,9 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)$/;
 
+/** What a duration looks like (surrounding blanks allowed), for schemas: JSON Schema `pattern`. */
+export const DURATION_PATTERN = /^\s*\d+(?:\.\d+)?\s*(?:ms|s|m|h|d)\s*$/;
+
 /** A range of durations, both ends in milliseconds, min <= max. */
 export interface MsRange {
   readonly minMs: number;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseDuration } from "../config/duration.ts";
+import { DURATION_PATTERN, parseDuration } from "../config/duration.ts";
 import { inCheckinRange } from "../gateway/checkin-period.ts";
 import { AT_HELP, parseAt } from "./at-time.ts";
 import { COMPARATOR_HELP, parseComparator } from "./comparators.ts";
@@ -16,14 +16,19 @@ export const localId = z
   .string()
   .regex(COHORT_ID, "an id is lower-case letters, digits, - and _, starting with a letter");
 
+const DURATION_HELP = "expected a duration such as 30d, 12h, 90m, 1.5d";
+
+// The pattern also goes into the JSON Schema, so editors flag what the runner refuses.
 export const duration = z
   .string()
-  .refine((t) => parseDuration(t) !== undefined, "expected a duration such as 30d, 12h, 90m, 1.5d")
+  .regex(DURATION_PATTERN, { error: DURATION_HELP, abort: true })
+  .refine((t) => parseDuration(t) !== undefined, DURATION_HELP)
   .meta({ description: "A duration: a number and a unit (ms, s, m, h, d), e.g. 6h, 90m, 1.5d" });
 
 /** A duration that must be longer than zero (how long a fault lasts). */
 export const positiveDuration = duration
-  .refine((t) => (parseDuration(t) ?? 0) > 0, "must be longer than 0")
+  // Not a duration at all: `duration` said so already.
+  .refine((t) => (parseDuration(t) ?? 1) > 0, "must be longer than 0")
   .meta({ description: "A duration longer than zero, e.g. 6h, 90m, 1.5d" });
 
 /** How often a cohort's gateways check in (README "Cellular gateway"). */
@@ -39,6 +44,10 @@ export const checkinEvery = duration
 export const SIGNED_DURATION = /^([+-])(.+)$/;
 export const signedDuration = z
   .string()
+  .regex(/^\s*[+-]\s*\d+(?:\.\d+)?\s*(?:ms|s|m|h|d)\s*$/, {
+    error: 'expected a signed duration such as "+7m" or "-3m"',
+    abort: true,
+  })
   .refine((t) => {
     const m = SIGNED_DURATION.exec(t.trim());
     return m !== null && (parseDuration(m[2]!) ?? 0) > 0;

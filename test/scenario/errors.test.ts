@@ -252,6 +252,10 @@ describe("scenario errors name the file and the path", () => {
       /^events\[0\]\.action: unknown action; expected one of broker\.restart/,
     );
     expect(found[1]).toBe("events[1].for: must be longer than 0");
+    // Not a duration: said once, not also "longer than 0".
+    expect(problems((s) => (s.events[1].for = "banana"))).toEqual([
+      "events[1].for: expected a duration such as 30d, 12h, 90m, 1.5d",
+    ]);
   });
 
   it("an unknown device profile or patient model", () => {

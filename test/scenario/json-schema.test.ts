@@ -30,4 +30,12 @@ describe("published scenario JSON Schema (scenarios/rpmlab-scenario.schema.json)
       ACTION_NAMES,
     );
   });
+
+  it("gives editors the runner's patterns for durations", () => {
+    const schema = scenarioJsonSchema() as { properties: { duration: { pattern: string } } };
+    const duration = new RegExp(schema.properties.duration.pattern);
+    for (const ok of ["30d", "1.5d", "90m", " 12 h "]) expect(duration.test(ok), ok).toBe(true);
+    for (const bad of ["banana", "30", "d", "5 days", "-1d"])
+      expect(duration.test(bad), bad).toBe(false);
+  });
 });
