@@ -111,6 +111,10 @@ export const EVENT_SCHEMAS = [
     method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]),
     path: apiPath,
     body: z.unknown().optional(),
+    status: z.number().int().min(100).max(599).optional().meta({
+      description:
+        "The status the answer must have (e.g. 404, to exercise an error path); default any 2xx",
+    }),
   }),
 ] as const;
 

@@ -121,6 +121,7 @@ function resolveAction(ctx: ResolveContext, raw: RawEvent, path: Path): Scenario
             method: raw.method,
             path: raw.path,
             body: raw.body,
+            status: raw.status,
           }
         : undefined;
     case "api.activate_device":

@@ -161,6 +161,8 @@ export type ScenarioAction =
       readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
       readonly path: string;
       readonly body: unknown;
+      /** The status the answer must have; undefined: any 2xx. */
+      readonly status: number | undefined;
     };
 
 export type ScenarioEvent = ScenarioAction & {

@@ -55,6 +55,42 @@ events:
     });
   }, 60_000);
 
+  it("lists an event the lab refuses as a failed check and runs on; api.request may expect an error status", async () => {
+    const text = `scenario: refused
+seed: 1
+clock: { start: 2026-01-05T00:00:00Z }
+duration: 1d
+accounts: [{ id: a }]
+cohorts: [{ id: gw, account: a, count: 1, model: hypertensive, kit: [Vendor Scale], connectivity: gateway }]
+events:
+  - { at: 04:00, action: api.activate_device, target: "gw[0]", device: Vendor Scale }
+  - { at: 05:00, action: api.request, account: a, method: GET, path: /hwi/hwi-patients/nobody/, status: 404 }
+  - { at: 06:00, action: api.request, account: a, method: GET, path: /hwi/hwi-patients/nobody/ }
+expect:
+  - readings: { missing: 0 }
+`;
+    const report = await runScenario(parseScenario(text, "/scenarios/refused.yaml"));
+    expect(report.passed).toBe(false);
+    expect(report.expectations).toMatchObject([
+      {
+        source: "events[0]",
+        passed: false,
+        text: "api.activate_device at 04:00 takes effect",
+        actual: expect.stringMatching(
+          /^activating Vendor Scale for gw-0001: 400 .*one device per sensor code/,
+        ),
+      },
+      {
+        source: "events[2]",
+        passed: false,
+        actual: expect.stringMatching(/^GET \/hwi\/hwi-patients\/nobody\/: 404 /),
+      },
+      { source: "expect[0]", passed: true },
+    ]);
+    // The day ran to its end: the scale's readings were taken after the refusal.
+    expect(report.counts.readings.taken).toBeGreaterThan(0);
+  }, 60_000);
+
   it("refuses broker faults on an external broker before anything runs", async () => {
     const file = fileURLToPath(new URL("../../scenarios/broker-chaos.yaml", import.meta.url));
     const text = readFileSync(file, "utf8").replace(

@@ -1,7 +1,6 @@
 import type { LabParts } from "../../app/lab.ts";
 import type { RadioMedium } from "../../ble/medium/radio-medium.ts";
 import type { Catalogue } from "../../catalogue/catalogue.ts";
-import { RpmlabError } from "../../core/errors.ts";
 import type { Rng } from "../../core/rng.ts";
 import type { VirtualClock } from "../../core/virtual-clock.ts";
 import { EmulatedDevice } from "../../devices/emulated-device.ts";
@@ -9,6 +8,7 @@ import type { Selector } from "../selectors.ts";
 import type { ScenarioEvent } from "../types.ts";
 import type { DeviceRig, Fleet, PatientRig } from "./fleet.ts";
 import type { LabClient } from "./lab-client.ts";
+import { actionRefused } from "./refused.ts";
 
 /** How long (real time) a run waits for the fleet's MQTT sessions after a broker comes back. */
 const RECONNECT_WALL_MS = 15_000;
@@ -189,6 +189,7 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
       await expectOk(
         deps.client.hwi(domain, event.method, event.path, event.body ?? undefined),
         `${event.method} ${event.path}`,
+        event.status,
       );
       return;
     }
@@ -267,9 +268,16 @@ async function replaceGateway(deps: ActionDeps, patient: PatientRig): Promise<vo
   );
 }
 
-async function expectOk(answer: Promise<{ status: number; body: unknown }>, what: string) {
+/** The lab's answer, or the refusal the runner reports as the action's failure (refused.ts). */
+async function expectOk(
+  answer: Promise<{ status: number; body: unknown }>,
+  what: string,
+  expected?: number,
+) {
   const { status, body } = await answer;
-  if (status < 200 || status > 299) {
-    throw new RpmlabError("E_SCENARIO_FAILED", `${what}: ${status} ${JSON.stringify(body)}`);
+  const ok = expected === undefined ? status >= 200 && status <= 299 : status === expected;
+  if (!ok) {
+    const wanted = expected === undefined ? "" : ` (expected ${expected})`;
+    throw actionRefused(`${what}: ${status}${wanted} ${JSON.stringify(body)}`);
   }
 }

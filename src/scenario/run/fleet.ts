@@ -22,6 +22,7 @@ import type { LabClient } from "./lab-client.ts";
 import { DeviceLedger } from "./ledger.ts";
 import { type PatientAddress, patientAddress } from "./patient-address.ts";
 import { cohortPatientModel } from "./patient-model.ts";
+import { actionRefused } from "./refused.ts";
 
 const DAY = 86_400_000;
 
@@ -276,9 +277,9 @@ export class Fleet {
       patient: { external_id: patient.externalId },
     });
     if (created.status !== 201) {
-      throw new RpmlabError(
-        "E_SCENARIO_FAILED",
-        `activating ${profile.name} for ${patient.externalId}: ${created.status} ${JSON.stringify(created.body)}`,
+      const doing = how === "order" ? "ordering" : "activating";
+      throw actionRefused(
+        `${doing} ${profile.name} for ${patient.externalId}: ${created.status} ${JSON.stringify(created.body)}`,
       );
     }
     const device: DeviceRig = {
