@@ -168,6 +168,9 @@ function dollars(total: number): string {
 
 const DAY_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MONTH_TEXT = /^(\d{4})-(\d{2})$/;
+/** 9999-12-31: a period ends the day after its last, which must still be a four-digit date. */
+const LAST_DAY_MS = daysFromCivil(9999, 12, 31) * MS_PER_DAY;
+const LAST_DAY_TEXT = "A billing period ends by 9999-12-30 (month 9999-11 at the latest).";
 
 /** The report's days: a month, from/to (either defaulting to the month of `now`), or this month. */
 function period(query: BillingQuery, now: Ms): { from: Ms; to: Ms } {
@@ -182,6 +185,7 @@ function period(query: BillingQuery, now: Ms): { from: Ms; to: Ms } {
     const m = MONTH_TEXT.exec(month);
     const [y, mo] = [Number(m?.[1]), Number(m?.[2])];
     if (m === null || mo < 1 || mo > 12) errors.add("month", `"${month}" is not a month: YYYY-MM.`);
+    else if (y === 9999 && mo === 12) errors.add("month", LAST_DAY_TEXT);
     errors.throwIfAny();
     return { from: monthStart(y, mo), to: nextMonth(y, mo) };
   }
@@ -193,6 +197,11 @@ function period(query: BillingQuery, now: Ms): { from: Ms; to: Ms } {
     const back = Number.isNaN(days) ? undefined : civilFromDays(days);
     if (back === undefined || back.month !== Number(m?.[2]) || back.day !== Number(m?.[3])) {
       errors.add(field, `"${t}" is not a date: YYYY-MM-DD.`);
+      return undefined;
+    }
+    // The report's end is the day after the last: a four-digit year, as every time it writes.
+    if (field === "to" && days * MS_PER_DAY >= LAST_DAY_MS) {
+      errors.add(field, LAST_DAY_TEXT);
       return undefined;
     }
     return days * MS_PER_DAY;

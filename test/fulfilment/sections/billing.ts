@@ -90,6 +90,13 @@ export function billingSection(env: FulfilmentEnv): void {
       ).toEqual({
         to: ["The last day comes before the first (from)."],
       });
+      // Its end, the day after the last, would be year 10000: not a date the API can write.
+      const last = "A billing period ends by 9999-12-30 (month 9999-11 at the latest).";
+      expect(await fieldErrors(env.services.billing({ month: "9999-12" }))).toEqual({
+        month: [last],
+      });
+      expect(await fieldErrors(env.services.billing({ to: "9999-12-31" }))).toEqual({ to: [last] });
+      expect((await env.services.billing({ month: "9999-11" })).to).toBe(Date.UTC(9999, 11, 1));
       expect(await fieldErrors(env.services.billing({ account: "nobody" }))).toEqual({
         account: ['No account has client domain "nobody".'],
       });
