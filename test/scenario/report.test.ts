@@ -78,6 +78,17 @@ describe("renderText", () => {
     ]);
   });
 
+  it("shows control characters of an expectation's text as escapes, never raw", () => {
+    const report = sample();
+    const [first, ...rest] = report.expectations;
+    const text = renderText({
+      ...report,
+      expectations: [{ ...first!, text: "stored\u0001\u001b[2Jall\nof it" }, ...rest],
+    });
+    expect(text).toContain("  ✓ stored\\u0001\\u001b[2Jall\\u000aof it (actual 110) expect[0]");
+    expect(text.includes("\u0001") || text.includes("\u001b")).toBe(false);
+  });
+
   it("says PASSED and 'none' when there is nothing to count", () => {
     const report = {
       ...sample(),
