@@ -12,7 +12,7 @@ import {
 } from "./address-verification.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import { type NestedPatient, readNestedPatient } from "./patient-fields.ts";
-import { reviewRequests } from "./request-review.ts";
+import { holdPatientless, reviewRequests } from "./request-review.ts";
 
 export interface DeviceUpdateDeps extends DeviceServiceDeps {
   readonly fulfilment: FulfilmentConfig;
@@ -64,8 +64,12 @@ export class DeviceUpdate {
     if (patientValue === undefined) return unchanged;
     if (patientValue === null) {
       if (current.patientId === null) return unchanged;
-      const device = await this.deps.store.transaction(async (tx) => {
+      const device = await atomically(this.deps, async (tx, events) => {
         await tx.devices.update(accountId, deviceId, { patientId: null });
+        // Its request, accepted and not shipped, has no address left to go to.
+        const shipping = { catalogue: this.deps.catalogue, config: this.deps.fulfilment };
+        const args = { accountId, deviceIds: [deviceId], at: this.deps.clock.now() };
+        await holdPatientless(tx, events, shipping, args);
         return (await tx.devices.get(accountId, deviceId))!;
       });
       return { ...unchanged, device };

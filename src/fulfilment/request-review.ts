@@ -102,9 +102,46 @@ async function holdAccepted(
     readonly at: Ms;
   },
 ): Promise<void> {
-  const { accountId, patient, problem, at } = args;
-  const { rows } = await tx.devices.list(accountId, { patientExternalId: patient.externalId });
-  for (const device of rows) {
+  const { rows } = await tx.devices.list(args.accountId, {
+    patientExternalId: args.patient.externalId,
+  });
+  await holdRequests(tx, events, deps, { ...args, devices: rows });
+}
+
+/**
+ * Spec 3: devices whose patient was taken away (PUT hwi-devices `"patient": null`, or the
+ * patient deleted) have no address to ship to: their accepted, unshipped requests wait for the
+ * client (Client Action Required) until a patient is attached. In the caller's transaction.
+ */
+export async function holdPatientless(
+  tx: StoreRepositories,
+  events: PendingEvents,
+  deps: ShipmentDeps,
+  args: { readonly accountId: string; readonly deviceIds: readonly string[]; readonly at: Ms },
+): Promise<void> {
+  const devices: DeviceRow[] = [];
+  for (const id of args.deviceIds) {
+    const device = await tx.devices.get(args.accountId, id);
+    if (device !== null && device.patientId === null) devices.push(device);
+  }
+  const problem = addressProblem(null)!;
+  await holdRequests(tx, events, deps, { ...args, devices, problem });
+}
+
+/** The devices' accepted requests not shipped yet go to Client Action Required for `problem`. */
+async function holdRequests(
+  tx: StoreRepositories,
+  events: PendingEvents,
+  deps: ShipmentDeps,
+  args: {
+    readonly accountId: string;
+    readonly devices: readonly DeviceRow[];
+    readonly problem: string;
+    readonly at: Ms;
+  },
+): Promise<void> {
+  const { accountId, problem, at } = args;
+  for (const device of args.devices) {
     const request = fulfilmentRequestOf(device.metaData);
     if (device.hardwareUuid !== null || request === null) continue;
     const shipment = await tx.shipments.get(device.id);

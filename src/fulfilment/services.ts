@@ -13,7 +13,7 @@ import { HardwareLogs } from "./hardware-logs.ts";
 import { Orders } from "./orders.ts";
 import { ReplacementShipping } from "./replacement-shipping.ts";
 import { Replacements } from "./replacements.ts";
-import { reviewRequests } from "./request-review.ts";
+import { holdPatientless, reviewRequests } from "./request-review.ts";
 import { Unlink } from "./unlink.ts";
 
 export interface DeviceServicesDeps extends DeviceServiceDeps {
@@ -45,6 +45,8 @@ export interface DeviceServices {
    * when it is not. Returns how many were released.
    */
   reviewRequests(accountId: string, externalId: string): Promise<number>;
+  /** Spec 3: devices whose patient was deleted hold their unshipped requests (no address). */
+  holdPatientless(accountId: string, deviceIds: readonly string[]): Promise<void>;
 }
 
 export function createDeviceServices(deps: DeviceServicesDeps): DeviceServices {
@@ -70,6 +72,13 @@ export function createDeviceServices(deps: DeviceServicesDeps): DeviceServices {
         const shipping = { catalogue: full.catalogue, config: full.fulfilment };
         const args = { accountId, patient, at: full.clock.now() };
         return (await reviewRequests(tx, events, shipping, args)).length;
+      });
+    },
+    async holdPatientless(accountId, deviceIds) {
+      if (deviceIds.length === 0) return;
+      await atomically(full, async (tx, events) => {
+        const shipping = { catalogue: full.catalogue, config: full.fulfilment };
+        await holdPatientless(tx, events, shipping, { accountId, deviceIds, at: full.clock.now() });
       });
     },
   };

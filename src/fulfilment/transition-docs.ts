@@ -44,7 +44,7 @@ export const TRANSITION_DOCS: readonly TransitionDoc[] = [
   {
     from: "Ready to Ship, On Hold",
     to: "Client Action Required",
-    when: "the patient's address is changed to one that is incomplete or fails verification (not confirmed) before the request ships (PUT/PATCH hwi-patients, PUT hwi-devices)",
+    when: "before the request ships, the patient's address is changed to one that is incomplete or fails verification (not confirmed) (PUT/PATCH hwi-patients, PUT hwi-devices), or the device loses its patient (PUT hwi-devices `patient: null`, DELETE hwi-patients)",
     settings: [],
     note: "at once",
   },

@@ -228,6 +228,26 @@ describe("hwi-patients", () => {
     expect(after?.hardwareUuid).toBe("297056120BD7");
   });
 
+  it("DELETE: a device request of the patient not shipped yet waits for the client (no address left)", async () => {
+    await call("POST", "hwi-patients/", FULL);
+    const ordered = await call("POST", "hwi-devices/", {
+      device: { name: "Vendor Scale" },
+      patient: { external_id: FULL.external_id },
+    });
+    expect(ordered.statusCode).toBe(201);
+    const id = ordered.json().id as string;
+    expect(["Ready to Ship", "On Hold"]).toContain(ordered.json().status);
+    expect((await call("DELETE", `hwi-patients/${FULL.external_id}/`)).statusCode).toBe(204);
+    const after = await call("GET", `hwi-devices/${id}/`);
+    expect(after.json()).toMatchObject({ status: "Client Action Required", patient: null });
+    // A patient attached again with a deliverable address releases it.
+    const attached = await call("PUT", `hwi-devices/${id}/`, {
+      patient: { ...FULL, external_id: "P-2" },
+    });
+    expect(attached.statusCode).toBe(200);
+    expect(["Ready to Ship", "On Hold"]).toContain(attached.json().status);
+  });
+
   it("is scoped to the key's account: another account's patient is not found", async () => {
     await call("POST", "hwi-patients/", { external_id: "P-1" });
     const res = await send(lab.app, "GET", hwi(lab.other, "hwi-patients/P-1/"), lab.other.key);

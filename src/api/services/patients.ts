@@ -40,8 +40,11 @@ export interface PatientService {
     accountId: string,
     body: PatientPatchInput & { external_id: string },
   ): Promise<{ patient: PatientRow; created: boolean }>;
-  /** DELETE (spec 4.1): linked devices stay, without patient data. 404 when absent. */
-  delete(accountId: string, externalId: string): Promise<void>;
+  /**
+   * DELETE (spec 4.1): linked devices stay, without patient data; returns their ids. 404 when
+   * absent.
+   */
+  delete(accountId: string, externalId: string): Promise<string[]>;
 }
 
 /**
@@ -156,8 +159,12 @@ export function patientService(deps: {
     delete: (accountId, externalId) =>
       write(async (tx) => {
         const patient = await existing(tx, accountId, externalId);
+        const { rows } = await tx.devices.list(accountId, {
+          patientExternalId: patient.externalId,
+        });
         await tx.patients.delete(accountId, patient.externalId);
         await announce(tx, "deleted", patient);
+        return rows.map((d) => d.id);
       }),
   };
 }

@@ -83,6 +83,28 @@ export function deviceUpdateSection(env: FulfilmentEnv): void {
       expect(record.device.fulfillment_request?.reason).toBeNull();
     });
 
+    it("holds an accepted request when its patient is detached, and releases it when one is attached", async () => {
+      await patientWithAddress(env, "P-1");
+      await patientWithAddress(env, "P-2");
+      const { device } = await activate(env, {
+        device: { name: "Vendor Scale" },
+        patient: { external_id: "P-1" },
+      });
+      const accepted = device.status;
+      expect(["Ready to Ship", "On Hold"]).toContain(accepted);
+      const detached = await put(device.id, { patient: null });
+      expect(detached.device).toMatchObject({ status: "Client Action Required", patient: null });
+      const record = await env.services.views.get(env.account.id, device.id);
+      expect(record.device.fulfillment_request?.reason).toMatch(/^no patient/);
+      const attached = await put(device.id, { patient: { external_id: "P-2" } });
+      expect(attached.released.map((d) => d.id)).toEqual([device.id]);
+      expect(eventsOf(env, "fulfilment.status").map((e) => e.status)).toEqual([
+        accepted,
+        "Client Action Required",
+        attached.device.status,
+      ]);
+    });
+
     it("keeps a duplicate submission held when the address changes", async () => {
       await patientWithAddress(env, "P-1");
       const body = { device: { name: "Vendor Scale" }, patient: { external_id: "P-1" } };

@@ -169,7 +169,7 @@ export const patientsRoutes: RoutePlugin = async (app, ctx) => {
         security: SECURITY,
         summary: "Delete a patient",
         description:
-          "204 with no body. Devices linked to the patient stay active, without patient data (spec 4.1).",
+          "204 with no body. Devices linked to the patient stay active, without patient data (spec 4.1); a device request of theirs not shipped yet goes to Client Action Required (no address to ship to) until a patient is attached.",
         params,
         response: {
           204: { type: "null", description: "Deleted; no body." },
@@ -179,7 +179,10 @@ export const patientsRoutes: RoutePlugin = async (app, ctx) => {
       },
     },
     async (request, reply) => {
-      await patients.delete(accountOf(request).id, request.params.externalId);
+      const { id } = accountOf(request);
+      const detached = await patients.delete(id, request.params.externalId);
+      // Spec 3: their requests not shipped yet have no address left.
+      await ctx.devices.holdPatientless(id, detached);
       return reply.code(204).send();
     },
   );
