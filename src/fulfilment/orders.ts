@@ -3,10 +3,13 @@ import { MESSAGES } from "../core/drf-fields.ts";
 import { readText } from "../core/drf-read.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { FieldErrorCollector, fieldError, isPlainObject } from "../core/field-errors.ts";
-import type { ListOptions, ListResult } from "../store/types.ts";
+import type { StoreRepositories } from "../store/store.ts";
+import type { ListOptions, ListResult, Ms } from "../store/types.ts";
 import type { ShipmentFilter, ShipmentKind, ShipmentRow } from "../store/types-shipments.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
+import type { PendingEvents } from "./events.ts";
 import { type OrderRecord, orderRecord } from "./order-view.ts";
+import { reviewRequests } from "./request-review.ts";
 import {
   CARRIER_EVENT_NAMES,
   CARRIER_EVENTS,
@@ -18,7 +21,7 @@ import {
   pathTo,
   type ShipmentStep,
 } from "./shipment-flow.ts";
-import { applyStep, type ShipmentDeps } from "./shipment-transitions.ts";
+import { applyStep, type ShipmentDeps, type StepOptions } from "./shipment-transitions.ts";
 import { FULFILMENT_STATUSES, isFulfilmentStatus, SHIPPED_FILTER } from "./statuses.ts";
 
 export interface OrdersDeps extends DeviceServiceDeps {
@@ -205,7 +208,7 @@ export class Orders {
         return "stale";
       }
       if (s.nextAt > this.deps.clock.now()) return "early";
-      await applyStep(tx, events, this.shipping, s, s.nextStatus as ShipmentStep, s.nextAt);
+      await this.step(tx, events, s, s.nextStatus as ShipmentStep, s.nextAt);
       return "applied";
     });
   }
@@ -229,8 +232,39 @@ export class Orders {
           { id: seen.id },
         );
       }
-      return applyStep(tx, events, this.shipping, current, step, this.deps.clock.now(), opts);
+      return this.step(tx, events, current, step, this.deps.clock.now(), opts);
     });
+  }
+
+  /**
+   * A transition; a request Cancelled may leave its duplicates as the patient's only request
+   * of that type: the earliest goes ahead (request-review.ts), instead of being cleaned up too.
+   */
+  private async step(
+    tx: StoreRepositories,
+    events: PendingEvents,
+    shipment: ShipmentRow,
+    step: ShipmentStep,
+    at: Ms,
+    opts: StepOptions = {},
+  ): Promise<ShipmentRow | null> {
+    const patientId =
+      shipment.kind === "device"
+        ? ((await tx.devices.get(shipment.accountId, shipment.deviceId))?.patientId ?? null)
+        : null;
+    const after = await applyStep(tx, events, this.shipping, shipment, step, at, opts);
+    const patient =
+      after === null && patientId !== null
+        ? await tx.patients.getById(shipment.accountId, patientId)
+        : null;
+    if (patient !== null) {
+      await reviewRequests(tx, events, this.shipping, {
+        accountId: shipment.accountId,
+        patient,
+        at,
+      });
+    }
+    return after;
   }
 
   private async shipment(id: string): Promise<ShipmentRow> {

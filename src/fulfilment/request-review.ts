@@ -6,7 +6,7 @@ import { fulfilmentRequestOf, withFulfilmentRequest } from "./device-meta.ts";
 import type { PendingEvents } from "./events.ts";
 import { acceptHeld, holdForAddress, openShipment } from "./shipment-intake.ts";
 import type { ShipmentDeps } from "./shipment-transitions.ts";
-import type { FulfilmentStatus } from "./statuses.ts";
+import { type FulfilmentStatus, PENDING_STATUSES } from "./statuses.ts";
 
 const DUPLICATE = "duplicate submission";
 
@@ -55,6 +55,7 @@ export async function reviewRequests(
   const problem = addressProblem(patient);
   if (problem !== null) {
     await holdAccepted(tx, events, deps, { ...args, problem });
+    await holdOrphanedDuplicates(tx, events, deps, { ...args, problem });
     return [];
   }
   const { rows } = await tx.devices.list(accountId, {
@@ -65,7 +66,11 @@ export async function reviewRequests(
   for (const held of rows) {
     const request = fulfilmentRequestOf(held.metaData);
     if (held.hardwareUuid !== null || request === null) continue;
-    if (request.reason?.startsWith(DUPLICATE)) continue;
+    // A duplicate stays one while an earlier request of its type is pending; once that one is
+    // gone (cancelled), the earliest left is the patient's request and goes ahead.
+    if (request.reason?.startsWith(DUPLICATE) && (await pendingBefore(tx, patient, held))) {
+      continue;
+    }
     await tx.devices.update(accountId, held.id, {
       metaData: withFulfilmentRequest({ ...request, reason: null }, held.metaData),
     });
@@ -89,6 +94,58 @@ export async function reviewRequests(
     released.push((await tx.devices.get(accountId, held.id))!);
   }
   return released;
+}
+
+/** Whether an earlier request of the same device type is pending for the patient. */
+async function pendingBefore(
+  tx: StoreRepositories,
+  patient: PatientRow,
+  device: DeviceRow,
+): Promise<boolean> {
+  const { rows } = await tx.devices.list(device.accountId, {
+    patientExternalId: patient.externalId,
+    status: PENDING_STATUSES,
+  });
+  return rows.some(
+    (d) =>
+      d.id !== device.id &&
+      d.name === device.name &&
+      d.hardwareUuid === null &&
+      (d.created < device.created || (d.created === device.created && d.id < device.id)),
+  );
+}
+
+/**
+ * Duplicates whose earlier request is gone wait for the address instead (no duplicate clean-up
+ * cancels them): the earliest is the patient's request now.
+ */
+async function holdOrphanedDuplicates(
+  tx: StoreRepositories,
+  events: PendingEvents,
+  deps: ShipmentDeps,
+  args: {
+    readonly accountId: string;
+    readonly patient: PatientRow;
+    readonly problem: string;
+    readonly at: Ms;
+  },
+): Promise<void> {
+  const { accountId, patient, problem, at } = args;
+  const { rows } = await tx.devices.list(accountId, {
+    patientExternalId: patient.externalId,
+    status: "Client Action Required",
+  });
+  for (const held of rows) {
+    const request = fulfilmentRequestOf(held.metaData);
+    if (held.hardwareUuid !== null || !request?.reason?.startsWith(DUPLICATE)) continue;
+    if (await pendingBefore(tx, patient, held)) continue;
+    const shipment = await tx.shipments.get(held.id);
+    if (shipment === null || shipment.halted !== null) continue;
+    await tx.devices.update(accountId, held.id, {
+      metaData: withFulfilmentRequest({ ...request, reason: problem }, held.metaData),
+    });
+    await holdForAddress(tx, events, deps, shipment, problem, at);
+  }
 }
 
 async function holdAccepted(

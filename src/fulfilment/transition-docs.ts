@@ -49,6 +49,13 @@ export const TRANSITION_DOCS: readonly TransitionDoc[] = [
     note: "at once",
   },
   {
+    from: "Client Action Required (duplicate)",
+    to: "Ready to Ship (or On Hold, or Client Action Required for the address)",
+    when: "the request it duplicated is cancelled: the earliest duplicate left is the patient's request, no longer cleaned up",
+    settings: [],
+    note: "at once",
+  },
+  {
     from: "Client Action Required",
     to: "Cancelled",
     when: "duplicate clean-up: a duplicate the client leaves alone is cancelled, the order removed (`off`: never)",

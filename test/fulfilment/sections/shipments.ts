@@ -307,6 +307,37 @@ export function shipmentsSection(env: FulfilmentEnv): void {
       expect((await env.store.devices.get(a, first.device.id))?.status).not.toBe("Cancelled");
     });
 
+    it("lets the earliest duplicate go ahead once the request it duplicated is cancelled", async () => {
+      const a = env.account.id;
+      const sim = await startSimulator(env);
+      // No address yet: the first request waits for it, the next two are its duplicates.
+      await env.store.patients.create(a, { externalId: "P-1", name: "Pat One" });
+      const first = await request(env);
+      const [one, two] = [await request(env), await request(env)];
+      for (const r of [first, one, two]) expect(r.device.status).toBe("Client Action Required");
+      await env.services.orders.advance(first.device.id, { status: "Cancelled" });
+      // The first duplicate is the patient's request now: it waits for the address, and the
+      // duplicate clean-up passes it by; the second is its duplicate and goes.
+      const reason = (await env.services.orders.get(one.device.id)).reason;
+      expect(reason).toMatch(/address is incomplete/);
+      await drive(env, sim, T0 + 5 * DAY);
+      expect(statusesOf(env, one.device.id)).toEqual([
+        "Client Action Required",
+        "Client Action Required",
+      ]);
+      expect(statusesOf(env, two.device.id).at(-1)).toBe("Cancelled");
+      await env.store.patients.update(a, "P-1", {
+        address: "12 Main Street",
+        city: "Irvine",
+        state: "CA",
+        zipCode: "92614",
+        addressStatus: "Verified",
+      });
+      expect(await env.services.reviewRequests(a, "P-1")).toBe(1);
+      await drive(env, sim, env.clock.now() + 30 * DAY);
+      expect(statusesOf(env, one.device.id).at(-1)).toBe("Delivered");
+    });
+
     it("a request held for its address ships once the patient's address is fixed", async () => {
       const a = env.account.id;
       const sim = await startSimulator(env);
