@@ -9,6 +9,7 @@ import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import { isUuid } from "./identifiers.ts";
 import { openShipment } from "./shipment-intake.ts";
 import { SHIPPING_FIELDS } from "./shipping-fields.ts";
+import { PENDING_STATUSES } from "./statuses.ts";
 
 /** wire-formats "Replacements": the name that asks for a replacement gateway. */
 export const GATEWAY = "Gateway";
@@ -166,6 +167,11 @@ export class Replacements {
     }
     const device = await this.deps.store.devices.get(accountId, id.toLowerCase());
     if (device === null) errors.add("hwi_device_id", `Invalid pk "${id}" - object does not exist.`);
+    const problem = device === null ? null : notWithPatient(device);
+    if (problem !== null) {
+      errors.add("hwi_device_id", problem);
+      return undefined;
+    }
     return device ?? undefined;
   }
 
@@ -258,4 +264,19 @@ function readShipping(errors: FieldErrorCollector, input: Record<string, unknown
     out[field] = text ?? null;
   }
   return out;
+}
+
+/**
+ * Why the patient does not have the device to replace (spec 4.3 replaces hardware in use), or
+ * null: an unlinked device left the patient (spec 4.2), and a request not shipped yet is an
+ * order to cancel or wait for, not hardware to replace.
+ */
+function notWithPatient(device: DeviceWithPatient): string | null {
+  if (device.status === "Unlinked") {
+    return `Device ${device.id} is unlinked: it is no longer with a patient, there is nothing to replace.`;
+  }
+  if ((PENDING_STATUSES as readonly string[]).includes(device.status)) {
+    return `Device ${device.id} has not shipped yet (${device.status}): there is nothing to replace; cancel or wait for its order.`;
+  }
+  return null;
 }

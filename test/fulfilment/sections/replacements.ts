@@ -137,8 +137,19 @@ export function replacementsSection(env: FulfilmentEnv): void {
       expect(await types(cell.id, ["Gateway"])).toEqual([
         "Item 1: Vendor Cellular BPM is a direct-cellular device: it has no gateway to replace.",
       ]);
-      expect(await types(pending.id, ["Gateway"])).toEqual([
-        expect.stringContaining("has no gateway"),
+      // Hardware the patient does not have: a request not shipped yet, an unlinked device.
+      const refusedDevice = async (id: string, names: string[]) =>
+        (
+          await fieldErrors(
+            create({ hwi_device_id: id, device_types: names.map((name) => ({ name })) }),
+          )
+        ).hwi_device_id;
+      expect(await refusedDevice(pending.id, ["Vendor Scale"])).toEqual([
+        `Device ${pending.id} has not shipped yet (${pending.status}): there is nothing to replace; cancel or wait for its order.`,
+      ]);
+      await env.services.unlink.unlink(env.account.id, GW);
+      expect(await refusedDevice(device.id, ["Vendor Scale"])).toEqual([
+        `Device ${device.id} is unlinked: it is no longer with a patient, there is nothing to replace.`,
       ]);
       expect(
         (await fieldErrors(create({ hwi_device_id: device.id, device_types: "Gateway" })))
