@@ -12,6 +12,8 @@ export interface Comparator {
 
 // Two-character operators first, so ">=" is not read as ">" followed by "=100".
 const COMPARATOR = /^(==|!=|>=|<=|>|<)?\s*(-?\d+(?:\.\d+)?)$/;
+/** COMPARATOR with the blanks parseComparator trims, for schemas (JSON Schema `pattern`). */
+export const COMPARATOR_PATTERN = /^\s*(==|!=|>=|<=|>|<)?\s*-?\d+(?:\.\d+)?\s*$/;
 
 export const COMPARATOR_HELP =
   'expected a number or "<op> <number>" with op one of == != >= <= > <';

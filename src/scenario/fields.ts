@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { DURATION_PATTERN, parseDuration } from "../config/duration.ts";
 import { inCheckinRange } from "../gateway/checkin-period.ts";
-import { AT_HELP, parseAt } from "./at-time.ts";
-import { COMPARATOR_HELP, parseComparator } from "./comparators.ts";
-import { COHORT_ID, parseSelector, SELECTOR_HELP } from "./selectors.ts";
+import { AT_HELP, AT_PATTERN, parseAt } from "./at-time.ts";
+import { COMPARATOR_HELP, COMPARATOR_PATTERN, parseComparator } from "./comparators.ts";
+import { COHORT_ID, parseSelector, SELECTOR, SELECTOR_HELP } from "./selectors.ts";
 
 /**
  * Field schemas shared by the parts of the scenario schema. Each checks the text with the same
@@ -56,6 +56,7 @@ export const signedDuration = z
 
 export const atTime = z
   .string()
+  .regex(AT_PATTERN, { error: AT_HELP, abort: true })
   .refine((t) => parseAt(t) !== undefined, AT_HELP)
   .meta({
     description:
@@ -64,6 +65,7 @@ export const atTime = z
 
 export const selector = z
   .string()
+  .regex(SELECTOR, { error: SELECTOR_HELP, abort: true })
   .refine((t) => parseSelector(t) !== undefined, SELECTOR_HELP)
   .meta({
     description:
@@ -71,7 +73,12 @@ export const selector = z
   });
 
 export const comparator = z
-  .union([z.number(), z.string()])
+  .union(
+    [z.number(), z.string().regex(COMPARATOR_PATTERN, { error: COMPARATOR_HELP, abort: true })],
+    {
+      error: COMPARATOR_HELP,
+    },
+  )
   .refine((v) => parseComparator(v) !== undefined, COMPARATOR_HELP)
   .meta({ description: 'A number (==) or "<op> <number>", op one of == != >= <= > <' });
 

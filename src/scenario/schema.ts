@@ -88,8 +88,8 @@ const webhookSchema = z.strictObject({
     .refine((e) => new Set(e).size === e.length, "an event is listed twice"),
   url: z
     .string()
-    .refine(
-      (u) => u === "lab" || /^https?:\/\/[^\s/]+/.test(u),
+    .regex(
+      /^(?:lab$|https?:\/\/[^\s/])/,
       'expected "lab" (a receiver the runner hosts and can fault) or an http(s) URL',
     )
     .meta({

@@ -17,7 +17,7 @@ export interface Selector {
 }
 
 export const COHORT_ID = /^[a-z][a-z0-9_-]*$/;
-const SELECTOR = /^([a-z][a-z0-9_-]*)(?:\[(?:(\*)|(\d+)(?:-(\d+))?)\])?$/;
+export const SELECTOR = /^([a-z][a-z0-9_-]*)(?:\[(?:(\*)|(\d+)(?:-(\d+))?)\])?$/;
 
 export const SELECTOR_HELP =
   'expected a cohort id, optionally with [i], [a-b] or [*], e.g. "htn", "htn[3]", "htn[0-4]"';

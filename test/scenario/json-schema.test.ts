@@ -1,7 +1,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ACTION_NAMES } from "../../src/scenario/actions.ts";
+import { AT_PATTERN } from "../../src/scenario/at-time.ts";
+import { COMPARATOR_PATTERN } from "../../src/scenario/comparators.ts";
 import { SCENARIO_SCHEMA_PATH, scenarioJsonSchema } from "../../src/scenario/json-schema.ts";
+import { SELECTOR } from "../../src/scenario/selectors.ts";
 
 describe("published scenario JSON Schema (scenarios/rpmlab-scenario.schema.json)", () => {
   it("is current (run `npm run docs` after changing src/scenario's schema)", () => {
@@ -37,5 +40,34 @@ describe("published scenario JSON Schema (scenarios/rpmlab-scenario.schema.json)
     for (const ok of ["30d", "1.5d", "90m", " 12 h "]) expect(duration.test(ok), ok).toBe(true);
     for (const bad of ["banana", "30", "d", "5 days", "-1d"])
       expect(duration.test(bad), bad).toBe(false);
+  });
+
+  it("gives editors the runner's patterns for times, targets, comparators and webhook URLs", () => {
+    const patterns = new Set<string>();
+    const collect = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(collect);
+      else if (typeof node === "object" && node !== null) {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === "pattern" && typeof value === "string") patterns.add(value);
+          else collect(value);
+        }
+      }
+    };
+    collect(scenarioJsonSchema());
+    for (const re of [AT_PATTERN, SELECTOR, COMPARATOR_PATTERN]) {
+      expect(patterns, re.source).toContain(re.source);
+    }
+    const matches = (re: RegExp, text: string) => new RegExp(re.source).test(text);
+    for (const ok of ["2d 09:30", "09:30", "3d", "36h", "1d09:30"]) {
+      expect(matches(AT_PATTERN, ok), ok).toBe(true);
+    }
+    for (const bad of ["soon", "25", "2d 9:30", "-1d"])
+      expect(matches(AT_PATTERN, bad), bad).toBe(false);
+    for (const bad of ["GW!!", "htn[", "Htn"]) expect(matches(SELECTOR, bad), bad).toBe(false);
+    expect(matches(COMPARATOR_PATTERN, ">= 5")).toBe(true);
+    expect(matches(COMPARATOR_PATTERN, "about 5")).toBe(false);
+    const url = [...patterns].find((p) => p.includes("lab"))!;
+    expect(matches(new RegExp(url), "https://example.com/hook")).toBe(true);
+    expect(matches(new RegExp(url), "ftp://x")).toBe(false);
   });
 });
