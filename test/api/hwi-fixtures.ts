@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { fulfilmentConfig } from "../../src/config/fulfilment-config.ts";
 import { Rng } from "../../src/core/rng.ts";
 import { createDeviceServices, type DeviceServices } from "../../src/fulfilment/services.ts";
 import type { NewMeasurement } from "../../src/store/types-ingest.ts";
@@ -125,3 +126,21 @@ export interface Envelope<T = Record<string, unknown>> {
   previous: string | null;
   results: T[];
 }
+
+/** A deliverable address (address verification passes it). */
+export const ADDRESS = {
+  address: "12 Main Street",
+  city: "Irvine",
+  state: "CA",
+  zip_code: "92614",
+};
+
+/** Fulfilment with no seeded surprises: no shortage, failed attempt or carrier hold. */
+export const QUIET = fulfilmentConfig({
+  probabilities: {
+    stock_shortage: 0,
+    delivery_issue: 0,
+    delivery_issue_signature: 0,
+    carrier_hold: 0,
+  },
+});

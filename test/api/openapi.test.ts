@@ -77,6 +77,7 @@ describe("OpenAPI document", () => {
       [`${hwi}hwi-hardware-uuid-logs/`]: ["get"],
       [`${hwi}hwi-replacements/`]: ["get", "post"],
       [`${hwi}hwi-replacements/{id}/`]: ["get"],
+      [`${hwi}hwi-shipments/{id}/`]: ["get"],
       [`${hwi}patients/{externalId}/measurements/`]: ["get"],
       [`${hwi}webhooks/`]: ["get", "post"],
       [`${hwi}webhooks/{id}/`]: ["delete", "get", "patch", "put"],

@@ -1,17 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fulfilmentConfig } from "../../src/config/fulfilment-config.ts";
 import { ADMIN, apiKey, type Lab, makeLab } from "./helpers.ts";
-import { activate, BPM, GW2, hwiCall, ok } from "./hwi-fixtures.ts";
-
-const ADDRESS = { address: "12 Main Street", city: "Irvine", state: "CA", zip_code: "92614" };
-const QUIET = fulfilmentConfig({
-  probabilities: {
-    stock_shortage: 0,
-    delivery_issue: 0,
-    delivery_issue_signature: 0,
-    carrier_hold: 0,
-  },
-});
+import { ADDRESS, activate, BPM, GW2, hwiCall, ok, QUIET } from "./hwi-fixtures.ts";
 
 /** Issue 4 §2 "Admin": /lab/v1/orders/ and /lab/v1/billing/ with the admin token. */
 describe("lab admin API: orders and billing", () => {

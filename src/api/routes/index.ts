@@ -10,6 +10,7 @@ import { hardwareLogsRoutes } from "./hwi/hardware-logs.ts";
 import { measurementsRoutes } from "./hwi/measurements.ts";
 import { patientsRoutes } from "./hwi/patients.ts";
 import { replacementsRoutes } from "./hwi/replacements.ts";
+import { shipmentsRoutes } from "./hwi/shipments.ts";
 import { unlinkRoutes } from "./hwi/unlink.ts";
 import { webhooksRoutes } from "./hwi/webhooks.ts";
 import { labAccountsRoutes } from "./lab/accounts.ts";
@@ -38,6 +39,7 @@ export const API_ROUTES: RouteTable = {
     unlinkRoutes,
     hardwareLogsRoutes,
     replacementsRoutes,
+    shipmentsRoutes,
     measurementsRoutes,
     webhooksRoutes,
   ],

@@ -52,6 +52,35 @@ export const OrderOut = z.object({
 });
 
 export const ORDER_JSON = toJsonSchema(OrderOut);
+
+/**
+ * An order's shipment as the client reads it (GET hwi-shipments/{id}/, spec 6.2 "shipment
+ * tracking GET responses carry expected delivery dates, shipping timestamps and carrier status
+ * details"): the admin view without the account and the simulator's own plans.
+ */
+export const ShipmentTrackingOut = OrderOut.omit({
+  account_id: true,
+  client_domain: true,
+  next_status: true,
+  next_at: true,
+  halted: true,
+  removed: true,
+});
+
+export const SHIPMENT_TRACKING_JSON = toJsonSchema(ShipmentTrackingOut);
+
+export function shipmentTrackingJson(o: OrderRecord): z.output<typeof ShipmentTrackingOut> {
+  const {
+    account_id: _account,
+    client_domain: _domain,
+    next_status: _next,
+    next_at: _at,
+    halted: _halted,
+    removed: _removed,
+    ...tracking
+  } = orderJson(o);
+  return tracking;
+}
 export const ORDER_LISTS = listSchemas(ORDER_JSON);
 
 const ms = (v: number | null) => (v === null ? null : toIsoMicros(v));
