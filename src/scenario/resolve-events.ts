@@ -128,7 +128,7 @@ function resolveAction(ctx: ResolveContext, raw: RawEvent, path: Path): Scenario
     case "api.order_device": {
       const target = resolveTarget(ctx, raw.action, raw.target, path);
       const device = target && kitDevice(ctx, target.cohort, raw.device, path);
-      return target && device !== undefined
+      return target && device !== undefined && anotherFits(ctx, target.cohort, device, path)
         ? { action: raw.action, target: target.selector, device }
         : undefined;
     }
@@ -197,6 +197,21 @@ function kitDevice(
     return undefined;
   }
   return profile.name;
+}
+
+/**
+ * A scenario patient has one gateway, and every kit type is on it already: another of the type
+ * would need a gateway of its own (spec 2.8), unless sensor ids tell them apart.
+ */
+function anotherFits(ctx: ResolveContext, cohort: Cohort, device: string, path: Path): boolean {
+  const profile = ctx.catalogue.get(device);
+  if (cohort.connectivity !== "gateway" || profile.per_gateway === "many_by_sensor_id") return true;
+  report(
+    ctx,
+    [...path, "device"],
+    `each ${cohort.id} patient has a ${profile.name} on their one gateway already, and a gateway takes one device per sensor code (spec 2.8): a second needs a second gateway, which scenario patients do not have; a cellular cohort, or a type told apart by sensor_id, can take another`,
+  );
+  return false;
 }
 
 function knownAccount(ctx: ResolveContext, account: string, path: Path): boolean {

@@ -63,7 +63,7 @@ duration: 1d
 accounts: [{ id: a }]
 cohorts: [{ id: gw, account: a, count: 1, model: hypertensive, kit: [Vendor Scale], connectivity: gateway }]
 events:
-  - { at: 04:00, action: api.activate_device, target: "gw[0]", device: Vendor Scale }
+  - { at: 04:00, action: api.request, account: a, method: POST, path: /hwi/hwi-patients/, body: { name: Nobody } }
   - { at: 05:00, action: api.request, account: a, method: GET, path: /hwi/hwi-patients/nobody/, status: 404 }
   - { at: 06:00, action: api.request, account: a, method: GET, path: /hwi/hwi-patients/nobody/ }
 expect:
@@ -75,10 +75,8 @@ expect:
       {
         source: "events[0]",
         passed: false,
-        text: "api.activate_device at 04:00 takes effect",
-        actual: expect.stringMatching(
-          /^activating Vendor Scale for gw-0001: 400 .*one device per sensor code/,
-        ),
+        text: "api.request at 04:00 takes effect",
+        actual: expect.stringMatching(/^POST \/hwi\/hwi-patients\/: 400 .*external_id/),
       },
       {
         source: "events[2]",

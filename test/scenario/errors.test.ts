@@ -258,6 +258,16 @@ describe("scenario errors name the file and the path", () => {
     ]);
   });
 
+  it("a second device of a kit type on a gateway cohort's one gateway", () => {
+    const add = (action: string, target: string, device: string) =>
+      problems((s) => s.events.push({ at: "2d", action, target, device } as never));
+    expect(add("api.order_device", "htn[0]", "Vendor Scale")).toEqual([
+      "events[3].device: each htn patient has a Vendor Scale on their one gateway already, and a gateway takes one device per sensor code (spec 2.8): a second needs a second gateway, which scenario patients do not have; a cellular cohort, or a type told apart by sensor_id, can take another",
+    ]);
+    expect(add("api.activate_device", "htn", "Vendor BPM - Wide Range")).toHaveLength(1);
+    expect(add("api.activate_device", "cell[1]", "Vendor Cellular BPM")).toEqual([]);
+  });
+
   it("an unknown device profile or patient model", () => {
     expect(
       problems((s) => {
