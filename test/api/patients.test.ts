@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { patientService } from "../../src/api/services/patients.ts";
 import { hwi, type Lab, makeLab, send } from "./helpers.ts";
+import { ok, reading } from "./hwi-fixtures.ts";
 
 /** Spec 2.1 in order: every field of the record, nothing else. */
 const FIELDS = [
@@ -246,6 +247,28 @@ describe("hwi-patients", () => {
     });
     expect(attached.statusCode).toBe(200);
     expect(["Ready to Ship", "On Hold"]).toContain(attached.json().status);
+  });
+
+  it("DELETE: the readings leave with the patient; a patient given the id later starts with none", async () => {
+    const created = await lab.store.patients.create(lab.dev.account.id, { externalId: "P-1" });
+    const device = await lab.store.devices.create(lab.dev.account.id, {
+      name: "Vendor BPM - Wide Range",
+      sensorCode: "10",
+      hardwareUuid: "297056120BD7",
+      patientId: created.id,
+      status: "Active",
+    });
+    await lab.store.measurements.insertMany([reading(lab.dev, device.id)]);
+    const before = ok<unknown[]>(await call("GET", "patients/P-1/measurements/"));
+    expect(before).toHaveLength(1);
+    expect((await call("DELETE", "hwi-patients/P-1/")).statusCode).toBe(204);
+    expect((await call("POST", "hwi-patients/", { external_id: "P-1" })).statusCode).toBe(201);
+    expect(ok(await call("GET", "patients/P-1/measurements/"))).toEqual([]);
+    // The device keeps its history, without the patient (spec 4.1).
+    const kept = ok<{ patient_id: string | null }[]>(
+      await call("GET", `hwi-devices/${device.id}/measurements/`),
+    );
+    expect(kept.map((r) => r.patient_id)).toEqual([null]);
   });
 
   it("is scoped to the key's account: another account's patient is not found", async () => {

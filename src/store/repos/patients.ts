@@ -206,14 +206,25 @@ export function patientsRepo(ctx: Ctx): PatientsRepo {
       const { externalId: newExternalId, ...fields } = patch;
       return write(accountId, externalId, fields, newExternalId);
     },
-    async delete(accountId, externalId) {
-      // devices.patient_id is ON DELETE SET NULL: linked devices stay, without patient data.
-      const result = await db
-        .deleteFrom("patients")
-        .where("account_id", "=", accountId)
-        .where("external_id_lc", "=", externalId.toLowerCase())
-        .executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
-    },
+    delete: (accountId, externalId) =>
+      atomic(ctx, async (tx) => {
+        // devices.patient_id is ON DELETE SET NULL: linked devices stay, without patient data.
+        const gone = await tx.db
+          .deleteFrom("patients")
+          .where("account_id", "=", accountId)
+          .where("external_id_lc", "=", externalId.toLowerCase())
+          .returning("external_id")
+          .executeTakeFirst();
+        if (gone === undefined) return false;
+        // Their readings too (spec 4.1): the patient measurement paths match patient_id exactly
+        // (spec 4.4), and a patient given the id later must not receive the deleted one's.
+        await tx.db
+          .updateTable("measurements")
+          .set({ patient_external_id: null })
+          .where("account_id", "=", accountId)
+          .where("patient_external_id", "=", gone.external_id)
+          .execute();
+        return true;
+      }),
   };
 }

@@ -169,7 +169,7 @@ export const patientsRoutes: RoutePlugin = async (app, ctx) => {
         security: SECURITY,
         summary: "Delete a patient",
         description:
-          "204 with no body. Devices linked to the patient stay active, without patient data (spec 4.1); a device request of theirs not shipped yet goes to Client Action Required (no address to ship to) until a patient is attached.",
+          "204 with no body. Devices linked to the patient stay active, without patient data (spec 4.1): their readings keep their history with patient_id null, so a patient created later with this external_id starts with none; a device request of theirs not shipped yet goes to Client Action Required (no address to ship to) until a patient is attached.",
         params,
         response: {
           204: { type: "null", description: "Deleted; no body." },
