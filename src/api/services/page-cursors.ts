@@ -30,11 +30,12 @@ const CAPACITY = 10_000;
  * remembers where the next one starts; asked for that page, the store seeks there (the
  * (account, device or patient, timestamp, id) indexes are keyset-friendly) instead of walking.
  *
- * Why a remembered start stays right: the rows a measurement query matches are only ever added
- * to (ingestion, orphans attached at activation) — never removed, and their timestamp and id
- * never change. The page comes with the total count, which the envelope needs anyway; an
- * unchanged total therefore means an unchanged set, and the remembered start is still page N's.
- * Any other total falls back to OFFSET. Answers are the same as without cursors.
+ * Why a remembered start stays right: a record's timestamp and id never change, and a device's
+ * records are only ever added to (ingestion, orphans attached at activation). A patient's move
+ * as a whole: a rename takes them to the new id, a DELETE off the patient. So a remembered
+ * start is still page N's when its own record is still in the set (one seek, stillMatched) and
+ * the total is unchanged (the envelope needs it anyway); otherwise the page is read with OFFSET.
+ * Answers are the same as without cursors.
  */
 export class PageCursors {
   private readonly cursors = new Map<string, Cursor>();
@@ -53,7 +54,7 @@ export class PageCursors {
     const count = options.count === true;
     const at = `${key}\u0000${limit}\u0000${offset}`;
     const cursor = count && offset > 0 ? this.take(at) : undefined;
-    if (cursor !== undefined) {
+    if (cursor !== undefined && (await stillMatched(cursor, run))) {
       const result = await run({ limit, after: cursor.after, count: true });
       if (result.total === cursor.total) return this.remember(key, limit, offset, result);
     }
@@ -90,4 +91,18 @@ export class PageCursors {
     }
     return cursor;
   }
+}
+
+/**
+ * Whether the record a cursor starts after is still one the query matches: the first record
+ * after (timestamp, id − 1) is that record exactly when it is (ids are integers). Two patients
+ * renamed into each other's ids keep their counts and not their records.
+ */
+async function stillMatched<R extends Keyed>(
+  cursor: Cursor,
+  run: (window: PageWindow) => Promise<ListResult<R>>,
+): Promise<boolean> {
+  const { timestamp, id } = cursor.after;
+  const { rows } = await run({ limit: 1, after: { timestamp, id: id - 1 } });
+  return rows[0]?.id === id;
 }
