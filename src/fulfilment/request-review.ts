@@ -33,6 +33,14 @@ export function duplicateReason(open: DeviceRow): string {
 /** Accepted and not shipped yet: the statuses an address problem takes back to the client. */
 const ACCEPTED = ["Ready to Ship", "On Hold"];
 
+/** A patient whose address cannot be shipped to, and why. */
+interface PatientProblem {
+  readonly accountId: string;
+  readonly patient: PatientRow;
+  readonly problem: string;
+  readonly at: Ms;
+}
+
 /**
  * Spec 3, both ways, after a patient's address changes or a request moves to another patient:
  * - "address_status Invalid → PUT/PATCH with confirm_address true → fulfilment no longer
@@ -123,12 +131,7 @@ async function holdOrphanedDuplicates(
   tx: StoreRepositories,
   events: PendingEvents,
   deps: ShipmentDeps,
-  args: {
-    readonly accountId: string;
-    readonly patient: PatientRow;
-    readonly problem: string;
-    readonly at: Ms;
-  },
+  args: PatientProblem,
 ): Promise<void> {
   const { accountId, patient, problem, at } = args;
   const { rows } = await tx.devices.list(accountId, {
@@ -141,10 +144,7 @@ async function holdOrphanedDuplicates(
     if (await pendingBefore(tx, patient, held)) continue;
     const shipment = await tx.shipments.get(held.id);
     if (shipment === null || shipment.halted !== null) continue;
-    await tx.devices.update(accountId, held.id, {
-      metaData: withFulfilmentRequest({ ...request, reason: problem }, held.metaData),
-    });
-    await holdForAddress(tx, events, deps, shipment, problem, at);
+    await hold(tx, events, deps, { device: held, shipment, problem, at });
   }
 }
 
@@ -152,12 +152,7 @@ async function holdAccepted(
   tx: StoreRepositories,
   events: PendingEvents,
   deps: ShipmentDeps,
-  args: {
-    readonly accountId: string;
-    readonly patient: PatientRow;
-    readonly problem: string;
-    readonly at: Ms;
-  },
+  args: PatientProblem,
 ): Promise<void> {
   const { rows } = await tx.devices.list(args.accountId, {
     patientExternalId: args.patient.externalId,
@@ -197,18 +192,35 @@ async function holdRequests(
     readonly at: Ms;
   },
 ): Promise<void> {
-  const { accountId, problem, at } = args;
+  const { problem, at } = args;
   for (const device of args.devices) {
     const request = fulfilmentRequestOf(device.metaData);
     if (device.hardwareUuid !== null || request === null) continue;
     const shipment = await tx.shipments.get(device.id);
     if (shipment === null || shipment.kind !== "device" || shipment.halted !== null) continue;
     if (!ACCEPTED.includes(shipment.status)) continue;
-    await tx.devices.update(accountId, device.id, {
-      metaData: withFulfilmentRequest({ ...request, reason: problem }, device.metaData),
-    });
-    await holdForAddress(tx, events, deps, shipment, problem, at);
+    await hold(tx, events, deps, { device, shipment, problem, at });
   }
+}
+
+/** One request to Client Action Required for `problem`: its reason, its shipment, its event. */
+async function hold(
+  tx: StoreRepositories,
+  events: PendingEvents,
+  deps: ShipmentDeps,
+  args: {
+    readonly device: DeviceRow;
+    readonly shipment: ShipmentRow;
+    readonly problem: string;
+    readonly at: Ms;
+  },
+): Promise<void> {
+  const { device, shipment, problem, at } = args;
+  const request = fulfilmentRequestOf(device.metaData)!;
+  await tx.devices.update(device.accountId, device.id, {
+    metaData: withFulfilmentRequest({ ...request, reason: problem }, device.metaData),
+  });
+  await holdForAddress(tx, events, deps, shipment, problem, at);
 }
 
 /** A request that had no shipment yet (a store from before shipments) takes its status. */

@@ -52,6 +52,18 @@ describe("hwi-patients", () => {
     body?: unknown,
   ) => send(lab.app, method, hwi(lab.dev, path), lab.dev.key, body);
 
+  /** Patient P-1 with an active cuff on a gateway, as the store keeps them. */
+  async function patientWithCuff() {
+    const created = await lab.store.patients.create(lab.dev.account.id, { externalId: "P-1" });
+    return lab.store.devices.create(lab.dev.account.id, {
+      name: "Vendor BPM - Wide Range",
+      sensorCode: "10",
+      hardwareUuid: "297056120BD7",
+      patientId: created.id,
+      status: "Active",
+    });
+  }
+
   it("POST creates: 201 with the full record including the address fields", async () => {
     const res = await call("POST", "hwi-patients/", FULL);
     expect(res.statusCode).toBe(201);
@@ -206,14 +218,7 @@ describe("hwi-patients", () => {
   });
 
   it("DELETE: 204 with no body; then 404; linked devices stay, without patient", async () => {
-    const created = await lab.store.patients.create(lab.dev.account.id, { externalId: "P-1" });
-    const device = await lab.store.devices.create(lab.dev.account.id, {
-      name: "Vendor BPM - Wide Range",
-      sensorCode: "10",
-      hardwareUuid: "297056120BD7",
-      patientId: created.id,
-      status: "Active",
-    });
+    const device = await patientWithCuff();
     const res = await call("DELETE", "hwi-patients/p-1/");
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe("");
@@ -250,14 +255,7 @@ describe("hwi-patients", () => {
   });
 
   it("DELETE: the readings leave with the patient; a patient given the id later starts with none", async () => {
-    const created = await lab.store.patients.create(lab.dev.account.id, { externalId: "P-1" });
-    const device = await lab.store.devices.create(lab.dev.account.id, {
-      name: "Vendor BPM - Wide Range",
-      sensorCode: "10",
-      hardwareUuid: "297056120BD7",
-      patientId: created.id,
-      status: "Active",
-    });
+    const device = await patientWithCuff();
     await lab.store.measurements.insertMany([reading(lab.dev, device.id)]);
     const before = ok<unknown[]>(await call("GET", "patients/P-1/measurements/"));
     expect(before).toHaveLength(1);
