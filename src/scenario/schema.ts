@@ -40,7 +40,10 @@ function isTimeZone(zone: string): boolean {
 const clockSchema = z.strictObject({
   start: z
     .string()
-    .regex(/T.*Z$/, "an ISO 8601 UTC date-time ending in Z, e.g. 2026-01-05T00:00:00Z")
+    .regex(
+      /^\s*\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?Z\s*$/,
+      { error: "an ISO 8601 UTC date-time ending in Z, e.g. 2026-01-05T00:00:00Z", abort: true },
+    )
     .refine((t) => parseIso(t) !== undefined, "not a valid date-time")
     .meta({ description: "Virtual start time, ISO 8601 UTC, e.g. 2026-01-05T00:00:00Z" }),
   speed: z
@@ -67,6 +70,11 @@ const transportsSchema = z.strictObject({
     }),
   broker: z
     .string()
+    // The pattern goes into the JSON Schema for editors; parseBrokerSpec has the last word.
+    .regex(/^\s*(?:embedded(?::\d{1,5})?|mqtts?:\/\/\S+)\s*$/, {
+      error: "expected embedded, embedded:PORT, mqtt://host:port or mqtts://…",
+      abort: true,
+    })
     .refine(
       parses(parseBrokerSpec),
       "expected embedded, embedded:PORT, mqtt://host:port or mqtts://…",
@@ -75,6 +83,10 @@ const transportsSchema = z.strictObject({
     .meta({ description: "embedded | embedded:PORT | mqtt://host:port | mqtts://host:port" }),
   store: z
     .string()
+    .regex(/^\s*(?:memory|sqlite:\S.*|postgres(?:ql)?:\/\/\S+)\s*$/, {
+      error: "expected memory, sqlite:PATH or postgres://…",
+      abort: true,
+    })
     .refine(parses(parseStoreSpec), "expected memory, sqlite:PATH or postgres://…")
     .default("memory")
     .meta({ description: "memory | sqlite:PATH | postgres://user@host:port/db" }),
@@ -85,7 +97,9 @@ const webhookSchema = z.strictObject({
   events: z
     .array(z.enum(WEBHOOK_EVENTS))
     .min(1)
-    .refine((e) => new Set(e).size === e.length, "an event is listed twice"),
+    .refine((e) => new Set(e).size === e.length, "an event is listed twice")
+    // JSON Schema's own keyword, so editors flag a repeat too.
+    .meta({ uniqueItems: true }),
   url: z
     .string()
     .regex(

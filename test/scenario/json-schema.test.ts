@@ -3,7 +3,11 @@ import { describe, expect, it } from "vitest";
 import { ACTION_NAMES } from "../../src/scenario/actions.ts";
 import { AT_PATTERN } from "../../src/scenario/at-time.ts";
 import { COMPARATOR_PATTERN } from "../../src/scenario/comparators.ts";
-import { SCENARIO_SCHEMA_PATH, scenarioJsonSchema } from "../../src/scenario/json-schema.ts";
+import {
+  renderScenarioJsonSchema,
+  SCENARIO_SCHEMA_PATH,
+  scenarioJsonSchema,
+} from "../../src/scenario/json-schema.ts";
 import { SELECTOR } from "../../src/scenario/selectors.ts";
 
 describe("published scenario JSON Schema (scenarios/rpmlab-scenario.schema.json)", () => {
@@ -69,5 +73,26 @@ describe("published scenario JSON Schema (scenarios/rpmlab-scenario.schema.json)
     const url = [...patterns].find((p) => p.includes("lab"))!;
     expect(matches(new RegExp(url), "https://example.com/hook")).toBe(true);
     expect(matches(new RegExp(url), "ftp://x")).toBe(false);
+  });
+
+  it("flags an impossible start, an unknown store or broker, and a webhook event listed twice", () => {
+    const schema = scenarioJsonSchema() as {
+      properties: {
+        clock: { properties: { start: { pattern: string } } };
+        transports: { properties: { store: { pattern: string }; broker: { pattern: string } } };
+      };
+    };
+    const start = new RegExp(schema.properties.clock.properties.start.pattern);
+    expect(start.test("2026-01-05T00:00:00Z")).toBe(true);
+    expect(start.test("2026-13-45T99:00:00Z")).toBe(false);
+    const store = new RegExp(schema.properties.transports.properties.store.pattern);
+    for (const ok of ["memory", "sqlite:/tmp/x.db", "postgres://u@h:5432/db"]) {
+      expect(store.test(ok), ok).toBe(true);
+    }
+    expect(store.test("redis://x")).toBe(false);
+    const broker = new RegExp(schema.properties.transports.properties.broker.pattern);
+    expect(broker.test("embedded:0")).toBe(true);
+    expect(broker.test("amqp://x")).toBe(false);
+    expect(renderScenarioJsonSchema()).toContain('"uniqueItems": true');
   });
 });
