@@ -14,8 +14,11 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)$/;
 
+/** DURATION's text without groups or anchors, for patterns that hold a duration. */
+export const DURATION_TEXT = String.raw`\d+(?:\.\d+)?\s*(?:ms|s|m|h|d)`;
+
 /** What a duration looks like (surrounding blanks allowed), for schemas: JSON Schema `pattern`. */
-export const DURATION_PATTERN = /^\s*\d+(?:\.\d+)?\s*(?:ms|s|m|h|d)\s*$/;
+export const DURATION_PATTERN = new RegExp(String.raw`^\s*${DURATION_TEXT}\s*$`);
 
 /** A range of durations, both ends in milliseconds, min <= max. */
 export interface MsRange {

@@ -248,23 +248,16 @@ export class Orders {
     at: Ms,
     opts: StepOptions = {},
   ): Promise<ShipmentRow | null> {
-    const patientId =
-      shipment.kind === "device"
-        ? ((await tx.devices.get(shipment.accountId, shipment.deviceId))?.patientId ?? null)
-        : null;
-    const after = await applyStep(tx, events, this.shipping, shipment, step, at, opts);
-    const patient =
-      after === null && patientId !== null
-        ? await tx.patients.getById(shipment.accountId, patientId)
-        : null;
-    if (patient !== null) {
-      await reviewRequests(tx, events, this.shipping, {
-        accountId: shipment.accountId,
-        patient,
-        at,
-      });
+    if (step !== "Cancelled" || shipment.kind !== "device") {
+      return applyStep(tx, events, this.shipping, shipment, step, at, opts);
     }
-    return after;
+    const { accountId } = shipment;
+    const patientId = (await tx.devices.get(accountId, shipment.deviceId))?.patientId ?? null;
+    await applyStep(tx, events, this.shipping, shipment, step, at, opts);
+    const patient = patientId === null ? null : await tx.patients.getById(accountId, patientId);
+    if (patient !== null)
+      await reviewRequests(tx, events, this.shipping, { accountId, patient, at });
+    return null;
   }
 
   private async shipment(id: string): Promise<ShipmentRow> {

@@ -1,4 +1,4 @@
-import { parseDuration } from "../config/duration.ts";
+import { DURATION_TEXT, parseDuration } from "../config/duration.ts";
 import { MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE } from "../core/time.ts";
 
 /**
@@ -16,8 +16,9 @@ export type AtTime =
 const CALENDAR = /^(?:(\d+)d)?\s*(?:(\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 const WHOLE_DAYS = /^\d+d$/;
 /** Both forms in one pattern, for schemas (JSON Schema `pattern`): parseAt has the last word. */
-export const AT_PATTERN =
-  /^\s*(?:\d+d(?:\s*\d{2}:\d{2}(?::\d{2})?)?|\d{2}:\d{2}(?::\d{2})?|\d+(?:\.\d+)?\s*(?:ms|s|m|h|d))\s*$/;
+export const AT_PATTERN = new RegExp(
+  String.raw`^\s*(?:\d+d(?:\s*\d{2}:\d{2}(?::\d{2})?)?|\d{2}:\d{2}(?::\d{2})?|${DURATION_TEXT})\s*$`,
+);
 
 export const AT_HELP =
   'expected "Nd HH:MM" (day N after the start day, UTC time), "HH:MM", "Nd", or an offset from clock.start such as "36h" or "90m"';

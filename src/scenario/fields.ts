@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DURATION_PATTERN, parseDuration } from "../config/duration.ts";
+import { DURATION_PATTERN, DURATION_TEXT, parseDuration } from "../config/duration.ts";
 import { inCheckinRange } from "../gateway/checkin-period.ts";
 import { AT_HELP, AT_PATTERN, parseAt } from "./at-time.ts";
 import { COMPARATOR_HELP, COMPARATOR_PATTERN, parseComparator } from "./comparators.ts";
@@ -44,7 +44,7 @@ export const checkinEvery = duration
 export const SIGNED_DURATION = /^([+-])(.+)$/;
 export const signedDuration = z
   .string()
-  .regex(/^\s*[+-]\s*\d+(?:\.\d+)?\s*(?:ms|s|m|h|d)\s*$/, {
+  .regex(new RegExp(String.raw`^\s*[+-]\s*${DURATION_TEXT}\s*$`), {
     error: 'expected a signed duration such as "+7m" or "-3m"',
     abort: true,
   })

@@ -13,7 +13,7 @@ import { VirtualClock } from "../core/virtual-clock.ts";
 import { PatientModels } from "../readings/patients.ts";
 import type { WebhookEvent } from "../store/types-ingest.ts";
 import { scenarioDigest } from "./digest.ts";
-import { type ExpectationResult, evaluate } from "./evaluate.ts";
+import { evaluate } from "./evaluate.ts";
 import { type Observed, resultCount } from "./observed.ts";
 import type { Progress } from "./progress.ts";
 import { LabReceiver } from "./receiver.ts";
@@ -25,11 +25,11 @@ import { Fleet } from "./run/fleet.ts";
 import { HeldWork } from "./run/held-work.ts";
 import { LabClient } from "./run/lab-client.ts";
 import { countReadings } from "./run/reading-counts.ts";
-import { isActionRefused } from "./run/refused.ts";
+import { RefusedEvents } from "./run/refused.ts";
 import { StoreWatch } from "./run/store-watch.ts";
 import { checkTransports } from "./run/transports.ts";
 import { countWebhooks } from "./run/webhook-counts.ts";
-import type { Scenario, ScenarioEvent } from "./types.ts";
+import type { Scenario } from "./types.ts";
 
 export interface RunOptions {
   /** Overrides the scenario's seed (`rpmlab run --seed`). */
@@ -102,8 +102,7 @@ class ScenarioRun {
   private deadLetters: DeadLetterTally | undefined;
   private capture: BtsnoopWriter | undefined;
   private readonly held = new HeldWork();
-  /** Events the lab refused (refused.ts), in the order they ran. */
-  private readonly refused: ExpectationResult[] = [];
+  private readonly refused = new RefusedEvents();
   private faults = 0;
   /** Scenario webhook id → the HWI webhook ids registered for it, by event. */
   private readonly webhooks = new Map<string, Map<WebhookEvent, string>>();
@@ -171,7 +170,7 @@ class ScenarioRun {
       this.clock.schedule(scenario.clock.startMs + event.atMs, () => {
         if (event.action.startsWith("api.") === false) this.faults++;
         this.held.add(
-          this.reportRefusal(
+          this.refused.watch(
             event,
             perform(
               {
@@ -325,21 +324,6 @@ class ScenarioRun {
   }
 
   /** Drives the clock to `until`, a step at a time, letting each step's I/O finish. */
-  /** An event the lab refused becomes a failed check in the report; the run goes on. */
-  private async reportRefusal(event: ScenarioEvent, work: Promise<void>): Promise<void> {
-    try {
-      await work;
-    } catch (error) {
-      if (!isActionRefused(error)) throw error;
-      this.refused.push({
-        text: `${event.action} at ${event.at} takes effect`,
-        source: event.source,
-        passed: false,
-        actual: error.message,
-      });
-    }
-  }
-
   private async pump(until: number): Promise<void> {
     const fleet = this.fleet!;
     while (this.clock.now() < until && this.options.signal?.aborted !== true) {
@@ -390,7 +374,10 @@ class ScenarioRun {
       },
     };
     // An event the lab refused fails the run as a check of its own, listed first.
-    const expectations = [...this.refused, ...(await evaluate(scenario.expectations, observed))];
+    const expectations = [
+      ...this.refused.results,
+      ...(await evaluate(scenario.expectations, observed)),
+    ];
     const bodies = new Map<string, string>();
     for (const d of this.receiver!.received()) bodies.set(d.deliveryId ?? d.body, d.body);
     const webhooks: Record<string, number> = {};

@@ -53,35 +53,32 @@ export const OrderOut = z.object({
 
 export const ORDER_JSON = toJsonSchema(OrderOut);
 
-/**
- * An order's shipment as the client reads it (GET hwi-shipments/{id}/, spec 6.2 "shipment
- * tracking GET responses carry expected delivery dates, shipping timestamps and carrier status
- * details"): the admin view without the account and the simulator's own plans.
- */
-export const ShipmentTrackingOut = OrderOut.omit({
+export const ORDER_LISTS = listSchemas(ORDER_JSON);
+
+/** What the client does not read of an order: its account and the simulator's own plans. */
+const ADMIN_ONLY = {
   account_id: true,
   client_domain: true,
   next_status: true,
   next_at: true,
   halted: true,
   removed: true,
-});
+} as const;
+
+/**
+ * An order's shipment as the client reads it (GET hwi-shipments/{id}/, spec 6.2 "shipment
+ * tracking GET responses carry expected delivery dates, shipping timestamps and carrier status
+ * details"): the admin view without ADMIN_ONLY.
+ */
+export const ShipmentTrackingOut = OrderOut.omit(ADMIN_ONLY);
 
 export const SHIPMENT_TRACKING_JSON = toJsonSchema(ShipmentTrackingOut);
 
 export function shipmentTrackingJson(o: OrderRecord): z.output<typeof ShipmentTrackingOut> {
-  const {
-    account_id: _account,
-    client_domain: _domain,
-    next_status: _next,
-    next_at: _at,
-    halted: _halted,
-    removed: _removed,
-    ...tracking
-  } = orderJson(o);
-  return tracking;
+  const json: Record<string, unknown> = orderJson(o);
+  for (const key of Object.keys(ADMIN_ONLY)) delete json[key];
+  return json as z.output<typeof ShipmentTrackingOut>;
 }
-export const ORDER_LISTS = listSchemas(ORDER_JSON);
 
 const ms = (v: number | null) => (v === null ? null : toIsoMicros(v));
 
