@@ -32,8 +32,8 @@ export function deadLetterFilter(q: DeadLetterQuery): DeadLetterFilter {
   const errors = new FieldErrorCollector();
   // A topic is matched as given (untrimmed: MQTT topics may hold spaces, [MQTT-4.7.3-1]).
   if (q.topic_prefix !== undefined && q.topic_prefix !== "") filter.topicPrefix = q.topic_prefix;
-  // Gateway uuids are upper-case hex in topics (src/mqtt/topics.ts); IMEIs are digits.
-  const source = given(q.source)?.toUpperCase();
+  // Matched in any case: a topic spelling the uuid in lower case is still that gateway's.
+  const source = given(q.source);
   if (source !== undefined) {
     if (source.includes("/")) errors.add("source", "A gateway uuid or an IMEI, without '/'.");
     filter.source = source;

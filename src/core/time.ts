@@ -84,6 +84,12 @@ export function toIsoMicros(ms: number): string {
   return `${pad(f.year, 4)}-${pad(f.month)}-${pad(f.day)}T${pad(f.hours)}:${pad(f.minutes)}:${pad(f.seconds)}.${pad(f.milliseconds, 3)}${pad(sub, 3)}Z`;
 }
 
+/**
+ * 0001-01-01T00:00:00Z: the first instant Python's datetime holds (the real service is Django),
+ * and the first four-digit ISO 8601 writes without the year 0000 no calendar of its has.
+ */
+export const YEAR_1_MS = -62_135_596_800_000;
+
 /** 10000-01-01T00:00:00Z: the first instant ISO 8601's four-digit years cannot write. */
 export const PAST_YEAR_9999_MS = 253_402_300_800_000;
 

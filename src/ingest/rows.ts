@@ -1,6 +1,6 @@
 import type { Profile } from "../catalogue/schema.ts";
 import { RpmlabError } from "../core/errors.ts";
-import { PAST_YEAR_9999_MS } from "../core/time.ts";
+import { PAST_YEAR_9999_MS, YEAR_1_MS } from "../core/time.ts";
 import { type CharacteristicValue, mappingFor } from "../gatt/mapping.ts";
 import { canonicalUuid } from "../gatt/uuids.ts";
 import { VENDOR_RECORD_HEADER_LENGTH } from "../gatt/vendor/record.ts";
@@ -76,11 +76,12 @@ export function readingRows(
   // reading is stored at the gateway's receive time instead, flagged as estimated.
   const estimated = reading.clockUnset;
   const timestamp = estimated ? reading.receivedAt : decoded.timestamp;
-  if (timestamp >= PAST_YEAR_9999_MS) {
-    // Every read of it writes four-digit years (wire-formats): refused, not stored unreadable.
+  if (timestamp < YEAR_1_MS || timestamp >= PAST_YEAR_9999_MS) {
+    // Every read of it writes four-digit years (wire-formats), and no time filter reaches
+    // before year 1: refused, not stored out of reach.
     throw new RpmlabError(
       "E_MQTT_PAYLOAD",
-      `the reading's time, ${estimated ? "received_at" : "the device's time in UTC"}, is past 9999-12-31T23:59:59.999999Z`,
+      `the reading's time, ${estimated ? "received_at" : "the device's time in UTC"}, is ${timestamp < YEAR_1_MS ? "before 0001-01-01T00:00:00Z" : "past 9999-12-31T23:59:59.999999Z"}`,
       { field: estimated ? "received_at" : "values" },
     );
   }

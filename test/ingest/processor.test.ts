@@ -383,6 +383,23 @@ describe("MessageProcessor: one batch, one transaction", () => {
     );
   });
 
+  it("dead-letters a reading stored at its receive time when that is before year 1, which no time filter reaches", async () => {
+    const readings = readingsOf(bpm, 3, 0).slice(0, 2);
+    const message = uplinkMessage(bpm, "year-0", readings);
+    const envelope = JSON.parse(message.payload.toString());
+    envelope.readings[1].clock_unset = true;
+    envelope.readings[1].received_at = "0000-12-31T23:59:59Z";
+    const outcome = await only({
+      topic: message.topic,
+      payload: Buffer.from(JSON.stringify(envelope)),
+    });
+    if (outcome.kind !== "uplink") throw new Error("unreachable");
+    expect(outcome.stored).toBe(expectedRecords([readings[0]!]).length);
+    expect(outcome.deadLetter?.reason).toBe(
+      "readings.1: E_MQTT_PAYLOAD: the reading's time, received_at, is before 0001-01-01T00:00:00Z",
+    );
+  });
+
   it("requires the sensor id of types with several devices per gateway, and a known cellular type", async () => {
     const message = uplinkMessage(inhaler, "no-id", readingsOf(inhaler, 10, 0).slice(0, 1));
     const envelope = JSON.parse(message.payload.toString());

@@ -37,6 +37,18 @@ function startsWith(prefix: string): Expression<SqlBool> {
   return sql<SqlBool>`substr(${sql.ref("topic")}, 1, ${prefix.length}) = ${prefix}`;
 }
 
+/**
+ * `topic` is one of `source`'s (src/mqtt/topics.ts: `rpm/v1/gw/{uuid}/…` or `rpm/v1/cell/{imei}/…`),
+ * its id in any case: a topic that spells a gateway uuid in lower case is dead-lettered for
+ * exactly that (E_MQTT_TOPIC), and must be found by the id it names. The root is matched
+ * exactly; upper() folds ASCII on both dialects, which is all hex ids and IMEIs hold.
+ */
+function fromSource(kind: "gw" | "cell", source: string): Expression<SqlBool> {
+  const root = `${TOPIC_ROOT}/${kind}/`;
+  const id = `${source.toUpperCase()}/`;
+  return sql<SqlBool>`(${startsWith(root)} and upper(substr(${sql.ref("topic")}, ${root.length + 1}, ${id.length})) = ${id})`;
+}
+
 /** Uplink messages ingestion could not use, kept byte for byte with the reason. */
 export function deadLettersRepo(ctx: Ctx): DeadLettersRepo {
   const { db, d } = ctx;
@@ -72,13 +84,8 @@ export function deadLettersRepo(ctx: Ctx): DeadLettersRepo {
       if (filter.topicPrefix !== undefined) q = q.where(startsWith(filter.topicPrefix));
       if (filter.source !== undefined) {
         const source = filter.source;
-        // The topic map's senders (src/mqtt/topics.ts): gateways and direct-cellular devices.
-        q = q.where((eb) =>
-          eb.or([
-            startsWith(`${TOPIC_ROOT}/gw/${source}/`),
-            startsWith(`${TOPIC_ROOT}/cell/${source}/`),
-          ]),
-        );
+        // The topic map's senders: gateways and direct-cellular devices.
+        q = q.where((eb) => eb.or([fromSource("gw", source), fromSource("cell", source)]));
       }
       if (filter.messageId !== undefined) q = q.where("message_id", "=", filter.messageId);
       if (filter.since !== undefined) q = q.where("received", ">=", filter.since);

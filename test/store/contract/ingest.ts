@@ -280,6 +280,8 @@ export function ingestContract(env: ContractEnv): void {
       const b = await add("rpm/v1/gw/297056120BD7/status", T0 + 10);
       const c = await add("rpm/v1/cell/356938035643809/up", T0 + 20, "m-1");
       const d = await add("RPM/v1/gw/297056120BD7/up", T0 + 30);
+      // Dead-lettered for its lower-case uuid (E_MQTT_TOPIC): found by the id it names.
+      const e = await add("rpm/v1/gw/297056120bd7/up", T0 + 35);
       const held = await env.store.deadLetters.add({
         topic: "x",
         payload: new Uint8Array(0),
@@ -291,12 +293,15 @@ export function ingestContract(env: ContractEnv): void {
       expect((await env.store.deadLetters.get(held.id))?.holdsClaim).toBe(true);
       const ids = async (filter: Parameters<typeof env.store.deadLetters.list>[0]) =>
         (await env.store.deadLetters.list(filter)).rows.map((r) => r.id);
-      expect(await ids({})).toEqual([a.id, b.id, c.id, d.id, held.id]);
-      expect(await ids({ newestFirst: true })).toEqual([held.id, d.id, c.id, b.id, a.id]);
+      expect(await ids({})).toEqual([a.id, b.id, c.id, d.id, e.id, held.id]);
+      expect(await ids({ newestFirst: true })).toEqual([held.id, e.id, d.id, c.id, b.id, a.id]);
       // Case-sensitive, and wildcard characters are plain text.
-      expect(await ids({ topicPrefix: "rpm/v1/gw/" })).toEqual([a.id, b.id]);
+      expect(await ids({ topicPrefix: "rpm/v1/gw/" })).toEqual([a.id, b.id, e.id]);
       expect(await ids({ topicPrefix: "rpm/v1/%" })).toEqual([]);
-      expect(await ids({ source: "297056120BD7" })).toEqual([a.id, b.id]);
+      expect(await ids({ source: "297056120BD7" })).toEqual([a.id, b.id, e.id]);
+      expect(await ids({ source: "297056120bd7" })).toEqual([a.id, b.id, e.id]);
+      // The id whole: a longer one sharing its start is another sender.
+      expect(await ids({ source: "297056120BD" })).toEqual([]);
       expect(await ids({ source: "356938035643809" })).toEqual([c.id]);
       expect(await ids({ messageId: "m-1", newestFirst: true })).toEqual([c.id, a.id]);
       expect(await ids({ since: T0 + 10, until: T0 + 30 })).toEqual([b.id, c.id]);
@@ -305,8 +310,8 @@ export function ingestContract(env: ContractEnv): void {
         { limit: 2, offset: 1, count: true },
       );
       expect({ ids: page.rows.map((r) => r.id), total: page.total }).toEqual({
-        ids: [d.id, c.id],
-        total: 4,
+        ids: [e.id, d.id],
+        total: 5,
       });
     });
   });
