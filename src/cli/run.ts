@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { RpmlabError } from "../core/errors.ts";
-import { loadScenario } from "../scenario/load.ts";
+import { checkScenarioFile, defaultLibrary, scenariosOf } from "../scenario/load.ts";
 import { createProgress, finishable } from "../scenario/progress.ts";
 import {
   renderJson,
@@ -57,7 +57,11 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       const seed = flags.seed === undefined ? undefined : seedOf(flags.seed);
       const reportFiles = parseReports(flags.report);
       for (const { format, file } of reportFiles) checkWritable(file, `--report ${format}`);
-      const scenarios = files.map((file) => loadScenario(file));
+      const library = defaultLibrary();
+      const scenarios = scenariosOf(
+        files,
+        files.map((file) => checkScenarioFile(file, library)),
+      );
       if (flags.btsnoop !== undefined) {
         checkWritable(flags.btsnoop, "--btsnoop");
         if (scenarios.length > 1) {

@@ -1,7 +1,5 @@
 import type { Command } from "commander";
-import { type DataIssue, formatIssues } from "../catalogue/loader.ts";
-import { RpmlabError } from "../core/errors.ts";
-import { checkScenarioFile, defaultLibrary } from "../scenario/load.ts";
+import { checkScenarioFile, defaultLibrary, scenariosOf } from "../scenario/load.ts";
 import type { CliIo } from "./io.ts";
 
 /** `rpmlab scenario validate FILE...`: the scenario format of issue 7. */
@@ -18,23 +16,8 @@ export function registerScenarioCommand(program: Command, io: CliIo): void {
     .argument("<files...>", "scenario files, e.g. scenarios/*.yaml")
     .action((files: string[]) => {
       const library = defaultLibrary();
-      const issues: DataIssue[] = [];
-      let failed = 0;
-      for (const file of files) {
-        const result = checkScenarioFile(file, library);
-        if (result.ok) {
-          io.out(`ok ${file}`);
-        } else {
-          failed += 1;
-          issues.push(...result.issues);
-        }
-      }
-      if (issues.length > 0) {
-        throw new RpmlabError(
-          "E_SCENARIO_INVALID",
-          `${issues.length} problem(s) in ${failed} of ${files.length} file(s):\n${formatIssues(issues)}`,
-          { issues },
-        );
-      }
+      const checks = files.map((file) => checkScenarioFile(file, library));
+      for (const [i, check] of checks.entries()) if (check.ok) io.out(`ok ${files[i]}`);
+      scenariosOf(files, checks);
     });
 }

@@ -129,6 +129,21 @@ describe("rpmlab run", () => {
     expect(existsSync(reportFile)).toBe(false);
   }, 60_000);
 
+  it("exits 1 listing the problems of every invalid file, before running any", async () => {
+    const broken = join(dir, "broken.yaml");
+    writeFileSync(broken, "scenario: [");
+    const list = join(dir, "list.yaml");
+    writeFileSync(list, "- a\n- b\n");
+    const { code, stdout, stderr } = await runCli("run", broken, SMOKE, list, "--no-progress");
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    const lines = stderr.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^rpmlab: E_SCENARIO_INVALID: \d+ problem\(s\) in 2 of 3 file\(s\):$/);
+    expect(lines[1]).toMatch(new RegExp(`^${broken}: \\(root\\): not valid YAML`));
+    expect(lines.slice(2).every((line) => line.startsWith(`${list}: `))).toBe(true);
+    expect(lines.length).toBeGreaterThan(2);
+  });
+
   it("exits 2 on a report format it does not write, before running anything", async () => {
     const { code, stdout, stderr } = await runCli("run", SMOKE, "--report", "pdf", "x");
     expect(code).toBe(2);
