@@ -80,11 +80,15 @@ export function loadScenario(file: string, library: ScenarioLibrary = defaultLib
  * The scenarios of checked files, or one E_SCENARIO_INVALID listing every problem of every file
  * (a CI job running scenarios/*.yaml sees them all at once, as `rpmlab scenario validate` shows).
  */
-export function scenariosOf(files: readonly string[], checks: readonly ScenarioCheck[]): Scenario[] {
+export function scenariosOf(
+  files: readonly string[],
+  checks: readonly ScenarioCheck[],
+): Scenario[] {
+  const scenarios = checks.flatMap((check) => (check.ok ? [check.scenario] : []));
+  if (scenarios.length === checks.length) return scenarios;
   const issues = checks.flatMap((check) => (check.ok ? [] : check.issues));
-  if (issues.length === 0) return checks.map((check) => (check as { scenario: Scenario }).scenario);
   if (files.length === 1) throw invalidScenario(files[0]!, issues);
-  const failed = checks.filter((check) => !check.ok).length;
+  const failed = checks.length - scenarios.length;
   throw new RpmlabError(
     "E_SCENARIO_INVALID",
     `${issues.length} problem(s) in ${failed} of ${files.length} file(s):\n${formatIssues(issues)}`,
