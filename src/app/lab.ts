@@ -376,10 +376,21 @@ function listenError(error: unknown, host: string, port: number): RpmlabError {
       { field: "port", port },
       error,
     );
+  const reason = error instanceof Error ? error.message : String(error);
+  // A port below 1024 without the privilege is the port's fault; anything else (a name that
+  // does not resolve, an address not on this machine) is the host's.
+  if ((error as { code?: unknown }).code === "EACCES") {
+    return new RpmlabError(
+      "E_CONFIG_INVALID",
+      `--port ${port}: cannot listen on ${host}:${port} (${reason}); ports below 1024 need privileges`,
+      { field: "port", port },
+      error,
+    );
+  }
   return new RpmlabError(
     "E_CONFIG_INVALID",
-    `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`,
-    { field: "port", port },
+    `--host ${host}: cannot listen on ${host}:${port} (${reason}); give an address of this machine, e.g. 127.0.0.1 or 0.0.0.0`,
+    { field: "host", host },
     error,
   );
 }

@@ -100,7 +100,7 @@ function describe(ready: DemoReady, speed: number): string {
   return [
     `rpmlab demo: ${patientCount(ready)} patients of scenario ${scenario.name} (${scenario.file}), seed ${ready.seed}, ${pace(speed)}`,
     `  API base URL:  ${lab.base_url}`,
-    `  HWI API:       ${lab.base_url}/clients/${lab.client_domain}/hwi/`,
+    `  HWI API:       ${lab.base_url}/clients/${lab.client_domain}/hwi/hwi-patients/   (the other hwi-… endpoints beside it)`,
     `  API docs:      ${lab.base_url}/docs`,
     `  dashboard:     ${lab.dashboard_url}`,
     `  client domain: ${lab.client_domain}`,

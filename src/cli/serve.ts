@@ -87,7 +87,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
 function describe(info: LabInfo, config: ServeConfig): string {
   return [
     `rpmlab serving at ${info.base_url}`,
-    `  HWI API:       ${info.base_url}/clients/${info.client_domain}/hwi/`,
+    `  HWI API:       ${info.base_url}/clients/${info.client_domain}/hwi/hwi-patients/   (the other hwi-… endpoints beside it)`,
     `  API docs:      ${info.base_url}/docs`,
     `  dashboard:     ${info.dashboard_url}`,
     `  client domain: ${info.client_domain}`,

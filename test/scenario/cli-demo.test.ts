@@ -43,4 +43,14 @@ describe("rpmlab demo refuses", () => {
     // The environment is at fault, not the command line: exit 1, as for a taken broker port.
     expect(code).toBe(1);
   }, 30_000);
+
+  it("an address not on this machine with exit 2, naming --host", async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine.
+    const { code, stdout, stderr } = await runCli("demo", "--port", "0", "--host", "192.0.2.1");
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(
+      /^rpmlab: E_CONFIG_INVALID: --host 192\.0\.2\.1: cannot listen on 192\.0\.2\.1:0 \(.*EADDRNOTAVAIL.*\); give an address of this machine, e\.g\. 127\.0\.0\.1 or 0\.0\.0\.0$/,
+    );
+    expect(code).toBe(2);
+  }, 30_000);
 });
