@@ -74,6 +74,8 @@ const apiExpectation = z.strictObject({
   }),
 });
 
+const EXPECTATION_KINDS = ["readings", "webhooks", "fulfilment", "api"] as const;
+
 export const expectationSchema = z
   .strictObject({
     text: z.string().min(1).optional().meta({ description: "Shown instead of the generated text" }),
@@ -83,8 +85,9 @@ export const expectationSchema = z
     api: apiExpectation.optional(),
   })
   .refine(
-    (e) =>
-      [e.readings, e.webhooks, e.fulfilment, e.api].filter((k) => k !== undefined).length === 1,
-    "an expectation has exactly one of readings, webhooks, fulfilment, api",
-  );
+    (e) => EXPECTATION_KINDS.filter((kind) => e[kind] !== undefined).length === 1,
+    `an expectation has exactly one of ${EXPECTATION_KINDS.join(", ")}`,
+  )
+  // The same rule in JSON Schema's words, so editors flag a second kind key too.
+  .meta({ oneOf: EXPECTATION_KINDS.map((kind) => ({ required: [kind] })) });
 export type RawExpectation = z.output<typeof expectationSchema>;

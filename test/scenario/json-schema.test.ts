@@ -1,5 +1,9 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { ACTION_NAMES } from "../../src/scenario/actions.ts";
 import { AT_PATTERN } from "../../src/scenario/at-time.ts";
 import { COMPARATOR_PATTERN } from "../../src/scenario/comparators.ts";
@@ -94,5 +98,29 @@ describe("published scenario JSON Schema (scenarios/rpmlab-scenario.schema.json)
     expect(broker.test("embedded:0")).toBe(true);
     expect(broker.test("amqp://x")).toBe(false);
     expect(renderScenarioJsonSchema()).toContain('"uniqueItems": true');
+  });
+
+  describe("as an editor's validator reads it (Ajv, JSON Schema 2020-12)", () => {
+    const validate = new Ajv2020({ allErrors: true, strict: false }).compile(scenarioJsonSchema());
+    const dir = fileURLToPath(new URL("../../scenarios", import.meta.url));
+    const shipped = readdirSync(dir).filter((f) => f.endsWith(".yaml"));
+
+    it.each(shipped)("accepts the shipped %s", (file) => {
+      const valid = validate(parseYaml(readFileSync(join(dir, file), "utf8")));
+      expect(validate.errors ?? [], file).toEqual([]);
+      expect(valid).toBe(true);
+    });
+
+    it("flags an expectation with two kinds, or none", () => {
+      const smoke = parseYaml(readFileSync(join(dir, "smoke.yaml"), "utf8")) as {
+        expect: unknown[];
+      };
+      const readings = { readings: { missing: 0 } };
+      const webhooks = { webhooks: { kind: "MEASUREMENT", count: 1 } };
+      for (const item of [{ ...readings, ...webhooks }, { text: "nothing to check" }]) {
+        expect(validate({ ...smoke, expect: [item] }), JSON.stringify(item)).toBe(false);
+      }
+      expect(validate({ ...smoke, expect: [readings, webhooks] })).toBe(true);
+    });
   });
 });
