@@ -2,6 +2,7 @@ import type { Clock } from "../core/clock.ts";
 import type { Rng } from "../core/rng.ts";
 import type { WebhookRow } from "../store/types-ingest.ts";
 import type { AttemptOutcome, DeliveryRow } from "../store/types-webhooks.ts";
+import { endpointOf, loggedEndpoint } from "./endpoint.ts";
 import { nextAttemptAt } from "./retry-policy.ts";
 import type { WebhookRequest, WebhookSender } from "./sender.ts";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature.ts";
@@ -48,7 +49,8 @@ export interface AttemptDeps {
 
 /**
  * The POST of one attempt: the webhook's endpoint as it is now, its static auth header
- * (wire-formats: auth_header/auth_key "sent with each POST"), rpmlab's delivery headers, and the
+ * (wire-formats: auth_header/auth_key "sent with each POST") or the endpoint's own credentials
+ * (Basic, endpoint.ts), rpmlab's delivery headers, and the
  * signature when the webhook has a secret. The API refuses a reserved auth_header; one stored
  * before it did is left out here, in any case of letters, so it can neither hide rpmlab's
  * headers nor break the request.
@@ -63,6 +65,14 @@ export function webhookRequest(
   const { authHeader, authKey } = webhook;
   if (authHeader !== null && authKey !== null && !RESERVED_HEADERS.has(authHeader.toLowerCase())) {
     headers[authHeader] = authKey;
+  }
+  // `user:password@` in the endpoint: Basic auth, unless auth_header is an Authorization of its own.
+  const credentials = endpointOf(webhook.endpoint)?.authorization ?? null;
+  if (
+    credentials !== null &&
+    !Object.keys(headers).some((h) => h.toLowerCase() === "authorization")
+  ) {
+    headers.authorization = credentials;
   }
   headers["content-type"] = "application/json";
   headers["user-agent"] = USER_AGENT;
@@ -101,8 +111,9 @@ export async function attemptDelivery(
         responseSnippet: null,
         manual: opts.manual,
       },
-      state: delivery.state === "delivered" ? "delivered" : "failed",
-      nextAttemptAt: null,
+      // A resend's failure changes nothing but the log (as below); an automatic attempt gives up.
+      state: opts.manual || delivery.state === "delivered" ? delivery.state : "failed",
+      nextAttemptAt: opts.manual ? delivery.nextAttemptAt : null,
     };
   }
   const response = await deps.sender.send(webhookRequest(delivery, webhook, number, at));
@@ -110,7 +121,7 @@ export async function attemptDelivery(
     response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
   const attempt = {
     at,
-    endpoint: webhook.endpoint,
+    endpoint: loggedEndpoint(webhook.endpoint),
     statusCode: response.statusCode,
     error: response.error,
     latencyMs: response.latencyMs,

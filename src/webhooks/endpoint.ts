@@ -4,6 +4,12 @@ export interface Endpoint {
   readonly origin: string;
   /** Path and query, as sent in the request line. */
   readonly path: string;
+  /**
+   * `user:password@` of the URL as an HTTP Basic Authorization value (RFC 7617), or null. The
+   * request line never carries them (RFC 9110 §4.2.4), so they are sent as Python's requests,
+   * the real service's likely client, sends them.
+   */
+  readonly authorization: string | null;
 }
 
 /** Distinct endpoints kept parsed; a lab has a handful, and the map starts over past this. */
@@ -27,9 +33,29 @@ export function endpointOf(url: string): Endpoint | null {
 
 function parse(url: string): Endpoint | null {
   try {
-    const { origin, pathname, search } = new URL(url);
-    return { origin, path: `${pathname}${search}` };
+    const { origin, pathname, search, username, password } = new URL(url);
+    const authorization =
+      username === "" && password === ""
+        ? null
+        : `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`;
+    return { origin, path: `${pathname}${search}`, authorization };
   } catch {
     return null;
+  }
+}
+
+/**
+ * The endpoint as the delivery log shows it: a password in the URL written as ***, so the log
+ * (the admin API, the dashboard, `rpmlab webhooks deliveries`) does not hand it out.
+ */
+export function loggedEndpoint(url: string): string {
+  if (!url.includes("@")) return url;
+  try {
+    const parsed = new URL(url);
+    if (parsed.password === "") return url;
+    parsed.password = "***";
+    return parsed.href;
+  } catch {
+    return url;
   }
 }

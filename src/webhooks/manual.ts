@@ -4,7 +4,7 @@ import type { Rng } from "../core/rng.ts";
 import type { Store } from "../store/store.ts";
 import type { AttemptRow, DeliveryRow } from "../store/types-webhooks.ts";
 import { attemptDelivery } from "./attempt.ts";
-import { testBody } from "./payloads/samples.ts";
+import { testBody, testDeliveryKeys } from "./payloads/samples.ts";
 import type { WebhookSender } from "./sender.ts";
 
 export interface ManualDeps {
@@ -77,6 +77,7 @@ export class ManualSends {
         retry: false,
         test: true,
         nextAttemptAt: now + TEST_HOLD_MS,
+        ...testDeliveryKeys(webhook.event),
       },
     ]);
     return this.attempt(delivery!, webhook, false);

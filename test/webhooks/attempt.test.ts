@@ -117,6 +117,35 @@ describe("a webhook attempt's outcome", () => {
       state: "failed",
       attempt: { endpoint: null, error: "the webhook was deleted" },
     });
+    // A resend of a delivery whose webhook was deleted since: logged, its state kept.
+    const given = delivery({
+      state: "not_retried",
+      retry: false,
+      attempts: 1,
+      nextAttemptAt: null,
+    });
+    expect(await attemptDelivery(deps, given, null, { manual: true })).toMatchObject({
+      state: "not_retried",
+      nextAttemptAt: null,
+      attempt: { manual: true, error: "the webhook was deleted" },
+    });
     expect(sender.requests.length).toBe(count);
+  });
+
+  it("sends an endpoint's user:password as Basic auth, never logs the password, and lets an Authorization auth_header win", async () => {
+    sender.answer = () => ({ statusCode: 200 });
+    const endpoint = "https://al%C3%AFce:s3cr%40t@client.example/hook?x=1";
+    const withCredentials = { ...webhook, endpoint };
+    const outcome = await attemptDelivery(deps, delivery(), withCredentials, { manual: false });
+    expect(sender.requests.at(-1)!.headers.authorization).toBe(
+      `Basic ${Buffer.from("alïce:s3cr@t").toString("base64")}`,
+    );
+    expect(outcome.attempt.endpoint).toBe("https://al%C3%AFce:***@client.example/hook?x=1");
+    const own = { ...withCredentials, authHeader: "Authorization", authKey: "Bearer t0k" };
+    await attemptDelivery(deps, delivery(), own, { manual: false });
+    const headers = sender.requests.at(-1)!.headers;
+    expect(Object.entries(headers).filter(([name]) => /^authorization$/i.test(name))).toEqual([
+      ["Authorization", "Bearer t0k"],
+    ]);
   });
 });

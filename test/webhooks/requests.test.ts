@@ -115,6 +115,26 @@ describe("webhook requests", () => {
       });
       expect(res.json().attempt_log).toEqual([expect.objectContaining({ status_code: 200 })]);
     }
+    // Found by the log's filters, as a real delivery of its kind is (a patient's names no device).
+    const filtered = async (query: string) =>
+      (
+        (await lab.admin("GET", `accounts/clinic/webhook-deliveries/?${query}`)).json() as {
+          event: string;
+        }[]
+      )
+        .map((d) => d.event)
+        .sort();
+    expect(await filtered(`hwi_device_id=${TEST_DEVICE_ID}`)).toEqual([
+      "FULFILLMENT",
+      "MEASUREMENT",
+      "SPECIAL_ORDER",
+    ]);
+    expect(await filtered("patient_id=TEST-PATIENT")).toEqual([
+      "FULFILLMENT",
+      "MEASUREMENT",
+      "PATIENT",
+      "SPECIAL_ORDER",
+    ]);
     const paths = ["/m", "/f", "/p", "/o"];
     for (const [i, w] of [measurement, fulfilment, patient, orders].entries()) {
       expectConsumable(

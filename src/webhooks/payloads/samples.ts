@@ -18,6 +18,18 @@ const DEVICE_NAME = "Vendor BPM - Wide Range";
  * else the blood_pressure record; battery left out when the account omits status metrics), a
  * Dropshipped fulfilment, a shipped replacement order, an updated patient.
  */
+/**
+ * The log's keys of a test send, as a real delivery of its kind is keyed (outbox.ts): the test
+ * device (not on a patient webhook, whose body names no device) and the test patient, so the
+ * log's hwi_device_id and patient_id filters find test sends too.
+ */
+export function testDeliveryKeys(event: WebhookEvent): {
+  readonly hwiDeviceId: string | null;
+  readonly patientId: string;
+} {
+  return { hwiDeviceId: event === "PATIENT" ? null : TEST_DEVICE_ID, patientId: PATIENT_ID };
+}
+
 export function testBody(webhook: WebhookRow, now: number, omitStatusMetrics: boolean): unknown {
   const at = Math.floor(now / MS_PER_MINUTE) * MS_PER_MINUTE;
   switch (webhook.event as WebhookEvent) {
