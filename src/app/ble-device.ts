@@ -1,5 +1,6 @@
 import { openHciBackend } from "../ble/backend.ts";
 import { BtsnoopWriter, fileSink } from "../ble/btsnoop.ts";
+import type { BdAddr } from "../ble/hci/address.ts";
 import { BlenoPeripheral } from "../ble/hosts/peripheral.ts";
 import { EmulatedRadio } from "../ble/radio.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
@@ -19,6 +20,8 @@ export interface DeviceAppOptions {
   seed: string;
   /** Take a reading every this many ms (0: never). */
   everyMs: number;
+  /** Advertise from this public address (a gateway's whitelist names it); else the controller's. */
+  address?: BdAddr | undefined;
   btsnoop?: string | undefined;
   onEvent: (event: Record<string, unknown>) => void;
 }
@@ -49,11 +52,10 @@ export class DeviceApp {
       const radio =
         options.ble.kind === "emulated" ? new EmulatedRadio(clock, rng.fork("radio")) : undefined;
       if (radio !== undefined) opened.push(() => radio.close());
-      const backend = await openHciBackend(
-        options.ble,
-        `device-${options.serial}`.slice(0, 16),
+      const backend = await openHciBackend(options.ble, `device-${options.serial}`.slice(0, 16), {
         radio,
-      );
+        ...(options.address === undefined ? {} : { address: { value: options.address, clock } }),
+      });
       opened.push(() => backend.close());
       const capture =
         options.btsnoop !== undefined && backend.tap !== undefined

@@ -52,12 +52,10 @@ export class NobleBle implements GatewayBle {
     if (spec.kind === "emulated" && this.options.radio === undefined) {
       this.ownRadio = new EmulatedRadio(clock, this.rng);
     }
-    this.backend = await openHciBackend(
-      spec,
-      this.options.name ?? "gateway",
-      this.options.radio ?? this.ownRadio,
-      this.options.position,
-    );
+    this.backend = await openHciBackend(spec, this.options.name ?? "gateway", {
+      radio: this.options.radio ?? this.ownRadio,
+      position: this.options.position,
+    });
     if (this.options.btsnoop !== undefined && this.backend.tap !== undefined) {
       this.capture = new BtsnoopWriter(fileSink(this.options.btsnoop), () => clock.now());
       this.capture.add(this.backend.tap);

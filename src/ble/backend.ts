@@ -1,4 +1,6 @@
 import type { BleSpec } from "../config/ble-spec.ts";
+import type { Clock } from "../core/clock.ts";
+import { RpmlabError } from "../core/errors.ts";
 import type { HciTap } from "./btsnoop.ts";
 import type { VirtualController } from "./controller/virtual-controller.ts";
 import type { BdAddr } from "./hci/address.ts";
@@ -10,6 +12,7 @@ import { EmulatedHciSocket } from "./socket/emulated-socket.ts";
 import { HciAdapter } from "./socket/hci-adapter.ts";
 import { nativeSocketFactory } from "./socket/native.ts";
 import { TcpTransport } from "./socket/tcp-transport.ts";
+import { writeBdAddr } from "./socket/write-bd-addr.ts";
 
 /** The HCI sockets one host stack gets, by spec string, and how to let them go. */
 export interface HciBackend {
@@ -47,6 +50,18 @@ export function emulatedBackend(
   };
 }
 
+/** Where a host's controller sits and what it is called on the air. */
+export interface BackendPlace {
+  /** The medium of `emulated`. */
+  readonly radio?: EmulatedRadio | undefined;
+  readonly position?: Position | undefined;
+  /**
+   * The controller's public address (`rpmlab device --address`): given to an emulated one, and
+   * written to a tcp:// one (write-bd-addr.ts, bounded by `clock`); a real adapter's is its own.
+   */
+  readonly address?: { readonly value: BdAddr; readonly clock: Clock } | undefined;
+}
+
 /**
  * Opens the backend a spec names: `emulated` (a new controller on `radio`), `tcp://host:port`
  * (H4 to a controller elsewhere), `hci:N` (the native socket; fails early with E_BLE_NO_ADAPTER
@@ -55,16 +70,26 @@ export function emulatedBackend(
 export async function openHciBackend(
   spec: BleSpec,
   name: string,
-  radio?: EmulatedRadio,
-  position?: Position,
+  place: BackendPlace = {},
 ): Promise<HciBackend> {
+  const { radio, position, address } = place;
   switch (spec.kind) {
     case "emulated": {
       if (radio === undefined) throw new Error("openHciBackend: emulated needs a radio");
-      return emulatedBackend(radio, name, { position });
+      return emulatedBackend(radio, name, {
+        position,
+        ...(address === undefined ? {} : { address: address.value }),
+      });
     }
     case "tcp": {
-      const adapter = new HciAdapter(0, await TcpTransport.open(spec.host, spec.port), name);
+      const transport = await TcpTransport.open(spec.host, spec.port);
+      if (address !== undefined) {
+        await writeBdAddr(transport, address.value, address.clock).catch((error: unknown) => {
+          transport.close();
+          throw error;
+        });
+      }
+      const adapter = new HciAdapter(0, transport, name);
       return {
         factory: () => new EmulatedHciSocket(adapter),
         tap: adapter,
@@ -72,6 +97,13 @@ export async function openHciBackend(
       };
     }
     case "hci": {
+      if (address !== undefined) {
+        throw new RpmlabError(
+          "E_CONFIG_INVALID",
+          `--address ${address.value}: a real adapter (hci:${spec.devId}) keeps its own address; set it with its vendor's tool (btmgmt public-addr, bdaddr), or use emulated or tcp://`,
+          { field: "address" },
+        );
+      }
       const factory = nativeSocketFactory(spec.devId);
       factory(); // constructs (not binds) one socket: a missing kernel Bluetooth fails here, clearly
       return { factory, tap: undefined, close: () => undefined };

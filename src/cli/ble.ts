@@ -98,6 +98,10 @@ export function registerBleCommands(program: Command, io: CliIo): void {
     .option("--ble <spec>", BLE_HELP, DEFAULT_BLE)
     .option("--serial <serial>", "serial number (Device Information)", "SN000001")
     .option(
+      "--address <address>",
+      "advertise from this public address, the one a gateway's whitelist names (emulated or tcp://)",
+    )
+    .option(
       "--every <seconds>",
       "take a reading every N seconds (BLE, 0: never; cellular, 0: on the patient's schedule)",
       "0",
@@ -111,6 +115,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
         ble: string;
         serial: string;
         every: string;
+        address?: string;
         btsnoop?: string;
         seed: string;
       } & CellularFlags,
@@ -130,6 +135,8 @@ export function registerBleCommands(program: Command, io: CliIo): void {
             serial: flags.serial,
             seed: flags.seed,
             everyMs,
+            address:
+              flags.address === undefined ? undefined : parseBdAddr(flags.address, "--address"),
             btsnoop: flags.btsnoop,
             onEvent: json,
           }),

@@ -95,6 +95,11 @@ export function isCellularRun(profileName: string, command: Command): boolean {
         `${profile.name} is a direct-cellular device with its own modem: give --broker mqtt://host:port, not --ble`,
       );
     }
+    if (given("address")) {
+      throw usage(
+        `${profile.name} is a direct-cellular device, known by its IMEI: --address is for BLE devices`,
+      );
+    }
     if (!given("broker")) {
       throw usage(
         `${profile.name} is a direct-cellular device: give --broker mqtt://host:port (rpmlab serve prints its mqtt_url)`,

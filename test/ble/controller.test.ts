@@ -44,6 +44,20 @@ describe("VirtualController commands", () => {
     expect([...c.complete(OP.LE_READ_BUFFER_SIZE)!.ret]).toEqual([27, 0, 8]);
   });
 
+  it("takes a new public address by Broadcom's vendor Write_BD_ADDR, kept across Reset, not while on the air", () => {
+    const { c } = twoControllers();
+    c.command(OP.VENDOR_WRITE_BD_ADDR, Buffer.from("21da7035ffcb", "hex"));
+    expect(c.complete(OP.VENDOR_WRITE_BD_ADDR)!.status).toBe(STATUS.SUCCESS);
+    c.command(OP.RESET);
+    c.command(OP.READ_BD_ADDR);
+    expect(c.complete(OP.READ_BD_ADDR)!.ret).toEqual(Buffer.from("21da7035ffcb", "hex"));
+    c.command(OP.LE_SET_SCAN_ENABLE, Buffer.from([1, 0]));
+    c.command(OP.VENDOR_WRITE_BD_ADDR, Buffer.from("010203040506", "hex"));
+    expect(c.complete(OP.VENDOR_WRITE_BD_ADDR)!.status).toBe(STATUS.COMMAND_DISALLOWED);
+    c.command(OP.VENDOR_WRITE_BD_ADDR, Buffer.from("0102", "hex"));
+    expect(c.complete(OP.VENDOR_WRITE_BD_ADDR)!.status).toBe(STATUS.INVALID_PARAMETERS);
+  });
+
   it("refuses parameters out of range: advertising interval, scan window > interval", () => {
     const { c } = twoControllers();
     const bad = advParams(100);

@@ -72,6 +72,39 @@ describe("rpmlab controller, device and gateway over HCI/TCP", () => {
     expect(value.value).toMatch(/^[0-9a-f]{14,}$/);
   });
 
+  it("a device given --address is visited by a gateway whose whitelist names that address", async () => {
+    const port = await within<number>(30_000, "the controller's port", (done) =>
+      rpmlab(["controller", "--listen", "tcp://127.0.0.1:0"], (line) => {
+        const m = /listening on tcp:\/\/127\.0\.0\.1:(\d+)/.exec(line);
+        if (m) done(Number(m[1]));
+      }),
+    );
+    const ble = `tcp://127.0.0.1:${port}`;
+    // The address the lab derives from an hwi_device_id ending in …cbff3570da21, given to the
+    // device as the gateway's whitelist writes it, and to the gateway with colons.
+    const address = "CB:FF:35:70:DA:21";
+    const advertising = await within<{ address: string }>(
+      30_000,
+      "the scale to advertise",
+      (done) =>
+        rpmlab(
+          ["device", "Vendor Scale", "--ble", ble, "--address", address, "--every", "1"],
+          (line) => {
+            const event = JSON.parse(line) as { event: string; address: string };
+            if (event.event === "advertising") done(event);
+          },
+        ),
+    );
+    expect(advertising.address).toBe(address.toLowerCase());
+    const value = await within<{ uuid: string }>(40_000, "a 2A9D value", (done) =>
+      rpmlab(["gateway", "--ble", ble, "--address", address, "--linger", "3000"], (line) => {
+        const v = JSON.parse(line) as { event: string; uuid?: string };
+        if (v.event === "value" && v.uuid === "2A9D") done(v as never);
+      }),
+    );
+    expect(value.uuid).toBe("2A9D");
+  });
+
   it.each([
     ["device", ["device", "Vendor BPM - S"], '"advertising"'],
     ["controller", ["controller", "--listen", "tcp://127.0.0.1:0"], "listening on"],

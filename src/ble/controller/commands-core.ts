@@ -1,4 +1,4 @@
-import { bdAddrToWire } from "../hci/address.ts";
+import { bdAddrFromWire, bdAddrToWire } from "../hci/address.ts";
 import { OP, STATUS } from "../hci/constants.ts";
 import { type CommandEntry, fail, ok } from "./command-entry.ts";
 import { LMP_FEATURES, LOCAL_VERSION, supportedCommands } from "./identity.ts";
@@ -154,6 +154,23 @@ export function coreCommands(
         run: (ctl) => ok(Buffer.from(bdAddrToWire(ctl.address))),
       },
     ], // §7.4.6
+    [
+      OP.VENDOR_WRITE_BD_ADDR,
+      {
+        kind: "complete",
+        length: 6,
+        returnLength: 0,
+        // As a BCM controller: the new public address holds from now on (an HCI Reset keeps
+        // it); not while it is on the air under the old one.
+        run: (ctl, p) => {
+          if (ctl.adv.enabled || ctl.listening() || ctl.connections.size > 0) {
+            return fail(STATUS.COMMAND_DISALLOWED);
+          }
+          ctl.address = bdAddrFromWire(p);
+          return ok();
+        },
+      },
+    ],
     // ---- Status ----
     [
       OP.READ_RSSI, // §7.5.4

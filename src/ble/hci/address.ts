@@ -8,13 +8,20 @@ export type BdAddr = string;
 
 const PATTERN = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/;
 
-/** An address as typed (any case) in lower case; `option` names the flag in the error. */
+/** Twelve hex digits with no separators, as the lab's whitelists write an address. */
+const BARE = /^[0-9a-f]{12}$/;
+
+/**
+ * An address as typed (any case; with colons, or as 12 bare hex digits as a gateway's whitelist
+ * shows it) in lower case with colons; `option` names the flag in the error.
+ */
 export function parseBdAddr(text: string, option = "address"): BdAddr {
   const lower = text.toLowerCase();
+  if (BARE.test(lower)) return lower.match(/../g)!.join(":");
   if (!PATTERN.test(lower)) {
     throw new RpmlabError(
       "E_CONFIG_INVALID",
-      `${option} "${text}" is not a Bluetooth address (xx:xx:xx:xx:xx:xx)`,
+      `${option} "${text}" is not a Bluetooth address (xx:xx:xx:xx:xx:xx, or 12 hex digits)`,
       { field: option.replace(/^--/, ""), value: text },
     );
   }

@@ -31,6 +31,9 @@ export const OP = {
   READ_BD_ADDR: opcode(0x04, 0x0009),
   // Status (OGF 0x05), §7.5
   READ_RSSI: opcode(0x05, 0x0005),
+  // Vendor-specific (OGF 0x3F, Vol 4 Part E §5.4.1): Broadcom's Write_BD_ADDR, the command BlueZ's
+  // `bdaddr` tool and `btmgmt public-addr` send a BCM controller to set its public address.
+  VENDOR_WRITE_BD_ADDR: opcode(0x3f, 0x0001),
   // LE Controller (OGF 0x08), §7.8
   LE_SET_EVENT_MASK: opcode(0x08, 0x0001),
   LE_READ_BUFFER_SIZE: opcode(0x08, 0x0002),
