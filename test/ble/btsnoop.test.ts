@@ -48,8 +48,9 @@ const START_MS = Date.UTC(2026, 0, 1);
 
 /**
  * A controller whose traffic is captured, with a timestamp of its own per packet (1 ms apart)
- * so a decoder shows the order: each vendor command (OGF 0x3f, unknown to the controller) names
- * its sequence in its OCF and parameters, and the controller answers it with a Command Complete.
+ * so a decoder shows the order: each vendor command (OGF 0x3f, OCF 0x100 up: unknown to the
+ * controller) names its sequence in its OCF and parameters, and the controller answers it with
+ * a Command Status, Unknown HCI Command.
  */
 function capturedController() {
   const clock = new VirtualClock({ startMs: START_MS });
@@ -61,13 +62,16 @@ function capturedController() {
     now = START_MS + 1 + seq;
     const packet = Buffer.alloc(8);
     packet[0] = 0x01;
-    packet.writeUInt16LE(0xfc00 | (seq & 0x3ff), 1);
+    packet.writeUInt16LE(vendorOpcode(seq), 1);
     packet[3] = 4;
     packet.writeUInt32LE(seq, 4);
     controller.receive(packet);
   };
   return { radio, controller, stamp, command };
 }
+
+/** OGF 0x3f, OCF 0x100–0x3ff: past the vendor commands the controller answers (Write_BD_ADDR). */
+const vendorOpcode = (seq: number): number => 0xfc00 | (0x100 + (seq % 0x300));
 
 /** Vendor commands written; with their events, New Index and Delete Index: 2N + 2 records. */
 const MANY = 50_000;
@@ -114,13 +118,18 @@ describe("btsnoop file sink", () => {
         expect(payload.equals(acl.subarray(1))).toBe(true);
         continue;
       }
-      const opcode = 0xfc00 | (seq & 0x3ff);
+      const opcode = vendorOpcode(seq);
       if (op === 2) {
         // Command: opcode, length, then its sequence.
         expect([payload.readUInt16LE(0), payload.readUInt32LE(3)]).toEqual([opcode, seq]);
       } else {
-        // Its Command Complete (event 0x0e): the same opcode, then the next command.
-        expect([op, payload[0], payload.readUInt16LE(3)]).toEqual([3, 0x0e, opcode]);
+        // Its Command Status (event 0x0f), Unknown HCI Command: the same opcode, then the next.
+        expect([op, payload[0], payload[2], payload.readUInt16LE(4)]).toEqual([
+          3,
+          0x0f,
+          0x01,
+          opcode,
+        ]);
         seq++;
       }
     }
@@ -213,7 +222,7 @@ if (tshark !== undefined) {
       expect(rows[0]!.split(",")[1]).toBe("0"); // New Index
       expect(rows.at(-1)!.split(",")[1]).toBe("1"); // Delete Index
       for (let seq = 0; seq < MANY; seq++) {
-        const opcode = `0x${(0xfc00 | (seq & 0x3ff)).toString(16)}`;
+        const opcode = `0x${vendorOpcode(seq).toString(16)}`;
         // µs since the epoch: the record's own stamp, START_MS + 1 + seq ms.
         const at = `${(START_MS + 1 + seq) / 1000}`;
         const [cmdAt, cmdOp, cmd] = rows[1 + 2 * seq]!.split(",");

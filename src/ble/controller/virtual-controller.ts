@@ -166,9 +166,12 @@ export class VirtualController implements Station {
     const params = packet.subarray(4);
     const entry = COMMANDS.get(op);
     if (entry === undefined) {
-      // Vol 1 Part F §2.1: an unsupported command gets Unknown HCI Command.
+      // Vol 1 Part F §2.1: an unsupported command gets Unknown HCI Command, in a Command Status
+      // (Vol 4 Part E §4.5 allows it or a Command Complete of the status alone): its return
+      // parameters are unknown, and Wireshark reads a status-only Command Complete of a known
+      // command (LE Encrypt, say) as malformed.
       this.stats.unknownCommands++;
-      this.toHost(ev.commandComplete(op, Buffer.from([STATUS.UNKNOWN_COMMAND])));
+      this.toHost(ev.commandStatus(op, STATUS.UNKNOWN_COMMAND));
       return;
     }
     if (declared !== params.length || params.length !== entry.length) {
