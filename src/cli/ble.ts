@@ -190,24 +190,28 @@ export function registerBleCommands(program: Command, io: CliIo): void {
     .option("--revisit <ms>", "visit a device again no sooner than this", "60000")
     .option("--btsnoop <file>", "capture this host's HCI traffic (not for hci:N: use btmon there)")
     .action(
-      async (flags: {
-        ble: string;
-        broker?: string;
-        gatewayUuid?: string;
-        username?: string;
-        password?: string;
-        url?: string;
-        adminToken?: string;
-        outbox?: string;
-        every: string;
-        checkinEvery?: string;
-        seed: string;
-        sensorCode: string[];
-        address: string[];
-        linger: string;
-        revisit: string;
-        btsnoop?: string;
-      }) => {
+      async (
+        flags: {
+          ble: string;
+          broker?: string;
+          gatewayUuid?: string;
+          username?: string;
+          password?: string;
+          url?: string;
+          adminToken?: string;
+          outbox?: string;
+          every: string;
+          checkinEvery?: string;
+          seed: string;
+          sensorCode: string[];
+          address: string[];
+          linger: string;
+          revisit: string;
+          btsnoop?: string;
+        },
+        command: Command,
+      ) => {
+        const everySeconds = directEvery(flags, command.getOptionValueSource("every") === "cli");
         if (flags.broker !== undefined) {
           const broker = parseBrokerSpec(flags.broker);
           if (broker.kind === "embedded") {
@@ -256,7 +260,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
                     : { admin: adminTarget(flags) },
                 outboxDir: flags.outbox,
                 seed: flags.seed,
-                everyMs: whole("--every", flags.every) * 1000,
+                everyMs: everySeconds * 1000,
                 lingerMs: whole("--linger", flags.linger),
                 revisitMs: whole("--revisit", flags.revisit),
                 checkinEveryMs,
@@ -306,6 +310,36 @@ export function registerBleCommands(program: Command, io: CliIo): void {
         );
       },
     );
+}
+
+/**
+ * `gateway --every`: how often --ble direct's virtual devices take a reading (with --broker), at
+ * least a second (0 took none, silently); with any other gateway, which reads what the devices
+ * hold, a usage error.
+ */
+function directEvery(
+  flags: { broker?: string; ble: string; every: string },
+  given: boolean,
+): number {
+  const direct = flags.broker !== undefined && flags.ble.trim() === "direct";
+  if (given && !direct) {
+    throw new RpmlabError(
+      "E_USAGE",
+      "--every sets how often --ble direct's virtual devices take a reading (with --broker); a scanning gateway reads what the devices hold",
+      { field: "every" },
+    );
+  }
+  const seconds = whole("--every", flags.every);
+  if (seconds < 1) {
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      `--every must be at least 1 second, got "${flags.every}"`,
+      {
+        field: "every",
+      },
+    );
+  }
+  return seconds;
 }
 
 /** `--checkin-every`: a duration from 1m to 1h (README "Cellular gateway"). */

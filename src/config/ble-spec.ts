@@ -13,49 +13,50 @@ export type BleSpec =
 export const DEFAULT_BLE = "emulated";
 const HELP = "expected emulated, tcp://host:port or hci:N (N = adapter number, as in hciconfig)";
 
-export function parseBleSpec(spec: string): BleSpec {
+/** `option` names the flag (or field) in the error. */
+export function parseBleSpec(spec: string, option = "--ble"): BleSpec {
   const text = spec.trim();
   if (text === "emulated") return { kind: "emulated" };
   const hci = /^hci:?(\d{1,3})$/.exec(text);
   if (hci !== null) return { kind: "hci", devId: Number(hci[1]) };
-  if (text.startsWith("tcp://")) {
-    const { host, port } = parseTcp(spec, text, false);
-    return { kind: "tcp", host, port };
-  }
-  throw invalid(spec, HELP);
+  if (text.startsWith("tcp://")) return { kind: "tcp", ...parseTcp(option, spec, 1) };
+  throw invalid(option, spec, HELP);
 }
 
 /** `tcp://host:port` for a listener: port 0 takes any free port. */
-export function parseListenSpec(spec: string): { host: string; port: number } {
-  if (!spec.trim().startsWith("tcp://")) throw invalid(spec, "expected tcp://host:port");
-  return parseTcp(spec, spec.trim(), true);
+export function parseListenSpec(
+  spec: string,
+  option = "--listen",
+): { host: string; port: number } {
+  if (!spec.trim().startsWith("tcp://")) throw invalid(option, spec, "expected tcp://host:port");
+  return parseTcp(option, spec, 0);
 }
 
-function parseTcp(spec: string, text: string, allowZero: boolean): { host: string; port: number } {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw invalid(spec, HELP);
-  }
-  const port = url.port === "" ? Number.NaN : Number(url.port);
-  if (
-    url.hostname === "" ||
-    !Number.isInteger(port) ||
-    port < (allowZero ? 0 : 1) ||
-    port > 65_535
-  ) {
+/** Host (a name, IPv4, or [IPv6]) and port, nothing after but an optional "/". */
+const TCP = /^tcp:\/\/(\[[^\]]*\]|[^:/[\]]+):(\d+)\/?$/;
+
+function parseTcp(
+  option: string,
+  spec: string,
+  lowestPort: 0 | 1,
+): { host: string; port: number } {
+  const m = TCP.exec(spec.trim());
+  if (m === null) {
     throw invalid(
+      option,
       spec,
-      `needs a host and a port${allowZero ? " (0: any free port)" : ""}, e.g. tcp://127.0.0.1:6402`,
+      `needs a host and a port${lowestPort === 0 ? " (0: any free port)" : ""}, e.g. tcp://127.0.0.1:6402`,
     );
   }
-  if (url.pathname !== "" && url.pathname !== "/") throw invalid(spec, "takes no path");
-  return { host: url.hostname.replace(/^\[|\]$/g, ""), port };
+  const port = Number(m[2]);
+  if (port < lowestPort || port > 65_535) {
+    throw invalid(option, spec, `port ${m[2]} is not from ${lowestPort} to 65535`);
+  }
+  return { host: m[1]!.replace(/^\[|\]$/g, ""), port };
 }
 
-function invalid(spec: string, message: string): RpmlabError {
-  return new RpmlabError("E_CONFIG_INVALID", `BLE transport "${spec}": ${message}`, {
-    field: "ble",
+function invalid(option: string, spec: string, message: string): RpmlabError {
+  return new RpmlabError("E_CONFIG_INVALID", `${option} "${spec}": ${message}`, {
+    field: option.replace(/^--/, ""),
   });
 }

@@ -38,4 +38,22 @@ describe("BLE spec strings", () => {
   it("a listener may take port 0", () => {
     expect(parseListenSpec("tcp://127.0.0.1:0")).toEqual({ host: "127.0.0.1", port: 0 });
   });
+
+  it("names the flag and, for a port out of range, the port and the range", () => {
+    const message = (parse: () => unknown) => {
+      try {
+        parse();
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return "parsed";
+    };
+    expect(message(() => parseListenSpec("tcp://127.0.0.1:70000"))).toBe(
+      '--listen "tcp://127.0.0.1:70000": port 70000 is not from 0 to 65535',
+    );
+    expect(message(() => parseBleSpec("tcp://127.0.0.1:99999"))).toBe(
+      '--ble "tcp://127.0.0.1:99999": port 99999 is not from 1 to 65535',
+    );
+    expect(message(() => parseBleSpec("usb:1"))).toMatch(/^--ble "usb:1": expected emulated/);
+  });
 });

@@ -88,7 +88,7 @@ describe("rpmlab controller, device and gateway over HCI/TCP", () => {
       "the scale to advertise",
       (done) =>
         rpmlab(
-          ["device", "Vendor Scale", "--ble", ble, "--address", address, "--every", "1"],
+          ["device", "Vendor Scale", "--ble", ble, "--address", "CBFF3570DA21", "--every", "1"],
           (line) => {
             const event = JSON.parse(line) as { event: string; address: string };
             if (event.event === "advertising") done(event);

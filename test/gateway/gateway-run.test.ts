@@ -111,6 +111,28 @@ describe("rpmlab gateway --checkin-every", () => {
     }
   });
 
+  it("refuses an --every of 0, or one for a gateway whose devices are not its own, naming it", async () => {
+    const broker = [
+      "--broker",
+      "mqtt://127.0.0.1:9",
+      "--username",
+      "A1B2C3D4E5F6",
+      "--password",
+      "x",
+    ];
+    const zero = await cli("gateway", ...broker, "--ble", "direct", "--every", "0");
+    expect(zero.code, zero.err).toBe(2);
+    expect(zero.err).toContain('--every must be at least 1 second, got "0"');
+    for (const args of [
+      [...broker, "--ble", "emulated", "--every", "5"],
+      ["--ble", "emulated", "--sensor-code", "10", "--every", "5"],
+    ]) {
+      const scanning = await cli("gateway", ...args);
+      expect(scanning.code, scanning.err).toBe(2);
+      expect(scanning.err).toContain("--every sets how often --ble direct's virtual devices");
+    }
+  });
+
   it("refuses --checkin-every without --broker", async () => {
     const { code, err } = await cli("gateway", "--sensor-code", "10", "--checkin-every", "5m");
     expect(code).toBe(2);

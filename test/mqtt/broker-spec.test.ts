@@ -33,6 +33,7 @@ describe("broker spec strings (DESIGN.md Boundaries)", () => {
       ["http://127.0.0.1:1883", /expected embedded/],
       ["mqtt://", /not a valid URL|names no host/],
       ["mqtt://host:1883/topic", /no path/],
+      ["mqtt://127.0.0.1:99999", /port must be a whole number from 1 to 65535, got "99999"/],
     ] as const) {
       let error: unknown;
       try {
