@@ -24,10 +24,7 @@ export function parseBleSpec(spec: string, option = "--ble"): BleSpec {
 }
 
 /** `tcp://host:port` for a listener: port 0 takes any free port. */
-export function parseListenSpec(
-  spec: string,
-  option = "--listen",
-): { host: string; port: number } {
+export function parseListenSpec(spec: string, option = "--listen"): { host: string; port: number } {
   if (!spec.trim().startsWith("tcp://")) throw invalid(option, spec, "expected tcp://host:port");
   return parseTcp(option, spec, 0);
 }
@@ -35,11 +32,7 @@ export function parseListenSpec(
 /** Host (a name, IPv4, or [IPv6]) and port, nothing after but an optional "/". */
 const TCP = /^tcp:\/\/(\[[^\]]*\]|[^:/[\]]+):(\d+)\/?$/;
 
-function parseTcp(
-  option: string,
-  spec: string,
-  lowestPort: 0 | 1,
-): { host: string; port: number } {
+function parseTcp(option: string, spec: string, lowestPort: 0 | 1): { host: string; port: number } {
   const m = TCP.exec(spec.trim());
   if (m === null) {
     throw invalid(
