@@ -45,15 +45,20 @@ function rpmlab(args: string[], onLine: (line: string) => void): { stderr: () =>
   return { stderr: () => err };
 }
 
+/** Starts `rpmlab controller` on a free port; resolves to its `--ble tcp://…` spec. */
+async function controller(): Promise<string> {
+  const port = await within<number>(30_000, "the controller's port", (done) =>
+    rpmlab(["controller", "--listen", "tcp://127.0.0.1:0"], (line) => {
+      const m = /listening on tcp:\/\/127\.0\.0\.1:(\d+)/.exec(line);
+      if (m) done(Number(m[1]));
+    }),
+  );
+  return `tcp://127.0.0.1:${port}`;
+}
+
 describe("rpmlab controller, device and gateway over HCI/TCP", () => {
   it("the gateway receives the cuff's reading through a controller in another process", async () => {
-    const port = await within<number>(30_000, "the controller's port", (done) =>
-      rpmlab(["controller", "--listen", "tcp://127.0.0.1:0"], (line) => {
-        const m = /listening on tcp:\/\/127\.0\.0\.1:(\d+)/.exec(line);
-        if (m) done(Number(m[1]));
-      }),
-    );
-    const ble = `tcp://127.0.0.1:${port}`;
+    const ble = await controller();
     await within(30_000, "the device to advertise", (done) =>
       rpmlab(["device", "Vendor BPM - S", "--ble", ble, "--every", "1"], (line) => {
         if (line.includes('"advertising"')) done(undefined);
@@ -73,13 +78,7 @@ describe("rpmlab controller, device and gateway over HCI/TCP", () => {
   });
 
   it("a device given --address is visited by a gateway whose whitelist names that address", async () => {
-    const port = await within<number>(30_000, "the controller's port", (done) =>
-      rpmlab(["controller", "--listen", "tcp://127.0.0.1:0"], (line) => {
-        const m = /listening on tcp:\/\/127\.0\.0\.1:(\d+)/.exec(line);
-        if (m) done(Number(m[1]));
-      }),
-    );
-    const ble = `tcp://127.0.0.1:${port}`;
+    const ble = await controller();
     // The address the lab derives from an hwi_device_id ending in …cbff3570da21, given to the
     // device as the gateway's whitelist writes it, and to the gateway with colons.
     const address = "CB:FF:35:70:DA:21";

@@ -24,6 +24,16 @@ async function cli(...args: string[]): Promise<{ code: number; err: string }> {
   return { code: await main(["node", "rpmlab", ...args], io), err };
 }
 
+/** A broker nothing listens on, with credentials: usage errors come before connecting. */
+const BROKER_FLAGS = [
+  "--broker",
+  "mqtt://127.0.0.1:9",
+  "--username",
+  "A1B2C3D4E5F6",
+  "--password",
+  "x",
+];
+
 describe("rpmlab gateway --checkin-every", () => {
   let serve: ServeLab | undefined;
   const runs: GatewayRun[] = [];
@@ -83,17 +93,7 @@ describe("rpmlab gateway --checkin-every", () => {
 
   it("refuses a period outside 1m to 1h, naming the flag, before connecting", async () => {
     for (const period of ["30s", "2h", "soon"]) {
-      const { code, err } = await cli(
-        "gateway",
-        "--broker",
-        "mqtt://127.0.0.1:9",
-        "--username",
-        "A1B2C3D4E5F6",
-        "--password",
-        "x",
-        "--checkin-every",
-        period,
-      );
+      const { code, err } = await cli("gateway", ...BROKER_FLAGS, "--checkin-every", period);
       expect(code, err).toBe(2);
       expect(err).toContain(`--checkin-every takes a duration from 1m to 1h`);
       expect(err).toContain(`got "${period}"`);
@@ -112,19 +112,11 @@ describe("rpmlab gateway --checkin-every", () => {
   });
 
   it("refuses an --every of 0, or one for a gateway whose devices are not its own, naming it", async () => {
-    const broker = [
-      "--broker",
-      "mqtt://127.0.0.1:9",
-      "--username",
-      "A1B2C3D4E5F6",
-      "--password",
-      "x",
-    ];
-    const zero = await cli("gateway", ...broker, "--ble", "direct", "--every", "0");
+    const zero = await cli("gateway", ...BROKER_FLAGS, "--ble", "direct", "--every", "0");
     expect(zero.code, zero.err).toBe(2);
     expect(zero.err).toContain('--every must be at least 1 second, got "0"');
     for (const args of [
-      [...broker, "--ble", "emulated", "--every", "5"],
+      [...BROKER_FLAGS, "--ble", "emulated", "--every", "5"],
       ["--ble", "emulated", "--sensor-code", "10", "--every", "5"],
     ]) {
       const scanning = await cli("gateway", ...args);
