@@ -37,10 +37,23 @@ function parse(url: string): Endpoint | null {
     const authorization =
       username === "" && password === ""
         ? null
-        : `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`;
+        : `Basic ${Buffer.from(`${unquoted(username)}:${unquoted(password)}`).toString("base64")}`;
     return { origin, path: `${pathname}${search}`, authorization };
   } catch {
     return null;
+  }
+}
+
+/**
+ * Percent escapes decoded as Python's urllib.parse.unquote (what requests uses) decodes them:
+ * an escape that is not valid UTF-8 or not an escape at all (`%zz`) stays as written, where
+ * decodeURIComponent would throw and take the whole endpoint for an invalid URL.
+ */
+function unquoted(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
   }
 }
 

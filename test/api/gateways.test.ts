@@ -269,4 +269,13 @@ describe("unlink-gateway/{id}/", () => {
     }
     expect((await call("DELETE", `unlink-gateway/${GW}/`)).statusCode).toBe(405);
   });
+
+  it("HEAD is refused with 405 and unlinks nothing (a link checker must not unlink)", async () => {
+    const { bpm } = await twoOnGateway();
+    const res = await call("HEAD", `unlink-gateway/${GW}/`);
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe("GET, POST");
+    const still = ok<{ hardware_uuid: string }>(await call("GET", `hwi-devices/${bpm.id}/`));
+    expect(still.hardware_uuid).toBe(GW);
+  });
 });

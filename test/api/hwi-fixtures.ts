@@ -18,7 +18,7 @@ export const BPM = "Vendor BPM - Wide Range";
 
 export const catalogue = Catalogue.load();
 
-export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** A JSON call on the dev account's hwi paths. */
 export function hwiCall(lab: Lab, account: TestAccount = lab.dev) {

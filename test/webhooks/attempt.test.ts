@@ -148,4 +148,19 @@ describe("a webhook attempt's outcome", () => {
       ["Authorization", "Bearer t0k"],
     ]);
   });
+
+  it("sends credentials with a stray percent sign as written instead of failing the delivery", async () => {
+    sender.answer = () => ({ statusCode: 200 });
+    const endpoint = "https://ops:100%zz@client.example/hook";
+    const outcome = await attemptDelivery(
+      deps,
+      delivery(),
+      { ...webhook, endpoint },
+      { manual: false },
+    );
+    expect(outcome.state).toBe("delivered");
+    expect(sender.requests.at(-1)!.headers.authorization).toBe(
+      `Basic ${Buffer.from("ops:100%zz").toString("base64")}`,
+    );
+  });
 });

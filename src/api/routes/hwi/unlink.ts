@@ -7,7 +7,7 @@ import type { RoutePlugin } from "../../types.ts";
 
 const NOTHING = "Nothing to unlink: no device or gateway of the account has this id.";
 
-const DESCRIPTION = `Unlinks hardware (spec 3, 4.2): every affected device loses its hardware_uuid (null) and becomes Unlinked, the change is logged (hwi-hardware-uuid-logs), its whitelist entry leaves the gateway, and an Unlinked fulfilment webhook fires with device_id = the prior hardware uuid (spec 6.2); billing for the device stops. The id is a gateway id (12 hex, hyphens and case ignored: every device of that gateway), an hwi_device_id (that device) or an IMEI (the direct-cellular device on it); the answer says which (wire-formats "Unlink"). POST is the documented verb, GET is what a production client calls: both do the same. Repeating succeeds (200) and changes nothing, also for hardware whose devices waited for it (never associated with the account). 404 "${NOTHING}" for an id the account never had. A body, if any, is ignored (spec: payload not shown).`;
+const DESCRIPTION = `Unlinks hardware (spec 3, 4.2): every affected device loses its hardware_uuid (null) and becomes Unlinked, the change is logged (hwi-hardware-uuid-logs), its whitelist entry leaves the gateway, and an Unlinked fulfilment webhook fires with device_id = the prior hardware uuid (spec 6.2); billing for the device stops. The id is a gateway id (12 hex, hyphens and case ignored: every device of that gateway), an hwi_device_id (that device) or an IMEI (the direct-cellular device on it); the answer says which (wire-formats "Unlink"). POST is the documented verb, GET is what a production client calls: both do the same. HEAD is refused (405): a link checker or a proxy probing the URL must not unlink hardware. Repeating succeeds (200) and changes nothing, also for hardware whose devices waited for it (never associated with the account). 404 "${NOTHING}" for an id the account never had. A body, if any, is ignored (spec: payload not shown).`;
 
 /** unlink-gateway/{id}/ (spec 4.2; wire-formats "Unlink": both verbs, both id forms). */
 export const unlinkRoutes: RoutePlugin = async (app, ctx) => {
@@ -16,6 +16,9 @@ export const unlinkRoutes: RoutePlugin = async (app, ctx) => {
     app.route({
       method,
       url: "/unlink-gateway/:id/",
+      // Fastify would answer HEAD by running the GET handler, which unlinks; HEAD is "safe"
+      // (RFC 9110 §9.2.1), so it falls to the 405 the not-found handler gives.
+      exposeHeadRoute: false,
       schema: {
         tags: ["hwi-gateways"],
         security: [{ ApiKey: [] }],
