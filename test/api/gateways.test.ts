@@ -270,6 +270,23 @@ describe("unlink-gateway/{id}/", () => {
     expect((await call("DELETE", `unlink-gateway/${GW}/`)).statusCode).toBe(405);
   });
 
+  it("an unlinked gateway stays the account's: gateway-info answers, its devices come back, another account is refused", async () => {
+    await twoOnGateway();
+    ok(await call("POST", `unlink-gateway/${GW}/`));
+    expect(ok<{ gateway_uuid: string }>(await call("GET", `gateway-info/${GW}/`))).toMatchObject({
+      gateway_uuid: GW,
+    });
+    const again = await activate(lab, { device: { name: BPM, hardware_uuid: GW } });
+    expect(again.hardware_uuid).toBe(GW);
+    const other = await hwiCall(lab, lab.other)("POST", "hwi-devices/", {
+      device: { name: "Vendor Scale", hardware_uuid: GW },
+    });
+    expect(other.statusCode).toBe(400);
+    expect(other.json()).toEqual({
+      device: { hardware_uuid: [expect.stringMatching(/assigned to another account/)] },
+    });
+  });
+
   it("HEAD is refused with 405 and unlinks nothing (a link checker must not unlink)", async () => {
     const { bpm } = await twoOnGateway();
     const res = await call("HEAD", `unlink-gateway/${GW}/`);
