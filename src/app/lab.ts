@@ -12,6 +12,7 @@ import { isAddressInUse, RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
 import { Rng } from "../core/rng.ts";
+import type { TimedWork } from "../core/timed-work.ts";
 import { LabFeed } from "../dashboard/feed.ts";
 import { DASHBOARD_PATH } from "../dashboard/page-route.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
@@ -42,6 +43,8 @@ export interface LabParts {
   readonly ingestor: Ingestor;
   readonly events: TypedEvents<FulfilmentEvents>;
   readonly dispatcher: WebhookDispatcher;
+  /** Shipments, supply orders and automatic reorders: work the lab's own clock timers start. */
+  readonly timedWork: readonly TimedWork[];
 }
 
 /** What a Lab is built from besides its config (injected persistence, STYLE habit 11). */
@@ -250,7 +253,13 @@ export class Lab {
     await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
       throw listenError(error, config.host, config.port);
     });
-    this.parts = { broker, events, ingestor: parts.ingestor!, dispatcher };
+    this.parts = {
+      broker,
+      events,
+      ingestor: parts.ingestor!,
+      dispatcher,
+      timedWork: [fulfilment, shipping, reorder],
+    };
     this.stack.push(async () => {
       this.parts = undefined;
     });

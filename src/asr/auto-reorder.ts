@@ -1,6 +1,7 @@
 import type { TimerHandle } from "../core/clock.ts";
 import type { Logger } from "../core/logger.ts";
 import { MS_PER_HOUR } from "../core/time.ts";
+import type { TimedWork } from "../core/timed-work.ts";
 import { atomically } from "../fulfilment/deps.ts";
 import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceWithPatient } from "../store/types.ts";
@@ -28,10 +29,11 @@ export interface ReorderSweep {
  * that meter has not been delivered yet (it is on its way). The check runs hourly on the
  * lab's clock (rpmlab's choice; the vendor does not say how often it looks).
  */
-export class AutoReorder {
+export class AutoReorder implements TimedWork {
   private timer: TimerHandle | undefined;
   private running = false;
   private sweeping: Promise<unknown> = Promise.resolve();
+  private sweepsUnderWay = 0;
 
   constructor(private readonly deps: AsrDeps & { readonly logger?: Logger | undefined }) {}
 
@@ -46,6 +48,14 @@ export class AutoReorder {
     if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer);
     this.timer = undefined;
     await this.sweeping;
+  }
+
+  get busy(): boolean {
+    return this.sweepsUnderWay > 0;
+  }
+
+  whenIdle(): Promise<unknown> {
+    return this.sweeping;
   }
 
   /** Checks every account's glucometers now. */
@@ -111,6 +121,7 @@ export class AutoReorder {
     if (!this.running) return;
     this.timer = this.deps.clock.setTimeout(() => {
       this.timer = undefined;
+      this.sweepsUnderWay++;
       const run = this.sweep().then(
         ({ placed, unshippable }) => {
           if (placed > 0) this.deps.logger?.info({ placed }, "supplies reordered automatically");
@@ -124,7 +135,10 @@ export class AutoReorder {
         (error: unknown) => this.deps.logger?.error({ err: error }, "automatic reorder failed"),
       );
       this.sweeping = run;
-      void run.then(() => this.schedule());
+      void run.then(() => {
+        this.sweepsUnderWay--;
+        this.schedule();
+      });
     }, MS_PER_HOUR);
   }
 }

@@ -1,5 +1,6 @@
 import type { TimerHandle } from "../core/clock.ts";
 import type { Logger } from "../core/logger.ts";
+import type { TimedWork } from "../core/timed-work.ts";
 import { atomically } from "../fulfilment/deps.ts";
 import type { FulfilmentEventBus } from "../fulfilment/simulator.ts";
 import { supplyOrderChanged } from "./supply-events.ts";
@@ -30,11 +31,13 @@ const RETRY_AFTER_MS = 60_000;
  * Processes sharing a store hear only their own events; with `resyncMs` each also looks again
  * now and then, so an order another process placed moves on even while that process is down.
  */
-export class SupplyShipping {
+export class SupplyShipping implements TimedWork {
   private timer: { readonly handle: TimerHandle; readonly at: number } | undefined;
   private resyncTimer: TimerHandle | undefined;
   private running = false;
   private work: Promise<void> = Promise.resolve();
+  /** Passes kicked and not finished. */
+  private passes = 0;
   private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly deps: SupplyShippingDeps) {}
@@ -58,6 +61,10 @@ export class SupplyShipping {
     if (this.resyncTimer !== undefined) this.deps.clock.clearTimeout(this.resyncTimer);
     this.resyncTimer = undefined;
     await this.work;
+  }
+
+  get busy(): boolean {
+    return this.passes > 0;
   }
 
   /** Resolves once no step is being applied. */
@@ -95,6 +102,7 @@ export class SupplyShipping {
 
   /** Applies what is due, then arms the next; one pass at a time. */
   private kick(): void {
+    this.passes++;
     this.work = this.work
       .then(() => this.applyDue())
       .then(
@@ -105,7 +113,10 @@ export class SupplyShipping {
           this.deps.logger?.error({ err: error }, "supply order step failed; retrying");
           this.arm(this.deps.clock.now() + RETRY_AFTER_MS);
         },
-      );
+      )
+      .finally(() => {
+        this.passes--;
+      });
   }
 
   /** Every step due now, earliest first; returns when the next one is due. */

@@ -2,6 +2,7 @@ import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { FulfilmentConfig } from "../config/fulfilment-config.ts";
 import type { Clock, TimerHandle } from "../core/clock.ts";
 import type { Logger } from "../core/logger.ts";
+import type { TimedWork } from "../core/timed-work.ts";
 import type { Store } from "../store/store.ts";
 import type { FulfilmentEventSink, FulfilmentEvents } from "./events.ts";
 import { type DueOutcome, Orders } from "./orders.ts";
@@ -57,7 +58,7 @@ const RETRY_AFTER_MS = 60_000;
  * schedule now and then, so a transition another process scheduled is applied even when that
  * process is down (runDue's step check lets only one process apply it).
  */
-export class FulfilmentSimulator {
+export class FulfilmentSimulator implements TimedWork {
   private readonly orders: Orders;
   private readonly timers = new Map<string, { handle: TimerHandle; step: number; at: number }>();
   private resyncTimer: TimerHandle | undefined;
@@ -105,6 +106,10 @@ export class FulfilmentSimulator {
     for (const { handle } of this.timers.values()) this.deps.clock.clearTimeout(handle);
     this.timers.clear();
     await this.whenIdle();
+  }
+
+  get busy(): boolean {
+    return this.inflight.size > 0;
   }
 
   /** Resolves once no transition is running (those they schedule at once included). */
