@@ -1,6 +1,7 @@
 import { CLIENT_DOMAIN_PATTERN, CLIENT_DOMAIN_RULE } from "../config/client-domain.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { toIsoMicros } from "../core/time.ts";
+import { keyEnvironment } from "../store/api-key-secret.ts";
 import type { Store } from "../store/store.ts";
 import type { AccountRow, ApiKeyRow, CreatedApiKey, Environment } from "../store/types.ts";
 
@@ -82,9 +83,14 @@ export async function listKeys(store: Store, clientDomain: string): Promise<ApiK
   return store.apiKeys.list((await findAccount(store, clientDomain)).id);
 }
 
+/** A key's listed prefix, with or without its tag and ellipsis: `rpm_dev_AbCd1234…`, `AbCd1234`. */
+const PREFIX_REF = /^(?:rpm_(dev|prod)_)?([0-9A-Za-z]{8})(?:…|\.\.\.)?$/;
+
 /**
  * Revokes the key named by its id, its listed prefix (`rpm_dev_AbCd1234`, with or without the
- * `rpm_…_` tag) or the key itself. Revoking a revoked key changes nothing and says so.
+ * `rpm_…_` tag; a tag must be the key's environment) or the key itself (checked against its
+ * hash: a string that only starts like a key names none). Revoking a revoked key changes nothing
+ * and says so.
  */
 export async function revokeKey(
   store: Store,
@@ -93,13 +99,7 @@ export async function revokeKey(
 ): Promise<{ apiKey: ApiKeyRow; alreadyRevoked: boolean }> {
   const account = await findAccount(store, clientDomain);
   const keys = await store.apiKeys.list(account.id);
-  const bare = ref
-    .trim()
-    .replace(/^rpm_(?:dev|prod)_/, "")
-    .replace(/(?:…|\.\.\.)$/, "");
-  const matches = keys.filter(
-    (k) => k.id === ref.trim() || (bare.length >= k.prefix.length && bare.startsWith(k.prefix)),
-  );
+  const matches = await keysNamed(store, account.id, keys, ref.trim());
   if (matches.length > 1) {
     throw new RpmlabError("E_USAGE", `"${ref}" names ${matches.length} keys: give the key id`, {
       field: "key",
@@ -117,6 +117,33 @@ export async function revokeKey(
   await store.apiKeys.revoke(account.id, key.id);
   const revoked = (await store.apiKeys.list(account.id)).find((k) => k.id === key.id) ?? key;
   return { apiKey: revoked, alreadyRevoked: false };
+}
+
+async function keysNamed(
+  store: Store,
+  accountId: string,
+  keys: readonly ApiKeyRow[],
+  ref: string,
+): Promise<ApiKeyRow[]> {
+  const byId = keys.filter((k) => k.id === ref);
+  if (byId.length > 0) return byId;
+  const environment = keyEnvironment(ref);
+  if (environment !== undefined) {
+    const live = await store.apiKeys.verify(ref);
+    if (live !== null) return live.account.id === accountId ? [live.apiKey] : [];
+    // A revoked key no longer verifies; one of its prefix and environment is taken as it
+    // (revoking it again changes nothing).
+    const prefix = ref.slice(ref.lastIndexOf("_") + 1, ref.lastIndexOf("_") + 9);
+    return keys.filter(
+      (k) => k.revokedAt !== null && k.prefix === prefix && k.environment === environment,
+    );
+  }
+  const m = PREFIX_REF.exec(ref);
+  if (m === null) return [];
+  const tagged = m[1] === undefined ? undefined : m[1] === "prod" ? "production" : "development";
+  return keys.filter(
+    (k) => k.prefix === m[2] && (tagged === undefined || k.environment === tagged),
+  );
 }
 
 /** How listings show a key: its tag and prefix, e.g. `rpm_dev_AbCd1234…`. */

@@ -62,12 +62,12 @@ export function registerKeysCommand(program: Command, io: CliIo): void {
     .argument("<client-domain>")
     .argument("<key-id-or-prefix>", "the key's id, its listed prefix (rpm_dev_AbCd1234) or the key")
     .option("--store <spec>", STORE_OPTION_HELP)
-    .option("--json", "print the key record as JSON")
+    .option("--json", "print the key record as JSON, with already_revoked")
     .action(async (domain: string, ref: string, flags: StoreFlags) => {
       const result = await withLabStore(flags.store, (store) => revokeKey(store, domain, ref));
       const key = keyJson(result.apiKey);
       if (flags.json === true) {
-        io.out(JSON.stringify(key, null, 2));
+        io.out(JSON.stringify({ ...key, already_revoked: result.alreadyRevoked }, null, 2));
       } else {
         io.out(
           result.alreadyRevoked

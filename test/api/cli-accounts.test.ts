@@ -177,4 +177,23 @@ describe("rpmlab accounts / keys", () => {
     const noAccount = await cli("keys", "list", "nobody");
     expect(noAccount.code).toBe(1);
   });
+
+  it("revokes the key itself, and nothing for a text that only starts like a key", async () => {
+    await cli("accounts", "create", "acme-dev");
+    const created = JSON.parse((await cli("keys", "create", "acme-dev", "--json")).stdout);
+    const secret = created.key.slice("rpm_dev_".length);
+    for (const lookalike of [
+      `rpm_prod_${secret.slice(0, 8)}`,
+      `rpm_prod_${secret.slice(0, 8)}XXXXXXXX`,
+      `rpm_dev_${secret.slice(0, 8)}${"X".repeat(24)}`,
+    ]) {
+      const refused = await cli("keys", "revoke", "acme-dev", lookalike);
+      expect(refused.code, lookalike).toBe(1);
+      expect(refused.stderr).toContain("E_STORE_NOT_FOUND");
+    }
+    const revoked = await cli("keys", "revoke", "acme-dev", created.key, "--json");
+    expect(JSON.parse(revoked.stdout)).toMatchObject({ id: created.id, already_revoked: false });
+    const again = await cli("keys", "revoke", "acme-dev", created.key, "--json");
+    expect(JSON.parse(again.stdout)).toMatchObject({ id: created.id, already_revoked: true });
+  });
 });
