@@ -212,7 +212,8 @@ export class CellularDevice {
 
   /** Fault: the battery is dead for `ms` (Infinity: for good); no reading is taken meanwhile. */
   batteryDead(ms: number): void {
-    this.deadUntil = this.options.clock.now() + ms;
+    // A shorter fault inside a longer one does not bring the battery back early.
+    this.deadUntil = Math.max(this.deadUntil, this.options.clock.now() + ms);
   }
 
   /** Fault: the device sends its last `count` readings again (ingestion must store them once). */

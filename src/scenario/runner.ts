@@ -22,6 +22,7 @@ import type { ScenarioReport } from "./report.ts";
 import { perform } from "./run/actions.ts";
 import { DeadLetterTally } from "./run/dead-letter-tally.ts";
 import { emptyStoreOnly } from "./run/empty-store.ts";
+import { FaultLayers } from "./run/fault-layers.ts";
 import { Fleet } from "./run/fleet.ts";
 import { HeldWork } from "./run/held-work.ts";
 import { LabClient } from "./run/lab-client.ts";
@@ -103,6 +104,7 @@ class ScenarioRun {
   private deadLetters: DeadLetterTally | undefined;
   private capture: BtsnoopWriter | undefined;
   private readonly held = new HeldWork();
+  private readonly faultsInForce = new FaultLayers();
   private readonly refused = new RefusedEvents();
   private faults = 0;
   /** Scenario webhook id → the HWI webhook ids registered for it, by event. */
@@ -184,6 +186,7 @@ class ScenarioRun {
                 domains,
                 setFault: (webhook, fault) => this.receiver!.setFault(webhook, fault),
                 hold: (work) => this.held.add(work),
+                faults: this.faultsInForce,
               },
               event,
             ),

@@ -6,6 +6,7 @@ import type { VirtualClock } from "../../core/virtual-clock.ts";
 import { EmulatedDevice } from "../../devices/emulated-device.ts";
 import type { Selector } from "../selectors.ts";
 import type { ScenarioEvent } from "../types.ts";
+import type { FaultLayers } from "./fault-layers.ts";
 import type { DeviceRig, Fleet, PatientRig } from "./fleet.ts";
 import type { LabClient } from "./lab-client.ts";
 import { actionRefused } from "./refused.ts";
@@ -31,7 +32,12 @@ export interface ActionDeps {
   readonly setFault: (webhookId: string, fault: ReceiverFault | null) => void;
   /** A step the run must wait for (a broker coming back) before the clock moves on. */
   readonly hold: (work: Promise<unknown>) => void;
+  /** Faults in force, across the run's events: overlapping ones end with the last of them. */
+  readonly faults: FaultLayers;
 }
+
+const BROKER = "broker";
+const webhookKey = (webhookId: string) => `webhook/${webhookId}`;
 
 /**
  * Carries out one timed event of a scenario (issue 7 §1): fault actions on the lab's parts and
@@ -39,7 +45,7 @@ export interface ActionDeps {
  * an integrating platform would call it. Resolves once the action has taken effect.
  */
 export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<void> {
-  const { clock, fleet } = deps;
+  const { clock, fleet, faults } = deps;
   const later = (ms: number, undo: () => unknown) => {
     if (Number.isFinite(ms)) {
       clock.schedule(clock.now() + ms, () => deps.hold(Promise.resolve().then(undo)));
@@ -47,6 +53,8 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
   };
   switch (event.action) {
     case "broker.restart": {
+      // Down for an outage: it comes back when the last outage ends, not now.
+      if (faults.holds(BROKER)) return;
       const { broker } = deps.lab();
       await broker.stop();
       await broker.start();
@@ -55,11 +63,13 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
     }
     case "broker.outage": {
       const { broker } = deps.lab();
-      await broker.stop();
-      later(event.forMs, async () => {
+      const outage = faults.hold(BROKER, "down", async (down) => {
+        if (down !== null) return broker.stop();
         await broker.start();
         await fleet.reconnected(RECONNECT_WALL_MS);
       });
+      await outage.started;
+      later(event.forMs, outage.end);
       return;
     }
     case "ingestion.restart": {
@@ -91,11 +101,7 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
     case "device.out_of_range":
       // On emulated BLE the device moves beyond the range limit and back (EmulatedDevice).
       for (const d of devicesOf(fleet, event.target, event.device)) {
-        if (d.ble !== undefined) {
-          const ble = d.ble;
-          ble.setInRange(false);
-          later(event.forMs, () => ble.setInRange(true));
-        }
+        if (d.ble !== undefined) later(event.forMs, outOfRange(faults, d.ble));
         // A direct-cellular device out of coverage: its modem finds no network.
         d.cellular?.modem.link.coverageHole(event.forMs);
       }
@@ -103,7 +109,8 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
     case "device.battery_dead": {
       const ms = event.forMs ?? Number.POSITIVE_INFINITY;
       for (const d of devicesOf(fleet, event.target, event.device)) {
-        d.deadUntil = clock.now() + ms;
+        // A shorter battery fault inside a longer one leaves it dead until the longer one ends.
+        d.deadUntil = Math.max(d.deadUntil, clock.now() + ms);
         d.cellular?.batteryDead(ms);
       }
       return;
@@ -119,17 +126,20 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
       for (const d of devicesOf(fleet, event.target, event.device)) resend(d, event.count);
       return;
     case "webhook.down":
-      deps.setFault(event.webhook, { kind: "down" });
-      later(event.forMs, () => deps.setFault(event.webhook, null));
-      return;
     case "webhook.slow":
-      deps.setFault(event.webhook, { kind: "slow", delayMs: event.delayMs });
-      later(event.forMs, () => deps.setFault(event.webhook, null));
+    case "webhook.error": {
+      const fault: ReceiverFault =
+        event.action === "webhook.down"
+          ? { kind: "down" }
+          : event.action === "webhook.slow"
+            ? { kind: "slow", delayMs: event.delayMs }
+            : { kind: "error", status: event.status };
+      const { end } = faults.hold(webhookKey(event.webhook), fault, (f: ReceiverFault | null) =>
+        deps.setFault(event.webhook, f),
+      );
+      later(event.forMs, end);
       return;
-    case "webhook.error":
-      deps.setFault(event.webhook, { kind: "error", status: event.status });
-      later(event.forMs, () => deps.setFault(event.webhook, null));
-      return;
+    }
     case "radio.interference": {
       const targets =
         event.target === undefined
@@ -146,9 +156,7 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
       for (const p of targets) {
         for (const d of p.devices) {
           if (d.ble === undefined || rng.next() >= event.loss) continue;
-          const ble = d.ble;
-          ble.setInRange(false);
-          later(event.forMs, () => ble.setInRange(true));
+          later(event.forMs, outOfRange(faults, d.ble));
         }
       }
       return;
@@ -209,6 +217,11 @@ function devicesOf(fleet: Fleet, selector: Selector, device?: string): DeviceRig
 }
 
 /** A burst of re-sends: the device's last `count` readings, again. */
+/** Takes a device out of its gateway's reach (out of range, interference); returns the undo. */
+function outOfRange(faults: FaultLayers, ble: NonNullable<DeviceRig["ble"]>): () => unknown {
+  return faults.hold(ble, "out", (out) => ble.setInRange(out === null)).end;
+}
+
 function resend(device: DeviceRig, count: number): void {
   device.cellular?.resend(count);
   const direct = device.ble;
