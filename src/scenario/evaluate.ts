@@ -1,10 +1,13 @@
 import { compare } from "./comparators.ts";
 import type { Observed } from "./observed.ts";
+import { describeCheck } from "./resolve-expectations.ts";
 import type { Expectation, ExpectationCheck } from "./types.ts";
 
 /** One expectation checked: its text and place in the file, whether it held, what was seen. */
 export interface ExpectationResult {
   readonly text: string;
+  /** The check itself (`readings.missing == 0`), also when `text` replaced it in the report. */
+  readonly expected: string;
   readonly source: string;
   readonly passed: boolean;
   /** A number for counters; for api checks a description such as "status 200, count 7". */
@@ -23,7 +26,13 @@ export async function evaluate(
   const results: ExpectationResult[] = [];
   for (const expectation of expectations) {
     const { passed, actual } = await check(expectation, observed);
-    results.push({ text: expectation.text, source: expectation.source, passed, actual });
+    results.push({
+      text: expectation.text,
+      expected: describeCheck(expectation),
+      source: expectation.source,
+      passed,
+      actual,
+    });
   }
   return results;
 }

@@ -66,7 +66,8 @@ export const atTime = z
 export const selector = z
   .string()
   .regex(SELECTOR, { error: SELECTOR_HELP, abort: true })
-  .refine((t) => parseSelector(t) !== undefined, SELECTOR_HELP)
+  // Past the pattern, only a range that runs backwards is refused.
+  .refine((t) => parseSelector(t) !== undefined, "the range runs backwards: write [a-b] with a ≤ b")
   .meta({
     description:
       'Patients of a cohort: "htn" or "htn[*]" (all), "htn[3]" (one), "htn[0-4]" (inclusive range)',

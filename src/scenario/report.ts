@@ -67,7 +67,7 @@ export function renderText(report: ScenarioReport): string {
     `expectations ${held}/${report.expectations.length} held`,
     ...report.expectations.map(
       (e) =>
-        `  ${e.passed ? "✓" : "✗"} ${printable(e.text)} (actual ${printable(String(e.actual))}) ${e.source}`,
+        `  ${e.passed ? "✓" : "✗"} ${printable(e.text)} (${e.passed || e.text.endsWith(e.expected) ? "" : `expected ${printable(e.expected)}, `}actual ${printable(String(e.actual))}) ${e.source}`,
     ),
     ...(report.mismatches.length === 0
       ? []
@@ -109,6 +109,7 @@ function orderedReport(report: ScenarioReport): ScenarioReport {
     },
     expectations: report.expectations.map((e) => ({
       text: e.text,
+      expected: e.expected,
       source: e.source,
       passed: e.passed,
       actual: e.actual,
@@ -183,8 +184,8 @@ function junitSuite(report: ScenarioReport, indent: string): string[] {
       lines.push(`  <testcase ${caseAttrs}/>`);
       continue;
     }
-    const message = `expected ${e.text}, actual ${e.actual}`;
-    const detail = `expected: ${e.text}\nactual: ${e.actual}\nat: ${report.file} ${e.source}`;
+    const message = `expected ${e.expected}, actual ${e.actual}`;
+    const detail = `expected: ${e.expected}\nactual: ${e.actual}\nat: ${report.file} ${e.source}`;
     lines.push(
       `  <testcase ${caseAttrs}>`,
       `    <failure ${attrs({ message, type: "expectation" })}>${escapeXml(detail, false)}</failure>`,

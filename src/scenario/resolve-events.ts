@@ -15,6 +15,8 @@ const TARGET_CONNECTIVITY: Partial<Record<RawEvent["action"], Cohort["connectivi
   "gateway.unlink": "gateway",
   "cellular.outage": "cellular",
   "radio.interference": "gateway",
+  // A direct-cellular device sets its clock from the network: nothing to drift.
+  "device.clock_drift": "gateway",
 };
 
 /** The events that pass every rule, sorted by time (stable: ties keep the file's order). */

@@ -203,9 +203,14 @@ describe("scenario errors name the file and the path", () => {
   it("a malformed selector, an unknown cohort, indexes past the count", () => {
     expect(
       problems((s) => {
-        s.events[0].target = "htn[4-0]";
+        s.events[0].target = "htn[x]";
       })[0],
     ).toMatch(/^events\[0\]\.target: expected a cohort id/);
+    expect(
+      problems((s) => {
+        s.events[0].target = "htn[4-0]";
+      }),
+    ).toEqual(["events[0].target: the range runs backwards: write [a-b] with a ≤ b"]);
     expect(
       problems((s) => {
         s.events[0].target = "chf[0]";
@@ -236,10 +241,12 @@ describe("scenario errors name the file and the path", () => {
       problems((s) => {
         s.events[0].target = "cell[0]";
         s.events[1].target = "htn";
+        s.events.push({ at: "2d", action: "device.clock_drift", target: "cell", drift: "-30m" });
       }),
     ).toEqual([
       "events[0].target: gateway.outage applies to gateway cohorts; cell is cellular",
       "events[1].target: cellular.outage applies to cellular cohorts; htn is gateway",
+      "events[3].target: device.clock_drift applies to gateway cohorts; cell is cellular",
     ]);
   });
 

@@ -34,9 +34,27 @@ function sample(): ScenarioReport {
       },
     },
     expectations: [
-      { text: "readings.stored >= 100", source: "expect[0]", passed: true, actual: 110 },
-      { text: "readings.missing == 0", source: "expect[1]", passed: false, actual: 4 },
-      { text: TRICKY, source: "expect[2]", passed: false, actual: "status 404 & <none>" },
+      {
+        text: "readings.stored >= 100",
+        expected: "readings.stored >= 100",
+        source: "expect[0]",
+        passed: true,
+        actual: 110,
+      },
+      {
+        text: "readings.missing == 0",
+        expected: "readings.missing == 0",
+        source: "expect[1]",
+        passed: false,
+        actual: 4,
+      },
+      {
+        text: TRICKY,
+        expected: TRICKY,
+        source: "expect[2]",
+        passed: false,
+        actual: "status 404 & <none>",
+      },
     ],
     mismatches: ["P-1 Vendor Scale: missing 2026-01-05T08:00:00.000000Z|weight|80.00|0.00|null"],
     virtual: { start: "2026-01-05T00:00:00.000Z", end: "2026-02-04T00:00:00.000Z" },
@@ -71,6 +89,22 @@ describe("renderText", () => {
     expect(text).toContain("expectations 1/3 held");
     expect(lines).toContain("  ✓ readings.stored >= 100 (actual 110) expect[0]");
     expect(lines).toContain("  ✗ readings.missing == 0 (actual 4) expect[1]");
+    // A text of the file's own says what was meant; a failure also says what was checked.
+    const worded = renderText({
+      ...sample(),
+      expectations: [
+        {
+          text: "nothing lost",
+          expected: "readings.missing == 0",
+          source: "expect[0]",
+          passed: false,
+          actual: 4,
+        },
+      ],
+    });
+    expect(worded).toContain(
+      "  ✗ nothing lost (expected readings.missing == 0, actual 4) expect[0]",
+    );
     expect(lines.slice(-3)).toEqual([
       "dead letters 7, most frequent reasons:",
       "  5 × readings.0: E_CODEC_TRUNCATED: blood pressure needs 7 bytes, got 3",
@@ -141,7 +175,13 @@ describe("renderJson", () => {
       "MEASUREMENT delivered",
       "MEASUREMENT failed",
     ]);
-    expect(Object.keys(parsed.expectations[0])).toEqual(["text", "source", "passed", "actual"]);
+    expect(Object.keys(parsed.expectations[0])).toEqual([
+      "text",
+      "expected",
+      "source",
+      "passed",
+      "actual",
+    ]);
     expect(json).toMatch(/^\{\n {2}"scenario": /);
     expect(json.endsWith("}\n")).toBe(true);
   });
@@ -240,7 +280,15 @@ describe("several reports", () => {
     scenario: "drill",
     passed: true,
     wall_ms: 655,
-    expectations: [{ text: "readings.taken > 0", source: "expect[0]", passed: true, actual: 3 }],
+    expectations: [
+      {
+        text: "readings.taken > 0",
+        expected: "readings.taken > 0",
+        source: "expect[0]",
+        passed: true,
+        actual: 3,
+      },
+    ],
   };
 
   it("renderJunitSuites: one document, a testsuites root with totals, one testsuite per run", () => {

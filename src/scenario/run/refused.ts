@@ -29,8 +29,10 @@ export class RefusedEvents {
       await work;
     } catch (error) {
       if (!isActionRefused(error)) throw error;
+      const text = `${event.action} at ${event.at} takes effect`;
       this.results.push({
-        text: `${event.action} at ${event.at} takes effect`,
+        text,
+        expected: text,
         source: event.source,
         passed: false,
         actual: error.message,
