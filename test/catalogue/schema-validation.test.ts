@@ -243,4 +243,22 @@ describe("loadProfiles: rules across files", () => {
       expect.stringMatching(/^vendor-d\.yaml: sensor_code: .*expected string/),
     ]);
   });
+
+  it("reports a sensor code shared by two families, or by types with other metrics", () => {
+    writeProfile("vendor-a.yaml");
+    writeProfile("vendor-b.yaml", (p) => {
+      p.family = "scale";
+      delete p.cuff_cm;
+    });
+    writeProfile("vendor-c.yaml", (p) => {
+      (p.metrics as { display_name: string }[])[0]!.display_name = "Something Else";
+    });
+    const result = loadProfiles(dir);
+    const a = join(dir, "vendor-a.yaml");
+    const code = exemplar().sensor_code;
+    expect(lines(result.ok ? [] : result.issues)).toEqual([
+      `vendor-b.yaml: sensor_code: sensor code "${code}" is used in ${a} by family ${exemplar().family}; a sensor code is one family`,
+      `vendor-c.yaml: metrics: sensor code "${code}" is used in ${a} with other metrics; the types of one sensor code report the same metrics`,
+    ]);
+  });
 });
