@@ -89,6 +89,37 @@ expect:
     expect(report.counts.readings.taken).toBeGreaterThan(0);
   }, 60_000);
 
+  it("refuses what an ordered kit still in its box cannot do: a device fault, activating beside it", async () => {
+    const text = `scenario: boxed
+seed: 1
+clock: { start: 2026-01-05T00:00:00Z }
+duration: 1d
+accounts: [{ id: a }]
+cohorts: [{ id: gw, account: a, count: 1, model: hypertensive, kit: [Vendor BPM - Wide Range, Vendor Inhaler Sensor], connectivity: gateway, onboarding: ordered }]
+events:
+  - { at: 01:00, action: device.out_of_range, target: gw, for: 2h }
+  - { at: 01:00, action: api.activate_device, target: gw, device: Vendor Inhaler Sensor }
+expect:
+  - readings: { missing: 0 }
+`;
+    const report = await runScenario(parseScenario(text, "/scenarios/boxed.yaml"));
+    expect(report.passed).toBe(false);
+    expect(report.expectations).toMatchObject([
+      {
+        source: "events[0]",
+        passed: false,
+        actual:
+          "device.out_of_range on gw[0]: none of its 2 devices is on yet (an ordered kit powers on when it is delivered)",
+      },
+      {
+        source: "events[1]",
+        passed: false,
+        actual: expect.stringMatching(/the patient has no gateway yet .*order the device instead$/),
+      },
+      { source: "expect[0]", passed: true },
+    ]);
+  }, 60_000);
+
   it("refuses broker faults on an external broker before anything runs", async () => {
     const file = fileURLToPath(new URL("../../scenarios/broker-chaos.yaml", import.meta.url));
     const text = readFileSync(file, "utf8").replace(

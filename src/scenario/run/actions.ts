@@ -4,7 +4,7 @@ import type { Catalogue } from "../../catalogue/catalogue.ts";
 import type { Rng } from "../../core/rng.ts";
 import type { VirtualClock } from "../../core/virtual-clock.ts";
 import { EmulatedDevice } from "../../devices/emulated-device.ts";
-import type { Selector } from "../selectors.ts";
+import { formatSelector, type Selector } from "../selectors.ts";
 import type { ScenarioEvent } from "../types.ts";
 import type { FaultLayers } from "./fault-layers.ts";
 import type { DeviceRig, Fleet, PatientRig } from "./fleet.ts";
@@ -100,7 +100,7 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
       return;
     case "device.out_of_range":
       // On emulated BLE the device moves beyond the range limit and back (EmulatedDevice).
-      for (const d of devicesOf(fleet, event.target, event.device)) {
+      for (const d of poweredOf(fleet, event)) {
         if (d.ble !== undefined) later(event.forMs, outOfRange(faults, d.ble));
         // A direct-cellular device out of coverage: its modem finds no network.
         d.cellular?.modem.link.coverageHole(event.forMs);
@@ -117,13 +117,13 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
     }
     case "device.clock_drift":
       // A direct-cellular device sends the network's time: no device clock to drift.
-      for (const d of devicesOf(fleet, event.target, event.device)) {
+      for (const d of poweredOf(fleet, event)) {
         const deviceClock = d.ble?.ble.clock;
         deviceClock?.set(deviceClock.now() + event.driftMs);
       }
       return;
     case "device.duplicate_burst":
-      for (const d of devicesOf(fleet, event.target, event.device)) resend(d, event.count);
+      for (const d of poweredOf(fleet, event)) resend(d, event.count);
       return;
     case "webhook.down":
     case "webhook.slow":
@@ -216,12 +216,31 @@ function devicesOf(fleet: Fleet, selector: Selector, device?: string): DeviceRig
   );
 }
 
-/** A burst of re-sends: the device's last `count` readings, again. */
+/**
+ * The targeted devices that are on; refused when none is (an ordered kit not delivered yet): a
+ * fault on hardware still in its box would do nothing, and a run that counts it as done would
+ * pass for the wrong reason.
+ */
+function poweredOf(
+  fleet: Fleet,
+  event: { readonly action: string; readonly target: Selector; readonly device?: string },
+): DeviceRig[] {
+  const targeted = devicesOf(fleet, event.target, event.device);
+  const on = targeted.filter((d) => d.ble !== undefined || d.cellular !== undefined);
+  if (on.length === 0) {
+    throw actionRefused(
+      `${event.action} on ${formatSelector(event.target)}: none of its ${targeted.length} devices is on yet (an ordered kit powers on when it is delivered)`,
+    );
+  }
+  return on;
+}
+
 /** Takes a device out of its gateway's reach (out of range, interference); returns the undo. */
 function outOfRange(faults: FaultLayers, ble: NonNullable<DeviceRig["ble"]>): () => unknown {
   return faults.hold(ble, "out", (out) => ble.setInRange(out === null)).end;
 }
 
+/** A burst of re-sends: the device's last `count` readings, again. */
 function resend(device: DeviceRig, count: number): void {
   device.cellular?.resend(count);
   const direct = device.ble;

@@ -262,6 +262,17 @@ export class Fleet {
       start: scenario.clock.startMs,
       days: Math.max(1, Math.ceil(scenario.durationMs / DAY)),
     }).filter((r) => r.timestamp >= clock.now() && r.timestamp < end);
+    if (
+      how === "activate" &&
+      profile.connectivity === "gateway" &&
+      patient.gatewayUuid === undefined
+    ) {
+      // Activating needs the hardware in hand: with no gateway the service would take it for
+      // an order (spec 4.1), one the patient's kit already holds a request for.
+      throw actionRefused(
+        `activating ${profile.name} for ${patient.externalId}: the patient has no gateway yet (the kit is not delivered); order the device instead`,
+      );
+    }
     const hardwareUuid =
       how === "order"
         ? undefined
