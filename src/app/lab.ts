@@ -122,7 +122,7 @@ export class Lab {
   private async startAll(): Promise<LabInfo> {
     const { config, clock, logger } = this;
     // Public ids come from a seeded stream the store forks per opening (src/store/context.ts).
-    const rng = new Rng("rpmlab-serve");
+    const rng = new Rng(config.idSeed ?? "rpmlab-serve");
     const catalogue = Catalogue.load();
     const store = await (this.deps.openStore ?? openStore)(config.store, {
       clock,

@@ -88,6 +88,11 @@ export interface ServeConfig {
    * whose lab is its store's only writer).
    */
   readonly scheduleResyncMs?: number;
+  /**
+   * Seed of the stream the store draws public ids from (default "rpmlab-serve"): a scenario's
+   * run gives its own seed, so `--seed` changes ids as it changes every other draw.
+   */
+  readonly idSeed?: string;
 }
 
 export function serveConfig(

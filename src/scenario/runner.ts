@@ -1,6 +1,7 @@
 import { Lab, type LabDeps, type LabInfo, type LabParts } from "../app/lab.ts";
 import { BtsnoopWriter, fileSink } from "../ble/btsnoop.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
+import { DEFAULT_FULFILMENT_CONFIG, type FulfilmentConfig } from "../config/fulfilment-config.ts";
 import { serveConfig } from "../config/serve-config.ts";
 import { redactStoreSpec } from "../config/store-spec.ts";
 import { WholeMillisecondClock } from "../core/clock.ts";
@@ -255,7 +256,8 @@ class ScenarioRun {
     this.lab = new Lab(
       {
         ...config,
-        fulfilment: this.scenario.fulfilment,
+        fulfilment: this.fulfilmentConfig(),
+        idSeed: `scenario/${this.seed}/ids`,
         webhookRetentionMs: durationMs + 2 * DRAIN_LIMIT_MS,
         // Every write in this lab nudges the dispatcher; the poll only catches retries' timers
         // it armed itself, so it can be rare.
@@ -270,6 +272,17 @@ class ScenarioRun {
     );
     this.client = new LabClient(await this.lab.start());
     return this.client;
+  }
+
+  /**
+   * The file's fulfilment settings; their seed, unless the file set one of its own, is the
+   * run's: `--seed` draws other shipping paths (holds, failed attempts, durations) too.
+   */
+  private fulfilmentConfig(): FulfilmentConfig {
+    const { fulfilment } = this.scenario;
+    return fulfilment.seed === DEFAULT_FULFILMENT_CONFIG.seed
+      ? { ...fulfilment, seed: `scenario/${this.seed}/fulfilment` }
+      : fulfilment;
   }
 
   private async setUpAccount(client: LabClient, accountId: string): Promise<void> {

@@ -52,12 +52,14 @@ describe("rpmlab run", () => {
     // Counters carry a number, API checks what they got.
     expect(report.expectations[0]).toEqual({
       text: "readings.stored >= 20",
+      expected: "readings.stored >= 20",
       source: "expect[0]",
       passed: true,
       actual: report.counts.readings.stored,
     });
     expect(report.expectations[5]).toEqual({
       text: "one patient per cohort, created through the HWI API",
+      expected: expect.stringMatching(/^api /),
       source: "expect[3]",
       passed: true,
       actual: "status 200, count 7",
@@ -94,7 +96,7 @@ describe("rpmlab run", () => {
     expect(code).toBe(1);
     expect(stdout).toMatch(/^scenario fails \(.*fails\.yaml\) seed 1: FAILED\n/);
     expect(stdout).toMatch(
-      /\n {2}✗ more readings than one patient takes in a day \(actual \d+\) expect\[0\]\n/,
+      /\n {2}✗ more readings than one patient takes in a day \(expected readings\.stored > 100000, actual \d+\) expect\[0\]\n/,
     );
     expect(stdout).toContain("expectations 1/2 held\n");
     expect(stderr).toBe("rpmlab: E_SCENARIO_EXPECTATIONS: expectations did not hold in fails");

@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { loadScenario } from "../../src/scenario/load.ts";
+import { loadScenario, parseScenario } from "../../src/scenario/load.ts";
 import { runScenario } from "../../src/scenario/runner.ts";
 
 const SMOKE = fileURLToPath(new URL("../../scenarios/smoke.yaml", import.meta.url));
@@ -10,7 +14,7 @@ const SMOKE = fileURLToPath(new URL("../../scenarios/smoke.yaml", import.meta.ur
  * stores or sends (a generator, a codec, a webhook body) shows here; when such a change is
  * meant, the failure message prints the new value to pin.
  */
-const SMOKE_DIGEST_SEED_42 = "4edcb7d6a919106f25c34d30411a092c1c79d046a22df966d64c3f016170edb6";
+const SMOKE_DIGEST_SEED_42 = "f9480ee86849e92c2d12db6c0ab9443d2d966cc048b743862c84f6c297b508cc";
 
 describe("scenario digest", () => {
   it("is the same for two runs of smoke with one seed, and equals the pinned value", async () => {
@@ -27,4 +31,38 @@ describe("scenario digest", () => {
     expect(report.passed).toBe(true);
     expect(report.digest).not.toBe(SMOKE_DIGEST_SEED_42);
   }, 60_000);
+
+  it("moves shipping with the seed: holds, scans, durations", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rpmlab-seed-"));
+    // Each order's carrier scans, with their times: the shipping path the seed drew.
+    let runs = 0;
+    const shippingOf = async (seed: number) => {
+      const file = join(dir, `${++runs}.db`);
+      const text = `scenario: kits
+seed: 1
+clock: { start: 2026-01-05T00:00:00Z }
+duration: 8d
+transports: { store: "sqlite:${file}" }
+accounts: [{ id: clinic }]
+cohorts:
+  - { id: gw, account: clinic, count: 4, model: hypertensive, kit: [Vendor Scale], connectivity: gateway, onboarding: ordered }
+`;
+      await runScenario(parseScenario(text, "/scenarios/kits.yaml"), { seed });
+      const db = new Database(file, { readonly: true });
+      try {
+        return db
+          .prepare("select status, at, location from shipment_events order by at, status, location")
+          .all();
+      } finally {
+        db.close();
+      }
+    };
+    try {
+      const first = await shippingOf(1);
+      expect(await shippingOf(1)).toEqual(first);
+      expect(await shippingOf(2)).not.toEqual(first);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
