@@ -1,6 +1,6 @@
 import type { Clock } from "../core/clock.ts";
 import { FieldErrorCollector, fieldError } from "../core/field-errors.ts";
-import { civilFromDays, daysFromCivil, MS_PER_DAY } from "../core/time.ts";
+import { civilFromDays, daysFromCivil, MS_PER_DAY, toIsoMicros } from "../core/time.ts";
 import type { Store } from "../store/store.ts";
 import type { Ms } from "../store/types.ts";
 import type { BillingBasis, BillingPeriodRow } from "../store/types-shipments.ts";
@@ -210,6 +210,18 @@ function period(query: BillingQuery, now: Ms): { from: Ms; to: Ms } {
   const last = day("to", query.to);
   errors.throwIfAny();
   const to = last === undefined ? nextMonth(today.year, today.month) : last + MS_PER_DAY;
-  if (to <= from) throw fieldError("to", "The last day comes before the first (from).");
+  if (to <= from) {
+    // Named with both days: a `to` alone is checked against a from that defaulted.
+    const first = `${dayText(from)}${query.from?.trim() ? "" : ", the first of this month by default"}`;
+    throw fieldError(
+      "to",
+      `The last day (${dayText(to - MS_PER_DAY)}) comes before the first (from: ${first}).`,
+    );
+  }
   return { from, to };
+}
+
+/** YYYY-MM-DD of a UTC day's start. */
+function dayText(ms: Ms): string {
+  return toIsoMicros(ms).slice(0, 10);
 }

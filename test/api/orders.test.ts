@@ -218,6 +218,8 @@ describe("lab admin API: orders and billing", () => {
     expect(all.accounts.map((a) => a.client_domain)).toEqual(["acme", "acme-dev", "other-dev"]);
     const bad = await admin("GET", "billing/?from=2024-10-05&to=2024-10-01");
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ to: ["The last day comes before the first (from)."] });
+    expect(bad.json()).toEqual({
+      to: ["The last day (2024-10-01) comes before the first (from: 2024-10-05)."],
+    });
   });
 });

@@ -88,8 +88,15 @@ export function billingSection(env: FulfilmentEnv): void {
       expect(
         await fieldErrors(env.services.billing({ from: "2024-10-02", to: "2024-10-01" })),
       ).toEqual({
-        to: ["The last day comes before the first (from)."],
+        to: ["The last day (2024-10-01) comes before the first (from: 2024-10-02)."],
       });
+      // A to alone is checked against the from that defaulted, which the message names.
+      const early = await fieldErrors(env.services.billing({ to: "2000-01-01" }));
+      expect(early.to).toEqual([
+        expect.stringMatching(
+          /^The last day \(2000-01-01\) comes before the first \(from: \d{4}-\d{2}-01, the first of this month by default\)\.$/,
+        ),
+      ]);
       // Its end, the day after the last, would be year 10000: not a date the API can write.
       const last = "A billing period ends by 9999-12-30 (month 9999-11 at the latest).";
       expect(await fieldErrors(env.services.billing({ month: "9999-12" }))).toEqual({
