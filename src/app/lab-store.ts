@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { resolveStoreSpec } from "../config/lab-store.ts";
 import { parseStoreSpec } from "../config/store-spec.ts";
 import { type Clock, SystemClock } from "../core/clock.ts";
@@ -15,6 +16,7 @@ import type { Store } from "../store/store.ts";
 export async function withLabStore<T>(
   spec: string | undefined,
   fn: (store: Store, clock: Clock) => Promise<T>,
+  options: { readonly create?: boolean } = {},
 ): Promise<T> {
   const resolved = resolveStoreSpec(spec);
   const parsed = parseStoreSpec(resolved);
@@ -25,6 +27,15 @@ export async function withLabStore<T>(
       "E_USAGE",
       `--store ${resolved.trim()} is a store inside one process (rpmlab serve --store memory keeps its own): a command cannot reach it. Use that serve's lab admin API (/lab/v1/), or give both a sqlite:PATH or postgres:// store`,
       { field: "store" },
+    );
+  }
+  if (parsed.kind === "sqlite" && options.create !== true && !existsSync(parsed.path)) {
+    // Opening would make an empty database (folders and all) and answer from it: a mistyped
+    // path would list nothing and look fine.
+    throw new RpmlabError(
+      "E_STORE_NOT_FOUND",
+      `no store at ${parsed.path} (--store ${resolved.trim()}): \`rpmlab accounts create\` or \`rpmlab serve\` makes one there`,
+      { field: "store", value: resolved.trim() },
     );
   }
   const clock = new SystemClock();

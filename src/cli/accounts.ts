@@ -43,12 +43,16 @@ export function registerAccountsCommand(program: Command, io: CliIo): void {
     .action(async (domain: string, flags: StoreFlags & { environment: string; asr?: boolean }) => {
       const clientDomain = parseClientDomain(domain, "<client-domain>");
       const environment = parseEnvironment(flags.environment);
-      const account = await withLabStore(flags.store, (store) =>
-        createAccount(store, {
-          clientDomain,
-          environment,
-          asrEnabled: flags.asr === true,
-        }),
+      const account = await withLabStore(
+        flags.store,
+        (store) =>
+          createAccount(store, {
+            clientDomain,
+            environment,
+            asrEnabled: flags.asr === true,
+          }),
+        // The first command on a new lab: it makes the store.
+        { create: true },
       );
       io.out(renderAccount(account, flags.json === true, "created"));
     });

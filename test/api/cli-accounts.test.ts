@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -176,6 +176,20 @@ describe("rpmlab accounts / keys", () => {
     expect(unknown.stderr).toContain("E_STORE_NOT_FOUND");
     const noAccount = await cli("keys", "list", "nobody");
     expect(noAccount.code).toBe(1);
+  });
+
+  it("reads only a store that exists: a mistyped path is an error, not an empty new lab", async () => {
+    const typo = join(dir, "typo", "lab.db");
+    const listed = await runCli("accounts", "list", "--store", `sqlite:${typo}`);
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toContain(`E_STORE_NOT_FOUND: no store at ${typo}`);
+    expect(existsSync(join(dir, "typo"))).toBe(false);
+    expect((await runCli("accounts", "create", "acme-dev", "--store", `sqlite:${typo}`)).code).toBe(
+      0,
+    );
+    expect((await runCli("accounts", "list", "--store", `sqlite:${typo}`)).stdout).toContain(
+      "acme-dev",
+    );
   });
 
   it("revokes the key itself, and nothing for a text that only starts like a key", async () => {
