@@ -10,7 +10,6 @@ import { createLogger } from "../core/logger.ts";
 import { Rng } from "../core/rng.ts";
 import { startStopwatch } from "../core/stopwatch.ts";
 import { MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, toIsoMicros } from "../core/time.ts";
-import { whenAllIdle } from "../core/timed-work.ts";
 import { VirtualClock } from "../core/virtual-clock.ts";
 import { PatientModels } from "../readings/patients.ts";
 import type { WebhookEvent } from "../store/types-ingest.ts";
@@ -346,32 +345,15 @@ class ScenarioRun {
     while (this.clock.now() < until && this.options.signal?.aborted !== true) {
       await this.clock.run({
         until: Math.min(until, this.clock.now() + this.step),
-        held: () => this.eventWork(),
+        held: () => this.held.doneWith(this.parts.timedWork),
       });
-      await this.eventWork();
+      await this.held.doneWith(this.parts.timedWork);
       if (this.held.failure !== undefined) throw this.held.failure;
       // Through a store failure: ingestion retries on this clock (StoreWatch.settle).
       await this.storeWatch!.settle(fleet.settle());
       await this.parts.dispatcher.idle();
       this.options.progress?.update(this.progressState());
     }
-  }
-
-  /**
-   * What the clock waits for after each event: the work the scenario's events started, and the
-   * lab's own timed work (a shipment's transition on PostgreSQL commits after a network round
-   * trip: moving on meanwhile stamped it, and all it set off, with a later time, run by run).
-   * Each may start the other (a delivered box powers on; an API action orders one).
-   */
-  private eventWork(): Promise<void> | undefined {
-    const pending = () => this.held.done() ?? whenAllIdle(this.parts.timedWork);
-    const first = pending();
-    if (first === undefined) return undefined;
-    return (async () => {
-      for (let work: Promise<void> | undefined = first; work !== undefined; work = pending()) {
-        await work;
-      }
-    })();
   }
 
   /** Against the scenario's own span: the drain after it shows as done, not as more days. */
