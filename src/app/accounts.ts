@@ -1,7 +1,7 @@
 import { CLIENT_DOMAIN_PATTERN, CLIENT_DOMAIN_RULE } from "../config/client-domain.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { toIsoMicros } from "../core/time.ts";
-import { keyEnvironment } from "../store/api-key-secret.ts";
+import { keyEnvironment, keyPrefix, PREFIX_REF } from "../store/api-key-secret.ts";
 import type { Store } from "../store/store.ts";
 import type { AccountRow, ApiKeyRow, CreatedApiKey, Environment } from "../store/types.ts";
 
@@ -83,9 +83,6 @@ export async function listKeys(store: Store, clientDomain: string): Promise<ApiK
   return store.apiKeys.list((await findAccount(store, clientDomain)).id);
 }
 
-/** A key's listed prefix, with or without its tag and ellipsis: `rpm_dev_AbCd1234…`, `AbCd1234`. */
-const PREFIX_REF = /^(?:rpm_(dev|prod)_)?([0-9A-Za-z]{8})(?:…|\.\.\.)?$/;
-
 /**
  * Revokes the key named by its id, its listed prefix (`rpm_dev_AbCd1234`, with or without the
  * `rpm_…_` tag; a tag must be the key's environment) or the key itself (checked against its
@@ -133,7 +130,7 @@ async function keysNamed(
     if (live !== null) return live.account.id === accountId ? [live.apiKey] : [];
     // A revoked key no longer verifies; one of its prefix and environment is taken as it
     // (revoking it again changes nothing).
-    const prefix = ref.slice(ref.lastIndexOf("_") + 1, ref.lastIndexOf("_") + 9);
+    const prefix = keyPrefix(ref);
     return keys.filter(
       (k) => k.revokedAt !== null && k.prefix === prefix && k.environment === environment,
     );

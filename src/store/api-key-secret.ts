@@ -47,6 +47,16 @@ export function keyEnvironment(key: string): Environment | undefined {
   return m[1] === "prod" ? "production" : "development";
 }
 
+/** The listed prefix of a well-formed key (its secret's first characters), or undefined. */
+export function keyPrefix(key: string): string | undefined {
+  return KEY_PATTERN.exec(key)?.[2]?.slice(0, PREFIX_LENGTH);
+}
+
+/** A key's listed prefix as a user may type it: `rpm_dev_AbCd1234…`, `AbCd1234` (tag, prefix). */
+export const PREFIX_REF = new RegExp(
+  `^(?:rpm_(dev|prod)_)?([0-9A-Za-z]{${PREFIX_LENGTH}})(?:…|\\.\\.\\.)?$`,
+);
+
 /** SHA-256 hex: keys are long random strings, so a fast unsalted hash is enough. */
 export function hashApiKey(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex");
