@@ -6,7 +6,7 @@ import { type Ctx, StoreIds } from "./context.ts";
 import { type Dialect, readNum, toStoreError } from "./dialect.ts";
 import { migrationProvider } from "./migrations/index.ts";
 import { QueryTemplates } from "./query-templates.ts";
-import { buildRepositories } from "./repositories.ts";
+import { buildRepositories, transactionRepositories } from "./repositories.ts";
 import type { Database } from "./schema.ts";
 import type { Store } from "./store.ts";
 
@@ -86,7 +86,7 @@ export function createKyselyStore(opts: KyselyStoreOptions): Store {
       try {
         return await db
           .transaction()
-          .execute((trx) => fn(buildRepositories({ ...ctx, db: trx, inTx: true })));
+          .execute((trx) => fn(transactionRepositories({ ...ctx, db: trx, inTx: true })));
       } catch (error) {
         throw toStoreError(d, error, "transaction");
       }
