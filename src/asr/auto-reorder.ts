@@ -1,4 +1,4 @@
-import type { TimerHandle } from "../core/clock.ts";
+import { ClockSweep } from "../core/clock-sweep.ts";
 import type { Logger } from "../core/logger.ts";
 import { MS_PER_HOUR } from "../core/time.ts";
 import type { TimedWork } from "../core/timed-work.ts";
@@ -30,32 +30,26 @@ export interface ReorderSweep {
  * lab's clock (rpmlab's choice; the vendor does not say how often it looks).
  */
 export class AutoReorder implements TimedWork {
-  private timer: TimerHandle | undefined;
-  private running = false;
-  private sweeping: Promise<unknown> = Promise.resolve();
-  private sweepsUnderWay = 0;
+  private readonly hourly: ClockSweep;
 
-  constructor(private readonly deps: AsrDeps & { readonly logger?: Logger | undefined }) {}
-
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.schedule();
+  constructor(private readonly deps: AsrDeps & { readonly logger?: Logger | undefined }) {
+    this.hourly = new ClockSweep(deps.clock, MS_PER_HOUR, () => this.sweepAndLog());
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.sweeping;
+  start(): void {
+    this.hourly.start();
+  }
+
+  stop(): Promise<void> {
+    return this.hourly.stop();
   }
 
   get busy(): boolean {
-    return this.sweepsUnderWay > 0;
+    return this.hourly.busy;
   }
 
   whenIdle(): Promise<unknown> {
-    return this.sweeping;
+    return this.hourly.whenIdle();
   }
 
   /** Checks every account's glucometers now. */
@@ -117,29 +111,19 @@ export class AutoReorder implements TimedWork {
     });
   }
 
-  private schedule(): void {
-    if (!this.running) return;
-    this.timer = this.deps.clock.setTimeout(() => {
-      this.timer = undefined;
-      this.sweepsUnderWay++;
-      const run = this.sweep().then(
-        ({ placed, unshippable }) => {
-          if (placed > 0) this.deps.logger?.info({ placed }, "supplies reordered automatically");
-          if (unshippable > 0) {
-            this.deps.logger?.warn(
-              { patients: unshippable },
-              "strips low, but the patient has no address to ship to (none, incomplete or Invalid)",
-            );
-          }
-        },
-        (error: unknown) => this.deps.logger?.error({ err: error }, "automatic reorder failed"),
-      );
-      this.sweeping = run;
-      void run.then(() => {
-        this.sweepsUnderWay--;
-        this.schedule();
-      });
-    }, MS_PER_HOUR);
+  private async sweepAndLog(): Promise<void> {
+    try {
+      const { placed, unshippable } = await this.sweep();
+      if (placed > 0) this.deps.logger?.info({ placed }, "supplies reordered automatically");
+      if (unshippable > 0) {
+        this.deps.logger?.warn(
+          { patients: unshippable },
+          "strips low, but the patient has no address to ship to (none, incomplete or Invalid)",
+        );
+      }
+    } catch (error) {
+      this.deps.logger?.error({ err: error }, "automatic reorder failed");
+    }
   }
 }
 
