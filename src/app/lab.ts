@@ -18,6 +18,7 @@ import { DASHBOARD_PATH } from "../dashboard/page-route.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
 import { FulfilmentSimulator } from "../fulfilment/simulator.ts";
+import { claimRetention } from "../ingest/claim-retention.ts";
 import { Downlinks, downlinkChannel, downlinkClientId } from "../ingest/downlink.ts";
 import { Ingestor } from "../ingest/ingestor.ts";
 import { BrokerTap } from "../ingest/sources/broker-tap.ts";
@@ -43,7 +44,10 @@ export interface LabParts {
   readonly ingestor: Ingestor;
   readonly events: TypedEvents<FulfilmentEvents>;
   readonly dispatcher: WebhookDispatcher;
-  /** Shipments, supply orders and automatic reorders: work the lab's own clock timers start. */
+  /**
+   * Shipments, supply orders, automatic reorders and the claims' retention: work the lab's own
+   * clock timers start.
+   */
   readonly timedWork: readonly TimedWork[];
 }
 
@@ -233,6 +237,9 @@ export class Lab {
     const reorder = new AutoReorder({ ...asr, logger: logger.child({ component: "asr" }) });
     reorder.start();
     this.stack.push(() => reorder.stop());
+    const claims = claimRetention(store, clock, logger.child({ component: "ingest" }));
+    claims.start();
+    this.stack.push(() => claims.stop());
 
     const adminToken = config.adminToken ?? randomBase62(32);
     const app = buildApp({
@@ -258,7 +265,7 @@ export class Lab {
       events,
       ingestor: parts.ingestor!,
       dispatcher,
-      timedWork: [fulfilment, shipping, reorder],
+      timedWork: [fulfilment, shipping, reorder, claims],
     };
     this.stack.push(async () => {
       this.parts = undefined;

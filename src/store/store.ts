@@ -227,6 +227,8 @@ export interface IngestedMessagesRepo {
   /** claim for many ids at once: the ids seen for the first time (each id once). */
   claimMany(messageIds: readonly string[], received?: number): Promise<Set<string>>;
   has(messageId: string): Promise<boolean>;
+  /** Forgets the claims received before `before`; how many. */
+  prune(before: number): Promise<number>;
 }
 
 export interface DeadLettersRepo {

@@ -10,6 +10,7 @@ import { up as devicesByHardware } from "./0007-devices-by-hardware.ts";
 import { up as jsonAsWritten } from "./0008-json-as-written.ts";
 import { up as hardwareDepartures } from "./0009-hardware-departures.ts";
 import { up as dedupeByDeviceTime } from "./0010-dedupe-by-device-time.ts";
+import { up as claimsByAge } from "./0011-claims-by-age.ts";
 
 /**
  * Migrations are listed in code (no filesystem scanning: works from a bundle and from tsx alike)
@@ -32,6 +33,7 @@ export function migrationProvider(d: Dialect): MigrationProvider {
       "0008_json_as_written": step(jsonAsWritten),
       "0009_hardware_departures": step(hardwareDepartures),
       "0010_dedupe_by_device_time": step(dedupeByDeviceTime),
+      "0011_claims_by_age": step(claimsByAge),
     }),
   };
 }

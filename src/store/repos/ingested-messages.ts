@@ -1,4 +1,4 @@
-import { type Ctx, chunked } from "../context.ts";
+import { CHUNK, type Ctx, chunked } from "../context.ts";
 import type { IngestedMessagesRepo } from "../store.ts";
 
 let claimOne: string | undefined;
@@ -57,6 +57,25 @@ export function ingestedMessagesRepo(ctx: Ctx): IngestedMessagesRepo {
         .where("message_id", "=", messageId)
         .executeTakeFirst();
       return r !== undefined;
+    },
+    async prune(before) {
+      let removed = 0;
+      // A chunk a statement: the write lock is held briefly, between ingestion's batches.
+      for (;;) {
+        const result = await ctx.db
+          .deleteFrom("ingested_messages")
+          .where("message_id", "in", (eb) =>
+            eb
+              .selectFrom("ingested_messages")
+              .select("message_id")
+              .where("received", "<", before)
+              .limit(CHUNK),
+          )
+          .executeTakeFirst();
+        const n = Number(result.numDeletedRows);
+        removed += n;
+        if (n < CHUNK) return removed;
+      }
     },
   };
 }

@@ -151,6 +151,21 @@ export function ingestContract(env: ContractEnv): void {
       expect(await env.store.ingestedMessages.claim("m-2", T0 - 5)).toBe(true);
     });
 
+    it("forgets the claims received before a time, past a chunk of them, and keeps the rest", async () => {
+      const old = Array.from({ length: 1_203 }, (_, i) => `old-${i}`);
+      expect((await env.store.ingestedMessages.claimMany(old, T0 - 2)).size).toBe(1_203);
+      await env.store.ingestedMessages.claim("edge", T0);
+      await env.store.ingestedMessages.claim("new", T0 + 1);
+      expect(await env.store.ingestedMessages.prune(T0)).toBe(1_203);
+      expect(await env.store.ingestedMessages.has("old-0")).toBe(false);
+      expect(await env.store.ingestedMessages.has("old-1202")).toBe(false);
+      expect(await env.store.ingestedMessages.has("edge")).toBe(true);
+      expect(await env.store.ingestedMessages.has("new")).toBe(true);
+      // Forgotten: the id can be claimed again.
+      expect(await env.store.ingestedMessages.claim("old-7")).toBe(true);
+      expect(await env.store.ingestedMessages.prune(T0)).toBe(0);
+    });
+
     it("keeps readings of an unassociated gateway and attaches them on activation", async () => {
       const a = await newAccount(env);
       const gw = "297056120BD7";
