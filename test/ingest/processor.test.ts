@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PAST_YEAR_9999_MS, parseIso } from "../../src/core/time.ts";
+import { MS_PER_HOUR, PAST_YEAR_9999_MS, parseIso } from "../../src/core/time.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { mappingFor } from "../../src/gatt/mapping.ts";
+import { CLAIM_RETENTION_MS, claimRetention } from "../../src/ingest/claim-retention.ts";
 import type { MessageOutcome } from "../../src/ingest/events.ts";
 import { MessageProcessor } from "../../src/ingest/processor.ts";
 import { topicOf } from "../../src/mqtt/topics.ts";
@@ -474,5 +475,36 @@ describe("MessageProcessor: one batch, one transaction", () => {
     const resent = await run(uplinkMessage(glucometer, "v-2", readings));
     expect(resent.stored).toHaveLength(0);
     expect(resent.outcomes[0]).toMatchObject({ stored: 0, duplicates: records });
+  });
+
+  it("forgets a message id after the claims' retention (swept hourly); the reading re-sent then is a duplicate, stored once", async () => {
+    await activateForPatient(store, bpm);
+    const message = uplinkMessage(bpm, "m-1", readingsOf(bpm, 3, 0).slice(0, 1));
+    const first = await run(message);
+    expect(first.stored.length).toBeGreaterThan(0);
+
+    const sweep = claimRetention(store, clock);
+    sweep.start();
+    // Until the retention has passed, the id is remembered: a redelivery stores nothing.
+    await clock.run({ until: clock.now() + CLAIM_RETENTION_MS - MS_PER_HOUR });
+    await sweep.whenIdle();
+    const early = await run(message);
+    expect(early.outcomes).toEqual([{ kind: "redelivered", messageId: "m-1" }]);
+
+    // The first sweep after it forgets the id; the readings are still stored once.
+    await clock.run({ until: clock.now() + 2 * MS_PER_HOUR });
+    await sweep.whenIdle();
+    const late = await run(message);
+    expect(late.outcomes).toEqual([
+      {
+        kind: "uplink",
+        messageId: "m-1",
+        stored: 0,
+        duplicates: first.stored.length,
+        deadLetter: null,
+      },
+    ]);
+    expect(await store.measurements.count(first.stored[0]!.accountId!)).toBe(first.stored.length);
+    await sweep.stop();
   });
 });
