@@ -48,6 +48,9 @@ function parseUrl(spec: string, text: string): BrokerSpec {
     throw invalid(spec, "not a valid URL", cause);
   }
   if (url.hostname === "") throw invalid(spec, "the URL names no host");
+  // The URL parser reads ":0" as port 0, and MQTT.js then connects to 1883 as if none were given.
+  if (url.port === "0")
+    throw invalid(spec, 'the port must be a whole number from 1 to 65535, got "0"');
   if (url.pathname !== "" && url.pathname !== "/") {
     throw invalid(spec, `an MQTT broker URL has no path, got "${url.pathname}"`);
   }

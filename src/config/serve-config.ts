@@ -111,23 +111,38 @@ export function serveConfig(
       { field: "port" },
     );
   }
-  const adminToken = flags.adminToken ?? env[ADMIN_TOKEN_ENV];
+  // An empty variable is unset (as RPMLAB_STORE's is); an empty --admin-token is a mistake.
+  const fromEnv = flags.adminToken === undefined;
+  const adminToken = flags.adminToken ?? (env[ADMIN_TOKEN_ENV] || undefined);
   if (adminToken !== undefined && adminToken.length < 16) {
-    throw new RpmlabError("E_CONFIG_INVALID", "the admin token must be at least 16 characters", {
-      field: "admin-token",
-    });
+    const source = fromEnv ? `$${ADMIN_TOKEN_ENV}` : "--admin-token";
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      `${source}: the admin token must be at least 16 characters, got ${adminToken.length}`,
+      { field: "admin-token" },
+    );
+  }
+  const host = flags.host ?? DEFAULT_HOST;
+  // An empty host makes Node listen on every interface: a blank $HOST in a script must not
+  // put the API and its admin token on the network.
+  if (host.trim() === "") {
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      `--host must name an address to listen on (default ${DEFAULT_HOST}; 0.0.0.0 for every interface), got an empty one`,
+      { field: "host" },
+    );
   }
   return {
     store,
     broker,
-    host: flags.host ?? DEFAULT_HOST,
+    host,
     port: Number(portText),
     rateLimit: flags.rateLimit === undefined ? null : parseRateLimit(flags.rateLimit),
     clientDomain:
       flags.clientDomain === undefined
         ? DEFAULT_CLIENT_DOMAIN
         : parseClientDomain(flags.clientDomain, "--client-domain"),
-    adminToken: adminToken === "" ? undefined : adminToken,
+    adminToken,
     ingestId: ingestId(flags.ingestId ?? DEFAULT_INGEST_ID),
     ingestGroup: flags.ingestGroup === undefined ? null : ingestGroup(flags.ingestGroup),
     fulfilment: fulfilmentConfig(

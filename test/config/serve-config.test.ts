@@ -40,6 +40,22 @@ describe("rpmlab serve configuration", () => {
     );
   });
 
+  it("reads an empty RPMLAB_ADMIN_TOKEN as unset, and says where a short token came from", () => {
+    expect(serveConfig({}, { RPMLAB_ADMIN_TOKEN: "" }).adminToken).toBeUndefined();
+    expect(() => serveConfig({}, { RPMLAB_ADMIN_TOKEN: "short" })).toThrow(
+      /\$RPMLAB_ADMIN_TOKEN: the admin token must be at least 16 characters, got 5/,
+    );
+    expect(() =>
+      serveConfig({ adminToken: "short" }, { RPMLAB_ADMIN_TOKEN: "t".repeat(20) }),
+    ).toThrow(/--admin-token: the admin token must be at least 16 characters/);
+  });
+
+  it("refuses an empty --host (Node would listen on every interface)", () => {
+    expect(fieldOf(() => serveConfig({ host: "" }, {}))).toBe("host");
+    expect(fieldOf(() => serveConfig({ host: "  " }, {}))).toBe("host");
+    expect(serveConfig({ host: "0.0.0.0" }, {}).host).toBe("0.0.0.0");
+  });
+
   it("parses --port 0 (any free port) and --rate-limit 1/s (the real service's limit)", () => {
     const config = serveConfig({ port: "0", rateLimit: "1/s" }, {});
     expect(config.port).toBe(0);

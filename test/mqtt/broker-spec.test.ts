@@ -34,6 +34,8 @@ describe("broker spec strings (DESIGN.md Boundaries)", () => {
       ["mqtt://", /not a valid URL|names no host/],
       ["mqtt://host:1883/topic", /no path/],
       ["mqtt://127.0.0.1:99999", /port must be a whole number from 1 to 65535, got "99999"/],
+      // Not "any port": MQTT.js would quietly connect to 1883.
+      ["mqtt://127.0.0.1:0", /port must be a whole number from 1 to 65535, got "0"/],
     ] as const) {
       let error: unknown;
       try {
