@@ -128,7 +128,7 @@ export function webhookJson(delivery: DeliveryRow, outcome: AttemptOutcome): Web
     account_id: delivery.accountId,
     webhook_id: delivery.webhookId,
     event: delivery.event,
-    state: outcome.state,
+    state: outcome.state ?? delivery.state,
     attempt: delivery.attempts + 1,
     status_code: attempt.statusCode,
     error: attempt.error,

@@ -280,6 +280,8 @@ export interface WebhookDeliveriesTable {
   retry: Bool;
   test: Bool;
   attempts: number;
+  /** Of `attempts`, the resends a user asked for. */
+  manual_attempts: number;
   /** Position among the deliveries created together: the claim order after next_attempt_at. */
   seq: number;
   next_attempt_at: Ms | null;

@@ -71,6 +71,8 @@ export interface DeliveryRow {
   readonly test: boolean;
   /** Attempts made so far. */
   readonly attempts: number;
+  /** Of those, the resends a user asked for: the automatic backoff does not count them. */
+  readonly manualAttempts: number;
   /**
    * Pending: when the next attempt is due, or, while a dispatcher sends it, when its claim
    * lapses. Null once delivered, failed or not retried.
@@ -109,7 +111,12 @@ export interface AttemptRow extends NewAttempt {
 export interface AttemptOutcome {
   readonly deliveryId: string;
   readonly attempt: NewAttempt;
-  readonly state: DeliveryState;
+  /**
+   * The delivery's state after the attempt, with `nextAttemptAt`; null leaves both as they are in
+   * the store when the attempt is recorded (a resend that failed: the delivery keeps whatever
+   * schedule the dispatcher gave it meanwhile).
+   */
+  readonly state: DeliveryState | null;
   readonly nextAttemptAt: Ms | null;
 }
 

@@ -88,8 +88,9 @@ export function webhookRequest(
 /**
  * One attempt at a delivery and what it leads to: delivered on a 2xx; otherwise a measurement
  * delivery waits for its next attempt (retry-policy.ts) or gives up as failed, and any other kind
- * is not retried (spec 6.1). A manual resend changes a delivery only when it succeeds. A webhook
- * deleted meanwhile fails the delivery without a request.
+ * is not retried (spec 6.1). A manual resend changes a delivery only when it succeeds, and the
+ * backoff counts automatic failures only, so resends never push the next attempt further away.
+ * A webhook deleted meanwhile fails the delivery without a request.
  */
 export async function attemptDelivery(
   deps: AttemptDeps,
@@ -112,8 +113,8 @@ export async function attemptDelivery(
         manual: opts.manual,
       },
       // A resend's failure changes nothing but the log (as below); an automatic attempt gives up.
-      state: opts.manual || delivery.state === "delivered" ? delivery.state : "failed",
-      nextAttemptAt: opts.manual ? delivery.nextAttemptAt : null,
+      state: opts.manual || delivery.state === "delivered" ? null : "failed",
+      nextAttemptAt: null,
     };
   }
   const response = await deps.sender.send(webhookRequest(delivery, webhook, number, at));
@@ -135,13 +136,13 @@ export async function attemptDelivery(
     nextAttemptAt: next,
   });
   if (ok) return outcome("delivered", null);
-  if (opts.manual) return outcome(delivery.state, delivery.nextAttemptAt);
+  if (opts.manual) return outcome(null, null);
   if (!delivery.retry || delivery.test) return outcome("not_retried", null);
   const now = deps.clock.now();
   const next = nextAttemptAt({
     created: delivery.created,
     now,
-    attempts: number,
+    attempts: number - delivery.manualAttempts,
     retryAfterMs: retryAfterMs(response.retryAfter, now),
     rng: deps.rng.fork(`delivery:${delivery.id}/attempt:${number}`),
   });

@@ -27,7 +27,7 @@ export interface DispatcherOptions {
    * claims), clock ms. Default 1000.
    */
   readonly pollMs?: number;
-  /** How long finished deliveries stay in the log, clock ms. Default 7 days. */
+  /** How long finished deliveries stay in the log, from their creation, clock ms. Default 7 days. */
   readonly retentionMs?: number;
 }
 

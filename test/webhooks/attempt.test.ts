@@ -31,6 +31,7 @@ const delivery = (over: Partial<DeliveryRow> = {}): DeliveryRow => ({
   retry: true,
   test: false,
   attempts: 0,
+  manualAttempts: 0,
   nextAttemptAt: T,
   hwiDeviceId: null,
   patientId: null,
@@ -66,6 +67,22 @@ describe("a webhook attempt's outcome", () => {
     expect(a.nextAttemptAt! - T).toBeGreaterThanOrEqual(60_000 * 0.8);
     expect(a.nextAttemptAt! - T).toBeLessThanOrEqual(60_000 * 1.2);
     expect(sender.requests.at(-1)?.headers["X-Rpmlab-Attempt"]).toBe("3");
+  });
+
+  it("backs off by the automatic failures only: resends by hand number their attempts but never push the next one away", async () => {
+    sender.answer = () => ({ statusCode: 500 });
+    // Two automatic failures and five resends: the third automatic wait is 1 min (±20 %), as
+    // without the resends, not the 32 min of an eighth failure.
+    const outcome = await attemptDelivery(
+      deps,
+      delivery({ attempts: 7, manualAttempts: 5 }),
+      webhook,
+      { manual: false },
+    );
+    expect(outcome.state).toBe("pending");
+    expect(outcome.nextAttemptAt! - T).toBeGreaterThanOrEqual(60_000 * 0.8);
+    expect(outcome.nextAttemptAt! - T).toBeLessThanOrEqual(60_000 * 1.2);
+    expect(sender.requests.at(-1)?.headers["X-Rpmlab-Attempt"]).toBe("8");
   });
 
   it("leaves out an auth_header stored before the API refused it: rpmlab's headers stay, the POST goes", async () => {
@@ -106,10 +123,10 @@ describe("a webhook attempt's outcome", () => {
 
   it("a failed resend changes nothing but the log; a deleted webhook fails without a request", async () => {
     sender.answer = () => ({ statusCode: 503 });
+    // Null: the state and schedule the delivery has when the attempt is recorded stay.
     const waiting = delivery({ attempts: 3, nextAttemptAt: T + 90_000 });
     expect(await attemptDelivery(deps, waiting, webhook, { manual: true })).toMatchObject({
-      state: "pending",
-      nextAttemptAt: T + 90_000,
+      state: null,
       attempt: { manual: true, statusCode: 503 },
     });
     const count = sender.requests.length;
@@ -125,8 +142,7 @@ describe("a webhook attempt's outcome", () => {
       nextAttemptAt: null,
     });
     expect(await attemptDelivery(deps, given, null, { manual: true })).toMatchObject({
-      state: "not_retried",
-      nextAttemptAt: null,
+      state: null,
       attempt: { manual: true, error: "the webhook was deleted" },
     });
     expect(sender.requests.length).toBe(count);

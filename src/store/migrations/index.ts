@@ -11,6 +11,7 @@ import { up as jsonAsWritten } from "./0008-json-as-written.ts";
 import { up as hardwareDepartures } from "./0009-hardware-departures.ts";
 import { up as dedupeByDeviceTime } from "./0010-dedupe-by-device-time.ts";
 import { up as claimsByAge } from "./0011-claims-by-age.ts";
+import { up as manualAttempts } from "./0012-manual-attempts.ts";
 
 /**
  * Migrations are listed in code (no filesystem scanning: works from a bundle and from tsx alike)
@@ -34,6 +35,7 @@ export function migrationProvider(d: Dialect): MigrationProvider {
       "0009_hardware_departures": step(hardwareDepartures),
       "0010_dedupe_by_device_time": step(dedupeByDeviceTime),
       "0011_claims_by_age": step(claimsByAge),
+      "0012_manual_attempts": step(manualAttempts),
     }),
   };
 }

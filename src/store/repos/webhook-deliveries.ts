@@ -1,7 +1,8 @@
-import { sql } from "kysely";
+import { type ExpressionBuilder, sql } from "kysely";
 import { CHUNK, type Ctx, chunked, countOf, paged, templated } from "../context.ts";
 import { readNum } from "../dialect.ts";
 import { param, paramRow } from "../query-templates.ts";
+import type { Database } from "../schema.ts";
 import type { WebhookDeliveriesRepo } from "../store-webhooks.ts";
 import {
   type AttemptOutcome,
@@ -16,7 +17,7 @@ import {
   toDeliveryRow,
 } from "./webhook-delivery-rows.ts";
 
-/** Rows per multi-row insert: a delivery has 15 columns, an attempt 10 (bound parameters). */
+/** Rows per multi-row insert: a delivery has 16 columns, an attempt 10 (bound parameters). */
 const INSERT_ROWS = 200;
 
 /** SQLite's one-row form of the delivered update below (bound: modified, id). */
@@ -79,6 +80,7 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
         retry: inputs[i]!.retry,
         test: inputs[i]!.test ?? false,
         attempts: 0,
+        manualAttempts: 0,
         nextAttemptAt: readNum(r.next_attempt_at),
         hwiDeviceId: r.hwi_device_id ?? null,
         patientId: r.patient_id ?? null,
@@ -201,8 +203,9 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
       if (outcomes.length === 0) return;
       const now = ctx.clock.now();
       const numbers = new Map<string, number>();
-      // Delivered: one statement for all of them (the common case).
-      const delivered = outcomes.filter((o) => o.state === "delivered").map((o) => o.deliveryId);
+      // Delivered automatically: one statement for all of them (the common case).
+      const isBatched = (o: AttemptOutcome) => o.state === "delivered" && !o.attempt.manual;
+      const delivered = outcomes.filter(isBatched).map((o) => o.deliveryId);
       if (ctx.sqlite !== undefined && ctx.inTx) {
         const statement = ctx.sqlite.prepare(DELIVERED_SQLITE);
         for (const id of delivered) {
@@ -226,21 +229,24 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
         for (const r of rows) numbers.set(r.id, readNum(r.attempts));
       }
       for (const o of outcomes) {
-        if (o.state === "delivered") continue;
-        const r = await db
-          .updateTable("webhook_deliveries")
-          .set((eb) => ({
-            state: o.state,
-            next_attempt_at: o.nextAttemptAt,
-            attempts: eb("attempts", "+", 1),
-            modified: now,
-          }))
-          .where("id", "=", o.deliveryId)
-          // Delivered once is delivered: a late failure (a resend racing an automatic attempt)
-          // is logged but never makes it pending again.
-          .where("state", "<>", "delivered")
-          .returning(["id", "attempts"])
-          .executeTakeFirst();
+        if (isBatched(o)) continue;
+        const { state } = o;
+        const r =
+          state === null
+            ? undefined
+            : await db
+                .updateTable("webhook_deliveries")
+                .set((eb) => ({
+                  state,
+                  next_attempt_at: o.nextAttemptAt,
+                  ...counted(eb, o),
+                }))
+                .where("id", "=", o.deliveryId)
+                // Delivered once is delivered: a late failure (a resend racing an automatic
+                // attempt) is logged but never makes it pending again.
+                .where("state", "<>", "delivered")
+                .returning(["id", "attempts"])
+                .executeTakeFirst();
         if (r !== undefined) numbers.set(r.id, readNum(r.attempts));
         else await countLoggedOnly(o, numbers);
       }
@@ -300,11 +306,23 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
     },
   };
 
-  /** A delivered delivery's late failed attempt: logged with the next number, state kept. */
+  /** One more attempt, and one more resend if it was one. */
+  function counted(eb: ExpressionBuilder<Database, "webhook_deliveries">, o: AttemptOutcome) {
+    return {
+      attempts: eb("attempts", "+", 1),
+      manual_attempts: eb("manual_attempts", "+", o.attempt.manual ? 1 : 0),
+      modified: ctx.clock.now(),
+    };
+  }
+
+  /**
+   * An attempt that leaves its delivery's state as it is in the store now (a failed resend, or a
+   * delivered delivery's late failure): logged with the next number.
+   */
   async function countLoggedOnly(o: AttemptOutcome, numbers: Map<string, number>) {
     const r = await db
       .updateTable("webhook_deliveries")
-      .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
+      .set((eb) => counted(eb, o))
       .where("id", "=", o.deliveryId)
       .returning(["id", "attempts"])
       .executeTakeFirst();

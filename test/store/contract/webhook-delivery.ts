@@ -305,6 +305,56 @@ export function webhookDeliveryContract(env: ContractEnv, persistent: boolean): 
       expect(await env.store.webhookDeliveries.nextDue()).toBeNull();
     });
 
+    it("a failed resend leaves the state and schedule the delivery has by then, and counts apart as a resend", async () => {
+      const { account, webhook } = await setup();
+      const [d] = await env.store.webhookDeliveries.createMany([delivery(account, webhook)]);
+      const t = env.clock.now();
+      // The dispatcher records an automatic failure while a resend of the same delivery is under
+      // way; the resend then fails too, and must not write back what it read before.
+      await env.store.webhookDeliveries.record([
+        {
+          deliveryId: d!.id,
+          attempt: attempt({ at: t, statusCode: 503 }),
+          state: "pending",
+          nextAttemptAt: t + 15_000,
+        },
+      ]);
+      await env.store.webhookDeliveries.record([
+        {
+          deliveryId: d!.id,
+          attempt: attempt({ at: t, statusCode: 500, manual: true }),
+          state: null,
+          nextAttemptAt: null,
+        },
+      ]);
+      expect(await env.store.webhookDeliveries.get(account.id, d!.id)).toMatchObject({
+        state: "pending",
+        nextAttemptAt: t + 15_000,
+        attempts: 2,
+        manualAttempts: 1,
+      });
+      await env.store.webhookDeliveries.record([
+        {
+          deliveryId: d!.id,
+          attempt: attempt({ at: t, manual: true }),
+          state: "delivered",
+          nextAttemptAt: null,
+        },
+      ]);
+      expect(await env.store.webhookDeliveries.get(account.id, d!.id)).toMatchObject({
+        state: "delivered",
+        nextAttemptAt: null,
+        attempts: 3,
+        manualAttempts: 2,
+      });
+      const attempts = await env.store.webhookDeliveries.attempts(d!.id);
+      expect(attempts.map((a) => [a.number, a.statusCode, a.manual])).toEqual([
+        [1, 503, false],
+        [2, 500, true],
+        [3, 200, true],
+      ]);
+    });
+
     it("lists the log newest first with each delivery's latest attempt, filtered and counted", async () => {
       const { account, webhook } = await setup();
       const patientHook = await env.store.webhooks.create(account.id, {
