@@ -60,6 +60,8 @@ export function registerOpenApi(app: FastifyInstance, config: ApiConfig): void {
       },
     },
     transform: transformRoute as never,
+    transformObject: (document) =>
+      withOptionalBodies((document as { openapiObject: OpenApiPaths }).openapiObject),
   });
   app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
 }
@@ -98,6 +100,34 @@ function transformRoute(input: TransformInput): { schema: unknown; url: string }
 }
 
 type Responses = Record<string, JsonSchema>;
+
+interface OpenApiPaths {
+  readonly paths?: Record<
+    string,
+    Record<string, { requestBody?: { required?: boolean; content: Record<string, unknown> } }>
+  >;
+}
+
+/**
+ * @fastify/swagger marks every request body required; here an empty body reads as `{}`
+ * (content-types.ts, as DRF reads it), so a body whose schema requires no field may be left out
+ * (POST …/keys/ without a name): a generated client must not insist on one.
+ */
+function withOptionalBodies<T extends OpenApiPaths>(doc: T): T {
+  for (const operations of Object.values(doc.paths ?? {})) {
+    for (const { requestBody } of Object.values(operations)) {
+      if (requestBody === undefined) continue;
+      const schemas = Object.values(requestBody.content) as { schema?: JsonSchema }[];
+      const emptyObjectFits = schemas.every(
+        ({ schema }) =>
+          schema?.type === "object" &&
+          ((schema.required as unknown[] | undefined) ?? []).length === 0,
+      );
+      if (emptyObjectFits) requestBody.required = false;
+    }
+  }
+  return doc;
+}
 
 /**
  * The response headers a client reads (@fastify/swagger documents a response schema's `headers`):

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Lab, makeLab } from "./helpers.ts";
+import { ADMIN_TOKEN, type Lab, makeLab } from "./helpers.ts";
 
 type Doc = {
   openapi: string;
@@ -10,7 +10,7 @@ type Doc = {
 type Operation = {
   operationId?: string;
   parameters?: { in: string; name: string; required?: boolean }[];
-  requestBody?: { content: Record<string, { schema: unknown }> };
+  requestBody?: { required?: boolean; content: Record<string, { schema: unknown }> };
   responses: Record<
     string,
     {
@@ -21,6 +21,8 @@ type Operation = {
   >;
   security?: unknown[];
 };
+
+type Schema = { properties: Record<string, { pattern?: string }> };
 
 const PATIENTS = "/clients/{clientDomain}/hwi/hwi-patients/";
 const PATIENT = "/clients/{clientDomain}/hwi/hwi-patients/{externalId}/";
@@ -174,6 +176,33 @@ describe("OpenAPI document", () => {
     const events = doc.paths["/lab/v1/events/"]!.get!.responses;
     expect(Object.keys(events["200"]!.content!)).toEqual(["text/event-stream"]);
     expect(Object.keys(events).sort()).toEqual(["200", "401", "403"]);
+  });
+
+  it("marks a body required only where leaving it out is refused, and documents the client domain's pattern", async () => {
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const accounts = doc.paths["/lab/v1/accounts/"]!.post!;
+    expect(accounts.requestBody?.required).toBe(true);
+    const domain = (accounts.requestBody!.content["application/json"]!.schema as Schema).properties
+      .client_domain!;
+    const pattern = new RegExp(domain.pattern!);
+    for (const name of ["clinic-9", "a.b", "-clinic", "clinic-", "a_b"]) {
+      const res = await lab.app.inject({
+        method: "POST",
+        url: "/lab/v1/accounts/",
+        headers: admin,
+        payload: { client_domain: name },
+      });
+      // The document's pattern refuses exactly what the API refuses.
+      expect(res.statusCode === 201, name).toBe(pattern.test(name));
+    }
+    const keys = doc.paths["/lab/v1/accounts/{clientDomain}/keys/"]!.post!;
+    expect(keys.requestBody?.required).toBe(false);
+    const created = await lab.app.inject({
+      method: "POST",
+      url: "/lab/v1/accounts/clinic-9/keys/",
+      headers: admin,
+    });
+    expect(created.statusCode).toBe(201);
   });
 
   it("hides the explorer's own routes and shows the lab admin API", () => {

@@ -13,6 +13,8 @@ export const AccountBody = drfObject({
     .refine((v) => CLIENT_DOMAIN_PATTERN.test(v), {
       error: "Letters, digits, dots and hyphens, starting and ending with a letter or digit.",
     })
+    // The refinement is checked, not documented: the pattern goes into the OpenAPI document.
+    .meta({ pattern: CLIENT_DOMAIN_PATTERN.source })
     .describe("The account's client domain: the {clientDomain} of its URLs (spec 5.3)."),
   environment: environment
     .optional()
