@@ -244,8 +244,11 @@ export function fulfilmentAssignments(assignments: readonly string[]): Record<st
   return out;
 }
 
-/** A YAML or JSON file holding the fulfilment keys (or a `fulfilment:` section with them). */
-export function readFulfilmentFile(path: string): unknown {
+/**
+ * A YAML or JSON file holding the fulfilment keys (or a `fulfilment:` section with them),
+ * checked on its own so that its problems name the file, not the assignments laid over it.
+ */
+export function readFulfilmentFile(path: string): Record<string, unknown> {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -266,8 +269,22 @@ export function readFulfilmentFile(path: string): unknown {
       { field: "fulfilment-config", file: path },
     );
   }
-  if (isObject(parsed) && isObject(parsed.fulfilment)) return parsed.fulfilment;
-  return parsed ?? {};
+  const keys = isObject(parsed) && isObject(parsed.fulfilment) ? parsed.fulfilment : (parsed ?? {});
+  const problem = (message: string) =>
+    new RpmlabError("E_CONFIG_INVALID", `${path}: ${message}`, {
+      field: "fulfilment-config",
+      file: path,
+    });
+  if (!isObject(keys)) {
+    throw problem(
+      `holds ${Array.isArray(keys) ? "a list" : `the ${typeof keys} ${JSON.stringify(keys)}`}, not the fulfilment keys (a mapping such as "time_scale: 1440", README "Fulfilment")`,
+    );
+  }
+  const checked = checkFulfilmentConfig(keys);
+  if ("problems" in checked) {
+    throw problem(checked.problems.map((p) => `${p.path.join(".")}: ${p.message}`).join("; "));
+  }
+  return keys;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -116,6 +116,29 @@ describe("fulfilment configuration", () => {
     );
   });
 
+  it("names the file whose content is not the fulfilment keys, and the key at fault in it", () => {
+    dir = mkdtempSync(join(tmpdir(), "rpmlab-fulfilment-"));
+    const list = join(dir, "list.yaml");
+    writeFileSync(list, "- time_scale: 1440\n- seed: demo\n");
+    const listError = configError(() => readFulfilmentFile(list));
+    expect(listError.message).toBe(
+      `${list}: holds a list, not the fulfilment keys (a mapping such as "time_scale: 1440", README "Fulfilment")`,
+    );
+    expect(listError.details).toMatchObject({ field: "fulfilment-config", file: list });
+    const scalar = join(dir, "scalar.yaml");
+    writeFileSync(scalar, "fast\n");
+    expect(configError(() => readFulfilmentFile(scalar)).message).toContain(
+      'holds the string "fast", not the fulfilment keys',
+    );
+    const bad = join(dir, "bad.yaml");
+    writeFileSync(bad, "fulfilment:\n  time_scale: 0\n");
+    // Named with the file even though the assignment laid over it would have mended it.
+    expect(
+      configError(() => serveConfig({ fulfilmentConfig: bad, fulfilment: ["time_scale=2"] }, {}))
+        .message,
+    ).toBe(`${bad}: fulfilment.time_scale: must be a number greater than 0`);
+  });
+
   it("reads durations and ranges of them", () => {
     expect(parseDurationRange("90m")).toEqual({ minMs: 90 * 60_000, maxMs: 90 * 60_000 });
     expect(parseDurationRange("1.5d..2d")).toEqual({ minMs: 1.5 * D, maxMs: 2 * D });
