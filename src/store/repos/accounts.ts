@@ -33,6 +33,14 @@ export function accountsRepo(ctx: Ctx): AccountsRepo {
     );
     return r === undefined ? null : toAccountRow(r);
   };
+  const getByClientDomain = async (clientDomain: string) => {
+    const r = await db
+      .selectFrom("accounts")
+      .selectAll()
+      .where("client_domain_lc", "=", clientDomain.toLowerCase())
+      .executeTakeFirst();
+    return r === undefined ? null : toAccountRow(r);
+  };
   return {
     async create(input) {
       if (!ENVIRONMENTS.includes(input.environment)) {
@@ -62,22 +70,21 @@ export function accountsRepo(ctx: Ctx): AccountsRepo {
         .returningAll()
         .executeTakeFirst();
       if (r === undefined) {
-        throw conflict(`an account with client domain "${input.clientDomain}" already exists`, {
-          field: "client_domain",
-          value: input.clientDomain,
-        });
+        // Client domains are unique whatever their case: name the one that is there.
+        const taken = (await getByClientDomain(input.clientDomain))?.clientDomain;
+        const spelling =
+          taken === undefined || taken === input.clientDomain
+            ? ""
+            : ` as "${taken}" (client domains are compared without case)`;
+        throw conflict(
+          `an account with client domain "${input.clientDomain}" already exists${spelling}`,
+          { field: "client_domain", value: input.clientDomain },
+        );
       }
       return toAccountRow(r);
     },
     get,
-    async getByClientDomain(clientDomain) {
-      const r = await db
-        .selectFrom("accounts")
-        .selectAll()
-        .where("client_domain_lc", "=", clientDomain.toLowerCase())
-        .executeTakeFirst();
-      return r === undefined ? null : toAccountRow(r);
-    },
+    getByClientDomain,
     async list() {
       const rows = await db
         .selectFrom("accounts")

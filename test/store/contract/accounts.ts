@@ -26,6 +26,13 @@ export function accountsContract(env: ContractEnv): void {
     it("rejects a duplicate client domain, ignoring case", async () => {
       await newAccount(env, { clientDomain: "acme" });
       await expectCode(newAccount(env, { clientDomain: "ACME" }), "E_STORE_CONFLICT");
+      // The error names the spelling that is there, so a user can find the account.
+      await expect(newAccount(env, { clientDomain: "ACME" })).rejects.toThrow(
+        'an account with client domain "ACME" already exists as "acme" (client domains are compared without case)',
+      );
+      await expect(newAccount(env, { clientDomain: "acme" })).rejects.toThrow(
+        /^an account with client domain "acme" already exists$/,
+      );
       expect(await env.store.accounts.list()).toHaveLength(1);
     });
 
