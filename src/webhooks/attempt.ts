@@ -129,15 +129,12 @@ export async function attemptDelivery(
     responseSnippet: response.snippet,
     manual: opts.manual,
   };
-  const outcome = (state: AttemptOutcome["state"], next: number | null): AttemptOutcome => ({
-    deliveryId: delivery.id,
-    attempt,
-    state,
-    nextAttemptAt: next,
-  });
-  if (ok) return outcome("delivered", null);
-  if (opts.manual) return outcome(null, null);
-  if (!delivery.retry || delivery.test) return outcome("not_retried", null);
+  const id = delivery.id;
+  if (ok) return { deliveryId: id, attempt, state: "delivered", nextAttemptAt: null };
+  if (opts.manual) return { deliveryId: id, attempt, state: null, nextAttemptAt: null };
+  if (!delivery.retry || delivery.test) {
+    return { deliveryId: id, attempt, state: "not_retried", nextAttemptAt: null };
+  }
   const now = deps.clock.now();
   const next = nextAttemptAt({
     created: delivery.created,
@@ -146,7 +143,9 @@ export async function attemptDelivery(
     retryAfterMs: retryAfterMs(response.retryAfter, now),
     rng: deps.rng.fork(`delivery:${delivery.id}/attempt:${number}`),
   });
-  return next === null ? outcome("failed", null) : outcome("pending", next);
+  return next === null
+    ? { deliveryId: id, attempt, state: "failed", nextAttemptAt: null }
+    : { deliveryId: id, attempt, state: "pending", nextAttemptAt: next };
 }
 
 /** RFC 9110 §10.2.3: delay-seconds or an HTTP-date. */
