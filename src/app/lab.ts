@@ -137,7 +137,11 @@ export class Lab {
     this.stack.push(() => store.close());
 
     const apiKey = await this.accountKey(store);
-    const broker = createBroker(config.broker, { auth: storeAuth(store.mqttCredentials), logger });
+    const broker = createBroker(config.broker, {
+      auth: storeAuth(store.mqttCredentials),
+      host: config.host,
+      logger,
+    });
     // Taken before the broker listens: until ingestion starts, the embedded broker refuses
     // uplinks instead of acknowledging what nobody would store.
     const tap = BrokerTap.of(broker);

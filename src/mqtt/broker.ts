@@ -50,6 +50,11 @@ export interface BrokerOptions {
    * own configuration (README "MQTT").
    */
   readonly auth?: BrokerAuth;
+  /**
+   * Embedded broker only: the address it listens on (default 127.0.0.1). `serve` passes its
+   * `--host`, so a lab opened to the network for its API takes gateways from there too.
+   */
+  readonly host?: string;
   readonly logger?: Logger;
 }
 

@@ -8,8 +8,8 @@ import { registerInProcess } from "./in-process.ts";
 import { MAX_PACKET_BYTES, type PacketViolation, PacketWatch } from "./packet-watch.ts";
 import { redeliveryPersistence } from "./redelivery-persistence.ts";
 
-/** The embedded broker listens on the loopback interface only. */
-const HOST = "127.0.0.1";
+/** Where the embedded broker listens unless told otherwise: the loopback interface only. */
+const DEFAULT_HOST = "127.0.0.1";
 /** [MQTT-3.2.2-3] CONNACK return codes used when a CONNECT is refused. */
 const IDENTIFIER_REJECTED = 2;
 const SERVER_UNAVAILABLE = 3;
@@ -60,6 +60,10 @@ export class EmbeddedBroker implements Broker {
     this.describe = port === MQTT_PORT ? "embedded" : `embedded:${port}`;
   }
 
+  private get host(): string {
+    return this.options.host ?? DEFAULT_HOST;
+  }
+
   get url(): string {
     if (this.boundUrl === undefined) {
       throw new RpmlabError("E_USAGE", `${this.describe}: the broker has no URL before start()`);
@@ -97,7 +101,7 @@ export class EmbeddedBroker implements Broker {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
         // Started again after a stop: the same port, so its clients reconnect where they were.
-        server.listen(this.boundPort ?? this.port, HOST, () => {
+        server.listen(this.boundPort ?? this.port, this.host, () => {
           server.off("error", reject);
           resolve();
         });
@@ -108,7 +112,8 @@ export class EmbeddedBroker implements Broker {
     }
     const address = server.address();
     const port = typeof address === "object" && address !== null ? address.port : this.port;
-    this.boundUrl = `mqtt://${HOST}:${port}`;
+    // An IPv6 address is bracketed in a URL (RFC 3986 §3.2.2).
+    this.boundUrl = `mqtt://${this.host.includes(":") ? `[${this.host}]` : this.host}:${port}`;
     this.boundPort = port;
     this.aedes = aedes;
     this.server = server;
@@ -179,13 +184,13 @@ export class EmbeddedBroker implements Broker {
     if (isAddressInUse(error))
       return new RpmlabError(
         "E_PORT_IN_USE",
-        `port ${this.port} on ${HOST} is taken, probably by another MQTT broker: use it with --broker mqtt://127.0.0.1:${this.port}, or choose another port with --broker embedded:PORT`,
+        `port ${this.port} on ${this.host} is taken, probably by another MQTT broker: use it with --broker mqtt://127.0.0.1:${this.port}, or choose another port with --broker embedded:PORT`,
         details,
         error,
       );
     return new RpmlabError(
       "E_BROKER_UNAVAILABLE",
-      `cannot listen on ${HOST}:${this.port}: ${error instanceof Error ? error.message : error}`,
+      `cannot listen on ${this.host}:${this.port}: ${error instanceof Error ? error.message : error}`,
       details,
       error,
     );

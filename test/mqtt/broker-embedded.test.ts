@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { RpmlabError } from "../../src/core/errors.ts";
@@ -44,6 +44,32 @@ describe("embedded broker", () => {
       expect(seen).toEqual(["356938035643801"]);
     } finally {
       await broker.stop();
+    }
+  });
+
+  it("listens on the address it is given (serve's --host), on loopback only by default", async () => {
+    const reach = (host: string, port: number) =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect({ host, port }, () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once("error", () => resolve(false));
+      });
+    // 127.0.0.2 is another loopback address on Linux: reachable here, and not 127.0.0.1.
+    const other = createBroker("embedded:0", { host: "127.0.0.2" });
+    await other.start();
+    const plain = createBroker("embedded:0");
+    await plain.start();
+    try {
+      const port = Number(new URL(other.url).port);
+      expect(other.url).toBe(`mqtt://127.0.0.2:${port}`);
+      expect(await reach("127.0.0.2", port)).toBe(true);
+      expect(await reach("127.0.0.1", port)).toBe(false);
+      expect(plain.url).toMatch(/^mqtt:\/\/127\.0\.0\.1:\d+$/);
+    } finally {
+      await other.stop();
+      await plain.stop();
     }
   });
 
