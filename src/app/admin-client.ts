@@ -17,11 +17,20 @@ const CODES: Readonly<Record<number, ErrorCode>> = {
 export class AdminClient {
   constructor(private readonly target: AdminTarget) {}
 
+  /**
+   * `query` holds the command's options of the same names (`--month` is `month`): a 400 about
+   * them only is a usage error (E_CONFIG_INVALID, exit 2) naming the options, not the API's
+   * fields.
+   */
   async get<T>(path: string, query: Record<string, string | undefined> = {}): Promise<T> {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value) params.set(key, value);
     const search = params.size === 0 ? "" : `?${params.toString()}`;
-    return this.call<T>("GET", `${path}${search}`);
+    try {
+      return await this.call<T>("GET", `${path}${search}`);
+    } catch (error) {
+      throw asOptionError(error, params) ?? error;
+    }
   }
 
   post<T>(path: string, body: unknown): Promise<T> {
@@ -60,6 +69,27 @@ export class AdminClient {
   }
 }
 
+/** A 400 whose every field is one of `params`, as the command-line options they came from. */
+function asOptionError(error: unknown, params: URLSearchParams): RpmlabError | undefined {
+  if (!(error instanceof RpmlabError) || error.code !== "E_API_VALIDATION") return undefined;
+  const body = error.details.body;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const fields = Object.keys(body);
+  if (fields.length === 0 || !fields.every((field) => params.has(field))) return undefined;
+  const option = (field: string) => `--${field.replaceAll("_", "-")}`;
+  return new RpmlabError(
+    "E_CONFIG_INVALID",
+    fields
+      .map((field) => {
+        const messages = messagesOf((body as Record<string, unknown>)[field]);
+        return `${option(field)}: ${messages}`;
+      })
+      .join("; "),
+    { field: fields[0]!.replaceAll("_", "-"), value: params.get(fields[0]!) },
+    error,
+  );
+}
+
 function parse(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -74,9 +104,11 @@ function describe(json: unknown, text: string): string {
   const record = json as Record<string, unknown>;
   if (typeof record.detail === "string") return record.detail;
   return Object.entries(record)
-    .map(
-      ([field, messages]) =>
-        `${field}: ${Array.isArray(messages) ? messages.join(" ") : JSON.stringify(messages)}`,
-    )
+    .map(([field, messages]) => `${field}: ${messagesOf(messages)}`)
     .join("; ");
+}
+
+/** A field's DRF messages (a list of strings) as one line. */
+function messagesOf(messages: unknown): string {
+  return Array.isArray(messages) ? messages.join(" ") : JSON.stringify(messages);
 }

@@ -88,6 +88,13 @@ describe("rpmlab orders / billing", () => {
     expect(table.stdout).toMatch(/acme-dev\s+1\s+1\s+1\s+1/);
     const json = JSON.parse((await cli("billing", "--account", "acme-dev", "--json")).stdout);
     expect(json).toMatchObject({ device_days: 1, accounts: [{ client_domain: "acme-dev" }] });
+    // A bad option is a usage error naming the option, not the API's query field.
+    const badMonth = await cli("billing", "--month", "2024-13");
+    expect(badMonth.code).toBe(2);
+    expect(badMonth.stderr).toMatch(/^rpmlab: E_CONFIG_INVALID: --month: "2024-13" is not a month/);
+    const listed = await cli("orders", "list", "--status", "Lost");
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toMatch(/^rpmlab: E_CONFIG_INVALID: --status: .*Lost/);
   });
 
   it("fails clearly: the API's 400 and 404, a wrong token, no token, no lab at the URL", async () => {
