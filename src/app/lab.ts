@@ -8,7 +8,7 @@ import { Catalogue } from "../catalogue/catalogue.ts";
 import { withoutCredentials } from "../config/broker-spec.ts";
 import type { ServeConfig } from "../config/serve-config.ts";
 import { type Clock, SystemClock } from "../core/clock.ts";
-import { isAddressInUse, RpmlabError } from "../core/errors.ts";
+import { hostRefused, isAddressInUse, RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
 import { Rng } from "../core/rng.ts";
@@ -407,10 +407,5 @@ function listenError(error: unknown, host: string, port: number): RpmlabError {
       error,
     );
   }
-  return new RpmlabError(
-    "E_CONFIG_INVALID",
-    `--host ${host}: cannot listen on ${host}:${port} (${reason}); give an address of this machine, e.g. 127.0.0.1 or 0.0.0.0`,
-    { field: "host", host },
-    error,
-  );
+  return hostRefused(error, host, port);
 }

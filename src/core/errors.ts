@@ -108,6 +108,27 @@ export function isAddressInUse(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "EADDRINUSE";
 }
 
+/**
+ * A listen() on `host` refused for the address itself (not on this machine, a name that does not
+ * resolve): the fault of `--host`, which the HTTP API and the embedded broker both listen on.
+ */
+export function hostRefused(error: unknown, host: string, port: number): RpmlabError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new RpmlabError(
+    "E_CONFIG_INVALID",
+    `--host ${host}: cannot listen on ${host}:${port} (${reason}); give an address of this machine, e.g. 127.0.0.1 or 0.0.0.0`,
+    { field: "host", host },
+    error,
+  );
+}
+
+/** The error codes of an address to listen on that is not this machine's, or no address. */
+const ADDRESS_CODES = new Set(["EADDRNOTAVAIL", "ENOTFOUND", "EAI_AGAIN", "EAI_NONAME"]);
+
+export function isAddressRefused(error: unknown): boolean {
+  return ADDRESS_CODES.has(String((error as { code?: unknown } | null)?.code));
+}
+
 export function isRpmlabError(error: unknown, code?: ErrorCode): error is RpmlabError {
   return error instanceof RpmlabError && (code === undefined || error.code === code);
 }

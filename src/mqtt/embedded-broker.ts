@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { Aedes, AedesOptions, AuthenticateError, Client } from "aedes";
 import { MQTT_PORT } from "../config/broker-spec.ts";
-import { isAddressInUse, RpmlabError } from "../core/errors.ts";
+import { hostRefused, isAddressInUse, isAddressRefused, RpmlabError } from "../core/errors.ts";
 import { clientIdDenied, type MqttIdentity, publishDenied, subscribeDenied } from "./acl.ts";
 import type { Broker, BrokerOptions, PublishHandler } from "./broker.ts";
 import { registerInProcess } from "./in-process.ts";
@@ -188,6 +188,10 @@ export class EmbeddedBroker implements Broker {
         details,
         error,
       );
+    // The address serve's --host gave (the HTTP API's error had it listened first).
+    if (this.options.host !== undefined && isAddressRefused(error)) {
+      return hostRefused(error, this.host, this.port);
+    }
     return new RpmlabError(
       "E_BROKER_UNAVAILABLE",
       `cannot listen on ${this.host}:${this.port}: ${error instanceof Error ? error.message : error}`,
