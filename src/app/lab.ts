@@ -136,7 +136,6 @@ export class Lab {
     });
     this.stack.push(() => store.close());
 
-    const apiKey = await this.accountKey(store);
     const broker = createBroker(config.broker, {
       auth: storeAuth(store.mqttCredentials),
       host: config.host,
@@ -264,6 +263,9 @@ export class Lab {
     await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
       throw listenError(error, config.host, config.port);
     });
+    // Last, once nothing else can fail: a key is shown once, and a start that failed (a taken
+    // port, an unreachable broker) must not leave one in the store that nobody was shown.
+    const apiKey = await this.accountKey(store);
     this.parts = {
       broker,
       events,
