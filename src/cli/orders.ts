@@ -45,7 +45,7 @@ export function registerOrdersCommand(program: Command, io: CliIo): void {
       .option("--account <client-domain>", "one account's orders")
       .option("--kind <kind>", "device or replacement"),
   ).action(async (flags: LabFlags & { status?: string; account?: string; kind?: string }) => {
-    const rows = await labClient(flags).get<OrderJson[]>("orders/", {
+    const rows = await labClient(flags).list<OrderJson>("orders/", {
       status: flags.status,
       account: flags.account,
       kind: flags.kind,

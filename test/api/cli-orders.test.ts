@@ -79,6 +79,33 @@ describe("rpmlab orders / billing", () => {
     expect(shown.stdout).toMatch(/ {2}Client Action Required {2}Held for the client: duplicate/);
   });
 
+  it("lists every order, past the 1,000 of one page", async () => {
+    const account = (await lab.store.accounts.getByClientDomain("acme-dev"))!;
+    await lab.store.transaction(async (tx) => {
+      for (let i = 0; i < 1001; i++) {
+        const device = await tx.devices.create(account.id, {
+          name: "Vendor Scale",
+          sensorCode: "34",
+          status: "Delivered",
+        });
+        await tx.shipments.create(account.id, {
+          id: device.id,
+          kind: "device",
+          deviceId: device.id,
+          status: "Delivered",
+        });
+      }
+    });
+    const latest = await order("P-1");
+    const listed = await cli("orders", "list", "--json");
+    expect(listed.code, listed.stderr).toBe(0);
+    const ids = (JSON.parse(listed.stdout) as { id: string }[]).map((o) => o.id);
+    expect(ids).toHaveLength(1002);
+    expect(new Set(ids).size).toBe(1002);
+    // The newest order, which the 1,000 oldest left out.
+    expect(ids).toContain(latest.id);
+  });
+
   it("reports billing as a table and as JSON", async () => {
     const a = await order("P-1");
     await cli("orders", "advance", a.id, "Delivered");
