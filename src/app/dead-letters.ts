@@ -82,6 +82,23 @@ export async function deadLetterDetail(store: Store, id: string | number): Promi
   return row;
 }
 
+/**
+ * Deletes every dead letter `q` matches, or all of them with `all`; how many. Without a filter
+ * and without `all` nothing is deleted: a bulk delete says what it wipes (keyed `all`).
+ */
+export async function deleteDeadLetters(
+  store: Store,
+  q: DeadLetterQuery & { readonly all?: boolean },
+): Promise<number> {
+  const { newestFirst: _order, ...filter } = deadLetterFilter(q);
+  if (Object.keys(filter).length === 0 && q.all !== true) {
+    const errors = new FieldErrorCollector();
+    errors.add("all", "Give a filter, or all to delete every dead letter.");
+    errors.throwIfAny();
+  }
+  return store.deadLetters.deleteMany(filter);
+}
+
 export async function deleteDeadLetter(store: Store, id: string | number): Promise<void> {
   const n = idOf(id);
   if (n === undefined || !(await store.deadLetters.delete(n))) throw noDeadLetter(id);

@@ -18,9 +18,9 @@ import { DASHBOARD_PATH } from "../dashboard/page-route.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
 import { createDeviceServices } from "../fulfilment/services.ts";
 import { FulfilmentSimulator } from "../fulfilment/simulator.ts";
-import { claimRetention } from "../ingest/claim-retention.ts";
 import { Downlinks, downlinkChannel, downlinkClientId } from "../ingest/downlink.ts";
 import { Ingestor } from "../ingest/ingestor.ts";
+import { ingestRetention } from "../ingest/retention.ts";
 import { BrokerTap } from "../ingest/sources/broker-tap.ts";
 import { MqttSubscription } from "../ingest/sources/subscription.ts";
 import { workerStoreOf } from "../ingest/worker-processor.ts";
@@ -45,7 +45,7 @@ export interface LabParts {
   readonly events: TypedEvents<FulfilmentEvents>;
   readonly dispatcher: WebhookDispatcher;
   /**
-   * Shipments, supply orders, automatic reorders and the claims' retention: work the lab's own
+   * Shipments, supply orders, automatic reorders and ingestion's retention (claims, dead letters): work the lab's own
    * clock timers start.
    */
   readonly timedWork: readonly TimedWork[];
@@ -240,9 +240,9 @@ export class Lab {
     const reorder = new AutoReorder({ ...asr, logger: logger.child({ component: "asr" }) });
     reorder.start();
     this.stack.push(() => reorder.stop());
-    const claims = claimRetention(store, clock, logger.child({ component: "ingest" }));
-    claims.start();
-    this.stack.push(() => claims.stop());
+    const retention = ingestRetention(store, clock, logger.child({ component: "ingest" }));
+    retention.start();
+    this.stack.push(() => retention.stop());
 
     const adminToken = config.adminToken ?? randomBase62(32);
     const app = buildApp({
@@ -271,7 +271,7 @@ export class Lab {
       events,
       ingestor: parts.ingestor!,
       dispatcher,
-      timedWork: [fulfilment, shipping, reorder, claims],
+      timedWork: [fulfilment, shipping, reorder, retention],
     };
     this.stack.push(async () => {
       this.parts = undefined;

@@ -4,6 +4,7 @@ import {
   deadLetterDetail,
   deadLetterFilter,
   deleteDeadLetter,
+  deleteDeadLetters,
   listDeadLetters,
   replayDeadLetter,
   replayJson,
@@ -32,7 +33,7 @@ interface ListFlags extends Flags {
 }
 
 /**
- * `rpmlab dead-letters list|show|delete|replay` (README "Dead letters"): what ingestion could
+ * `rpmlab dead-letters list|show|delete|purge|replay` (README "Dead letters"): what ingestion could
  * not use, on the store directly like `accounts` and `webhooks`, so they work whether or not
  * `rpmlab serve` runs on it. A replay runs the ingestion core (MessageProcessor) in this
  * process, on that store: no broker is needed.
@@ -40,7 +41,7 @@ interface ListFlags extends Flags {
 export function registerDeadLettersCommand(program: Command, io: CliIo): void {
   const deadLetters = program
     .command("dead-letters")
-    .description("MQTT messages ingestion could not use: list, show, delete, replay");
+    .description("MQTT messages ingestion could not use: list, show, delete, purge, replay");
 
   deadLetters
     .command("list")
@@ -54,7 +55,7 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
     .option("--json", "print a JSON array")
     .action(async (flags: ListFlags) => {
       const limit = listLimit(flags.limit);
-      const filter = asUsage(() =>
+      const filter = await asUsage(async () =>
         deadLetterFilter({
           source: flags.source,
           topic_prefix: flags.topicPrefix,
@@ -95,6 +96,37 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
     });
 
   deadLetters
+    .command("purge")
+    .description(
+      "Delete every dead letter the filters match, or all of them with --all (those older than 30 days of the lab's clock go by themselves, hourly, while a serve runs)",
+    )
+    .option("--source <id>", "only those of this gateway uuid or IMEI")
+    .option("--topic-prefix <text>", "only topics starting with this text (case-sensitive)")
+    .option("--since <iso>", "received at or after this date-time")
+    .option("--until <iso>", "received before this date-time")
+    .option("--all", "every dead letter, when no filter is given")
+    .option("--store <spec>", STORE_OPTION_HELP)
+    .option("--json", "print {deleted: n} as JSON")
+    .action(async (flags: Omit<ListFlags, "limit"> & { all?: boolean }) => {
+      const deleted = await asUsage(() =>
+        withLabStore(flags.store, (store) =>
+          deleteDeadLetters(store, {
+            source: flags.source,
+            topic_prefix: flags.topicPrefix,
+            since: flags.since,
+            until: flags.until,
+            all: flags.all === true,
+          }),
+        ),
+      );
+      io.out(
+        flags.json === true
+          ? JSON.stringify({ deleted }, null, 2)
+          : `${deleted} dead letter${deleted === 1 ? "" : "s"} deleted`,
+      );
+    });
+
+  deadLetters
     .command("replay")
     .description(
       "Run one through ingestion again, once its cause is fixed: stored readings remove it; a message that fails again is kept as a new dead letter with the new reason; a message id already ingested stores nothing",
@@ -124,9 +156,9 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
  * The filter's field errors (shared with the lab admin API, where they are a 400 keyed by query
  * parameter) as a usage error naming the flags: exit 2, as every other bad flag.
  */
-function asUsage<T>(build: () => T): T {
+async function asUsage<T>(build: () => Promise<T>): Promise<T> {
   try {
-    return build();
+    return await build();
   } catch (error) {
     if (!isRpmlabError(error, "E_API_VALIDATION")) throw error;
     const fields = error.details.fields as FieldErrors;

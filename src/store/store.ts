@@ -238,6 +238,8 @@ export interface DeadLettersRepo {
   /** Oldest first unless `filter.newestFirst`. */
   list(filter?: DeadLetterFilter, page?: ListOptions): Promise<ListResult<DeadLetterRow>>;
   delete(id: number): Promise<boolean>;
+  /** Every dead letter `filter` matches (its order ignored); how many there were. */
+  deleteMany(filter: DeadLetterFilter): Promise<number>;
 }
 
 export interface HardwareLogsRepo {

@@ -161,6 +161,25 @@ describe("lab admin API: dead letters", () => {
     expect(((await admin("GET", "")).json() as Item[]).map((i) => i.id)).toEqual([oldest!.id]);
   });
 
+  it("deletes in bulk what a filter matches, or all with all=true; neither is a 400 keyed all", async () => {
+    await ingest(notJson, truncated, unknownType, unknownCode);
+    const refused = await admin("DELETE", "");
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({
+      all: ["Give a filter, or all to delete every dead letter."],
+    });
+    expect(((await admin("GET", "")).json() as Item[]).length).toBe(4);
+    // The scale's two (its IMEI's topics), not the cuff's.
+    const bySource = await admin("DELETE", `?source=${scale.hardwareUuid}`);
+    expect(bySource.statusCode).toBe(200);
+    expect(bySource.json()).toEqual({ deleted: 2 });
+    const left = (await admin("GET", "")).json() as Item[];
+    expect(left.map((i) => i.topic)).toEqual([good.topic, good.topic]);
+    expect((await admin("DELETE", "?since=not-a-date")).statusCode).toBe(400);
+    expect((await admin("DELETE", "?all=true")).json()).toEqual({ deleted: 2 });
+    expect((await admin("GET", "")).json()).toEqual([]);
+  });
+
   it("replays: kept again while the cause stands, stored once the device is activated", async () => {
     await ingest(unknownType);
     const [item] = (await admin("GET", "")).json() as Item[];
@@ -204,6 +223,7 @@ describe("lab admin API: dead letters", () => {
       ["GET", ""],
       ["GET", `${row.id}/`],
       ["DELETE", `${row.id}/`],
+      ["DELETE", "?all=true"],
       ["POST", `${row.id}/replay/`],
     ] as const) {
       const res = await lab.app.inject({ method, url: `/lab/v1/dead-letters/${url}` });
@@ -211,7 +231,7 @@ describe("lab admin API: dead letters", () => {
     }
     expect(await lab.store.deadLetters.get(row.id)).not.toBeNull();
     const doc = (await lab.app.inject({ method: "GET", url: "/docs/json" })).json();
-    expect(Object.keys(doc.paths["/lab/v1/dead-letters/"])).toEqual(["get"]);
+    expect(Object.keys(doc.paths["/lab/v1/dead-letters/"]).sort()).toEqual(["delete", "get"]);
     expect(Object.keys(doc.paths["/lab/v1/dead-letters/{id}/"]).sort()).toEqual(["delete", "get"]);
     expect(doc.paths["/lab/v1/dead-letters/{id}/replay/"].post.description).toMatch(/replaced/);
   });

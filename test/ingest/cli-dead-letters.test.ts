@@ -132,6 +132,24 @@ describe("rpmlab dead-letters", () => {
     }
   });
 
+  it("purges what the filters match, or everything with --all; neither is a usage error", async () => {
+    await ingest(truncated, notUtf8, unknownType);
+    const bare = await cli("dead-letters", "purge");
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toBe(
+      "rpmlab: E_USAGE: --all: Give a filter, or all to delete every dead letter.",
+    );
+    expect((await cli("dead-letters", "purge", "--source", bpm.hardwareUuid)).stdout).toBe(
+      "2 dead letters deleted",
+    );
+    const [left] = JSON.parse((await cli("dead-letters", "list", "--json")).stdout);
+    expect(left.topic).toBe(unknownType.topic);
+    expect(JSON.parse((await cli("dead-letters", "purge", "--all", "--json")).stdout)).toEqual({
+      deleted: 1,
+    });
+    expect((await cli("dead-letters", "list")).stdout).toBe("no dead letters");
+  });
+
   it("replays: failed again while the cause stands, stored once the device is activated", async () => {
     await ingest(unknownType);
     const [first] = JSON.parse((await cli("dead-letters", "list", "--json")).stdout);

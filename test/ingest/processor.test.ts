@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MS_PER_HOUR, PAST_YEAR_9999_MS, parseIso } from "../../src/core/time.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { mappingFor } from "../../src/gatt/mapping.ts";
-import { CLAIM_RETENTION_MS, claimRetention } from "../../src/ingest/claim-retention.ts";
 import type { MessageOutcome } from "../../src/ingest/events.ts";
 import { MessageProcessor } from "../../src/ingest/processor.ts";
+import { INGEST_RETENTION_MS, ingestRetention } from "../../src/ingest/retention.ts";
 import { topicOf } from "../../src/mqtt/topics.ts";
 import type { gatewayUplink } from "../../src/mqtt/uplink.ts";
 import type { GeneratedReading } from "../../src/readings/generated.ts";
@@ -477,19 +477,24 @@ describe("MessageProcessor: one batch, one transaction", () => {
     expect(resent.outcomes[0]).toMatchObject({ stored: 0, duplicates: records });
   });
 
-  it("forgets a message id after the claims' retention (swept hourly); the reading re-sent then is a duplicate, stored once", async () => {
+  it("forgets a message id and a dead letter after the retention (swept hourly); the reading re-sent then is a duplicate, stored once", async () => {
     await activateForPatient(store, bpm);
     const message = uplinkMessage(bpm, "m-1", readingsOf(bpm, 3, 0).slice(0, 1));
     const first = await run(message);
     expect(first.stored.length).toBeGreaterThan(0);
+    const garbage = await run({ topic: message.topic, payload: Buffer.from("{not json") });
+    expect(garbage.outcomes[0]).toMatchObject({ kind: "dead_letter" });
+    const deadLetters = async () => (await store.deadLetters.list()).rows.length;
+    expect(await deadLetters()).toBe(1);
 
-    const sweep = claimRetention(store, clock);
+    const sweep = ingestRetention(store, clock);
     sweep.start();
     // Until the retention has passed, the id is remembered: a redelivery stores nothing.
-    await clock.run({ until: clock.now() + CLAIM_RETENTION_MS - MS_PER_HOUR });
+    await clock.run({ until: clock.now() + INGEST_RETENTION_MS - MS_PER_HOUR });
     await sweep.whenIdle();
     const early = await run(message);
     expect(early.outcomes).toEqual([{ kind: "redelivered", messageId: "m-1" }]);
+    expect(await deadLetters()).toBe(1);
 
     // The first sweep after it forgets the id; the readings are still stored once.
     await clock.run({ until: clock.now() + 2 * MS_PER_HOUR });
@@ -505,6 +510,7 @@ describe("MessageProcessor: one batch, one transaction", () => {
       },
     ]);
     expect(await store.measurements.count(first.stored[0]!.accountId!)).toBe(first.stored.length);
+    expect(await deadLetters()).toBe(0);
     await sweep.stop();
   });
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { REPLAY_RESULTS } from "../../app/dead-letters.ts";
+import { booleanField } from "../../core/drf-fields.ts";
 import { iso, toJsonSchema } from "../json-schema.ts";
 import { listSchemas, paginationQuery, queryParam } from "../pagination.ts";
 
@@ -59,6 +60,16 @@ export const DeadLetterQuery = z.object({
   until: queryParam("Received before this ISO 8601 date-time; later than since."),
   ...paginationQuery,
 });
+
+export const DeadLetterDeleteQuery = DeadLetterQuery.omit({ page: true, page_size: true }).extend({
+  all: booleanField()
+    .optional()
+    .describe("true: delete every dead letter, when no filter narrows them (otherwise a 400)."),
+});
+
+export const DELETED_JSON = toJsonSchema(
+  z.object({ deleted: z.number().int().describe("How many dead letters were deleted.") }),
+);
 
 export const DeadLetterParams = z.object({
   id: z.string().describe("The dead letter's id (an integer)."),

@@ -12,6 +12,7 @@ import { up as hardwareDepartures } from "./0009-hardware-departures.ts";
 import { up as dedupeByDeviceTime } from "./0010-dedupe-by-device-time.ts";
 import { up as claimsByAge } from "./0011-claims-by-age.ts";
 import { up as manualAttempts } from "./0012-manual-attempts.ts";
+import { up as deadLettersByAge } from "./0013-dead-letters-by-age.ts";
 
 /**
  * Migrations are listed in code (no filesystem scanning: works from a bundle and from tsx alike)
@@ -36,6 +37,7 @@ export function migrationProvider(d: Dialect): MigrationProvider {
       "0010_dedupe_by_device_time": step(dedupeByDeviceTime),
       "0011_claims_by_age": step(claimsByAge),
       "0012_manual_attempts": step(manualAttempts),
+      "0013_dead_letters_by_age": step(deadLettersByAge),
     }),
   };
 }

@@ -1,10 +1,10 @@
 import { type Expression, type Selectable, type SqlBool, sql } from "kysely";
 import { TOPIC_ROOT } from "../../mqtt/topics.ts";
-import { type Ctx, countOf, invalid, paged } from "../context.ts";
+import { CHUNK, type Ctx, countOf, invalid, paged } from "../context.ts";
 import { readBool, readNum, writeBytes } from "../dialect.ts";
 import type { DeadLettersTable } from "../schema.ts";
 import type { DeadLettersRepo } from "../store.ts";
-import type { DeadLetterRow } from "../types-ingest.ts";
+import type { DeadLetterFilter, DeadLetterRow } from "../types-ingest.ts";
 
 function toDeadLetterRow(r: Selectable<DeadLettersTable>): DeadLetterRow {
   return {
@@ -52,6 +52,19 @@ function fromSource(kind: "gw" | "cell", source: string): Expression<SqlBool> {
 /** Uplink messages ingestion could not use, kept byte for byte with the reason. */
 export function deadLettersRepo(ctx: Ctx): DeadLettersRepo {
   const { db, d } = ctx;
+  const matching = (filter: DeadLetterFilter) => {
+    let q = db.selectFrom("dead_letters");
+    if (filter.topicPrefix !== undefined) q = q.where(startsWith(filter.topicPrefix));
+    if (filter.source !== undefined) {
+      const source = filter.source;
+      // The topic map's senders: gateways and direct-cellular devices.
+      q = q.where((eb) => eb.or([fromSource("gw", source), fromSource("cell", source)]));
+    }
+    if (filter.messageId !== undefined) q = q.where("message_id", "=", filter.messageId);
+    if (filter.since !== undefined) q = q.where("received", ">=", filter.since);
+    if (filter.until !== undefined) q = q.where("received", "<", filter.until);
+    return q;
+  };
   return {
     async add(input) {
       if (!(input.payload instanceof Uint8Array)) {
@@ -80,16 +93,7 @@ export function deadLettersRepo(ctx: Ctx): DeadLettersRepo {
       return r === undefined ? null : toDeadLetterRow(r);
     },
     async list(filter = {}, page) {
-      let q = db.selectFrom("dead_letters").selectAll();
-      if (filter.topicPrefix !== undefined) q = q.where(startsWith(filter.topicPrefix));
-      if (filter.source !== undefined) {
-        const source = filter.source;
-        // The topic map's senders: gateways and direct-cellular devices.
-        q = q.where((eb) => eb.or([fromSource("gw", source), fromSource("cell", source)]));
-      }
-      if (filter.messageId !== undefined) q = q.where("message_id", "=", filter.messageId);
-      if (filter.since !== undefined) q = q.where("received", ">=", filter.since);
-      if (filter.until !== undefined) q = q.where("received", "<", filter.until);
+      const q = matching(filter).selectAll();
       // By id: the order rows were added in (received times can tie within a batch).
       const ordered = q.orderBy("id", filter.newestFirst === true ? "desc" : "asc");
       const rows = await paged(ordered, page).execute();
@@ -99,6 +103,17 @@ export function deadLettersRepo(ctx: Ctx): DeadLettersRepo {
     async delete(id) {
       const result = await db.deleteFrom("dead_letters").where("id", "=", id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
+    },
+    async deleteMany(filter) {
+      // A chunk at a time, read then deleted by key (as the claims' retention does): one
+      // statement over millions of rows would hold the one SQLite writer for as long.
+      let total = 0;
+      for (;;) {
+        const ids = (await matching(filter).select("id").limit(CHUNK).execute()).map((r) => r.id);
+        if (ids.length === 0) return total;
+        await db.deleteFrom("dead_letters").where("id", "in", ids).execute();
+        total += ids.length;
+      }
     },
   };
 }

@@ -263,6 +263,31 @@ export function ingestContract(env: ContractEnv): void {
       expect(await env.store.deadLetters.get(first.id)).toBeNull();
     });
 
+    it("deletes every dead letter a filter matches, past a chunk, and leaves the rest", async () => {
+      const add = (topic: string, received: number) =>
+        env.store.deadLetters.add({ topic, payload: new Uint8Array([1]), reason: "r", received });
+      // 1,203: past the 500-row chunks the delete goes in.
+      await env.store.transaction(async (tx) => {
+        for (let i = 0; i < 1203; i++) {
+          await tx.deadLetters.add({
+            topic: "rpm/v1/gw/297056120BD7/up",
+            payload: new Uint8Array([1]),
+            reason: "r",
+            received: T0 + i,
+          });
+        }
+      });
+      const otherSource = await add("rpm/v1/cell/356938035643809/up", T0);
+      const boundary = await add("rpm/v1/gw/297056120BD7/up", T0 + 5000);
+      expect(
+        await env.store.deadLetters.deleteMany({ source: "297056120bd7", until: T0 + 5000 }),
+      ).toBe(1203);
+      expect((await env.store.deadLetters.list()).rows).toEqual([otherSource, boundary]);
+      expect(await env.store.deadLetters.deleteMany({ until: T0 + 1 })).toBe(1);
+      expect(await env.store.deadLetters.deleteMany({})).toBe(1);
+      expect((await env.store.deadLetters.list()).rows).toEqual([]);
+    });
+
     it("keeps a topic or reason holding U+0000, which PostgreSQL text cannot, as \\u0000 on every dialect", async () => {
       // A broker that passes on a topic MQTT forbids ([MQTT-4.7.3-2]), and the reason ingestion
       // gave it (quoting the level); before, PostgreSQL refused the row and the ingestor retried

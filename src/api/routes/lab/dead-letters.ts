@@ -4,6 +4,7 @@ import {
   deadLetterFilter,
   deadLetterJson,
   deleteDeadLetter,
+  deleteDeadLetters,
   listDeadLetters,
   replayDeadLetter,
   replayJson,
@@ -14,6 +15,8 @@ import { listMode, paginate, sendList } from "../../pagination.ts";
 import {
   DEAD_LETTER_DETAIL_JSON,
   DEAD_LETTER_LISTS,
+  DELETED_JSON,
+  DeadLetterDeleteQuery,
   DeadLetterParams,
   DeadLetterQuery,
   REPLAY_JSON,
@@ -44,7 +47,7 @@ export const labDeadLettersRoutes: RoutePlugin = async (app, ctx) => {
         security: SECURITY,
         summary: "List dead letters",
         description:
-          "Newest first, as the webhook delivery log: what failed last is what someone debugging a payload looks for. A flat array of at most 1000 without page, the envelope with page. Each names its topic, message id, reason and receipt time; GET one for its payload. Dead letters are kept until deleted or replayed.",
+          "Newest first, as the webhook delivery log: what failed last is what someone debugging a payload looks for. A flat array of at most 1000 without page, the envelope with page. Each names its topic, message id, reason and receipt time; GET one for its payload. Dead letters are kept until deleted or replayed, or for 30 days of the lab's clock (deleted hourly after that).",
         querystring: DeadLetterQuery,
         response: { 200: DEAD_LETTER_LISTS.either, 400: INVALID, 404: DETAIL_SCHEMA, ...AUTH },
       },
@@ -60,6 +63,22 @@ export const labDeadLettersRoutes: RoutePlugin = async (app, ctx) => {
       );
       return sendList(reply, body, DEAD_LETTER_LISTS);
     },
+  );
+
+  app.delete(
+    "/dead-letters/",
+    {
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        summary: "Delete dead letters in bulk",
+        description:
+          "Every dead letter the filters match (those of GET), or every one with all=true; without either, a 400 keyed all. 200 with how many were deleted (0 when none matched). Dead letters older than 30 days of the lab's clock are deleted hourly anyway.",
+        querystring: DeadLetterDeleteQuery,
+        response: { 200: DELETED_JSON, 400: INVALID, ...AUTH },
+      },
+    },
+    async (request) => ({ deleted: await deleteDeadLetters(store, request.query) }),
   );
 
   app.get(
