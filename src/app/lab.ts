@@ -45,8 +45,8 @@ export interface LabParts {
   readonly events: TypedEvents<FulfilmentEvents>;
   readonly dispatcher: WebhookDispatcher;
   /**
-   * Shipments, supply orders, automatic reorders and ingestion's retention (claims, dead letters): work the lab's own
-   * clock timers start.
+   * Shipments, supply orders, automatic reorders and ingestion's retention (message-id claims,
+   * dead letters): work the lab's own clock timers start.
    */
   readonly timedWork: readonly TimedWork[];
 }

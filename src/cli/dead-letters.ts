@@ -33,8 +33,8 @@ interface ListFlags extends Flags {
 }
 
 /**
- * `rpmlab dead-letters list|show|delete|purge|replay` (README "Dead letters"): what ingestion could
- * not use, on the store directly like `accounts` and `webhooks`, so they work whether or not
+ * `rpmlab dead-letters list|show|delete|purge|replay` (README "Dead letters"): what ingestion
+ * could not use, on the store directly like `accounts` and `webhooks`, so they work whether or not
  * `rpmlab serve` runs on it. A replay runs the ingestion core (MessageProcessor) in this
  * process, on that store: no broker is needed.
  */

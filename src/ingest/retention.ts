@@ -12,9 +12,9 @@ import type { Store } from "../store/store.ts";
  *   gateway re-sending after a longer absence still stores nothing twice: its readings are then
  *   duplicates of stored ones (measurements are unique per device, metric and device time) and
  *   are counted as such;
- * - a dead letter: a device sending garbage once a second adds 2.6 million of them a
- *   month. Kept as long as the claims, so a dead letter that holds its message's claim never
- *   outlives it.
+ * - a dead letter: a device sending garbage once a second adds 2.6 million of them a month.
+ *   Kept as long as the claims, so a dead letter that holds its message's claim never outlives
+ *   it.
  */
 export const INGEST_RETENTION_MS = 30 * MS_PER_DAY;
 
