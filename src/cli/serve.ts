@@ -76,10 +76,23 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const level = logLevelOf(flags.logLevel ?? "info");
       const logger = createLogger({ level, component: "serve" });
       const lab = new Lab(config, logger);
-      const info = await lab.start();
+      // Listened for from before the start: a Ctrl-C while the lab starts stops it once started,
+      // the store closed cleanly, instead of killing the process with its store mid-write (a
+      // second Ctrl-C still does: untilSignal has let go of the signals by then).
+      const failed = new AbortController();
+      let ready = false;
+      const signal = untilSignal(failed.signal).then((received) => {
+        if (!ready) logger.warn({ signal: received }, "stopping once started (again: at once)");
+        return received;
+      });
+      const info = await lab.start().catch((error: unknown) => {
+        failed.abort();
+        throw error;
+      });
+      ready = true;
+      // Printed even when a signal came meanwhile: the key was made, and is shown only here.
       io.out(flags.json ? JSON.stringify(info) : describe(info, config));
-      const signal = await untilSignal();
-      logger.info({ signal }, "shutting down");
+      logger.info({ signal: await signal }, "shutting down");
       await lab.stop();
     });
 }

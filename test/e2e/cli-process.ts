@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { within } from "../ble/support/lab.ts";
@@ -16,7 +16,12 @@ export interface CliExit {
  * missed. A command that hangs instead of exiting is a failure of its own (something left open):
  * past `deadlineMs` it is killed and this rejects.
  */
-export async function runToExit(args: readonly string[], deadlineMs = 30_000): Promise<CliExit> {
+export async function runToExit(
+  args: readonly string[],
+  deadlineMs = 30_000,
+  /** Acts on the process while it runs (sends it a signal, say). */
+  during?: (child: ChildProcess) => Promise<void>,
+): Promise<CliExit> {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
@@ -28,6 +33,7 @@ export async function runToExit(args: readonly string[], deadlineMs = 30_000): P
   });
   const closed = once(child, "close") as Promise<[number | null]>;
   try {
+    await during?.(child);
     const [code] = await within<[number | null]>(
       deadlineMs,
       `rpmlab ${args.join(" ")} to exit`,
