@@ -5,6 +5,7 @@ import {
   deviceImei,
   readingKey,
 } from "../cellular/device.ts";
+import { outboxDirectory } from "../cellular/outbox.ts";
 import type { AdminTarget } from "../config/admin-target.ts";
 import { redactBrokerSpec } from "../config/broker-spec.ts";
 import { type Clock, SystemClock } from "../core/clock.ts";
@@ -83,6 +84,9 @@ export async function runCellularDevice(
   });
   try {
     const imei = options.imei ?? deviceImei(rng.fork("device"));
+    // Before the serve is asked for credentials: asking rotates the IMEI's password, which a
+    // device that then cannot keep its outbox would have changed for nothing.
+    if (options.outboxDir !== undefined) outboxDirectory(options.outboxDir);
     const device = await CellularDevice.open({
       profile,
       clock,
@@ -186,7 +190,9 @@ async function driveVirtual(
   device: CellularDevice,
   interrupted: () => boolean,
 ): Promise<void> {
-  const step = Math.max(1000, Math.min(HOUR, clock.speed * 1000));
+  // A wall second's worth even below 1× (at 0.01×, 10 virtual ms): a second of virtual time
+  // would hold the Ctrl-C for 100 wall seconds.
+  const step = Math.max(1, Math.min(HOUR, Math.round(clock.speed * 1000)));
   const settle = async () => {
     await device.modem.session.settled();
     await device.modem.drainer.settled();

@@ -1,3 +1,4 @@
+import { accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../core/clock.ts";
 import { ensureDirectory } from "../core/directory.ts";
@@ -80,22 +81,31 @@ export async function openOutbox<T>(options: OutboxOptions): Promise<Outbox<T>> 
       value: options.name,
     });
   }
-  try {
-    ensureDirectory(options.dir);
-  } catch (error) {
-    throw new RpmlabError(
-      "E_OUTBOX_UNAVAILABLE",
-      `cannot create the outbox directory ${options.dir}: ${(error as Error).message}`,
-      { field: "outbox", value: options.dir },
-      error,
-    );
-  }
+  outboxDirectory(options.dir);
   return SqliteOutbox.open<T>(
     join(options.dir, `${options.name}.outbox.db`),
     options.clock,
     options.capacity,
     () => incarnationOf(options),
   );
+}
+
+/**
+ * Makes the directory of disk outboxes if missing and checks it takes files: E_OUTBOX_UNAVAILABLE
+ * otherwise. openOutbox() does it; a command may do it first, before anything it cannot undo.
+ */
+export function outboxDirectory(dir: string): void {
+  try {
+    ensureDirectory(dir);
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    throw new RpmlabError(
+      "E_OUTBOX_UNAVAILABLE",
+      `cannot use the outbox directory ${dir}: ${(error as Error).message}`,
+      { field: "outbox", value: dir },
+      error,
+    );
+  }
 }
 
 /**

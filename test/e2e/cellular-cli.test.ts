@@ -6,6 +6,12 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Aedes } from "aedes";
+import { connectAsync } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { within } from "../ble/support/lab.ts";
 import { BIN, runToExit } from "./cli-process.ts";
@@ -78,6 +84,71 @@ describe("rpmlab device <cellular type> against rpmlab serve", () => {
     const keys = records.map((r) => `${r.timestamp}/${r.metric}`);
     expect(new Set(keys).size).toBe(keys.length);
     expect(records.every((r) => r.hardware_uuid === IMEI)).toBe(true);
+  });
+
+  it("a bad --outbox fails before the serve is asked for credentials: the IMEI's password stands", async () => {
+    const { mqtt_url, base_url, admin_token } = served!.info;
+    const imei = "352099001761499";
+    const issued = await fetch(`${base_url}/lab/v1/mqtt-credentials/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${admin_token}` },
+      body: JSON.stringify({ role: "cellular", username: imei }),
+    });
+    expect(issued.status).toBe(201);
+    const { password } = (await issued.json()) as { password: string };
+    const dir = mkdtempSync(join(tmpdir(), "rpmlab-bad-outbox-"));
+    try {
+      // A file where the outbox directory would go.
+      writeFileSync(join(dir, "taken"), "");
+      const { code, err } = await runToExit([
+        ...["device", "Vendor Cellular BPM", "--broker", mqtt_url, "--imei", imei],
+        ...["--url", base_url, "--admin-token", admin_token, "--days", "1", "--speed", "max"],
+        ...["--outbox", join(dir, "taken", "outbox")],
+      ]);
+      expect(err).toContain("E_OUTBOX_UNAVAILABLE");
+      expect(code).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const device = await connectAsync(mqtt_url, {
+      clientId: imei,
+      username: imei,
+      password,
+      reconnectPeriod: 0,
+    });
+    await device.endAsync();
+  });
+
+  it("below 1× speed, stops on SIGINT within a wall second's step", async () => {
+    // A broker of its own, to see when the device is connected and its clock under way.
+    const aedes = await Aedes.createBroker();
+    const server = createServer(aedes.handle);
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const ready = once(aedes, "clientReady");
+    const { port } = server.address() as AddressInfo;
+    try {
+      // At 0.01× a virtual second is 100 wall seconds: the signal is taken within one.
+      const slow = await runToExit(
+        ["device", "Vendor Cellular BPM", "--broker", `mqtt://127.0.0.1:${port}`].concat([
+          "--speed",
+          "0.01",
+          "--days",
+          "1",
+        ]),
+        15_000,
+        async (child) => {
+          await ready;
+          child.kill("SIGINT");
+        },
+      );
+      expect(slow.code, slow.err).toBe(0);
+      expect(slow.out).toMatch(/taken 0, sent 0/);
+    } finally {
+      await new Promise<void>((resolve) => aedes.close(() => resolve()));
+      server.close();
+      await once(server, "close");
+    }
   });
 
   it("at a finite --speed, stops on SIGINT at once and exits 0 with its summary", async () => {
