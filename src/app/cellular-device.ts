@@ -44,8 +44,8 @@ export interface CellularDeviceAppOptions {
   readonly outboxDir?: string | undefined;
   /** One call per event: started, reading, sent, link, summary. */
   readonly onEvent: (event: Record<string, unknown>) => void;
-  /** Resolves to stop early (SIGINT). */
-  readonly interrupt: Promise<unknown>;
+  /** Aborts to stop early (SIGINT, SIGTERM), whatever it is doing: connecting included. */
+  readonly signal: AbortSignal;
 }
 
 const MINUTE = 60_000;
@@ -78,10 +78,7 @@ export async function runCellularDevice(
     duplicateRate: options.duplicateRate,
   });
   if (options.everyMs !== undefined) readings = restamped(readings, start, options.everyMs);
-  let interrupted = false;
-  void options.interrupt.then(() => {
-    interrupted = true;
-  });
+  const { signal } = options;
   try {
     const imei = options.imei ?? deviceImei(rng.fork("device"));
     // Before the serve is asked for credentials: asking rotates the IMEI's password, which a
@@ -98,9 +95,15 @@ export async function runCellularDevice(
     });
     try {
       report(device, profile.name, options, readings.length);
-      await device.start();
-      if (clock instanceof VirtualClock) await driveVirtual(clock, device, () => interrupted);
-      else await driveReal(device, options.interrupt);
+      try {
+        await device.start(signal);
+      } catch (error) {
+        // Stopped while waiting for the broker (one that never answers takes 10 s to time out):
+        // the usual end of a stopped run, summary included, rather than a broker failure.
+        if (!signal.aborted) throw error;
+      }
+      if (clock instanceof VirtualClock) await driveVirtual(clock, device, signal);
+      else await driveReal(device, signal);
       // Counted before the stop: what is still queued stays in the outbox.
       const stats = device.stats;
       // snake_case as every other event's keys (and the HWI API's).
@@ -188,7 +191,7 @@ function report(
 async function driveVirtual(
   clock: VirtualClock,
   device: CellularDevice,
-  interrupted: () => boolean,
+  signal: AbortSignal,
 ): Promise<void> {
   // A wall second's worth even below 1× (at 0.01×, 10 virtual ms): a second of virtual time
   // would hold the Ctrl-C for 100 wall seconds.
@@ -197,7 +200,7 @@ async function driveVirtual(
     await device.modem.session.settled();
     await device.modem.drainer.settled();
   };
-  const stopped = () => interrupted() || device.failure !== undefined;
+  const stopped = () => signal.aborted || device.failure !== undefined;
   while (!device.finished && !stopped()) {
     await clock.run({ until: clock.now() + step });
     await settle();
@@ -210,20 +213,22 @@ async function driveVirtual(
 }
 
 /**
- * Real time: until every reading is taken and the outbox is empty, the interrupt, or the outbox
+ * Real time: until every reading is taken and the outbox is empty, the signal, or the outbox
  * failing.
  */
-async function driveReal(device: CellularDevice, interrupt: Promise<unknown>): Promise<void> {
+async function driveReal(device: CellularDevice, signal: AbortSignal): Promise<void> {
   const done = new Promise<void>((resolve) => {
+    signal.addEventListener("abort", () => resolve(), { once: true });
     const check = () => {
       if (device.finished && device.stats.queued === 0) resolve();
     };
     device.events.on("finished", check);
     device.events.on("sent", check);
     device.events.on("failed", () => resolve());
+    if (signal.aborted) resolve();
     check();
   });
-  await Promise.race([done, interrupt]);
+  await done;
 }
 
 /**

@@ -172,17 +172,18 @@ export class CellularDevice {
   }
 
   /**
-   * Powers on: the modem connects (rejects with E_BROKER_UNAVAILABLE / E_BROKER_REFUSED), then
-   * readings are taken at their times. Readings already due are taken at once, in order.
+   * Powers on: the modem connects (rejects with E_BROKER_UNAVAILABLE / E_BROKER_REFUSED, or with
+   * `signal`'s reason when it aborts the wait for the broker), then readings are taken at their
+   * times. Readings already due are taken at once, in order.
    */
-  async start(): Promise<void> {
+  async start(signal?: AbortSignal): Promise<void> {
     this.unlisten.push(
       this.modem.link.events.on("change", (change) => this.events.emit("link", change)),
       this.modem.drainer.events.on("sent", ({ messageId, items, at }) =>
         this.events.emit("sent", { at, messageId, readings: items }),
       ),
     );
-    await this.modem.start();
+    await this.modem.start(signal);
     this.schedule();
   }
 

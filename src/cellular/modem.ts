@@ -64,12 +64,13 @@ export class Modem<T> {
 
   /**
    * Powers on: the link comes up, the session connects (rejects with E_BROKER_UNAVAILABLE or
-   * E_BROKER_REFUSED on the first attempt, then nothing is left running), the drainer sends.
+   * E_BROKER_REFUSED on the first attempt, or with `signal`'s reason when it aborts the wait for
+   * the CONNACK; then nothing is left running), the drainer sends.
    */
-  async start(): Promise<void> {
+  async start(signal?: AbortSignal): Promise<void> {
     this.link.start();
     try {
-      await this.session.start();
+      await this.session.start(signal);
     } catch (error) {
       this.link.stop();
       throw error;

@@ -50,6 +50,8 @@ export class UplinkSession {
   readonly events = new TypedEvents<SessionEvents>();
   private client: MqttClient | undefined;
   private connecting: Promise<void> | undefined;
+  /** Aborts the connection attempt under way (stop() does, not to wait for a silent broker). */
+  private attempt: AbortController | undefined;
   private retryTimer: TimerHandle | undefined;
   private started = false;
   private readonly pending = new Set<(error: Error) => void>();
@@ -65,9 +67,10 @@ export class UplinkSession {
 
   /**
    * Follows the link from now on; when the link is up, connects and resolves on the CONNACK,
-   * or rejects with E_BROKER_UNAVAILABLE / E_BROKER_REFUSED (then nothing is left running).
+   * or rejects with E_BROKER_UNAVAILABLE / E_BROKER_REFUSED, or with `signal`'s reason once it
+   * aborts the wait (then nothing is left running).
    */
-  async start(): Promise<void> {
+  async start(signal?: AbortSignal): Promise<void> {
     if (this.started) return;
     this.started = true;
     this.unlisten = this.options.link.events.on("change", ({ up }) => {
@@ -75,11 +78,16 @@ export class UplinkSession {
       else this.drop("cellular link down");
     });
     if (!this.options.link.up) return;
+    const abort = () => this.attempt?.abort(signal?.reason);
+    signal?.addEventListener("abort", abort, { once: true });
     try {
+      signal?.throwIfAborted();
       await this.open();
     } catch (error) {
       await this.stop();
       throw error;
+    } finally {
+      signal?.removeEventListener("abort", abort);
     }
   }
 
@@ -144,6 +152,9 @@ export class UplinkSession {
     this.unlisten = undefined;
     if (this.retryTimer !== undefined) this.options.clock.clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    // A broker that takes the TCP connection and never answers would hold the stop until the
+    // connect timeout (10 s): the attempt is given up instead.
+    this.attempt?.abort(offline("the session was stopped"));
     await this.settled();
     const client = this.client;
     this.client = undefined;
@@ -160,8 +171,11 @@ export class UplinkSession {
   }
 
   private open(): Promise<void> {
+    if (this.connecting !== undefined) return this.connecting;
     const o = this.options;
-    this.connecting ??= connectClient(o.url, {
+    const attempt = new AbortController();
+    this.attempt = attempt;
+    this.connecting = connectClient(o.url, {
       clientId: o.clientId,
       clean: false,
       ...(o.username === undefined ? {} : { username: o.username }),
@@ -179,6 +193,7 @@ export class UplinkSession {
       ...(o.keepaliveSeconds === undefined ? {} : { keepalive: o.keepaliveSeconds }),
       // Installed before CONNECT: a persistent session delivers queued downlink at once.
       prepare: (client) => this.watch(client),
+      signal: attempt.signal,
     })
       .then(async (client) => {
         if (o.subscriptions !== undefined && o.subscriptions.length > 0) {
@@ -197,6 +212,7 @@ export class UplinkSession {
       })
       .finally(() => {
         this.connecting = undefined;
+        if (this.attempt === attempt) this.attempt = undefined;
       });
     return this.connecting;
   }
@@ -232,8 +248,9 @@ export class UplinkSession {
   private reconnect(): void {
     if (!this.started || this.client !== undefined || this.connecting !== undefined) return;
     this.open().catch((error: unknown) => {
-      this.events.emit("connectFailed", error as Error);
+      // Given up by stop(): not a failure of the broker.
       if (!this.started) return;
+      this.events.emit("connectFailed", error as Error);
       this.retryTimer = this.options.clock.setTimeout(() => {
         this.retryTimer = undefined;
         if (this.options.link.up) this.reconnect();

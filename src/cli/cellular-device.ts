@@ -174,7 +174,11 @@ export async function runCellularDeviceCommand(
   } else if (flags.url !== undefined || flags.adminToken !== undefined) {
     credentials = { kind: "issue", admin: adminTarget(flags) };
   }
+  // As `rpmlab demo`: the first SIGINT or SIGTERM stops the run; once it has ended by itself the
+  // handlers go, so a later signal is Node's again.
+  const interrupted = new AbortController();
   const ended = new AbortController();
+  void untilSignal(ended.signal).then(() => interrupted.abort());
   const counts = await runCellularDevice({
     profile,
     broker: broker.url,
@@ -189,7 +193,7 @@ export async function runCellularDeviceCommand(
     speed,
     outboxDir: flags.outbox,
     onEvent: (event) => io.out(flags.json ? JSON.stringify(event) : describe(event)),
-    interrupt: untilSignal(ended.signal),
+    signal: interrupted.signal,
   }).finally(() => ended.abort());
   if (counts.queued > 0) io.err(`rpmlab: ${unsentNote(counts.queued, flags.outbox)}`);
 }

@@ -26,6 +26,11 @@ export interface LabClientOptions {
   readonly prepare?: (client: MqttClient) => void;
   /** Errors after the first CONNACK (MQTT.js reconnects by itself). Default: ignored. */
   readonly onError?: (error: Error) => void;
+  /**
+   * Gives up waiting for the CONNACK: the client is ended and the promise rejects with the
+   * signal's reason. Without it a stop (Ctrl-C) waits for a silent broker's connect timeout.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** CONNACK return codes of MQTT 3.1.1 (§3.2.2.3) that refuse a client. */
@@ -38,6 +43,7 @@ const REFUSED: Record<number, string> = {
 };
 
 export function connectClient(url: string, options: LabClientOptions): Promise<MqttClient> {
+  if (options.signal?.aborted) return Promise.reject(options.signal.reason);
   const opts: IClientOptions = {
     protocolVersion: 4,
     clientId: options.clientId,
@@ -63,19 +69,34 @@ export function connectClient(url: string, options: LabClientOptions): Promise<M
   options.prepare?.(client);
   const where = redactBrokerSpec(url);
   return new Promise((resolve, reject) => {
+    const { signal } = options;
     const onConnect = () => {
       client.off("error", onError);
+      signal?.removeEventListener("abort", onAbort);
       // An EventEmitter without an error listener throws: keep one for the client's life.
       client.on("error", (error) => options.onError?.(error));
       resolve(client);
     };
-    const onError = (error: Error & { code?: unknown }) => {
+    /** This client is dropped. */
+    const drop = () => {
       client.off("connect", onConnect);
-      // This client is dropped. MQTT.js makes a manualConnect client reconnectable again once
-      // end() finishes, and the refused socket's close then arms its reconnect interval: the
-      // process never exited after reporting E_BROKER_UNAVAILABLE.
+      client.off("error", onError);
+      signal?.removeEventListener("abort", onAbort);
+      // MQTT.js makes a manualConnect client reconnectable again once end() finishes, and the
+      // refused socket's close then arms its reconnect interval: the process never exited after
+      // reporting E_BROKER_UNAVAILABLE.
       client.options.reconnectPeriod = 0;
       client.end(true);
+    };
+    const onAbort = () => {
+      drop();
+      // The socket may still fail while it closes (a refusal already on its way): an emitter
+      // with no error listener would throw it.
+      client.on("error", () => {});
+      reject(signal!.reason);
+    };
+    const onError = (error: Error & { code?: unknown }) => {
+      drop();
       const code = error.code;
       const refused = typeof code === "number" ? REFUSED[code] : undefined;
       reject(
@@ -96,6 +117,7 @@ export function connectClient(url: string, options: LabClientOptions): Promise<M
     };
     client.once("connect", onConnect);
     client.once("error", onError);
+    signal?.addEventListener("abort", onAbort, { once: true });
     client.connect();
   });
 }

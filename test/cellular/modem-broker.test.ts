@@ -291,6 +291,21 @@ describe("modem: link, outbox, session and drainer on the embedded broker", () =
     expect(m.outbox.size).toBe(1);
   });
 
+  it("stop() while the broker has not answered CONNECT gives the attempt up at once", async () => {
+    const relay = new CuttableRelay();
+    await relay.start(lab.broker.url);
+    stops.push(() => relay.stop());
+    // The CONNACK never reaches the modem: MQTT.js would wait 10 s for it.
+    relay.silent = true;
+    const m = await modem({ url: relay.url });
+    m.link.start();
+    const started = m.session.start().catch((e: unknown) => e);
+    await within(m.session.stop(), "the session to stop", 3_000);
+    const error = await within(started, "start() to give up", 3_000);
+    expect(isRpmlabError(error, "E_CELLULAR_OFFLINE")).toBe(true);
+    expect(m.session.connected).toBe(false);
+  });
+
   it("a gateway's last will (retained offline status) is published when its link goes down", async () => {
     const { password } = await issueCredentials(store.mqttCredentials, "gateway", GATEWAY);
     const link = new CellularLink({ clock, rng: new Rng("gw"), profile: STEADY_LINK_PROFILE });

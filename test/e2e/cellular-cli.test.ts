@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Aedes } from "aedes";
@@ -185,6 +185,53 @@ describe("rpmlab device <cellular type> against rpmlab serve", () => {
         child.kill("SIGKILL");
         await exited;
       }
+    }
+  });
+});
+
+describe("rpmlab device <cellular type>: stopped while it connects", () => {
+  it("a broker that takes the connection and never answers: SIGINT ends it at once, exit 0 with its summary", async () => {
+    const sockets = new Set<Socket>();
+    let connected: () => void = () => {};
+    const connecting = new Promise<void>((resolve) => {
+      connected = resolve;
+    });
+    // Takes the TCP connection and reads the CONNECT, never sends a CONNACK.
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.once("data", () => connected());
+      socket.on("error", () => {});
+      socket.on("close", () => sockets.delete(socket));
+    });
+    silent.listen(0, "127.0.0.1");
+    await once(silent, "listening");
+    const { port } = silent.address() as { port: number };
+    try {
+      const { code, out } = await runToExit(
+        [
+          ...["device", "Vendor Cellular BPM", "--broker", `mqtt://127.0.0.1:${port}`],
+          ...["--imei", IMEI, "--password", "not-checked", "--json"],
+        ],
+        40_000,
+        async (child) => {
+          await within(30_000, "the device's CONNECT", (done) => void connecting.then(done));
+          const exited = once(child, "exit");
+          child.kill("SIGINT");
+          // MQTT.js gives up on the CONNACK after 10 s (then exit 1, E_BROKER_UNAVAILABLE): the
+          // deadline is well inside it.
+          await within(5_000, "the device to exit on SIGINT", (done) => void exited.then(done));
+        },
+      );
+      expect(code).toBe(0);
+      const events = out
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(events.at(-1)).toMatchObject({ event: "summary", imei: IMEI, taken: 0, sent: 0 });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+      await once(silent, "close");
     }
   });
 });
