@@ -14,7 +14,7 @@ export interface CliExit {
 /**
  * Runs `rpmlab …args` as a process to its end; stdio is read to its close, so nothing written is
  * missed. A command that hangs instead of exiting is a failure of its own (something left open):
- * past `deadlineMs` it is killed and this rejects.
+ * past `deadlineMs` it is killed and this rejects; so it is when `during` fails.
  */
 export async function runToExit(
   args: readonly string[],
@@ -33,14 +33,12 @@ export async function runToExit(
   });
   const closed = once(child, "close") as Promise<[number | null]>;
   try {
-    await during?.(child);
-    const [code] = await within<[number | null]>(
-      deadlineMs,
-      `rpmlab ${args.join(" ")} to exit`,
-      (done) => {
-        void closed.then(done);
-      },
-    );
+    const exit = within<[number | null]>(deadlineMs, `rpmlab ${args.join(" ")} to exit`, (done) => {
+      void closed.then(done);
+    });
+    // The deadline bounds the hook too, and the hook's failure ends the wait at once: either way
+    // the process is killed below, not left running after a failed test.
+    const [[code]] = await Promise.all([exit, Promise.race([during?.(child), exit])]);
     return { code, out, err };
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
