@@ -75,7 +75,9 @@ describe("rpmlab controller, device and gateway over HCI/TCP", () => {
     );
     expect(value.sensorCode).toBe("10");
     expect(value.value).toMatch(/^[0-9a-f]{14,}$/);
-  });
+    // Room for its own waits (three processes started through tsx, 30 + 30 + 40 s at most): the
+    // default 30 s cut it off on a busy CI machine before any of them had failed.
+  }, 110_000);
 
   it("a device given --address is visited by a gateway whose whitelist names that address", async () => {
     const ble = await controller();
@@ -102,7 +104,7 @@ describe("rpmlab controller, device and gateway over HCI/TCP", () => {
       }),
     );
     expect(value.uuid).toBe("2A9D");
-  });
+  }, 110_000);
 
   it.each([
     ["device", ["device", "Vendor BPM - S"], '"advertising"'],
