@@ -1,5 +1,6 @@
 import { Catalogue } from "../catalogue/catalogue.ts";
 import type { Profile } from "../catalogue/schema.ts";
+import { outboxDirectory } from "../cellular/outbox.ts";
 import type { AdminTarget } from "../config/admin-target.ts";
 import type { BleSpec } from "../config/ble-spec.ts";
 import type { Clock, TimerHandle } from "../core/clock.ts";
@@ -75,6 +76,9 @@ export class GatewayRun {
           });
     let gateway: Gateway | undefined;
     try {
+      // Before the serve is asked for credentials: asking rotates the gateway's password, which
+      // a gateway that then cannot keep its outbox would have changed for nothing.
+      if (options.outboxDir !== undefined) outboxDirectory(options.outboxDir);
       const credentials = await credentialsFor(options, gatewayUuid, rng);
       gateway = await Gateway.open({
         clock,

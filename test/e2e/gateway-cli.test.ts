@@ -6,11 +6,13 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { connectAsync } from "mqtt";
 import { afterEach, describe, expect, it } from "vitest";
+import { runToExit } from "./cli-process.ts";
 import { type Served, startServe } from "./serve-process.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
@@ -231,5 +233,38 @@ describe("rpmlab gateway --broker against rpmlab serve", () => {
       expect(err).toContain("E_USAGE");
       expect(err).toContain(why);
     }
+  }, 60_000);
+
+  it("a bad --outbox fails before the serve is asked for credentials: the gateway's password stands", async () => {
+    served = await startServe(["--store", "memory", "--broker", "embedded:0", "--port", "0"]);
+    const { base_url, admin_token, mqtt_url } = served.info;
+    const issued = await fetch(`${base_url}/lab/v1/mqtt-credentials/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${admin_token}` },
+      body: JSON.stringify({ role: "gateway", username: GW }),
+    });
+    expect(issued.status).toBe(201);
+    const { password } = (await issued.json()) as { password: string };
+    const dir = mkdtempSync(join(tmpdir(), "rpmlab-gateway-bad-outbox-"));
+    try {
+      // A file where the outbox directory would go.
+      writeFileSync(join(dir, "taken"), "");
+      const { code, err } = await runToExit([
+        ...["gateway", "--broker", mqtt_url, "--gateway-uuid", GW, "--ble", "direct"],
+        ...["--url", base_url, "--admin-token", admin_token],
+        ...["--outbox", join(dir, "taken", "outbox")],
+      ]);
+      expect(err).toContain("E_OUTBOX_UNAVAILABLE");
+      expect(code).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const gatewayClient = await connectAsync(mqtt_url, {
+      clientId: GW,
+      username: GW,
+      password,
+      reconnectPeriod: 0,
+    });
+    await gatewayClient.endAsync();
   }, 60_000);
 });
