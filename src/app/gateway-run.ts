@@ -39,6 +39,8 @@ export interface GatewayRunOptions {
   readonly onEvent: (event: Record<string, unknown>) => void;
   /** Default: the system clock (disposed at stop). */
   readonly clock?: Clock;
+  /** Gives up the start (a broker yet to answer the CONNACK): start() rejects with its reason. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -94,7 +96,7 @@ export class GatewayRun {
       });
       const run = new GatewayRun(gateway, clock, ownClock, radio, options, catalogue);
       run.follow();
-      await gateway.start();
+      await gateway.start(options.signal);
       options.onEvent({
         event: "started",
         gateway_uuid: gateway.uuid,

@@ -36,19 +36,23 @@ function whole(option: string, text: string): number {
 /**
  * Starts an app and stops it on SIGINT or SIGTERM, handled from before the start: the app prints
  * that it is ready while starting, and a Ctrl-C right after that line, before a handler was
- * installed, killed the process instead of stopping it. A failed start removes the handlers.
+ * installed, killed the process instead of stopping it. A signal during the start aborts the
+ * signal `start` is given (a gateway waiting for a broker's CONNACK gives up at once) and ends
+ * the command as a stop, not a failure. A failed start removes the handlers.
  */
 async function runUntilSignal<T>(
-  start: () => Promise<T>,
+  start: (signal: AbortSignal) => Promise<T>,
   stop: (app: T) => unknown,
 ): Promise<void> {
   const failed = new AbortController();
-  const signalled = untilSignal(failed.signal);
+  const interrupted = new AbortController();
+  const signalled = untilSignal(failed.signal).then(() => interrupted.abort());
   let app: T;
   try {
-    app = await start();
+    app = await start(interrupted.signal);
   } catch (error) {
     failed.abort();
+    if (interrupted.signal.aborted) return;
     throw error;
   }
   await signalled;
@@ -249,7 +253,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
           }
           const checkinEveryMs = checkinPeriod(flags.checkinEvery);
           await runUntilSignal(
-            () =>
+            (signal) =>
               GatewayRun.start({
                 broker: broker.url,
                 ble: flags.ble.trim() === "direct" ? { kind: "direct" } : parseBleSpec(flags.ble),
@@ -266,6 +270,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
                 checkinEveryMs,
                 btsnoop: flags.btsnoop,
                 onEvent: json,
+                signal,
               }),
             (app) => app.stop(),
           );

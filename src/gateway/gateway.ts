@@ -197,9 +197,10 @@ export class Gateway {
 
   /**
    * Powers on: the modem connects (rejects with E_BROKER_UNAVAILABLE / E_BROKER_REFUSED), checks
-   * in, and the BLE side starts visiting the devices the held whitelist admits.
+   * in, and the BLE side starts visiting the devices the held whitelist admits. An aborted
+   * `signal` gives up the wait for the broker's CONNACK: start() rejects with its reason.
    */
-  async start(): Promise<void> {
+  async start(signal?: AbortSignal): Promise<void> {
     if (this.started) return;
     this.started = true;
     const session = this.modem.session;
@@ -208,7 +209,7 @@ export class Gateway {
       session.events.on("message", ({ topic, payload }) => this.downlink(topic, payload)),
     );
     try {
-      await this.modem.start();
+      await this.modem.start(signal);
       await this.options.ble.start(this.bleHost());
     } catch (error) {
       await this.stop();
