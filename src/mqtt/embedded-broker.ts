@@ -252,8 +252,17 @@ export class EmbeddedBroker implements Broker {
         const denied =
           packetRefused(packet) ??
           (identity === undefined ? "no identity" : publishDenied(identity, packet.topic));
-        if (denied === null) this.pass(packet, done);
-        else done(new Error(denied));
+        if (denied === null) {
+          this.pass(packet, done);
+          return;
+        }
+        // Logged, not only closed: a device retransmits its refused QoS 1 message at every
+        // reconnection, and without this line it would look like a flaky link.
+        this.options.logger?.warn(
+          { client: client?.id ?? null, topic: packet.topic, reason: denied },
+          "publication refused: connection closed",
+        );
+        done(new Error(denied));
       },
       // [MQTT-3.9.3] a refused filter is granted 0x80 in the SUBACK; the connection stays.
       authorizeSubscribe: (client, sub, done) => {

@@ -1,4 +1,6 @@
+import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/core/logger.ts";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import {
@@ -73,6 +75,8 @@ describe("embedded broker with the lab's credentials and ACL", () => {
   let broker: Broker;
   const clients = new Clients();
   const passwords: Record<string, string> = {};
+  /** The broker's warnings, parsed. */
+  const logged: Record<string, unknown>[] = [];
 
   beforeEach(async () => {
     store = await openStore("memory", {
@@ -89,7 +93,17 @@ describe("embedded broker with the lab's credentials and ACL", () => {
         await issueCredentials(store.mqttCredentials, role, username)
       ).password;
     }
-    broker = createBroker("embedded:0", { auth: storeAuth(store.mqttCredentials) });
+    logged.length = 0;
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        logged.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+        done();
+      },
+    });
+    broker = createBroker("embedded:0", {
+      auth: storeAuth(store.mqttCredentials),
+      logger: createLogger({ level: "warn", destination }),
+    });
     await broker.start();
   });
 
@@ -147,6 +161,15 @@ describe("embedded broker with the lab's credentials and ACL", () => {
     // [MQTT-3.3.5-2] 3.1.1 cannot refuse a PUBLISH: the broker closes the connection.
     a.publish(topicOf("gw/up", GW_B), "forged", { qos: 1 });
     await within(closed, "the broker to drop the forger");
+    // The serve's log says who was refused, where, and why.
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        msg: "publication refused: connection closed",
+        client: GW_A,
+        topic: topicOf("gw/up", GW_B),
+        reason: expect.stringContaining(GW_A),
+      }),
+    );
     const b = await as(GW_B);
     await b.publishAsync(topicOf("gw/up", GW_B), "genuine", { qos: 1 });
     await inbox.count(1, "the genuine publication");
