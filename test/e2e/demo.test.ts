@@ -133,6 +133,41 @@ describe("rpmlab demo", () => {
     expect(report).toMatch(/\nreadings taken \d+, stored \d+, /);
     expect(stderr).toMatch(/^done readings \d+ webhooks \d+ faults \d+$/m);
   }, 60_000);
+
+  it("below 1× speed, stops on SIGINT within a wall second's step", async () => {
+    const demo = spawn(
+      process.execPath,
+      [BIN, "demo", "--port", "0", "--speed", "0.01", "--json"],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    child = demo;
+    let stdout = "";
+    let stderr = "";
+    demo.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = once(demo, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+    // The details line comes as the run takes its first step of virtual time.
+    await withDeadline(
+      new Promise<void>((resolve) => {
+        demo.stdout!.on("data", (chunk: Buffer) => {
+          stdout += chunk.toString();
+          if (stdout.includes("\n")) resolve();
+        });
+      }),
+      30_000,
+      () => `the demo's details line; stderr:\n${stderr}`,
+    );
+    demo.kill("SIGINT");
+    // At 0.01× a virtual second is 100 wall seconds: the step is a wall second's worth.
+    const [code, signal] = await withDeadline(
+      exited,
+      10_000,
+      () => `exit after SIGINT; stderr:\n${stderr}`,
+    );
+    expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
+    expect(stdout).toMatch(/\nscenario demo \(scenarios\/demo\.yaml\) seed 7: PASSED\n/);
+  }, 60_000);
 });
 
 /** `work`, or a failure naming what did not happen once `ms` of wall time passed. */
