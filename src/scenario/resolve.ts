@@ -5,7 +5,8 @@ import {
   DEFAULT_FULFILMENT_CONFIG,
   type FulfilmentConfig,
 } from "../config/fulfilment-config.ts";
-import { parseIso } from "../core/time.ts";
+import { MS_PER_DAY, parseIso, toIsoMicros } from "../core/time.ts";
+import { VENDOR_TIMESTAMP_MAX_MS } from "../gatt/vendor/record.ts";
 import type { PatientModels } from "../readings/patients.ts";
 import { resolveKit, toCohort } from "./resolve-cohorts.ts";
 import { type ResolveContext, type RuleIssue, report } from "./resolve-context.ts";
@@ -50,6 +51,7 @@ export function resolveScenario(
     if (!webhooks.has(w.id)) webhooks.set(w.id, w);
   const startMs = parseIso(raw.clock.start)!;
   const durationMs = parseDuration(raw.duration)!;
+  checkSpan(startMs, durationMs, issues);
 
   const cohorts = new Map<string, Cohort>();
   const brokenCohorts = new Map<string, Pick<Cohort, "count" | "connectivity">>();
@@ -113,6 +115,35 @@ export function resolveScenario(
       expectations,
     },
   };
+}
+
+/** How long past its end a run's clock may go while outboxes drain (runner.ts DRAIN_LIMIT_MS). */
+const DRAIN_LIMIT_MS = MS_PER_DAY;
+
+/**
+ * Every device type stamps its records as a Vendor Record does, in uint32 seconds since 1970
+ * (src/gatt/vendor/record.ts): a run, with the day it may drain past its end, must fall in what
+ * that holds, or its first reading cannot be encoded and the run dies halfway.
+ */
+function checkSpan(startMs: number, durationMs: number, issues: RuleIssue[]): void {
+  const why = "a device stamps its records in uint32 seconds since 1970";
+  const lastEndMs = VENDOR_TIMESTAMP_MAX_MS - DRAIN_LIMIT_MS;
+  if (startMs < 0) {
+    issues.push({ path: ["clock", "start"], message: `before 1970-01-01T00:00:00Z: ${why}` });
+  } else if (startMs + durationMs > lastEndMs) {
+    // The start alone past it is the start's fault; else the duration takes the run past it.
+    const path = startMs >= lastEndMs ? ["clock", "start"] : ["duration"];
+    const last = isoSeconds(lastEndMs);
+    const max = isoSeconds(VENDOR_TIMESTAMP_MAX_MS);
+    issues.push({
+      path,
+      message: `the run must end by ${last}: ${why}, which end at ${max}, and a run may drain a day past its end`,
+    });
+  }
+}
+
+function isoSeconds(ms: number): string {
+  return toIsoMicros(ms).replace(".000000Z", "Z");
 }
 
 /** The file's fulfilment settings over the defaults; a bad one is reported at its key. */

@@ -409,6 +409,40 @@ describe("scenario errors name the file and the path", () => {
     ]);
   });
 
+  it("a run outside what a device's uint32 seconds since 1970 can stamp", () => {
+    // Accepted before, the run died at its first reading with an E_CODEC_RANGE stack trace.
+    expect(
+      problems((s) => {
+        s.clock.start = "1969-12-31T00:00:00Z";
+      }),
+    ).toEqual([
+      "clock.start: before 1970-01-01T00:00:00Z: a device stamps its records in uint32 seconds since 1970",
+    ]);
+    const pastEnd =
+      "the run must end by 2106-02-06T06:28:15Z: a device stamps its records in uint32 seconds since 1970, which end at 2106-02-07T06:28:15Z, and a run may drain a day past its end";
+    expect(
+      problems((s) => {
+        s.clock.start = "9999-12-31T00:00:00Z";
+      }),
+    ).toEqual([`clock.start: ${pastEnd}`]);
+    expect(
+      problems((s) => {
+        s.duration = "40000d";
+      }),
+    ).toEqual([`duration: ${pastEnd}`]);
+    // Either end of the range itself runs.
+    expect(
+      problems((s) => {
+        s.clock.start = "1970-01-01T00:00:00Z";
+      }),
+    ).toEqual([]);
+    expect(
+      problems((s) => {
+        s.clock.start = "2106-02-03T06:28:15Z";
+      }),
+    ).toEqual([]);
+  });
+
   it("auth_header without auth_key", () => {
     expect(
       problems((s) => {

@@ -51,6 +51,8 @@ export interface VendorRecord {
 const FLAG_VALUE_2 = 0x01;
 const FLAG_PARAMS = 0x02;
 export const VENDOR_RECORD_HEADER_LENGTH = 9;
+/** The last instant a record's uint32 timestamp holds: 2106-02-07T06:28:15Z (the first is 1970). */
+export const VENDOR_TIMESTAMP_MAX_MS = 0xffff_ffff * 1000;
 const NAME = "Vendor Record";
 const writer = new ByteWriter(VENDOR_RECORD_HEADER_LENGTH + 8 + 1 + 8 * 33, NAME);
 
