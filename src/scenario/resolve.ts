@@ -1,3 +1,4 @@
+import { WebhookBody } from "../api/schemas/webhook.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import { parseDuration } from "../config/duration.ts";
 import {
@@ -12,7 +13,7 @@ import { resolveKit, toCohort } from "./resolve-cohorts.ts";
 import { type ResolveContext, type RuleIssue, report } from "./resolve-context.ts";
 import { resolveEvents } from "./resolve-events.ts";
 import { resolveExpectations } from "./resolve-expectations.ts";
-import type { RawScenario } from "./schema.ts";
+import type { RawAccount, RawScenario } from "./schema.ts";
 import type { Cohort, Scenario, ScenarioAccount, ScenarioWebhook } from "./types.ts";
 
 /** The device catalogue and patient models a scenario's names are checked against. */
@@ -117,6 +118,31 @@ export function resolveScenario(
   };
 }
 
+/** Where the runner registers a `url: lab` webhook (its receiver's URL), for the check below. */
+const LAB_URL_SAMPLE = "http://127.0.0.1:1/hooks/sample";
+
+/**
+ * What the lab's API would refuse when the runner registers the webhook (POST hwi/webhooks/):
+ * an endpoint that is no URL (`http://x y/`, a port past 65535), a header name that is not a
+ * token, a key with a line break, a field too long. Found here, not as an E_SCENARIO_FAILED
+ * once the run has started; reported at the file's key with the API's message.
+ */
+function refusedByApi(
+  w: RawAccount["webhooks"][number],
+  path: ReadonlyArray<string | number>,
+): RuleIssue[] {
+  const checked = WebhookBody.safeParse({
+    endpoint: w.url === "lab" ? LAB_URL_SAMPLE : w.url,
+    auth_header: w.auth_header,
+    auth_key: w.auth_key,
+  });
+  if (checked.success) return [];
+  return checked.error.issues.map((issue) => {
+    const field = issue.path[0] === "endpoint" ? "url" : String(issue.path[0] ?? "url");
+    return { path: [...path, field], message: `the lab's API refuses it: ${issue.message}` };
+  });
+}
+
 /** How long past its end a run's clock may go while outboxes drain (runner.ts DRAIN_LIMIT_MS). */
 const DRAIN_LIMIT_MS = MS_PER_DAY;
 
@@ -174,7 +200,7 @@ function resolveAccounts(raw: RawScenario, issues: RuleIssue[]): ScenarioAccount
           path: [...path, missing],
           message: "auth_header and auth_key go together: give both or neither",
         });
-      }
+      } else issues.push(...refusedByApi(w, path));
       return {
         id: w.id,
         account: a.id,

@@ -453,6 +453,34 @@ describe("scenario errors name the file and the path", () => {
     ]);
   });
 
+  it("a webhook the lab's API would refuse to register, at its key with the API's message", () => {
+    // Accepted before: the run failed once started, E_SCENARIO_FAILED "registering webhook …: 400".
+    expect(
+      problems((s) => {
+        s.accounts[0].webhooks[1].url = "http://hooks example.com/rpm";
+        s.accounts[0].webhooks[0].auth_header = "X Api Key";
+        s.accounts[0].webhooks[0].auth_key = "line\nbreak";
+      }),
+    ).toEqual([
+      "accounts[0].webhooks[0].auth_header: the lab's API refuses it: Enter a valid HTTP header name.",
+      "accounts[0].webhooks[0].auth_key: the lab's API refuses it: Header values may not contain line breaks.",
+      "accounts[0].webhooks[0].auth_key: the lab's API refuses it: Header values may hold only visible ASCII, spaces, tabs and characters up to U+00FF (RFC 9110 field-value).",
+      "accounts[0].webhooks[1].url: the lab's API refuses it: Enter a valid URL.",
+    ]);
+    expect(
+      problems((s) => {
+        s.accounts[0].webhooks[1].url = "https://hooks.example.com:99999/rpm";
+      }),
+    ).toEqual(["accounts[0].webhooks[1].url: the lab's API refuses it: Enter a valid URL."]);
+    expect(
+      problems((s) => {
+        s.accounts[0].webhooks[0].auth_header = "Authorization";
+        s.accounts[0].webhooks[0].auth_key = "Bearer abc";
+        s.accounts[0].webhooks[1].url = "https://user:pw@hooks.example.com:8443/rpm?x=1";
+      }),
+    ).toEqual([]);
+  });
+
   it("an auth_header the lab sets itself", () => {
     expect(
       problems((s) => {
