@@ -123,8 +123,23 @@ const webhookSchema = z.strictObject({
   sign: z.boolean().default(false).meta({ description: "Opt in to the HMAC signature header" }),
 });
 
+/**
+ * An account's id is also its client domain in the lab (every URL's /clients/{id}/), so it keeps
+ * to both rules: a local id (lower case, starting with a letter) and a client domain (no _, at
+ * most 64 characters, ending with a letter or digit). Else the run failed once started.
+ */
+const accountId = z
+  .string()
+  .regex(
+    /^[a-z](?:[a-z0-9-]{0,62}[a-z0-9])?$/,
+    `an account id is the lab's client domain: lower-case letters, digits and -, starting with a letter, ending with a letter or digit, at most 64 characters`,
+  );
+
 const accountSchema = z.strictObject({
-  id: localId.meta({ description: "Local name of the account; cohorts and API actions name it" }),
+  id: accountId.meta({
+    description:
+      "Local name of the account, and its client domain in the lab; cohorts and API actions name it",
+  }),
   name: z.string().min(1).optional().meta({ description: "Display name" }),
   strip_status_metrics: z
     .boolean()

@@ -443,6 +443,31 @@ describe("scenario errors name the file and the path", () => {
     ).toEqual([]);
   });
 
+  it("an account id that is no client domain (the lab's URLs carry it)", () => {
+    // Accepted before: the run failed once started, E_CONFIG_INVALID about a --client-domain
+    // the user never gave, with exit code 2.
+    const rule =
+      "an account id is the lab's client domain: lower-case letters, digits and -, starting with a letter, ending with a letter or digit, at most 64 characters";
+    for (const id of ["my_clinic", "clinic-", "c".repeat(65)]) {
+      expect(
+        problems((s) => {
+          s.accounts[0].id = id;
+          s.cohorts[0].account = id;
+          s.cohorts[1].account = id;
+          s.expect[2].api.account = id;
+        }),
+      ).toEqual([`accounts[0].id: ${rule}`]);
+    }
+    expect(
+      problems((s) => {
+        s.accounts[0].id = "c".repeat(64);
+        s.cohorts[0].account = s.accounts[0].id;
+        s.cohorts[1].account = s.accounts[0].id;
+        s.expect[2].api.account = s.accounts[0].id;
+      }),
+    ).toEqual([]);
+  });
+
   it("auth_header without auth_key", () => {
     expect(
       problems((s) => {
