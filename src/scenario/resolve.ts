@@ -1,4 +1,6 @@
 import { WebhookBody } from "../api/schemas/webhook.ts";
+import { autoReorderSettings } from "../asr/auto-reorder-settings.ts";
+import { SupplyCatalogue } from "../asr/supply-catalogue.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import { parseDuration } from "../config/duration.ts";
 import {
@@ -6,6 +8,7 @@ import {
   DEFAULT_FULFILMENT_CONFIG,
   type FulfilmentConfig,
 } from "../config/fulfilment-config.ts";
+import { isRpmlabError } from "../core/errors.ts";
 import { MS_PER_DAY, parseIso, toIsoMicros } from "../core/time.ts";
 import { VENDOR_TIMESTAMP_MAX_MS } from "../gatt/vendor/record.ts";
 import type { PatientModels } from "../readings/patients.ts";
@@ -45,6 +48,7 @@ export function resolveScenario(
     });
   }
   const accounts = resolveAccounts(raw, issues);
+  checkAutoReorder(raw, library.catalogue, issues);
   const accountIds = new Set(accounts.map((a) => a.id));
   // The first of a reused id counts; the reuse itself is reported by resolveAccounts.
   const webhooks = new Map<string, ScenarioWebhook>();
@@ -116,6 +120,31 @@ export function resolveScenario(
       expectations,
     },
   };
+}
+
+/**
+ * An account's auto_reorder as the lab admin API checks it when the run sets it (a supply that
+ * is a test strip supply still ordered): refused here at its key, not as an E_SCENARIO_FAILED
+ * once the run has started.
+ */
+function checkAutoReorder(raw: RawScenario, catalogue: Catalogue, issues: RuleIssue[]): void {
+  let supplies: SupplyCatalogue | undefined;
+  raw.accounts.forEach((a, i) => {
+    const thresholds = a.asr?.auto_reorder;
+    if (thresholds === undefined) return;
+    supplies ??= SupplyCatalogue.load(undefined, catalogue);
+    try {
+      autoReorderSettings(supplies, thresholds);
+    } catch (error) {
+      if (!isRpmlabError(error) || error.code !== "E_API_VALIDATION") throw error;
+      const fields = error.details.fields as Record<string, string[]>;
+      for (const [field, messages] of Object.entries(fields)) {
+        for (const message of messages) {
+          issues.push({ path: ["accounts", i, "asr", "auto_reorder", field], message });
+        }
+      }
+    }
+  });
 }
 
 /** Where the runner registers a `url: lab` webhook (its receiver's URL), for the check below. */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { parseBleSpec } from "../config/ble-spec.ts";
 import { parseBrokerSpec } from "../config/broker-spec.ts";
 import { parseStoreSpec } from "../config/store-spec.ts";
+import { MAX_INTEGER_FIELD } from "../core/drf-fields.ts";
 import { parseIso } from "../core/time.ts";
 import { timeOfDay } from "../readings/patient-schema.ts";
 import { WEBHOOK_EVENTS } from "../store/types-ingest.ts";
@@ -149,8 +150,8 @@ const accountSchema = z.strictObject({
     .strictObject({
       auto_reorder: z
         .strictObject({
-          strips_below: z.number().int().min(1).optional(),
-          days_below: z.number().int().min(1).optional(),
+          strips_below: z.number().int().min(1).max(MAX_INTEGER_FIELD).optional(),
+          days_below: z.number().int().min(1).max(MAX_INTEGER_FIELD).optional(),
           supply_name: z.string().min(1).optional().meta({
             description: "The strip supply ordered (default Glucometer Test Strips (50))",
           }),

@@ -113,6 +113,40 @@ describe("scenario errors name the file and the path", () => {
     ).toEqual(["accounts[0].asr.auto_reorder: set strips_below, days_below or both"]);
   });
 
+  it("an asr.auto_reorder the lab admin API would refuse, at its key", () => {
+    // Accepted before: the run failed once started, E_SCENARIO_FAILED "auto_reorder refused".
+    const at = "accounts[0].asr.auto_reorder";
+    expect(
+      problems(
+        (s) =>
+          (s.accounts[0].asr = { auto_reorder: { strips_below: 5, supply_name: "Lancets (100)" } }),
+      ),
+    ).toEqual([
+      `${at}.supply_name: "Lancets (100)" is not a test strip supply (asr/supply-types/).`,
+    ]);
+    expect(
+      problems(
+        (s) =>
+          (s.accounts[0].asr = {
+            auto_reorder: { days_below: 5, supply_name: "Glucometer Test Strips (25)" },
+          }),
+      ),
+    ).toEqual([
+      `${at}.supply_name: "Glucometer Test Strips (25)" is deprecated and can no longer be ordered.`,
+    ]);
+    expect(
+      problems((s) => (s.accounts[0].asr = { auto_reorder: { strips_below: 5_000_000_000 } })),
+    ).toEqual([`${at}.strips_below: Too big: expected number to be <=2147483647`]);
+    expect(
+      problems(
+        (s) =>
+          (s.accounts[0].asr = {
+            auto_reorder: { days_below: 5, supply_name: "Glucometer Test Strips (100)" },
+          }),
+      ),
+    ).toEqual([]);
+  });
+
   it("checkin_every: a gateway cohort's, from 1m to 1h", () => {
     expect(problems((s) => (s.cohorts[0].checkin_every = "1h"))).toEqual([]);
     expect(problems((s) => (s.cohorts[0].checkin_every = "1m"))).toEqual([]);
