@@ -83,12 +83,16 @@ export const comparator = z
   .refine((v) => parseComparator(v) !== undefined, COMPARATOR_HELP)
   .meta({ description: 'A number (==) or "<op> <number>", op one of == != >= <= > <' });
 
-/** API paths are relative to the account's `{base_url}/clients/{client_domain}`. */
+/**
+ * API paths are relative to the account's `{base_url}/clients/{client_domain}`, written as they
+ * go on the request line: visible ASCII (the HTTP client refuses a control character, and sends
+ * other characters as bytes the lab cannot read as a URL), anything else percent-encoded.
+ */
 export const apiPath = z
   .string()
   .regex(
-    /^\/(hwi|asr)\/\S*$/,
-    'a path under the account\'s /clients/{client_domain}, starting /hwi/ or /asr/, e.g. "/hwi/hwi-patients/"',
+    /^\/(hwi|asr)\/[\x21-\x7e]*$/,
+    'a path under the account\'s /clients/{client_domain}, starting /hwi/ or /asr/, e.g. "/hwi/hwi-patients/", in visible ASCII (percent-encode other characters: é is %C3%A9)',
   )
   .meta({
     description:

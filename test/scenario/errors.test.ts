@@ -502,6 +502,30 @@ describe("scenario errors name the file and the path", () => {
     ).toEqual([]);
   });
 
+  it("an API path that is not visible ASCII, in an event or an expectation", () => {
+    // Accepted before: a control character ended the run with undici's "invalid request path"
+    // stack trace; an é went out as a byte the lab answered with 400 Malformed HTTP request.
+    const rule =
+      'a path under the account\'s /clients/{client_domain}, starting /hwi/ or /asr/, e.g. "/hwi/hwi-patients/", in visible ASCII (percent-encode other characters: é is %C3%A9)';
+    expect(
+      problems((s) => {
+        s.events.push({
+          at: "2h",
+          action: "api.request",
+          account: "clinic",
+          method: "GET",
+          path: "/hwi/hwi-patients/\u0001",
+        });
+        s.expect[2].api.get = "/hwi/hwi-patients/José/";
+      }),
+    ).toEqual([`events[3].path: ${rule}`, `expect[2].api.get: ${rule}`]);
+    expect(
+      problems((s) => {
+        s.expect[2].api.get = "/hwi/hwi-patients/Jos%C3%A9/?page=1";
+      }),
+    ).toEqual([]);
+  });
+
   it("auth_header without auth_key", () => {
     expect(
       problems((s) => {
