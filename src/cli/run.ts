@@ -56,6 +56,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     .action(async (files: string[], flags: RunFlags) => {
       const seed = flags.seed === undefined ? undefined : seedOf(flags.seed);
       const reportFiles = parseReports(flags.report);
+      checkOutputs(files, reportFiles, flags.btsnoop);
       for (const { format, file } of reportFiles) checkWritable(file, `--report ${format}`);
       const library = defaultLibrary();
       const scenarios = scenariosOf(
@@ -129,6 +130,33 @@ function writeReport(file: string, text: string): void {
       { field: "report" },
       error,
     );
+  }
+}
+
+/**
+ * A report or capture file that is one of the scenario files, or a report in the capture's
+ * file: the run would overwrite the scenario, or one output the other. Refused before anything
+ * runs (two reports in one file: parseReports).
+ */
+function checkOutputs(
+  files: readonly string[],
+  reportFiles: readonly ReportFile[],
+  btsnoop: string | undefined,
+): void {
+  const inputs = new Set(files.map((file) => resolve(file)));
+  const refuse = (option: string, file: string, why: string) =>
+    new RpmlabError("E_USAGE", `${option} ${file}: ${why}`, {
+      field: option === "--btsnoop" ? "btsnoop" : "report",
+    });
+  const scenarioFile = "is a scenario file of this run, which it would overwrite";
+  if (btsnoop !== undefined && inputs.has(resolve(btsnoop))) {
+    throw refuse("--btsnoop", btsnoop, scenarioFile);
+  }
+  for (const { format, file } of reportFiles) {
+    if (inputs.has(resolve(file))) throw refuse(`--report ${format}`, file, scenarioFile);
+    if (btsnoop !== undefined && resolve(file) === resolve(btsnoop)) {
+      throw refuse(`--report ${format}`, file, "the --btsnoop capture takes that file");
+    }
   }
 }
 

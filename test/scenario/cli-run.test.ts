@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../catalogue/cli-io.ts";
@@ -184,6 +184,48 @@ describe("rpmlab run", () => {
     expect(stdout).toBe("");
     expect(stderr).toMatch(/^rpmlab: E_USAGE: --report junit .*already takes the json report/);
     expect(existsSync(same)).toBe(false);
+  });
+
+  it("exits 2 on a report or capture in a scenario file of the run, which stays as it was", async () => {
+    // Before, the report overwrote the scenario file at the end of the run.
+    const scenario = join(dir, "smoke.yaml");
+    const text = readFileSync(SMOKE, "utf8");
+    writeFileSync(scenario, text);
+    const report = await runCli(
+      "run",
+      scenario,
+      "--report",
+      "junit",
+      join(dir, "..", basename(dir), "smoke.yaml"),
+      "--no-progress",
+    );
+    expect(report.code).toBe(2);
+    expect(report.stdout).toBe("");
+    expect(report.stderr).toBe(
+      `rpmlab: E_USAGE: --report junit ${join(dir, "..", basename(dir), "smoke.yaml")}: is a scenario file of this run, which it would overwrite`,
+    );
+    const capture = await runCli("run", scenario, "--btsnoop", scenario, "--no-progress");
+    expect(capture.code).toBe(2);
+    expect(capture.stderr).toBe(
+      `rpmlab: E_USAGE: --btsnoop ${scenario}: is a scenario file of this run, which it would overwrite`,
+    );
+    const both = join(dir, "run.out");
+    const shared = await runCli(
+      "run",
+      scenario,
+      "--btsnoop",
+      both,
+      "--report",
+      "json",
+      both,
+      "--no-progress",
+    );
+    expect(shared.code).toBe(2);
+    expect(shared.stderr).toBe(
+      `rpmlab: E_USAGE: --report json ${both}: the --btsnoop capture takes that file`,
+    );
+    expect(readFileSync(scenario, "utf8")).toBe(text);
+    expect(existsSync(both)).toBe(false);
   });
 
   it("exits 2 on an empty --seed, as the file's schema refuses one", async () => {
