@@ -11,6 +11,7 @@ import {
 import { isRpmlabError } from "../core/errors.ts";
 import { MS_PER_DAY, parseIso, toIsoMicros } from "../core/time.ts";
 import { VENDOR_TIMESTAMP_MAX_MS } from "../gatt/vendor/record.ts";
+import { MAX_DAYS } from "../readings/generate.ts";
 import type { PatientModels } from "../readings/patients.ts";
 import { resolveKit, toCohort } from "./resolve-cohorts.ts";
 import { type ResolveContext, type RuleIssue, report } from "./resolve-context.ts";
@@ -57,6 +58,13 @@ export function resolveScenario(
   const startMs = parseIso(raw.clock.start)!;
   const durationMs = parseDuration(raw.duration)!;
   checkSpan(startMs, durationMs, issues);
+  if (durationMs > MAX_DAYS * MS_PER_DAY) {
+    // Each device's readings are drawn for the run's days at once (fleet.ts, generateReadings).
+    issues.push({
+      path: ["duration"],
+      message: `at most ${MAX_DAYS}d: a device's readings are generated for ${MAX_DAYS} days at most`,
+    });
+  }
 
   const cohorts = new Map<string, Cohort>();
   const brokenCohorts = new Map<string, Pick<Cohort, "count" | "connectivity">>();

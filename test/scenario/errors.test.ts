@@ -461,7 +461,8 @@ describe("scenario errors name the file and the path", () => {
     ).toEqual([`clock.start: ${pastEnd}`]);
     expect(
       problems((s) => {
-        s.duration = "40000d";
+        s.clock.start = "2106-01-01T00:00:00Z";
+        s.duration = "40d";
       }),
     ).toEqual([`duration: ${pastEnd}`]);
     // Either end of the range itself runs.
@@ -524,6 +525,15 @@ describe("scenario errors name the file and the path", () => {
         s.expect[2].api.get = "/hwi/hwi-patients/Jos%C3%A9/?page=1";
       }),
     ).toEqual([]);
+  });
+
+  it("a duration past the days readings are generated for", () => {
+    // Accepted before: the run failed at enrolment, E_CONFIG_INVALID "days must be … from 1 to
+    // 3660" (a field the file does not have) and exit code 2.
+    expect(problems((s) => (s.duration = "3661d"))).toEqual([
+      "duration: at most 3660d: a device's readings are generated for 3660 days at most",
+    ]);
+    expect(problems((s) => (s.duration = "3660d"))).toEqual([]);
   });
 
   it("auth_header without auth_key", () => {
