@@ -131,6 +131,42 @@ describe("a run whose store refuses measurement rows", () => {
   }, 60_000);
 });
 
+describe("a run whose store fails when the report reads it", () => {
+  it("ends with E_SCENARIO_FAILED naming the call the lab failed (exit code 1), not a usage error", async () => {
+    // Before: E_USAGE, which rpmlab run turned into exit code 2, a usage error.
+    const open = async (spec: string, options: OpenStoreOptions): Promise<Store> => {
+      const store = await openStore(spec, options);
+      const measurements = new Proxy(store.measurements, {
+        get(repo, name) {
+          const value = Reflect.get(repo, name, repo);
+          if (name === "records") {
+            return () => {
+              throw new RpmlabError("E_STORE_UNAVAILABLE", "select from measurements: gone");
+            };
+          }
+          return typeof value === "function" ? value.bind(repo) : value;
+        },
+      });
+      return new Proxy(store, {
+        get(target, key) {
+          if (key === "measurements") return measurements;
+          const value = Reflect.get(target, key, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    };
+    const error = await runScenario(loadScenario(FIXTURE), { openStore: open }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RpmlabError);
+    expect((error as RpmlabError).code).toBe("E_SCENARIO_FAILED");
+    expect((error as RpmlabError).message).toMatch(
+      /^GET \/hwi\/hwi-devices\/[0-9a-f-]{36}\/measurements\/: 500 \{"detail":"A server error occurred/,
+    );
+  }, 60_000);
+});
+
 describe("a run whose store fails for a while", () => {
   it("completes with every reading stored when the first inserts fail", async () => {
     const store = failingInserts((attempt) => attempt <= 3);

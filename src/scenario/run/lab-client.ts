@@ -79,12 +79,7 @@ export class LabClient {
         "GET",
         `${path}${sep}page=${page}&page_size=1000`,
       );
-      if (answer.status !== 200) {
-        throw new RpmlabError(
-          "E_USAGE",
-          `GET ${path}: ${answer.status} ${JSON.stringify(answer.body)}`,
-        );
-      }
+      if (answer.status !== 200) throw labFailed(`GET ${path}`, answer);
       out.push(...answer.body.results);
       if (answer.body.next === null) return out;
     }
@@ -92,12 +87,7 @@ export class LabClient {
 
   private async expect<T>(status: number, method: string, path: string, body: unknown) {
     const answer = await this.admin<T>(method, path, body);
-    if (answer.status !== status) {
-      throw new RpmlabError(
-        "E_USAGE",
-        `${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`,
-      );
-    }
+    if (answer.status !== status) throw labFailed(`${method} ${path}`, answer);
     return answer.body;
   }
 
@@ -125,4 +115,15 @@ export class LabClient {
     }
     return { status: response.statusCode, body: parsed as T };
   }
+}
+
+/**
+ * The lab answered a call the run needs with another status (a 500 of a store gone away while
+ * the report counts readings): a part of the lab failed, not the command's usage.
+ */
+function labFailed(call: string, answer: ApiAnswer<unknown>): RpmlabError {
+  return new RpmlabError(
+    "E_SCENARIO_FAILED",
+    `${call}: ${answer.status} ${JSON.stringify(answer.body)}`,
+  );
 }
