@@ -131,30 +131,38 @@ describe("a run whose store refuses measurement rows", () => {
   }, 60_000);
 });
 
+/**
+ * The lab's store, opened as usual, whose repository `repo` throws on every call of `method`
+ * (outside transactions: what the API's reads use).
+ */
+function failingReads(repo: "measurements" | "webhookDeliveries", method: string) {
+  return async (spec: string, options: OpenStoreOptions): Promise<Store> => {
+    const store = await openStore(spec, options);
+    const failing = new Proxy(store[repo], {
+      get(target, name) {
+        const value = Reflect.get(target, name, target);
+        if (name === method) {
+          return () => {
+            throw new RpmlabError("E_STORE_UNAVAILABLE", `${method}: connection terminated`);
+          };
+        }
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    return new Proxy(store, {
+      get(target, key) {
+        if (key === repo) return failing;
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  };
+}
+
 describe("a run whose store fails when the report reads it", () => {
   it("ends with E_SCENARIO_FAILED naming the call the lab failed (exit code 1), not a usage error", async () => {
     // Before: E_USAGE, which rpmlab run turned into exit code 2, a usage error.
-    const open = async (spec: string, options: OpenStoreOptions): Promise<Store> => {
-      const store = await openStore(spec, options);
-      const measurements = new Proxy(store.measurements, {
-        get(repo, name) {
-          const value = Reflect.get(repo, name, repo);
-          if (name === "records") {
-            return () => {
-              throw new RpmlabError("E_STORE_UNAVAILABLE", "select from measurements: gone");
-            };
-          }
-          return typeof value === "function" ? value.bind(repo) : value;
-        },
-      });
-      return new Proxy(store, {
-        get(target, key) {
-          if (key === "measurements") return measurements;
-          const value = Reflect.get(target, key, target);
-          return typeof value === "function" ? value.bind(target) : value;
-        },
-      });
-    };
+    const open = failingReads("measurements", "records");
     const error = await runScenario(loadScenario(FIXTURE), { openStore: open }).then(
       () => undefined,
       (e: unknown) => e,
@@ -163,6 +171,22 @@ describe("a run whose store fails when the report reads it", () => {
     expect((error as RpmlabError).code).toBe("E_SCENARIO_FAILED");
     expect((error as RpmlabError).message).toMatch(
       /^GET \/hwi\/hwi-devices\/[0-9a-f-]{36}\/measurements\/: 500 \{"detail":"A server error occurred/,
+    );
+  }, 60_000);
+});
+
+describe("a run whose delivery log cannot be read", () => {
+  it("ends with E_SCENARIO_FAILED, not a report counting 0 deliveries of every kind", async () => {
+    // Before: the report counted 0 in each state, and `failed == 0` held by mistake (PASSED).
+    const open = failingReads("webhookDeliveries", "list");
+    const error = await runScenario(loadScenario(FIXTURE), { openStore: open }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RpmlabError);
+    expect((error as RpmlabError).code).toBe("E_SCENARIO_FAILED");
+    expect((error as RpmlabError).message).toMatch(
+      /^GET \/lab\/v1\/accounts\/clinic\/webhook-deliveries\/\?webhook_id=[0-9a-f-]{36}&state=\w+&page=1&page_size=1: 500 /,
     );
   }, 60_000);
 });

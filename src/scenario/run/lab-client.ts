@@ -121,7 +121,7 @@ export class LabClient {
  * The lab answered a call the run needs with another status (a 500 of a store gone away while
  * the report counts readings): a part of the lab failed, not the command's usage.
  */
-function labFailed(call: string, answer: ApiAnswer<unknown>): RpmlabError {
+export function labFailed(call: string, answer: ApiAnswer<unknown>): RpmlabError {
   return new RpmlabError(
     "E_SCENARIO_FAILED",
     `${call}: ${answer.status} ${JSON.stringify(answer.body)}`,
