@@ -1,3 +1,4 @@
+import { extname } from "node:path";
 import { WebhookBody } from "../api/schemas/webhook.ts";
 import { autoReorderSettings } from "../asr/auto-reorder-settings.ts";
 import { SupplyCatalogue } from "../asr/supply-catalogue.ts";
@@ -17,7 +18,7 @@ import { resolveKit, toCohort } from "./resolve-cohorts.ts";
 import { type ResolveContext, type RuleIssue, report } from "./resolve-context.ts";
 import { resolveEvents } from "./resolve-events.ts";
 import { resolveExpectations } from "./resolve-expectations.ts";
-import type { RawAccount, RawScenario } from "./schema.ts";
+import { type RawAccount, type RawScenario, SCENARIO_NAME } from "./schema.ts";
 import type { Cohort, Scenario, ScenarioAccount, ScenarioWebhook } from "./types.ts";
 
 /** The device catalogue and patient models a scenario's names are checked against. */
@@ -45,7 +46,10 @@ export function resolveScenario(
   if (raw.scenario !== baseName) {
     issues.push({
       path: ["scenario"],
-      message: `"${raw.scenario}" must equal the file's base name, "${baseName}"`,
+      // A base name that no name can equal: the file is what to change.
+      message: SCENARIO_NAME.test(baseName)
+        ? `"${raw.scenario}" must equal the file's base name, "${baseName}"`
+        : `"${raw.scenario}" must equal the file's base name, "${baseName}", which is not kebab-case: rename the file, e.g. ${raw.scenario}${extname(file)}`,
     });
   }
   const accounts = resolveAccounts(raw, issues);

@@ -208,11 +208,14 @@ const cohortSchema = z.strictObject({
   }),
 });
 
+/** A scenario's name, and so its file's base name: kebab-case. */
+export const SCENARIO_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
 export const scenarioSchema = z
   .strictObject({
     scenario: z
       .string()
-      .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "kebab-case, e.g. broker-chaos")
+      .regex(SCENARIO_NAME, "kebab-case, e.g. broker-chaos")
       .meta({ description: "The scenario's name: the file's base name" }),
     description: z.string().min(1).optional(),
     seed: z

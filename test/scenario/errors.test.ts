@@ -412,6 +412,16 @@ describe("scenario errors name the file and the path", () => {
     ]);
   });
 
+  it("a file whose base name no scenario name can equal says to rename the file", () => {
+    // Before, it said to make the name "Drill", which kebab-case then refused: no way out.
+    expect(problems(() => {}, "scenarios/Drill.yaml")).toEqual([
+      'scenario: "drill" must equal the file\'s base name, "Drill", which is not kebab-case: rename the file, e.g. drill.yaml',
+    ]);
+    expect(problems(() => {}, "ci/drill.ci.yml")).toEqual([
+      'scenario: "drill" must equal the file\'s base name, "drill.ci", which is not kebab-case: rename the file, e.g. drill.yml',
+    ]);
+  });
+
   it("a name that is not the file's base name, and text that is not YAML", () => {
     expect(problems(() => {}, "scenarios/other.yaml")).toEqual([
       'scenario: "drill" must equal the file\'s base name, "other"',
