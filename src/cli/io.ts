@@ -8,3 +8,14 @@ export const processIo: CliIo = {
   out: (text) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`),
   err: (text) => process.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
 };
+
+/**
+ * A reader that stops early (`rpmlab run … | head`) closes stdout: what is left to print goes
+ * nowhere, and the command ends as it would have, with its own exit code and files, not with an
+ * EPIPE stack trace and exit code 1.
+ */
+export function ignoreClosedStdout(): void {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+  });
+}

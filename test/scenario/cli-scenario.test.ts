@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../catalogue/cli-io.ts";
+import { runToExit } from "../e2e/cli-process.ts";
 
 const SCENARIOS = fileURLToPath(new URL("../../scenarios", import.meta.url));
 
@@ -23,6 +24,20 @@ describe("rpmlab scenario validate", () => {
     expect(code).toBe(0);
     expect(stdout).toBe(files.map((f) => `ok ${f}`).join(""));
   });
+
+  it("ends with its own exit code when the reader of its output has gone (| head)", async () => {
+    // Before: an EPIPE stack trace and exit code 1 once stdout's reader closed.
+    const files = ["smoke.yaml", "broker-chaos.yaml"].map((f) => join(SCENARIOS, f));
+    const { code, err } = await runToExit(
+      ["scenario", "validate", ...files],
+      30_000,
+      async (child) => {
+        child.stdout?.destroy();
+      },
+    );
+    expect(err).toBe("");
+    expect(code).toBe(0);
+  }, 40_000);
 
   it("lists every problem as file: path: message and exits 1", async () => {
     const bad = join(dir, "bad.yaml");
