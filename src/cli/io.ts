@@ -10,12 +10,14 @@ export const processIo: CliIo = {
 };
 
 /**
- * A reader that stops early (`rpmlab run … | head`) closes stdout: what is left to print goes
- * nowhere, and the command ends as it would have, with its own exit code and files, not with an
- * EPIPE stack trace and exit code 1.
+ * A reader that stops early (`rpmlab run … 2>&1 | head`) closes stdout or stderr: what is left
+ * to print there goes nowhere, and the command ends as it would have, with its own exit code and
+ * files, not with an EPIPE stack trace and exit code 1.
  */
-export function ignoreClosedStdout(): void {
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
-  });
+export function ignoreClosedOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+    });
+  }
 }

@@ -5,7 +5,7 @@ import { registerBillingCommand } from "./billing.ts";
 import { registerBleCommands } from "./ble.ts";
 import { registerDeadLettersCommand } from "./dead-letters.ts";
 import { registerDemoCommand } from "./demo.ts";
-import { type CliIo, ignoreClosedStdout, processIo } from "./io.ts";
+import { type CliIo, ignoreClosedOutput, processIo } from "./io.ts";
 import { registerKeysCommand } from "./keys.ts";
 import { registerOrdersCommand } from "./orders.ts";
 import { registerProfilesCommand } from "./profiles.ts";
@@ -46,7 +46,7 @@ export function buildProgram(io: CliIo): Command {
  * (E_PORT_IN_USE) is a failure, not a usage error: the same command works once the port is free.
  */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
-  if (io === processIo) ignoreClosedStdout();
+  if (io === processIo) ignoreClosedOutput();
   const program = buildProgram(io);
   try {
     await program.parseAsync([...argv]);

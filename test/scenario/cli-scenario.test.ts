@@ -39,6 +39,14 @@ describe("rpmlab scenario validate", () => {
     expect(code).toBe(0);
   }, 40_000);
 
+  it("so does rpmlab run when the reader of its progress has gone (2>&1 | head)", async () => {
+    const smoke = join(SCENARIOS, "smoke.yaml");
+    const { code } = await runToExit(["run", smoke], 60_000, async (child) => {
+      child.stderr?.destroy();
+    });
+    expect(code).toBe(0);
+  }, 70_000);
+
   it("lists every problem as file: path: message and exits 1", async () => {
     const bad = join(dir, "bad.yaml");
     writeFileSync(
