@@ -120,6 +120,43 @@ expect:
     ]);
   }, 60_000);
 
+  it("refuses a link fault or an unlink of hardware still in its box", async () => {
+    // Before, each did nothing and counted as a fault: a drill that passed without its outage.
+    const text = `scenario: boxed-links
+seed: 1
+clock: { start: 2026-01-05T00:00:00Z }
+duration: 1d
+accounts: [{ id: a }]
+cohorts:
+  - { id: gw, account: a, count: 1, model: hypertensive, kit: [Vendor BPM - Wide Range], connectivity: gateway, onboarding: ordered }
+  - { id: cell, account: a, count: 2, model: hypertensive, kit: [Vendor Cellular BPM], connectivity: cellular, onboarding: ordered }
+events:
+  - { at: 01:00, action: gateway.outage, target: gw, for: 2h }
+  - { at: 01:00, action: cellular.outage, target: cell, for: 2h }
+  - { at: 02:00, action: gateway.unlink, target: "gw[0]" }
+`;
+    const report = await runScenario(parseScenario(text, "/scenarios/boxed-links.yaml"));
+    const boxed = "(an ordered kit powers on when it is delivered)";
+    expect(report.expectations).toMatchObject([
+      {
+        source: "events[0]",
+        passed: false,
+        actual: `gateway.outage on gw[0]: none of its 1 patients has a gateway on yet ${boxed}`,
+      },
+      {
+        source: "events[1]",
+        passed: false,
+        actual: `cellular.outage on cell[0-1]: none of its 2 devices is on yet ${boxed}`,
+      },
+      {
+        source: "events[2]",
+        passed: false,
+        actual: `gateway.unlink on gw[0]: none of its 1 patients has a gateway on yet ${boxed}`,
+      },
+    ]);
+    expect(report.passed).toBe(false);
+  }, 60_000);
+
   it("refuses broker faults on an external broker before anything runs", async () => {
     const file = fileURLToPath(new URL("../../scenarios/broker-chaos.yaml", import.meta.url));
     const text = readFileSync(file, "utf8").replace(

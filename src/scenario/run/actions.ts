@@ -79,17 +79,16 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
       return;
     }
     case "gateway.outage":
-      for (const p of patients(fleet, event.target)) p.gateway?.modem.link.outage(event.forMs);
+      for (const p of withGateway(fleet, event)) p.gateway!.modem.link.outage(event.forMs);
       return;
     case "cellular.outage":
-      for (const d of devicesOf(fleet, event.target)) d.cellular?.modem.link.outage(event.forMs);
+      for (const d of poweredOf(fleet, event)) d.cellular?.modem.link.outage(event.forMs);
       return;
     case "gateway.replace":
       for (const p of patients(fleet, event.target)) await replaceGateway(deps, p);
       return;
     case "gateway.unlink":
-      for (const p of patients(fleet, event.target)) {
-        if (p.gatewayUuid === undefined) continue;
+      for (const p of withGateway(fleet, event)) {
         await expectOk(
           deps.client.hwi(p.domain, "POST", `/hwi/unlink-gateway/${p.gatewayUuid}/`),
           `unlinking ${p.externalId}'s gateway`,
@@ -230,6 +229,24 @@ function poweredOf(
   if (on.length === 0) {
     throw actionRefused(
       `${event.action} on ${formatSelector(event.target)}: none of its ${targeted.length} devices is on yet (an ordered kit powers on when it is delivered)`,
+    );
+  }
+  return on;
+}
+
+/**
+ * The targeted patients whose gateway is on; refused when none is (an ordered kit not delivered
+ * yet), as poweredOf refuses a device fault: a gateway outage or unlink that did nothing.
+ */
+function withGateway(
+  fleet: Fleet,
+  event: { readonly action: string; readonly target: Selector },
+): PatientRig[] {
+  const targeted = patients(fleet, event.target);
+  const on = targeted.filter((p) => p.gateway !== undefined && p.gatewayUuid !== undefined);
+  if (on.length === 0) {
+    throw actionRefused(
+      `${event.action} on ${formatSelector(event.target)}: none of its ${targeted.length} patients has a gateway on yet (an ordered kit powers on when it is delivered)`,
     );
   }
   return on;
