@@ -172,7 +172,10 @@ class ScenarioRun {
     await fleet.enrol();
     for (const event of scenario.events) {
       this.clock.schedule(scenario.clock.startMs + event.atMs, () => {
-        if (event.action.startsWith("api.") === false) this.faults++;
+        // Counted once it took effect: a fault the lab refused (refused.ts) did not run.
+        const counted = () => {
+          if (event.action.startsWith("api.") === false) this.faults++;
+        };
         this.held.add(
           this.refused.watch(
             event,
@@ -190,7 +193,7 @@ class ScenarioRun {
                 faults: this.faultsInForce,
               },
               event,
-            ),
+            ).then(counted),
           ),
         );
       });
