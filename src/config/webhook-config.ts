@@ -30,6 +30,8 @@ export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 export const DEFAULT_WEBHOOK_CONCURRENCY = 8;
 
 const DURATION = /^(\d{1,9})\s*(ms|s)?$/i;
+/** The longest webhook timeout a sender may have (serve's --webhook-timeout), ms. */
+export const MAX_WEBHOOK_TIMEOUT_MS = 600_000;
 
 /**
  * "10s", "2500ms" or "2500" (ms); from 100 ms to 10 minutes. `option` names the flag at fault:
@@ -38,7 +40,7 @@ const DURATION = /^(\d{1,9})\s*(ms|s)?$/i;
 export function parseWebhookTimeout(text: string, option = "--webhook-timeout"): number {
   const m = DURATION.exec(text.trim());
   const ms = m === null ? Number.NaN : Number(m[1]) * (m[2]?.toLowerCase() === "s" ? 1000 : 1);
-  if (!(ms >= 100 && ms <= 600_000)) {
+  if (!(ms >= 100 && ms <= MAX_WEBHOOK_TIMEOUT_MS)) {
     throw new RpmlabError(
       "E_CONFIG_INVALID",
       `${option} must be a duration from 100ms to 600s (e.g. 10s, 2500ms), got "${text}"`,

@@ -2,11 +2,11 @@ import { z } from "zod";
 import {
   apiPath,
   atTime,
-  duration,
   localId,
   positiveDuration,
   selector,
   signedDuration,
+  slowDelay,
 } from "./fields.ts";
 
 /**
@@ -72,7 +72,7 @@ export const EVENT_SCHEMAS = [
   }),
   action("webhook.slow", "The lab's receiver for a webhook answers after `delay`", {
     webhook,
-    delay: duration,
+    delay: slowDelay,
     for: positiveDuration,
   }),
   action("webhook.error", "The lab's receiver for a webhook answers with an HTTP error", {

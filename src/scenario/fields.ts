@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DURATION_PATTERN, DURATION_TEXT, parseDuration } from "../config/duration.ts";
+import { MAX_WEBHOOK_TIMEOUT_MS } from "../config/webhook-config.ts";
 import { inCheckinRange } from "../gateway/checkin-period.ts";
 import { AT_HELP, AT_PATTERN, parseAt } from "./at-time.ts";
 import { COMPARATOR_HELP, COMPARATOR_PATTERN, parseComparator } from "./comparators.ts";
@@ -30,6 +31,18 @@ export const positiveDuration = duration
   // Not a duration at all: `duration` said so already.
   .refine((t) => (parseDuration(t) ?? 1) > 0, "must be longer than 0")
   .meta({ description: "A duration longer than zero, e.g. 6h, 90m, 1.5d" });
+
+/**
+ * How long the lab's receiver waits before a slow answer (webhook.slow). Wall time, on a real
+ * timer; past the longest webhook timeout a sender may have, every attempt times out anyway.
+ */
+export const slowDelay = duration
+  .refine((t) => {
+    // Not a duration at all: `duration` said so already.
+    const ms = parseDuration(t);
+    return ms === undefined || ms <= MAX_WEBHOOK_TIMEOUT_MS;
+  }, "at most 10m: wall time, and past the longest webhook timeout (10m) every attempt times out")
+  .meta({ description: "How long the receiver waits before it answers, at most 10m, e.g. 15s" });
 
 /** How often a cohort's gateways check in (README "Cellular gateway"). */
 export const checkinEvery = duration

@@ -546,6 +546,17 @@ describe("scenario errors name the file and the path", () => {
     expect(problems((s) => (s.duration = "3660d"))).toEqual([]);
   });
 
+  it("a webhook.slow delay past the longest webhook timeout", () => {
+    // Accepted before: past 24.8 days Node's timer overflowed and the receiver answered at once.
+    const slow = (delay: string) => (s: Draft) => {
+      s.events[2] = { at: "2d", action: "webhook.slow", webhook: "main", delay, for: "1h" };
+    };
+    expect(problems(slow("30d"))).toEqual([
+      "events[2].delay: at most 10m: wall time, and past the longest webhook timeout (10m) every attempt times out",
+    ]);
+    expect(problems(slow("10m"))).toEqual([]);
+  });
+
   it("auth_header without auth_key", () => {
     expect(
       problems((s) => {
