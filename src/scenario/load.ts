@@ -31,7 +31,9 @@ export function checkScenario(
 ): ScenarioCheck {
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    // Merge keys (`<<: *anchor`) are not YAML 1.2 but every editor and CI tool takes them:
+    // cohorts and accounts that differ in a key or two share the rest through an anchor.
+    raw = parseYaml(text, { merge: true });
   } catch (error) {
     // As loadYamlDir: the first line of the parser's message says where; the code frame after
     // it would break the one-problem-per-line listing.
