@@ -169,7 +169,11 @@ const accountSchema = z.strictObject({
 });
 
 const cohortSchema = z.strictObject({
-  id: localId.meta({ description: "Patients are named id[0], id[1], …" }),
+  // A patient's external_id is the cohort's id and its number (htn-0001): within the HWI
+  // API's 255 characters whatever the count.
+  id: localId
+    .max(64, "at most 64 characters: each patient's external_id is the cohort's id and a number")
+    .meta({ description: "Patients are named id[0], id[1], …; at most 64 characters" }),
   account: localId.meta({ description: "Id of the account the patients belong to" }),
   count: z.number().int().positive(),
   model: z

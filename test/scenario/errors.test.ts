@@ -546,6 +546,19 @@ describe("scenario errors name the file and the path", () => {
     expect(problems((s) => (s.duration = "3660d"))).toEqual([]);
   });
 
+  it("a cohort id too long for its patients' external ids", () => {
+    // Accepted before: the run failed at enrolment with the API's 400 on external_id.
+    const long = `c${"x".repeat(64)}`;
+    expect(
+      problems((s) => {
+        s.cohorts[1].id = long;
+        s.events[1].target = long;
+      }),
+    ).toEqual([
+      "cohorts[1].id: at most 64 characters: each patient's external_id is the cohort's id and a number",
+    ]);
+  });
+
   it("a webhook.slow delay past the longest webhook timeout", () => {
     // Accepted before: past 24.8 days Node's timer overflowed and the receiver answered at once.
     const slow = (delay: string) => (s: Draft) => {
