@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { type AddressInfo, createServer, type Socket } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Aedes } from "aedes";
@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { within } from "../ble/support/lab.ts";
 import { BIN, runToExit } from "./cli-process.ts";
 import { type Served, startServe } from "./serve-process.ts";
+import { silentBroker } from "./silent-broker.ts";
 
 const IMEI = "352099001761481";
 
@@ -191,30 +192,16 @@ describe("rpmlab device <cellular type> against rpmlab serve", () => {
 
 describe("rpmlab device <cellular type>: stopped while it connects", () => {
   it("a broker that takes the connection and never answers: SIGINT ends it at once, exit 0 with its summary", async () => {
-    const sockets = new Set<Socket>();
-    let connected: () => void = () => {};
-    const connecting = new Promise<void>((resolve) => {
-      connected = resolve;
-    });
-    // Takes the TCP connection and reads the CONNECT, never sends a CONNACK.
-    const silent = createServer((socket) => {
-      sockets.add(socket);
-      socket.once("data", () => connected());
-      socket.on("error", () => {});
-      socket.on("close", () => sockets.delete(socket));
-    });
-    silent.listen(0, "127.0.0.1");
-    await once(silent, "listening");
-    const { port } = silent.address() as { port: number };
+    const silent = await silentBroker();
     try {
       const { code, out } = await runToExit(
         [
-          ...["device", "Vendor Cellular BPM", "--broker", `mqtt://127.0.0.1:${port}`],
+          ...["device", "Vendor Cellular BPM", "--broker", silent.url],
           ...["--imei", IMEI, "--password", "not-checked", "--json"],
         ],
         40_000,
         async (child) => {
-          await within(30_000, "the device's CONNECT", (done) => void connecting.then(done));
+          await within(30_000, "the device's CONNECT", (done) => void silent.connecting.then(done));
           const exited = once(child, "exit");
           child.kill("SIGINT");
           // MQTT.js gives up on the CONNACK after 10 s (then exit 1, E_BROKER_UNAVAILABLE): the
@@ -229,9 +216,7 @@ describe("rpmlab device <cellular type>: stopped while it connects", () => {
         .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(events.at(-1)).toMatchObject({ event: "summary", imei: IMEI, taken: 0, sent: 0 });
     } finally {
-      for (const socket of sockets) socket.destroy();
-      silent.close();
-      await once(silent, "close");
+      await silent.close();
     }
   });
 });

@@ -43,35 +43,8 @@ describe("rpmlab demo", () => {
   });
 
   it("serves the demo's patients and, on SIGINT, prints its report and exits 0", async () => {
-    const demo = spawn(
-      process.execPath,
-      [BIN, "demo", "--port", "0", "--speed", "100000", "--json"],
-      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const { demo, output, exited, printed } = spawnDemo("--speed", "100000");
     child = demo;
-    let stdout = "";
-    let stderr = "";
-    demo.stdout!.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    demo.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = once(demo, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-    /** Resolves once `probe` finds something in what the process printed so far. */
-    const printed = (stream: "stdout" | "stderr", probe: RegExp) =>
-      new Promise<RegExpMatchArray>((resolve, reject) => {
-        const check = () => {
-          const match = (stream === "stdout" ? stdout : stderr).match(probe);
-          if (match === null) return;
-          demo[stream]!.off("data", check);
-          resolve(match);
-        };
-        demo[stream]!.on("data", check);
-        void exited.then(([code]) =>
-          reject(new Error(`rpmlab demo exited with ${code} before ${probe}; stderr:\n${stderr}`)),
-        );
-      });
     const [firstLine] = (await printed("stdout", /^.*\n/)) as [string];
     const info = JSON.parse(firstLine.trim()) as DemoInfo;
     expect(info).toMatchObject({
@@ -122,53 +95,67 @@ describe("rpmlab demo", () => {
     const [code, signal] = await withDeadline(
       exited,
       30_000,
-      () => `exit after SIGINT; stderr:\n${stderr}`,
+      () => `exit after SIGINT; stderr:\n${output.stderr}`,
     );
-    expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
-    const report = stdout.slice(firstLine.length);
+    expect({ code, signal }, output.stderr).toEqual({ code: 0, signal: null });
+    const report = output.stdout.slice(firstLine.length);
     expect(report).toMatch(/^scenario demo \(scenarios\/demo\.yaml\) seed 7: PASSED\n/);
     expect(report).toContain(
       `  ✓ every demo patient enrolled through the HWI API (actual status 200, count ${DEMO_PATIENTS}) expect[0]\n`,
     );
     expect(report).toMatch(/\nreadings taken \d+, stored \d+, /);
-    expect(stderr).toMatch(/^done readings \d+ webhooks \d+ faults \d+$/m);
+    expect(output.stderr).toMatch(/^done readings \d+ webhooks \d+ faults \d+$/m);
   }, 60_000);
 
   it("below 1× speed, stops on SIGINT within a wall second's step", async () => {
-    const demo = spawn(
-      process.execPath,
-      [BIN, "demo", "--port", "0", "--speed", "0.01", "--json"],
-      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const { demo, output, exited, printed } = spawnDemo("--speed", "0.01");
     child = demo;
-    let stdout = "";
-    let stderr = "";
-    demo.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = once(demo, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
     // The details line comes as the run takes its first step of virtual time.
-    await withDeadline(
-      new Promise<void>((resolve) => {
-        demo.stdout!.on("data", (chunk: Buffer) => {
-          stdout += chunk.toString();
-          if (stdout.includes("\n")) resolve();
-        });
-      }),
-      30_000,
-      () => `the demo's details line; stderr:\n${stderr}`,
-    );
+    await withDeadline(printed("stdout", /^.*\n/), 30_000, () => "the demo's details line");
     demo.kill("SIGINT");
     // At 0.01× a virtual second is 100 wall seconds: the step is a wall second's worth.
     const [code, signal] = await withDeadline(
       exited,
       10_000,
-      () => `exit after SIGINT; stderr:\n${stderr}`,
+      () => `exit after SIGINT; stderr:\n${output.stderr}`,
     );
-    expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
-    expect(stdout).toMatch(/\nscenario demo \(scenarios\/demo\.yaml\) seed 7: PASSED\n/);
+    expect({ code, signal }, output.stderr).toEqual({ code: 0, signal: null });
+    expect(output.stdout).toMatch(/\nscenario demo \(scenarios\/demo\.yaml\) seed 7: PASSED\n/);
   }, 60_000);
 });
+
+/** `rpmlab demo --port 0 --json ARGS` as a child process, its output kept as it comes. */
+function spawnDemo(...args: string[]) {
+  const demo = spawn(process.execPath, [BIN, "demo", "--port", "0", "--json", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output = { stdout: "", stderr: "" };
+  demo.stdout!.on("data", (chunk: Buffer) => {
+    output.stdout += chunk.toString();
+  });
+  demo.stderr!.on("data", (chunk: Buffer) => {
+    output.stderr += chunk.toString();
+  });
+  const exited = once(demo, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+  /** Resolves once `probe` finds something in what the process printed so far. */
+  const printed = (stream: "stdout" | "stderr", probe: RegExp) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const check = () => {
+        const match = output[stream].match(probe);
+        if (match === null) return;
+        demo[stream]!.off("data", check);
+        resolve(match);
+      };
+      demo[stream]!.on("data", check);
+      void exited.then(([code]) =>
+        reject(
+          new Error(`rpmlab demo exited with ${code} before ${probe}; stderr:\n${output.stderr}`),
+        ),
+      );
+    });
+  return { demo, output, exited, printed };
+}
 
 /** `work`, or a failure naming what did not happen once `ms` of wall time passed. */
 async function withDeadline<T>(work: Promise<T>, ms: number, what: () => string): Promise<T> {

@@ -7,7 +7,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { type AddressInfo, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { within } from "../ble/support/lab.ts";
 import { runToExit } from "./cli-process.ts";
 import { type Served, startServe } from "./serve-process.ts";
+import { silentBroker } from "./silent-broker.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
 const GW = "0A1B2C3D4E5F";
@@ -273,30 +273,20 @@ describe("rpmlab gateway --broker against rpmlab serve", () => {
 
 describe("rpmlab gateway --broker: stopped while it connects", () => {
   it("a broker that takes the connection and never answers: SIGINT ends it at once, exit 0", async () => {
-    const sockets = new Set<Socket>();
-    let connected: () => void = () => {};
-    const connecting = new Promise<void>((resolve) => {
-      connected = resolve;
-    });
-    // Takes the TCP connection and reads the CONNECT, never sends a CONNACK.
-    const silent = createServer((socket) => {
-      sockets.add(socket);
-      socket.once("data", () => connected());
-      socket.on("error", () => {});
-      socket.on("close", () => sockets.delete(socket));
-    });
-    silent.listen(0, "127.0.0.1");
-    await once(silent, "listening");
-    const { port } = silent.address() as AddressInfo;
+    const silent = await silentBroker();
     try {
       const { code, err } = await runToExit(
         [
-          ...["gateway", "--broker", `mqtt://127.0.0.1:${port}`, "--gateway-uuid", GW],
+          ...["gateway", "--broker", silent.url, "--gateway-uuid", GW],
           ...["--username", GW, "--password", "not-checked", "--ble", "direct"],
         ],
         40_000,
         async (child) => {
-          await within(30_000, "the gateway's CONNECT", (done) => void connecting.then(done));
+          await within(
+            30_000,
+            "the gateway's CONNECT",
+            (done) => void silent.connecting.then(done),
+          );
           const exited = once(child, "exit");
           child.kill("SIGINT");
           // MQTT.js gives up on the CONNACK after 10 s (then exit 1, E_BROKER_UNAVAILABLE): the
@@ -307,9 +297,7 @@ describe("rpmlab gateway --broker: stopped while it connects", () => {
       expect(code, err).toBe(0);
       expect(err).not.toContain("E_BROKER_UNAVAILABLE");
     } finally {
-      for (const socket of sockets) socket.destroy();
-      silent.close();
-      await once(silent, "close");
+      await silent.close();
     }
   });
 });

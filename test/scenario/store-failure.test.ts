@@ -159,17 +159,21 @@ function failingReads(repo: "measurements" | "webhookDeliveries", method: string
   };
 }
 
+/** The run of FIXTURE on that store: it must fail with E_SCENARIO_FAILED; its message. */
+async function failureOf(open: ReturnType<typeof failingReads>): Promise<string> {
+  const error = await runScenario(loadScenario(FIXTURE), { openStore: open }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RpmlabError);
+  expect((error as RpmlabError).code).toBe("E_SCENARIO_FAILED");
+  return (error as RpmlabError).message;
+}
+
 describe("a run whose store fails when the report reads it", () => {
   it("ends with E_SCENARIO_FAILED naming the call the lab failed (exit code 1), not a usage error", async () => {
     // Before: E_USAGE, which rpmlab run turned into exit code 2, a usage error.
-    const open = failingReads("measurements", "records");
-    const error = await runScenario(loadScenario(FIXTURE), { openStore: open }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(RpmlabError);
-    expect((error as RpmlabError).code).toBe("E_SCENARIO_FAILED");
-    expect((error as RpmlabError).message).toMatch(
+    expect(await failureOf(failingReads("measurements", "records"))).toMatch(
       /^GET \/hwi\/hwi-devices\/[0-9a-f-]{36}\/measurements\/: 500 \{"detail":"A server error occurred/,
     );
   }, 60_000);
@@ -178,14 +182,7 @@ describe("a run whose store fails when the report reads it", () => {
 describe("a run whose delivery log cannot be read", () => {
   it("ends with E_SCENARIO_FAILED, not a report counting 0 deliveries of every kind", async () => {
     // Before: the report counted 0 in each state, and `failed == 0` held by mistake (PASSED).
-    const open = failingReads("webhookDeliveries", "list");
-    const error = await runScenario(loadScenario(FIXTURE), { openStore: open }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(RpmlabError);
-    expect((error as RpmlabError).code).toBe("E_SCENARIO_FAILED");
-    expect((error as RpmlabError).message).toMatch(
+    expect(await failureOf(failingReads("webhookDeliveries", "list"))).toMatch(
       /^GET \/lab\/v1\/accounts\/clinic\/webhook-deliveries\/\?webhook_id=[0-9a-f-]{36}&state=\w+&page=1&page_size=1: 500 /,
     );
   }, 60_000);
