@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { deviceMacAddress } from "../../src/fulfilment/identifiers.ts";
-import { type Lab, makeLab, T0 } from "./helpers.ts";
+import { apiKey, hwi, type Lab, makeLab, T0 } from "./helpers.ts";
 import {
   activate,
   BPM,
@@ -268,6 +268,26 @@ describe("unlink-gateway/{id}/", () => {
       expect(res.json().detail).toMatch(/^Nothing to unlink/);
     }
     expect((await call("DELETE", `unlink-gateway/${GW}/`)).statusCode).toBe(405);
+  });
+
+  it("a body of any type, malformed JSON included, is ignored: the unlink happens (200)", async () => {
+    const bodies = [
+      { "content-type": "application/x-www-form-urlencoded", payload: `gateway_id=${GW}` },
+      { "content-type": "text/plain", payload: "unlink please" },
+      { "content-type": "application/json", payload: '{"gateway_id":' },
+      { "content-type": "application/json; charset=nonsense", payload: "{}" },
+    ];
+    for (const { payload, ...type } of bodies) {
+      await twoOnGateway();
+      const res = await lab.app.inject({
+        method: "POST",
+        url: hwi(lab.dev, `unlink-gateway/${GW}/`),
+        headers: { ...apiKey(lab.dev.key), ...type },
+        payload,
+      });
+      expect(res.statusCode, `${type["content-type"]}: ${res.body}`).toBe(200);
+      expect(res.json()).toMatchObject({ unlinked_by: "gateway_id", devices: [{}, {}] });
+    }
   });
 
   it("an unlinked gateway stays the account's: gateway-info answers, its devices come back, another account is refused", async () => {

@@ -11,6 +11,14 @@ const DESCRIPTION = `Unlinks hardware (spec 3, 4.2): every affected device loses
 
 /** unlink-gateway/{id}/ (spec 4.2; wire-formats "Unlink": both verbs, both id forms). */
 export const unlinkRoutes: RoutePlugin = async (app, ctx) => {
+  // A body, if any, is ignored: read and dropped unparsed, so neither its type (a form post)
+  // nor its syntax stops the unlink with a 415 or 400. DRF parses a body only when the view
+  // reads request.data; this one never does. This plugin is its own scope: other routes keep
+  // the JSON-only parser (content-types.ts).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, _body, done) => {
+    done(null, undefined);
+  });
   // One route per verb: each its own operation (and operationId) in the OpenAPI document.
   for (const method of ["GET", "POST"] as const) {
     app.route({
