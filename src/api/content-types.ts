@@ -1,5 +1,5 @@
 import { TextDecoder } from "node:util";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { firstInvalidUtf8 } from "../core/utf8.ts";
 import { apiError } from "./errors.ts";
 
@@ -10,6 +10,8 @@ import { apiError } from "./errors.ts";
  * - an empty JSON body reads as `{}`, as DRF reads it: each required field is reported missing;
  * - malformed JSON is a 400 `{"detail": "JSON parse error - …"}` (DRF's ParseError text).
  * A body with any other content type, or with none, is a 415 (errors.ts words it as DRF does).
+ * Routes that read no body (route config BODY_IGNORED: the DELETEs, unlink) ignore one of any
+ * type unparsed, as a DRF view that never reads request.data does: no 415, no 400.
  */
 export function registerJsonOnly(app: FastifyInstance): void {
   // No body at all (no content type, no length) reads as `{}` too; a JSON `null` stays null.
@@ -23,6 +25,10 @@ export function registerJsonOnly(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    if (bodyIgnored(request)) {
+      done(null, undefined);
+      return;
+    }
     let text: string;
     try {
       text = decodeBody(body as Buffer, request.headers["content-type"] ?? "application/json");
@@ -42,6 +48,25 @@ export function registerJsonOnly(app: FastifyInstance): void {
       done(apiError.badRequest(`JSON parse error - ${describeJsonError(text)}`), undefined);
     });
   });
+  // Any other content type (or a body without one): read and dropped where no body is read,
+  // else the 415 Fastify gives when no parser matches.
+  app.addContentTypeParser("*", (request, payload, done) => {
+    if (bodyIgnored(request)) {
+      payload.resume();
+      done(null, undefined);
+      return;
+    }
+    const type = request.headers["content-type"] ?? "";
+    done(apiError.unsupportedMediaType(type), undefined);
+  });
+}
+
+/** Route config of a route that reads no request body: one sent is ignored, unparsed. */
+export const BODY_IGNORED = { bodyIgnored: true } as const;
+
+function bodyIgnored(request: FastifyRequest): boolean {
+  const config = request.routeOptions.config as { bodyIgnored?: boolean } | undefined;
+  return config?.bodyIgnored === true;
 }
 
 /**

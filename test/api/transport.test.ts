@@ -156,6 +156,44 @@ describe("transport behaviour", () => {
     expect(Object.keys(invalid.json())).toEqual(["external_id"]);
   });
 
+  it("a route that reads no body ignores one, whatever its type: DELETE deletes (204), as DRF's destroy never parses request.data", async () => {
+    lab = await makeLab();
+    const call = (method: "POST" | "DELETE", path: string, body?: unknown) =>
+      send(lab.app, method, hwi(lab.dev, path), lab.dev.key, body);
+    const bodies = [
+      { type: "application/x-www-form-urlencoded", payload: "" },
+      { type: "application/x-www-form-urlencoded", payload: "reason=gone" },
+      { type: "text/plain", payload: "delete it" },
+      { type: "application/json", payload: '{"reason": ' },
+    ];
+    for (const [i, { type, payload }] of bodies.entries()) {
+      expect((await call("POST", "hwi-patients/", { external_id: `P-${i}` })).statusCode).toBe(201);
+      const device = (
+        await call("POST", "hwi-devices/", { device: { name: "Vendor Scale" } })
+      ).json() as { id: string };
+      const props = `hwi-devices/${device.id}/properties/`;
+      expect((await call("POST", props, { key: "colour", value: "red" })).statusCode).toBe(201);
+      const hook = (await call("POST", "webhooks/", { endpoint: "https://c.example/m" })).json();
+      for (const path of [`hwi-patients/P-${i}/`, `${props}colour/`, `webhooks/${hook.id}/`]) {
+        const res = await lab.app.inject({
+          method: "DELETE",
+          url: hwi(lab.dev, path),
+          headers: { ...apiKey(lab.dev.key), "content-type": type },
+          payload,
+        });
+        expect(`${path} ${type}: ${res.statusCode} ${res.body}`).toBe(`${path} ${type}: 204 `);
+      }
+    }
+    // Routes that read a body still refuse what is not JSON.
+    const form = await lab.app.inject({
+      method: "POST",
+      url: hwi(lab.dev, "hwi-patients/"),
+      headers: { ...apiKey(lab.dev.key), "content-type": "application/x-www-form-urlencoded" },
+      payload: "external_id=P-9",
+    });
+    expect(form.statusCode).toBe(415);
+  });
+
   it("accepts JSON with a charset parameter", async () => {
     lab = await makeLab();
     const res = await lab.app.inject({

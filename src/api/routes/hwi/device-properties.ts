@@ -3,6 +3,7 @@ import { charField, drfObject } from "../../../core/drf-fields.ts";
 import type { RpmlabError } from "../../../core/errors.ts";
 import { MEASUREMENT_WEBHOOK_ID } from "../../../fulfilment/device-properties.ts";
 import { accountOf } from "../../auth.ts";
+import { BODY_IGNORED } from "../../content-types.ts";
 import { apiError, orNotFound } from "../../errors.ts";
 import {
   clientErrorResponses,
@@ -127,6 +128,8 @@ export const devicePropertiesRoutes: RoutePlugin = async (app, ctx) => {
   app.delete(
     "/hwi-devices/:id/properties/:key/",
     {
+      // DRF's destroy never reads request.data: a body of any type is ignored.
+      config: BODY_IGNORED,
       schema: {
         tags: TAGS,
         security: SECURITY,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { accountOf } from "../../auth.ts";
+import { BODY_IGNORED } from "../../content-types.ts";
 import { apiError } from "../../errors.ts";
 import {
   clientErrorResponses,
@@ -164,6 +165,8 @@ export const patientsRoutes: RoutePlugin = async (app, ctx) => {
   app.delete(
     "/hwi-patients/:externalId/",
     {
+      // DRF's destroy never reads request.data: a body of any type is ignored.
+      config: BODY_IGNORED,
       schema: {
         tags: TAGS,
         security: SECURITY,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { accountOf } from "../../auth.ts";
+import { BODY_IGNORED } from "../../content-types.ts";
 import { orNotFound } from "../../errors.ts";
 import { clientErrorResponses, DETAIL_SCHEMA, describe } from "../../json-schema.ts";
 import { UNLINK_JSON_SCHEMA, unlinkJson } from "../../schemas/gateway.ts";
@@ -11,14 +12,6 @@ const DESCRIPTION = `Unlinks hardware (spec 3, 4.2): every affected device loses
 
 /** unlink-gateway/{id}/ (spec 4.2; wire-formats "Unlink": both verbs, both id forms). */
 export const unlinkRoutes: RoutePlugin = async (app, ctx) => {
-  // A body, if any, is ignored: read and dropped unparsed, so neither its type (a form post)
-  // nor its syntax stops the unlink with a 415 or 400. DRF parses a body only when the view
-  // reads request.data; this one never does. This plugin is its own scope: other routes keep
-  // the JSON-only parser (content-types.ts).
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, _body, done) => {
-    done(null, undefined);
-  });
   // One route per verb: each its own operation (and operationId) in the OpenAPI document.
   for (const method of ["GET", "POST"] as const) {
     app.route({
@@ -27,6 +20,8 @@ export const unlinkRoutes: RoutePlugin = async (app, ctx) => {
       // Fastify would answer HEAD by running the GET handler, which unlinks; HEAD is "safe"
       // (RFC 9110 §9.2.1), so it falls to the 405 the not-found handler gives.
       exposeHeadRoute: false,
+      // A body, if any, is ignored: neither its type (a form post) nor its syntax stops the unlink.
+      config: BODY_IGNORED,
       schema: {
         tags: ["hwi-gateways"],
         security: [{ ApiKey: [] }],
