@@ -9,7 +9,7 @@ import type {
 } from "../store/types.ts";
 import type { LegacyDeliveryType } from "./activation-input.ts";
 import { clientMetaOf, fulfilmentRequestOf } from "./device-meta.ts";
-import { innerDeviceId } from "./identifiers.ts";
+import { innerDeviceId, isUuid } from "./identifiers.ts";
 import { SHIPPED_FILTER } from "./statuses.ts";
 
 /** wire-formats "Devices": the nested patient of a device record, exactly the sample's keys. */
@@ -83,7 +83,7 @@ export function deviceFilterOf(query: Readonly<Record<string, QueryValue>>): Dev
   const status = value("status");
   const filter: Record<string, unknown> = {
     propertyKey: value("properties__key"),
-    propertyValue: value("properties__value"),
+    propertyValue: propertyValues(value("properties__value")),
     status: status?.toLowerCase() === "shipped" ? SHIPPED_FILTER : status,
     patientExternalId: value("patient__external_id"),
     hardwareUuid: value("device__hardware_uuid"),
@@ -92,6 +92,17 @@ export function deviceFilterOf(query: Readonly<Record<string, QueryValue>>): Dev
   };
   for (const key of Object.keys(filter)) if (filter[key] === undefined) delete filter[key];
   return filter as DeviceFilter;
+}
+
+/**
+ * properties__value: the value as sent, and for a UUID also as webhook keys store it (trimmed,
+ * lower case: device-properties.ts), so a device routed to a webhook is found by the id it was
+ * set with, in any case. Free-text properties keep their values as sent and match exactly.
+ */
+function propertyValues(sent: string | undefined): string | readonly string[] | undefined {
+  if (sent === undefined || !isUuid(sent)) return sent;
+  const stored = sent.trim().toLowerCase();
+  return stored === sent ? sent : [sent, stored];
 }
 
 /** Device records for GET hwi-devices/ and hwi-devices/{id}/. */

@@ -133,7 +133,8 @@ export type DevicePatch = Partial<Omit<NewDevice, "id">>;
 export interface DeviceFilter {
   /** properties__key and properties__value match the same property row, as Django does. */
   readonly propertyKey?: string;
-  readonly propertyValue?: string;
+  /** One value, or any of several (a UUID as sent and as webhook keys store it). */
+  readonly propertyValue?: string | readonly string[];
   /** One status or a set (status=shipped → SHIPPED_STATUSES). */
   readonly status?: string | readonly string[];
   /** patient__external_id: exact. */

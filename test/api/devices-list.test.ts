@@ -71,6 +71,30 @@ describe("hwi-devices list", () => {
     expect(await ids("search=&status=")).toHaveLength(4);
   });
 
+  it("properties__value finds a device by the webhook id it was set with, in any case", async () => {
+    const device = await activate(lab, { device: { name: BPM, hardware_uuid: GW } });
+    await activate(lab, { device: { name: "Vendor Scale", hardware_uuid: GW2 } });
+    const hook = (await call("POST", "webhooks/", { endpoint: "https://client.example/m" })).json();
+    const upper = (hook.id as string).toUpperCase();
+    const props = `hwi-devices/${device.id}/properties/`;
+    const set = await call("POST", props, { key: "measurement_webhook_id", value: upper });
+    expect(set.statusCode).toBe(201);
+    // A free-text property keeps its value as sent: an upper-case UUID there still matches.
+    await call("POST", props, { key: "note", value: "0B8F3C1E-6F1A-4C1E-9A53-0A1B2C3D4E5F" });
+    const ids = async (query: string) =>
+      ((await call("GET", `hwi-devices/?${query}`)).json() as { id: string }[]).map((d) => d.id);
+    for (const value of [hook.id, upper, ` ${upper} `]) {
+      const q = `properties__key=measurement_webhook_id&properties__value=${encodeURIComponent(value)}`;
+      expect(await ids(q), value).toEqual([device.id]);
+      expect(await ids(`properties__value=${encodeURIComponent(value)}`), value).toEqual([
+        device.id,
+      ]);
+    }
+    expect(await ids("properties__value=0B8F3C1E-6F1A-4C1E-9A53-0A1B2C3D4E5F")).toEqual([
+      device.id,
+    ]);
+  });
+
   it("a search longer than any searched field: 400 keyed search, not SQLite's LIKE limit (500)", async () => {
     await activate(lab, {
       device: { name: BPM, hardware_uuid: GW },

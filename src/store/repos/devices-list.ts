@@ -53,7 +53,11 @@ export async function listDevices(
             s.where("device_properties.key", "=", propertyKey!),
           )
           .$if(propertyValue !== undefined, (s) =>
-            s.where("device_properties.value", "=", propertyValue!),
+            s.where(
+              "device_properties.value",
+              "in",
+              typeof propertyValue === "string" ? [propertyValue] : [...propertyValue!],
+            ),
           ),
       ),
     );

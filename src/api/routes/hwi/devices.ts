@@ -44,7 +44,7 @@ const ACTIVATION = [
 const FILTERS = {
   properties__key: queryParam("Devices with a property of this key (e.g. measurement_webhook_id)."),
   properties__value: queryParam(
-    "Devices with a property of this value; with properties__key, the same property (devices routed to one webhook, spec 6.3).",
+    "Devices with a property of this value; with properties__key, the same property (devices routed to one webhook, spec 6.3). A UUID matches in any case (webhook ids are stored in lower case).",
   ),
   status: queryParam(
     "shipped (any case): Dropshipped, In Transit and Out for Delivery, not Available for Pickup (spec 3, 6.2); any other value matches the status exactly.",
