@@ -117,6 +117,12 @@ describe("measurement webhooks: routing and payloads", () => {
     await lab.ingest(a, [r3!]);
     await lab.settle();
     expect(receiver.received.length).toBe(count);
+
+    // So does one naming a webhook made another kind since (PUT/PATCH event).
+    await lab.store.webhooks.update(lab.account.id, named.id, { event: "PATIENT" });
+    await lab.ingest(b, day(b).slice(1, 2));
+    await lab.settle();
+    expect(receiver.received.length).toBe(count);
   });
 
   it("leaves battery and other status metrics out when the account asks (spec 6.3.3)", async () => {

@@ -25,7 +25,7 @@ const PropertyOut = z.object({ key: z.string(), value: z.string() });
 const PROPERTY = describe(toJsonSchema(PropertyOut), "A device property.");
 const PROPERTIES = describe(
   toJsonSchema(z.array(PropertyOut)),
-  "Every property of the device, oldest first (never paginated: a device has few).",
+  "Every property of the device, in key order (never paginated: a device has few).",
 );
 const BODY = documentedBody(
   drfObject({
