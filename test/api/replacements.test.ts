@@ -212,4 +212,10 @@ describe("hwi-hardware-uuid-logs/", () => {
       [],
     );
   }, 30_000);
+
+  it("refuses an hwi_device_id that is no UUID, keyed by it (it answered an empty list)", async () => {
+    const answer = await hwiCall(lab)("GET", "hwi-hardware-uuid-logs/?hwi_device_id=not-a-uuid");
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json()).toEqual({ hwi_device_id: ["Enter a valid UUID."] });
+  });
 });

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { isUuid } from "../../../fulfilment/identifiers.ts";
 import { accountOf } from "../../auth.ts";
+import { apiError } from "../../errors.ts";
 import {
   clientErrorResponses,
   DETAIL_SCHEMA,
@@ -22,12 +24,14 @@ export const hardwareLogsRoutes: RoutePlugin = async (app, ctx) => {
         description:
           "One record per change of a device's hardware_uuid, oldest first: activation on hardware, update, replacement (spec 4.3) or unlink (spec 4.2), with the previous and new uuid. A flat array of at most 1000 without page (spec 8), the envelope with page.",
         querystring: z.object({
-          hwi_device_id: queryParam("Only this device's changes (rpmlab's filter)."),
+          hwi_device_id: queryParam(
+            "Only this device's changes (rpmlab's filter; a value that is no UUID is a 400 keyed hwi_device_id).",
+          ),
           ...paginationQuery,
         }),
         response: {
           200: HARDWARE_LOG_LISTS.either,
-          400: describe(FIELD_ERRORS_SCHEMA, "A bad page."),
+          400: describe(FIELD_ERRORS_SCHEMA, "A bad page, or an hwi_device_id that is no UUID."),
           404: describe(DETAIL_SCHEMA, "A page past the end."),
           ...clientErrorResponses(),
         },
@@ -36,6 +40,10 @@ export const hardwareLogsRoutes: RoutePlugin = async (app, ctx) => {
     async (request, reply) => {
       const accountId = accountOf(request).id;
       const device = request.query.hwi_device_id?.trim().toLowerCase();
+      // As a django-filter UUIDFilter: a value that is no UUID is a 400, not an empty list.
+      if (device !== undefined && device !== "" && !isUuid(device)) {
+        throw apiError.field("hwi_device_id", "Enter a valid UUID.");
+      }
       const filter = device === undefined || device === "" ? {} : { hwiDeviceId: device };
       const body = await paginate(
         request,
