@@ -307,7 +307,10 @@ function cannotReach(shipment: ShipmentRow, status: string): string {
     return `Only a pending order (${PENDING.join(", ")}) can be cancelled; this one is ${from} (spec 3).`;
   }
   if (from === "Available for Pickup") {
-    return `A package held for pickup is never Delivered (spec 6.2); inject the picked_up event when the patient collects it.`;
+    const held = `inject the picked_up event when the patient collects it.`;
+    return status === "Delivered"
+      ? `A package held for pickup is never Delivered (spec 6.2); ${held}`
+      : `A package held for pickup cannot get to ${status}: it waits at the carrier's facility; ${held}`;
   }
   const next = nextStatuses(from);
   return `An order in ${from} cannot get to ${status}; from ${from} a carrier moves it to ${next.join(", ")}.`;

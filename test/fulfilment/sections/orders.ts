@@ -66,6 +66,12 @@ export function ordersSection(env: FulfilmentEnv): void {
       expect(await fieldErrors(orders().advance(device.id, { status: "Delivered" }))).toEqual({
         status: [expect.stringContaining("never Delivered (spec 6.2)")],
       });
+      // Asked for another status, the 400 answers that one, not Delivered.
+      expect(await fieldErrors(orders().advance(device.id, { status: "In Transit" }))).toEqual({
+        status: [
+          "A package held for pickup cannot get to In Transit: it waits at the carrier's facility; inject the picked_up event when the patient collects it.",
+        ],
+      });
       expect(await fieldErrors(orders().inject(device.id, { event: "scan" }))).toEqual({
         event: [
           "A scan event cannot happen to an order in Available for Pickup. Possible now: picked_up.",
