@@ -141,13 +141,18 @@ export class Orders {
       );
     }
     const before = status === "Cancelled" ? await this.get(id) : null;
-    let current: ShipmentRow | null = start;
-    for (const step of path) {
-      current = await this.apply(current!, step, {
-        detail: step === status ? (detail ?? undefined) : undefined,
-        hardwareUuid: step === "Dropshipped" && hardwareUuid ? hardwareUuid : undefined,
-      });
-    }
+    // One transaction for the whole way: a step refused on the way (the hardware_uuid at
+    // Dropshipped) leaves the order where it was, with no webhook of the steps before it.
+    const current = await this.apply(
+      start,
+      path.map((step) => ({
+        step,
+        opts: {
+          detail: step === status ? (detail ?? undefined) : undefined,
+          hardwareUuid: step === "Dropshipped" && hardwareUuid ? hardwareUuid : undefined,
+        },
+      })),
+    );
     if (current === null) return cancelled(before!, this.deps.clock.now());
     return this.get(id);
   }
@@ -189,10 +194,12 @@ export class Orders {
         }. ${possible.length === 0 ? "No carrier event can." : `Possible now: ${possible.join(", ")}.`}`,
       );
     }
-    await this.apply(shipment, CARRIER_EVENTS[carrierEvent], {
-      detail: detail || undefined,
-      location: location || undefined,
-    });
+    await this.apply(shipment, [
+      {
+        step: CARRIER_EVENTS[carrierEvent],
+        opts: { detail: detail || undefined, location: location || undefined },
+      },
+    ]);
     return this.get(id);
   }
 
@@ -213,15 +220,13 @@ export class Orders {
     });
   }
 
-  /** One status change in its own transaction, refused if the shipment moved meanwhile. */
+  /**
+   * Status changes in one transaction, all or none, refused if the shipment moved meanwhile.
+   * Null once Cancelled (always the last step).
+   */
   private apply(
     seen: ShipmentRow,
-    step: ShipmentStep,
-    opts: {
-      detail?: string | undefined;
-      location?: string | undefined;
-      hardwareUuid?: string | undefined;
-    },
+    steps: readonly { readonly step: ShipmentStep; readonly opts: StepOptions }[],
   ): Promise<ShipmentRow | null> {
     return atomically(this.deps, async (tx, events) => {
       const current = await tx.shipments.get(seen.id);
@@ -232,7 +237,10 @@ export class Orders {
           { id: seen.id },
         );
       }
-      return this.step(tx, events, current, step, this.deps.clock.now(), opts);
+      const at = this.deps.clock.now();
+      let row: ShipmentRow | null = current;
+      for (const { step, opts } of steps) row = await this.step(tx, events, row!, step, at, opts);
+      return row;
     });
   }
 

@@ -93,6 +93,22 @@ export function ordersSection(env: FulfilmentEnv): void {
       });
     });
 
+    it("a step refused on the way leaves the order where it was: no status moved, no webhook", async () => {
+      const { device } = await request(env);
+      await orders().advance(device.id, { status: "On Hold" });
+      const before = statusesOf(env, device.id);
+      expect(before).toEqual(["Ready to Ship", "On Hold"]);
+      // On Hold → Ready to Ship → Dropshipped: the hardware_uuid is refused at Dropshipped.
+      expect(
+        await fieldErrors(
+          orders().advance(device.id, { status: "Delivered", hardware_uuid: "zz" }),
+        ),
+      ).toEqual({ hardware_uuid: [expect.stringContaining("is not a gateway id")] });
+      expect(statusesOf(env, device.id)).toEqual(before);
+      expect((await orders().get(device.id)).status).toBe("On Hold");
+      expect((await env.store.devices.get(env.account.id, device.id))?.status).toBe("On Hold");
+    });
+
     it("ships the gateway the admin names, and injects carrier events with their details", async () => {
       const a = env.account.id;
       const { device } = await request(env);
