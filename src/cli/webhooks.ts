@@ -163,6 +163,13 @@ function report(io: CliIo, detail: DeliveryDetail, flags: Flags): void {
   }
 }
 
+/** The flag of each of the log's filters (the API's query names them otherwise). */
+const FILTER_FLAGS: Record<string, string> = {
+  webhook_id: "webhook",
+  hwi_device_id: "device",
+  patient_id: "patient",
+};
+
 /**
  * The log's filters from the flags, as the admin API reads its query; a state or kind the log
  * does not know is a usage error (exit 2) naming the flag, before the store is opened.
@@ -178,8 +185,10 @@ function filterOf(flags: ListFlags): DeliveryFilter {
     });
   } catch (error) {
     if (!isRpmlabError(error) || error.code !== "E_API_VALIDATION") throw error;
-    // deliveryFilter checks one field at a time, and only these two against lists.
+    // deliveryFilter checks one field at a time: the state and kind against their lists, the
+    // ids as UUIDs.
     const [field, messages] = Object.entries(error.details.fields as Record<string, string[]>)[0]!;
-    throw new RpmlabError("E_USAGE", `--${field}: ${messages[0]}`, { field });
+    const flag = FILTER_FLAGS[field] ?? field;
+    throw new RpmlabError("E_USAGE", `--${flag}: ${messages[0]}`, { field: flag });
   }
 }

@@ -71,6 +71,12 @@ describe("webhook delivery log, resend", () => {
     const bad = await q("state=lost");
     expect(bad.statusCode).toBe(400);
     expect(Object.keys(bad.json())).toEqual(["state"]);
+    // An id that is no UUID is refused, not answered with an empty list.
+    for (const field of ["webhook_id", "hwi_device_id"]) {
+      const notUuid = await q(`${field}=not-a-uuid`);
+      expect(notUuid.statusCode).toBe(400);
+      expect(notUuid.json()).toEqual({ [field]: ["Enter a valid UUID."] });
+    }
 
     const detail = (
       await lab.admin("GET", `accounts/clinic/webhook-deliveries/${measurements[0].id}/`)
@@ -151,6 +157,9 @@ describe("webhook delivery log, resend", () => {
     const bad = await cli("deliveries", "clinic", "--state", "lost");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('E_USAGE: --state: "lost" is not a valid choice');
+    const notUuid = await cli("deliveries", "clinic", "--webhook", "not-a-uuid");
+    expect(notUuid.code).toBe(2);
+    expect(notUuid.stderr).toContain("E_USAGE: --webhook: Enter a valid UUID.");
   });
 
   it("rpmlab webhooks test sends a sample to a webhook", async () => {
