@@ -6,8 +6,9 @@ export const LIST_LIMIT_DEFAULT = "50";
 
 /** A list command's --limit: a whole number from 1 to 1000, as the admin API's page sizes. */
 export function listLimit(text: string): number {
-  const limit = Number(text);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+  // Digits only: Number() would also take 1e3, 0x10 and " 5 ".
+  const limit = /^\d{1,4}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(limit >= 1 && limit <= 1000)) {
     throw new RpmlabError("E_USAGE", `--limit must be 1 to 1000, got "${text}"`, {
       field: "limit",
     });

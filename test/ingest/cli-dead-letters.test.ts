@@ -80,11 +80,14 @@ describe("rpmlab dead-letters", () => {
     expect(json.map((j: { message_id: string | null }) => j.message_id)).toEqual(["cell-1", null]);
     const mine = await cli("dead-letters", "list", "--source", bpm.hardwareUuid, "--json");
     expect(JSON.parse(mine.stdout)).toHaveLength(2);
-    const bad = await cli("dead-letters", "list", "--limit", "0");
-    expect(bad).toMatchObject({
-      code: 2,
-      stderr: expect.stringContaining("--limit must be 1 to 1000"),
-    });
+    // 1e3 and 0x10 are numbers to Number(), not whole numbers as a user writes them.
+    for (const limit of ["0", "1e3", "0x10"]) {
+      const bad = await cli("dead-letters", "list", "--limit", limit);
+      expect(bad).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining(`--limit must be 1 to 1000, got "${limit}"`),
+      });
+    }
     // A memory store is another process's: this command would answer from an empty one.
     const memory = await runCli("dead-letters", "list", "--store", "memory");
     expect(memory.code).toBe(2);
