@@ -63,6 +63,17 @@ describe("hwi-replacements/", () => {
       "Active",
     );
     expect(ok(await call("GET", `hwi-replacements/${body.id}/`))).toEqual(body);
+    // Its shipping fields are taken as sent: not verified, so never held for the client.
+    const unverified = await call("POST", "hwi-replacements/", {
+      hwi_device_id: device.id,
+      device_types: [{ name: "Gateway" }],
+      ...SHIPPING,
+      shipping_address: "1 Undeliverable Way",
+      shipping_state: "XX",
+      shipping_zip_code: "abc",
+    });
+    expect(unverified.statusCode).toBe(201);
+    expect(unverified.json()).toMatchObject({ shipping_state: "XX", status: "Ready to Ship" });
     expect(
       (await call("GET", "hwi-replacements/00000000-0000-4000-8000-000000000000/")).json(),
     ).toEqual({
