@@ -211,6 +211,14 @@ function period(query: BillingQuery, now: Ms): { from: Ms; to: Ms } {
   errors.throwIfAny();
   const to = last === undefined ? nextMonth(today.year, today.month) : last + MS_PER_DAY;
   if (to <= from) {
+    if (last === undefined) {
+      // A from alone, after this month: keyed by from, the day the caller sent (not a `to`
+      // it never sent, which a CLI could not name as an option).
+      throw fieldError(
+        "from",
+        `The first day (${dayText(from)}) comes after the last (to: ${dayText(to - MS_PER_DAY)}, the last of this month by default).`,
+      );
+    }
     // Named with both days: a `to` alone is checked against a from that defaulted.
     const first = `${dayText(from)}${query.from?.trim() ? "" : ", the first of this month by default"}`;
     throw fieldError(

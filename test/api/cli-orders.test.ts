@@ -119,6 +119,12 @@ describe("rpmlab orders / billing", () => {
     const badMonth = await cli("billing", "--month", "2024-13");
     expect(badMonth.code).toBe(2);
     expect(badMonth.stderr).toMatch(/^rpmlab: E_CONFIG_INVALID: --month: "2024-13" is not a month/);
+    // A --from after this month, without --to: a usage error naming --from, the option given.
+    const lateFrom = await cli("billing", "--from", "2030-01-05");
+    expect(lateFrom.code, lateFrom.stderr).toBe(2);
+    expect(lateFrom.stderr).toMatch(
+      /^rpmlab: E_CONFIG_INVALID: --from: The first day \(2030-01-05\) comes after the last \(to: 2024-10-31, the last of this month by default\)/,
+    );
     const listed = await cli("orders", "list", "--status", "Lost");
     expect(listed.code).toBe(2);
     expect(listed.stderr).toMatch(/^rpmlab: E_CONFIG_INVALID: --status: .*Lost/);

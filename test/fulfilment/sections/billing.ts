@@ -97,6 +97,15 @@ export function billingSection(env: FulfilmentEnv): void {
           /^The last day \(2000-01-01\) comes before the first \(from: \d{4}-\d{2}-01, the first of this month by default\)\.$/,
         ),
       ]);
+      // A from alone is checked against the to that defaulted, and keyed by from, the one sent.
+      const late = await fieldErrors(env.services.billing({ from: "9000-01-05" }));
+      expect(late).toEqual({
+        from: [
+          expect.stringMatching(
+            /^The first day \(9000-01-05\) comes after the last \(to: \d{4}-\d{2}-\d{2}, the last of this month by default\)\.$/,
+          ),
+        ],
+      });
       // Its end, the day after the last, would be year 10000: not a date the API can write.
       const last = "A billing period ends by 9999-12-30 (month 9999-11 at the latest).";
       expect(await fieldErrors(env.services.billing({ month: "9999-12" }))).toEqual({

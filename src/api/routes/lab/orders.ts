@@ -122,7 +122,7 @@ export const labOrdersRoutes: RoutePlugin = async (app, ctx) => {
         security: SECURITY,
         summary: "What the vendor would bill: device-days per account over a period",
         description:
-          "A device bills from activation when the hardware was in hand, from delivery (or pickup) when the lab shipped it, until unlinked (spec 4.2). A device-day is a UTC day on which the device was billable at any moment; days after the lab's clock are not billed yet. hardware_shipped counts the devices and gateways that shipped in the period (ship_gateway_only: the gateway only). supplies: the ASR supply orders that shipped in the period, at their prices when ordered, and supply_charges their total (spec 1.4: supply charges accrue as orders ship and are billed at the end of the month; ask for month=YYYY-MM).",
+          "A device bills from activation when the hardware was in hand, from delivery (or pickup) when the lab shipped it, until unlinked (spec 4.2). A device-day is a UTC day on which the device was billable at any moment; days after the lab's clock are not billed yet. hardware_shipped counts the devices and gateways that shipped in the period (ship_gateway_only: the gateway only). supplies: the ASR supply orders that shipped in the period, at their prices when ordered, and supply_charges their total (spec 1.4: supply charges accrue as orders ship and are billed at the end of the month; ask for month=YYYY-MM). from or to alone: the other is the first or last day of this month; a period that ends before it begins is a 400 keyed by the day sent (to, when both are).",
         querystring: BillingQuerySchema,
         response: { 200: BILLING_JSON, 400: INVALID, ...AUTH },
       },
