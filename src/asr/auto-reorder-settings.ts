@@ -33,7 +33,8 @@ export function autoReorderSettings(
       "Set strips_below, days_below or both (DELETE turns automatic reorder off).",
     );
   }
-  const supplyName = input.supply_name ?? DEFAULT_REORDER_SUPPLY;
+  // Trimmed, as supply-requests/ reads supply_name (the CLI's --supply arrives untrimmed).
+  const supplyName = input.supply_name?.trim() ?? DEFAULT_REORDER_SUPPLY;
   const type = supplies.byName(supplyName);
   if (type === undefined || type.strips === null) {
     errors.add("supply_name", `"${supplyName}" is not a test strip supply (asr/supply-types/).`);

@@ -70,7 +70,8 @@ describe("rpmlab accounts / keys", () => {
       "--strips-below",
       "15",
       "--supply",
-      "Glucometer Test Strips (100)",
+      // Surrounding spaces trimmed, as the admin API and supply-requests/ trim supply_name.
+      " Glucometer Test Strips (100) ",
     );
     expect(text.stdout.trim()).toBe(
       "automatic reorder of acme: Glucometer Test Strips (100) at fewer than 15 strips",
