@@ -20,7 +20,9 @@ export async function supplyOrderChanged(
     accountId: row.accountId,
     event: "SPECIAL_ORDER",
     body: supplyOrderJson(row, supplies),
-    hwiDeviceId: row.relatedDeviceId,
+    // The device the order is for (the related one, else the one on the hardware it fits), as
+    // patient_id is that device's patient: the delivery log's hwi_device_id filter finds it.
+    hwiDeviceId: row.relatedDeviceId ?? row.forDeviceId,
     patientId: row.patientExternalId,
   });
   events.add("supply.status", {

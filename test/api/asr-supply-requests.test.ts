@@ -227,7 +227,13 @@ describe("asr/supply-requests/", () => {
       expect(Date.parse(done.delivered_on!)).toBeGreaterThan(shipped);
 
       const outbox = await lab.store.transaction((tx) => tx.webhookOutbox.take(100));
-      const bodies = outbox.filter((e) => e.event === "SPECIAL_ORDER").map((e) => e.body as Order);
+      const entries = outbox.filter((e) => e.event === "SPECIAL_ORDER");
+      // Ordered by gateway id alone, it is the glucometer's: the delivery log's hwi_device_id
+      // filter finds its webhooks, as it does those of its patient_id.
+      expect(entries.map((e) => [e.hwiDeviceId, e.patientId])).toEqual(
+        Array(3).fill([glucometer.id, "P-1"]),
+      );
+      const bodies = entries.map((e) => e.body as Order);
       expect(bodies.map((b) => [b.status, b.shipped_on !== null, b.delivered_on !== null])).toEqual(
         [
           ["pending", false, false],
