@@ -24,10 +24,11 @@ export interface ReorderSweep {
  * Automatic reordering (spec 1.4: "can place orders automatically when thresholds are reached",
  * 4.5: estimated_strips_remaining "drives automatic reordering"). For each account with the ASR
  * module on and thresholds set, every glucometer's hardware is checked: fewer estimated strips
- * than `strips_below`, or fewer days of them at its recent daily use than `days_below`, places
- * one order of the account's strip supply to the patient's address — unless a strip order for
- * that meter has not been delivered yet (it is on its way). The check runs hourly on the
- * lab's clock (rpmlab's choice; the vendor does not say how often it looks).
+ * than `strips_below`, or fewer days of them at its recent daily use than `days_below` (none
+ * left: fewer days than any, whatever the use), places one order of the account's strip supply
+ * to the patient's address — unless a strip order for that meter has not been delivered yet (it
+ * is on its way). The check runs hourly on the lab's clock (rpmlab's choice; the vendor does
+ * not say how often it looks).
  */
 export class AutoReorder implements TimedWork {
   private readonly hourly: ClockSweep;
@@ -146,8 +147,12 @@ async function onItsWay(
 function below(settings: AutoReorderSettings, current: GlucometerSupplies): boolean {
   const left = current.record.estimated_strips_remaining;
   if (settings.stripsBelow !== null && left < settings.stripsBelow) return true;
+  if (settings.daysBelow === null) return false;
+  // No strips last no days, whatever the use: a patient who ran out cannot test, so the recent
+  // use falls to 0 and, going by it, the order the patient waits for would never come.
+  if (left === 0) return true;
   const { perDay } = current;
-  return settings.daysBelow !== null && perDay > 0 && left / perDay < settings.daysBelow;
+  return perDay > 0 && left / perDay < settings.daysBelow;
 }
 
 /**

@@ -279,6 +279,27 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     expect(await reorder.sweep()).toEqual({ placed: 1, unshippable: 0 });
   });
 
+  it("days_below orders for a meter out of strips that is no longer used: no strips last no days", async () => {
+    ok(await autoReorder({ days_below: 7 }));
+    const reorder = new AutoReorder(asrDeps(lab));
+    await test(50, 4); // the box used up, 4 a day
+    lab.advance(20 * DAY); // then no strips, so no readings: no recent use
+    expect(await record()).toEqual({
+      strips_sent: 50,
+      estimated_strips_remaining: 0,
+      average_measurements_per_day: 0,
+    });
+    expect(await reorder.sweep()).toEqual({ placed: 1, unshippable: 0 });
+    // A client's PUT of 0 for an unused meter orders too (spec 4.5: it drives reordering).
+    await lab.store.supplyRequests.update(
+      ok<{ id: string }[]>(await asr("GET", "supply-requests/"))[0]!.id,
+      { status: "fulfilled", shippedOn: lab.clock.now(), deliveredOn: lab.clock.now() },
+    );
+    expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 0 });
+    ok(await asr("PUT", `glucometer_supplies/${GW}/`, { estimated_strips_remaining: 0 }));
+    expect(await reorder.sweep()).toEqual({ placed: 1, unshippable: 0 });
+  });
+
   it("does not ship to an address verification found Invalid, until the client confirms it", async () => {
     ok(await autoReorder({ strips_below: 60 }));
     const reorder = new AutoReorder(asrDeps(lab));
