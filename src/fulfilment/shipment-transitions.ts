@@ -283,6 +283,17 @@ async function handOver(
     const device = await tx.devices.get(accountId, shipment.deviceId);
     devices = device !== null && shipment.shipsDevice !== false ? [stripPatient(device)] : [];
   } else {
+    // A replacement carrying the device puts it with the patient as well: when the device's own
+    // request never reached them (held at a facility, lost), it bills from now (an open period,
+    // the usual case, is kept as it is).
+    if (shipment.shipsDevice === true) {
+      await tx.billingPeriods.open(
+        accountId,
+        shipment.deviceId,
+        at,
+        via === "pickup" ? "pickup" : "delivery",
+      );
+    }
     const uuid = shipment.hardwareUuid ?? order.device.hardwareUuid;
     const { rows } =
       uuid === null ? { rows: [] } : await tx.devices.list(accountId, { hardwareUuidIexact: uuid });

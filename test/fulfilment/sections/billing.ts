@@ -78,6 +78,37 @@ export function billingSection(env: FulfilmentEnv): void {
       expect(one.accounts[0]!.devices.map((d) => d.device_days)).toEqual([1]);
     });
 
+    it("a replacement device delivered while the device's own package is held bills from its delivery", async () => {
+      const a = env.account.id;
+      const sim = await startSimulator(env);
+      const { device } = await request(env, "P-1", {}, "Vendor Scale");
+      await env.services.orders.advance(device.id, { status: "In Transit" });
+      await env.services.orders.inject(device.id, { event: "held_at_facility" });
+      const replacement = await env.services.replacements.create(a, {
+        hwi_device_id: device.id,
+        device_types: [{ name: "Vendor Scale" }],
+      });
+      await env.services.orders.advance(replacement.id, { status: "Delivered" });
+      const delivered = eventsOf(env, "replacement.status").at(-1)!;
+      expect(delivered.status).toBe("Delivered");
+      const report = await env.services.billing({ account: "clinic" });
+      expect(report.accounts[0]!.devices).toEqual([
+        expect.objectContaining({
+          hwi_device_id: device.id,
+          basis: "delivery",
+          billable_from: delivered.at,
+          billable_until: null,
+        }),
+      ]);
+      // The held package picked up later changes nothing: the device bills once.
+      await env.services.orders.inject(device.id, { event: "picked_up" });
+      await drive(env, sim, env.clock.now() + DAY);
+      const after = await env.services.billing({ account: "clinic" });
+      expect(after.accounts[0]!.devices).toEqual([
+        expect.objectContaining({ hwi_device_id: device.id, billable_from: delivered.at }),
+      ]);
+    });
+
     it("refuses a malformed period or an unknown account, keyed by field", async () => {
       expect(await fieldErrors(env.services.billing({ month: "2024-13" }))).toEqual({
         month: ['"2024-13" is not a month: YYYY-MM.'],
