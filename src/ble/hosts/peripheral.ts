@@ -1,6 +1,7 @@
 import type BlenoModule from "@abandonware/bleno";
 import type { Clock } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
+import { guardGattServer } from "./att-server-guard.ts";
 import { loadBleno, type SocketFactory, stopDevUpPoll, withoutProcessHooks } from "./load.ts";
 import { OutboundQueue } from "./outbound-queue.ts";
 
@@ -69,6 +70,7 @@ export class BlenoPeripheral {
   /** Loads a fresh bleno on the given sockets and waits for poweredOn. */
   static open(factory: SocketFactory, clock: Clock): Promise<BlenoPeripheral> {
     const bleno = loadBleno(factory) as Bleno;
+    guardGattServer(bleno);
     return new Promise((resolve, reject) => {
       withoutProcessHooks(() =>
         bleno.on("stateChange", (state) => {
