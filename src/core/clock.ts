@@ -42,6 +42,9 @@ export class WholeMillisecondClock implements Clock {
   }
 }
 
+/** The longest delay a Node timer takes (a signed 32-bit count of milliseconds). */
+const MAX_TIMER_MS = 0x7fff_ffff;
+
 /** Wall-clock time and real timers: `rpmlab serve` and real hardware. */
 export class SystemClock implements Clock {
   private nextId = 1;
@@ -53,14 +56,17 @@ export class SystemClock implements Clock {
 
   setTimeout(fn: () => void, delayMs: number): TimerHandle {
     const id = this.nextId++;
-    const timer = setTimeout(
-      () => {
+    // Node fires a delay past 2^31 − 1 ms (24.8 days) after 1 ms: a longer one waits in steps.
+    const arm = (left: number): void => {
+      const step = Math.min(left, MAX_TIMER_MS);
+      const timer = setTimeout(() => {
+        if (left > step) return arm(left - step);
         this.timers.delete(id);
         fn();
-      },
-      Math.max(0, delayMs),
-    );
-    this.timers.set(id, timer);
+      }, step);
+      this.timers.set(id, timer);
+    };
+    arm(Math.max(0, delayMs));
     return { id };
   }
 
