@@ -7,7 +7,7 @@ import { untilSignal } from "../app/until-signal.ts";
 import { parseBdAddr } from "../ble/hci/address.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import { adminTarget } from "../config/admin-target.ts";
-import { DEFAULT_BLE, parseBleSpec, parseListenSpec } from "../config/ble-spec.ts";
+import { DEFAULT_BLE, formatTcpSpec, parseBleSpec, parseListenSpec } from "../config/ble-spec.ts";
 import { parseBrokerSpec } from "../config/broker-spec.ts";
 import { parseDuration } from "../config/duration.ts";
 import { RpmlabError } from "../core/errors.ts";
@@ -87,7 +87,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
             seed: flags.seed,
             btsnoop: flags.btsnoop,
           });
-          io.out(`rpmlab controller listening on tcp://${host}:${app.port}`);
+          io.out(`rpmlab controller listening on ${formatTcpSpec(host, app.port)}`);
           return app;
         },
         (app) => app.stop(),

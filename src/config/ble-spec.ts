@@ -29,6 +29,11 @@ export function parseListenSpec(spec: string, option = "--listen"): { host: stri
   return parseTcp(option, spec, 0);
 }
 
+/** The `tcp://host:port` spec of a host and port, as parseBleSpec takes it back ([IPv6]). */
+export function formatTcpSpec(host: string, port: number): string {
+  return `tcp://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
 /** Host (a name, IPv4, or [IPv6]) and port, nothing after but an optional "/". */
 const TCP = /^tcp:\/\/(\[[^\]]*\]|[^:/[\]]+):(\d+)\/?$/;
 

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import type { CliIo } from "../../src/cli/io.ts";
+import { main } from "../../src/cli/main.ts";
+import { parseBleSpec } from "../../src/config/ble-spec.ts";
+
+/** Runs `rpmlab controller --listen <listen>` in process; stops it (SIGTERM) once it is listening. */
+async function controllerSays(listen: string): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    out: (t) => {
+      out.push(t);
+      if (t.includes("listening on")) process.emit("SIGTERM");
+    },
+    err: (t) => err.push(t),
+  };
+  const code = await main(["node", "rpmlab", "controller", "--listen", listen], io);
+  return { code, out: out.join(""), err: err.join("") };
+}
+
+describe("rpmlab controller", () => {
+  it("prints an IPv6 listener as a spec --ble takes back (tcp://[::1]:port, not tcp://::1:port)", async (ctx) => {
+    const run = await controllerSays("tcp://[::1]:0");
+    if (/EADDRNOTAVAIL|EAFNOSUPPORT/.test(run.err)) ctx.skip(`no IPv6 loopback here: ${run.err}`);
+    expect(run.err).toBe("");
+    const spec = /listening on (\S+)/.exec(run.out)?.[1];
+    expect(spec).toMatch(/^tcp:\/\/\[::1\]:\d+$/);
+    expect(parseBleSpec(spec!)).toMatchObject({ kind: "tcp", host: "::1" });
+  });
+});
