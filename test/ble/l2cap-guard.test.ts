@@ -71,6 +71,26 @@ describe("the ATT guard before the host stacks (Vol 3 Part F)", () => {
     }
   });
 
+  it("drops a list response whose entry Length is 0 or does not divide the list (noble looped for ever on Length 0)", () => {
+    for (const pdu of [
+      "1100010005000018", // Read By Group Type Response, Length 0
+      "0900020003030000", // Read By Type Response, Length 0
+      "1105010005000018", // Length 5 over 6 octets
+      "110601000500", // no whole entry
+      "0503020002290300", // Find Information Response, format 3
+      "050102000229030000", // format 1, 7 octets of entries
+    ]) {
+      expect(answered(pdu), pdu).toBeUndefined();
+    }
+    for (const pdu of [
+      "1106010005000018060009000118", // two services of 6 octets
+      "09070200020300002a", // one characteristic declaration
+      "050102000229", // one 16-bit descriptor
+    ]) {
+      expect(answered(pdu), pdu).toBe("delivered");
+    }
+  });
+
   it("keeps a host from answering a command (bleno's Error Response to a Write Command)", () => {
     const fromHost = (att: string) => {
       const packet = fromAir(att);

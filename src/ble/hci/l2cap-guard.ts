@@ -106,7 +106,25 @@ function attCheck(pdu: Buffer, reply: Reply): GuardVerdict {
   }
   const least = OTHERS.get(opcode);
   if (least === undefined) return opcode & COMMAND_FLAG ? DROP : DELIVER;
-  return pdu.length >= least ? DELIVER : DROP;
+  return pdu.length >= least && listFits(opcode, pdu) ? DELIVER : DROP;
+}
+
+/**
+ * Whether a response that carries a list of equal-size entries holds a whole number of them, of
+ * a size its fields fit in (Vol 3 Part F §3.4.3.2, §3.4.4.2, §3.4.4.10). noble divides the
+ * list's length by the size: a Length of 0 made its loop endless (the gateway hung), any other
+ * misfit read past the end and threw.
+ */
+function listFits(opcode: number, pdu: Buffer): boolean {
+  let size: number;
+  if (opcode === 0x05)
+    size = pdu[1] === 0x01 ? 4 : pdu[1] === 0x02 ? 18 : 0; // Find Information
+  else if (opcode === 0x09)
+    size = pdu[1]! >= 2 ? pdu[1]! : 0; // Read By Type: handle, value
+  else if (opcode === 0x11)
+    size = pdu[1]! >= 4 ? pdu[1]! : 0; // Read By Group Type: 2 handles, value
+  else return true;
+  return size > 0 && pdu.length > 2 && (pdu.length - 2) % size === 0;
 }
 
 /** LE signaling codes (Vol 3 Part A §4): the one request the stacks take, and its response. */
