@@ -1,7 +1,6 @@
 import { ATT, type CharacteristicDef, type ServiceDef } from "../ble/hosts/peripheral.ts";
 import type { Profile } from "../catalogue/schema.ts";
 import type { Clock } from "../core/clock.ts";
-import { epochFromUtc } from "../core/time.ts";
 import { encodeBatteryLevel } from "../gatt/characteristics/battery-level.ts";
 import {
   CURRENT_TIME_LENGTH,
@@ -11,6 +10,7 @@ import {
 } from "../gatt/characteristics/current-time.ts";
 import { encodeDeviceInformationString } from "../gatt/characteristics/device-information.ts";
 import { decodeRacp, type RacpMessage } from "../gatt/characteristics/racp.ts";
+import { epochMsFromDateTime } from "../gatt/date-time.ts";
 import { type CharacteristicValue, mappingFor } from "../gatt/mapping.ts";
 import { recordSequenceOf, sequenceAtOrAfter } from "../gatt/record-sequence.ts";
 import { MEASUREMENT_UUIDS, SIG, VENDOR } from "../gatt/uuids.ts";
@@ -264,10 +264,10 @@ export class BleDevice {
     if (value.length !== CURRENT_TIME_LENGTH) return ATT.INVALID_ATTRIBUTE_LENGTH;
     try {
       const t = decodeCurrentTime(value);
-      const ms = epochFromUtc({
-        ...t.dateTime,
-        milliseconds: Math.floor((t.fractions256 * 1000) / 256),
-      });
+      // A date with an unknown (0) year, month or day sets no clock: it throws here.
+      const ms =
+        epochMsFromDateTime(t.dateTime, "Current Time", "exact_time_256") +
+        Math.floor((t.fractions256 * 1000) / 256);
       this.clock.set(ms);
       this.counts.timeWrites++;
       return ATT.SUCCESS;

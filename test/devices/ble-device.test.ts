@@ -256,4 +256,22 @@ describe("device clock", () => {
     expect(write(month13)).toBe(0x13);
     expect(r.device.counts.timeWrites).toBe(0);
   });
+
+  it("refuses a Current Time whose year, month or day is 0 (unknown) with Value Not Allowed, not set the clock from a date it does not know", () => {
+    const r = rig("Vendor BPM - S", { driftPpm: 0, clockOffsetMs: 0 });
+    const time = r.chars.get("2A2B")!;
+    const good = Buffer.from(encodeCurrentTime(currentTimeAt(r.clock.now())));
+    const before = Buffer.from(time.read!());
+    for (const [at, zero] of [
+      [0, [0, 0]],
+      [2, [0]],
+      [3, [0]],
+    ] as const) {
+      const unknown = Buffer.from(good);
+      unknown.set(zero, at);
+      expect(time.write!(unknown), `byte ${at}`).toBe(0x13);
+    }
+    expect(r.device.counts.timeWrites).toBe(0);
+    expect(Buffer.from(time.read!())).toEqual(before);
+  });
 });
