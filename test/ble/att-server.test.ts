@@ -105,6 +105,14 @@ describe("the virtual devices' GATT server, to raw ATT", () => {
     expect(await att(`12${le16(time.value)}${value}`)).toEqual(["13"]);
   });
 
+  it("answers a read whose value cannot be encoded with Unlikely Error (a device clock run past 9999)", async () => {
+    const { att } = await connectedCuff();
+    const time = await declaration(att, 0x2a2b);
+    // 9999-12-31 23:59:59, the last instant a Date Time holds; a second later the clock is past it.
+    expect(await att(`12${le16(time.value)}0f270c1f173b3b050000`)).toEqual(["13"]);
+    expect(await att(`0a${le16(time.value)}`)).toEqual([`010a${le16(time.value)}0e`]);
+  });
+
   it("answers an Execute Write with nothing prepared with its response, and reserved flags with Invalid PDU", async () => {
     const { att } = await connectedCuff();
     expect(await att("1800")).toEqual(["19"]);

@@ -116,7 +116,15 @@ export class BlenoPeripheral {
                 c.read === undefined
                   ? null
                   : (offset, callback) => {
-                      const value = Buffer.from(c.read!());
+                      let value: Buffer;
+                      try {
+                        value = Buffer.from(c.read!());
+                      } catch {
+                        // A value that cannot be encoded (a device clock past 9999) is still
+                        // answered: left to bleno, the read went unanswered for 30 s.
+                        callback(ATT.UNLIKELY_ERROR);
+                        return;
+                      }
                       if (offset > value.length) callback(ATT.INVALID_OFFSET);
                       else callback(ATT.SUCCESS, value.subarray(offset));
                     },
