@@ -38,6 +38,8 @@ export class DeviceApp {
     /** What start opened, last first: stop closes them as a failed start does. */
     private readonly closes: ReadonlyArray<() => void>,
     readonly address: string,
+    /** Resolves with the error when its controller (tcp://) goes away; else never. */
+    readonly lost: Promise<Error>,
   ) {}
 
   static async start(options: DeviceAppOptions): Promise<DeviceApp> {
@@ -80,7 +82,12 @@ export class DeviceApp {
         advertisingData(profile),
         scanResponseData(device.localName, profile.sensor_code),
       );
-      const app = new DeviceApp(clock, [...opened].reverse(), peripheral.address);
+      const app = new DeviceApp(
+        clock,
+        [...opened].reverse(),
+        peripheral.address,
+        backend.lost ?? new Promise(() => undefined),
+      );
       options.onEvent({
         event: "advertising",
         address: peripheral.address,

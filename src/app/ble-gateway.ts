@@ -64,6 +64,11 @@ export class NobleBle implements GatewayBle {
     void this.loop(this.central, host);
   }
 
+  /** Resolves with the error when its controller (tcp://) goes away; else never. */
+  get lost(): Promise<Error> {
+    return this.backend?.lost ?? new Promise(() => undefined);
+  }
+
   /** Scanning asks the host on each advertisement, so nothing is kept to update. */
   whitelistChanged(): void {}
 
@@ -186,6 +191,11 @@ export class GatewayApp {
       throw error;
     }
     return new GatewayApp(clock, ble);
+  }
+
+  /** Resolves with the error when its controller (tcp://) goes away; else never. */
+  get lost(): Promise<Error> {
+    return this.ble.lost;
   }
 
   async stop(): Promise<void> {

@@ -19,6 +19,8 @@ export interface HciBackend {
   readonly factory: SocketFactory;
   /** What a btsnoop capture can watch (undefined for hci:N: capture with btmon there). */
   readonly tap: HciTap | undefined;
+  /** tcp://: resolves with the error when the controller goes away (a host cannot tell). */
+  readonly lost?: Promise<Error>;
   close(): void;
 }
 
@@ -93,6 +95,7 @@ export async function openHciBackend(
       return {
         factory: () => new EmulatedHciSocket(adapter),
         tap: adapter,
+        lost: transport.lost,
         close: () => adapter.close(),
       };
     }

@@ -43,6 +43,7 @@ function whole(option: string, text: string): number {
 async function runUntilSignal<T>(
   start: (signal: AbortSignal) => Promise<T>,
   stop: (app: T) => unknown,
+  lost?: (app: T) => Promise<Error>,
 ): Promise<void> {
   const failed = new AbortController();
   const interrupted = new AbortController();
@@ -55,8 +56,12 @@ async function runUntilSignal<T>(
     if (interrupted.signal.aborted) return;
     throw error;
   }
-  await signalled;
+  // A controller that goes away (tcp://) ends the command with its error: the host stacks
+  // cannot tell, and the device or gateway went on in silence.
+  const failure = await Promise.race([signalled.then(() => undefined), lost?.(app) ?? signalled]);
+  if (failure !== undefined) failed.abort();
   await stop(app);
+  if (failure !== undefined) throw failure;
 }
 
 /** `rpmlab controller`, `rpmlab device`, `rpmlab gateway`: the BLE parts on their own. */
@@ -145,6 +150,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
             onEvent: json,
           }),
         (app) => app.stop(),
+        (app) => app.lost,
       );
     },
   );
@@ -312,6 +318,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
               onEvent: json,
             }),
           (app) => app.stop(),
+          (app) => app.lost,
         );
       },
     );

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ControllerApp } from "../../src/app/ble-controller.ts";
 import type { CliIo } from "../../src/cli/io.ts";
 import { main } from "../../src/cli/main.ts";
 import { parseBleSpec } from "../../src/config/ble-spec.ts";
@@ -26,5 +27,36 @@ describe("rpmlab controller", () => {
     const spec = /listening on (\S+)/.exec(run.out)?.[1];
     expect(spec).toMatch(/^tcp:\/\/\[::1\]:\d+$/);
     expect(parseBleSpec(spec!)).toMatchObject({ kind: "tcp", host: "::1" });
+  });
+
+  it("a device whose controller goes away stops with E_BLE_TRANSPORT, not on in silence", async () => {
+    const controller = await ControllerApp.start({ host: "127.0.0.1", port: 0, seed: "cli" });
+    let stopping: Promise<void> | undefined;
+    const err: string[] = [];
+    const io: CliIo = {
+      out: (t) => {
+        if (t.includes('"advertising"')) stopping ??= controller.stop();
+      },
+      err: (t) => err.push(t),
+    };
+    try {
+      const code = await main(
+        [
+          "node",
+          "rpmlab",
+          "device",
+          "Vendor BPM - S",
+          "--ble",
+          `tcp://127.0.0.1:${controller.port}`,
+        ],
+        io,
+      );
+      expect(code).not.toBe(0);
+      expect(err.join("")).toContain(
+        "E_BLE_TRANSPORT: HCI over TCP: the controller closed the connection",
+      );
+    } finally {
+      await (stopping ?? controller.stop());
+    }
   });
 });

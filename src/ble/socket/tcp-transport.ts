@@ -10,6 +10,11 @@ import type { HciTransport } from "./transport.ts";
 export class TcpTransport implements HciTransport {
   private receiver: (packet: Buffer) => void = () => undefined;
   private onError: (error: Error) => void = () => undefined;
+  private onLost: (error: Error) => void = () => undefined;
+  /** Resolves when the controller closes the connection or it fails; never on close(). */
+  readonly lost = new Promise<Error>((resolve) => {
+    this.onLost = resolve;
+  });
 
   private constructor(private readonly socket: Socket) {
     const framer = new H4Framer({
@@ -23,14 +28,19 @@ export class TcpTransport implements HciTransport {
         ),
     });
     socket.on("data", (chunk) => framer.push(chunk));
-    socket.on("error", (error) =>
-      this.onError(new RpmlabError("E_BLE_TRANSPORT", `HCI over TCP: ${error.message}`, {}, error)),
-    );
-    socket.on("close", () =>
-      this.onError(
-        new RpmlabError("E_BLE_TRANSPORT", "HCI over TCP: the controller closed the connection"),
-      ),
-    );
+    let failure: Error | undefined;
+    socket.on("error", (error) => {
+      failure = new RpmlabError("E_BLE_TRANSPORT", `HCI over TCP: ${error.message}`, {}, error);
+      this.onError(failure);
+    });
+    socket.on("close", () => {
+      const closed = new RpmlabError(
+        "E_BLE_TRANSPORT",
+        "HCI over TCP: the controller closed the connection",
+      );
+      this.onError(closed);
+      this.onLost(failure ?? closed);
+    });
   }
 
   /** Connects; rejects with E_BLE_TRANSPORT when nothing listens there. */
@@ -66,6 +76,7 @@ export class TcpTransport implements HciTransport {
 
   close(): void {
     this.onError = () => undefined;
+    this.onLost = () => undefined;
     this.socket.destroy();
   }
 }
