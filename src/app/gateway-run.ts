@@ -60,7 +60,13 @@ export class GatewayRun {
     private readonly radio: DirectRadio | undefined,
     private readonly options: GatewayRunOptions,
     private readonly catalogue: Catalogue,
+    private readonly noble: NobleBle | undefined,
   ) {}
+
+  /** Resolves with the error when its controller (tcp://) goes away; else never. */
+  get lost(): Promise<Error> {
+    return this.noble?.lost ?? new Promise(() => undefined);
+  }
 
   static async start(options: GatewayRunOptions): Promise<GatewayRun> {
     const ownClock = options.clock === undefined ? new SystemClock() : undefined;
@@ -94,7 +100,15 @@ export class GatewayRun {
         lingerMs: options.lingerMs,
         ...(options.checkinEveryMs === undefined ? {} : { checkinEveryMs: options.checkinEveryMs }),
       });
-      const run = new GatewayRun(gateway, clock, ownClock, radio, options, catalogue);
+      const run = new GatewayRun(
+        gateway,
+        clock,
+        ownClock,
+        radio,
+        options,
+        catalogue,
+        ble instanceof NobleBle ? ble : undefined,
+      );
       run.follow();
       await gateway.start(options.signal);
       options.onEvent({

@@ -279,6 +279,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
                 signal,
               }),
             (app) => app.stop(),
+            (app) => app.lost,
           );
           return;
         }

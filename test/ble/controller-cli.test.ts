@@ -3,6 +3,8 @@ import { ControllerApp } from "../../src/app/ble-controller.ts";
 import type { CliIo } from "../../src/cli/io.ts";
 import { main } from "../../src/cli/main.ts";
 import { parseBleSpec } from "../../src/config/ble-spec.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { ServeLab } from "../gateway/serve-lab.ts";
 
 /** Runs `rpmlab controller --listen <listen>` in process; stops it (SIGTERM) once it is listening. */
 async function controllerSays(listen: string): Promise<{ code: number; out: string; err: string }> {
@@ -52,11 +54,49 @@ describe("rpmlab controller", () => {
         io,
       );
       expect(code).not.toBe(0);
-      expect(err.join("")).toContain(
-        "E_BLE_TRANSPORT: HCI over TCP: the controller closed the connection",
-      );
+      // Closed, or reset when it held unread bytes.
+      expect(err.join("")).toMatch(/^rpmlab: E_BLE_TRANSPORT: HCI over TCP: /);
     } finally {
       await (stopping ?? controller.stop());
+    }
+  });
+
+  it("a gateway (--broker) whose controller goes away stops with E_BLE_TRANSPORT", async () => {
+    const serve = await ServeLab.start(new VirtualClock({ startMs: Date.UTC(2026, 2, 2, 8) }));
+    const controller = await ControllerApp.start({ host: "127.0.0.1", port: 0, seed: "cli" });
+    let stopping: Promise<void> | undefined;
+    const err: string[] = [];
+    const io: CliIo = {
+      out: (t) => {
+        if (t.includes('"started"')) stopping ??= controller.stop();
+      },
+      err: (t) => err.push(t),
+    };
+    try {
+      const code = await main(
+        [
+          "node",
+          "rpmlab",
+          "gateway",
+          "--broker",
+          serve.info.mqtt_url,
+          "--url",
+          serve.info.base_url,
+          "--admin-token",
+          serve.info.admin_token,
+          "--gateway-uuid",
+          "A1B2C3D4E5F6",
+          "--ble",
+          `tcp://127.0.0.1:${controller.port}`,
+        ],
+        io,
+      );
+      expect(code).not.toBe(0);
+      // Closed, or reset when it held unread bytes.
+      expect(err.join("")).toMatch(/^rpmlab: E_BLE_TRANSPORT: HCI over TCP: /);
+    } finally {
+      await (stopping ?? controller.stop());
+      await serve.stop();
     }
   });
 });
