@@ -21,6 +21,32 @@ async function controllerSays(listen: string): Promise<{ code: number; out: stri
   return { code, out: out.join(""), err: err.join("") };
 }
 
+/**
+ * Runs `rpmlab ARGS --ble tcp://…` in process against a controller of its own, and stops the
+ * controller once the command prints `ready`.
+ */
+async function whenControllerGoes(
+  args: readonly string[],
+  ready: string,
+): Promise<{ code: number; err: string }> {
+  const controller = await ControllerApp.start({ host: "127.0.0.1", port: 0, seed: "cli" });
+  let stopping: Promise<void> | undefined;
+  const err: string[] = [];
+  const io: CliIo = {
+    out: (t) => {
+      if (t.includes(ready)) stopping ??= controller.stop();
+    },
+    err: (t) => err.push(t),
+  };
+  try {
+    const ble = `tcp://127.0.0.1:${controller.port}`;
+    const code = await main(["node", "rpmlab", ...args, "--ble", ble], io);
+    return { code, err: err.join("") };
+  } finally {
+    await (stopping ?? controller.stop());
+  }
+}
+
 describe("rpmlab controller", () => {
   it("prints an IPv6 listener as a spec --ble takes back (tcp://[::1]:port, not tcp://::1:port)", async (ctx) => {
     const run = await controllerSays("tcp://[::1]:0");
@@ -32,70 +58,25 @@ describe("rpmlab controller", () => {
   });
 
   it("a device whose controller goes away stops with E_BLE_TRANSPORT, not on in silence", async () => {
-    const controller = await ControllerApp.start({ host: "127.0.0.1", port: 0, seed: "cli" });
-    let stopping: Promise<void> | undefined;
-    const err: string[] = [];
-    const io: CliIo = {
-      out: (t) => {
-        if (t.includes('"advertising"')) stopping ??= controller.stop();
-      },
-      err: (t) => err.push(t),
-    };
-    try {
-      const code = await main(
-        [
-          "node",
-          "rpmlab",
-          "device",
-          "Vendor BPM - S",
-          "--ble",
-          `tcp://127.0.0.1:${controller.port}`,
-        ],
-        io,
-      );
-      expect(code).not.toBe(0);
-      // Closed, or reset when it held unread bytes.
-      expect(err.join("")).toMatch(/^rpmlab: E_BLE_TRANSPORT: HCI over TCP: /);
-    } finally {
-      await (stopping ?? controller.stop());
-    }
+    const run = await whenControllerGoes(["device", "Vendor BPM - S"], '"advertising"');
+    expect(run.code).not.toBe(0);
+    // Closed, or reset when it held unread bytes.
+    expect(run.err).toMatch(/^rpmlab: E_BLE_TRANSPORT: HCI over TCP: /);
   });
 
   it("a gateway (--broker) whose controller goes away stops with E_BLE_TRANSPORT", async () => {
     const serve = await ServeLab.start(new VirtualClock({ startMs: Date.UTC(2026, 2, 2, 8) }));
-    const controller = await ControllerApp.start({ host: "127.0.0.1", port: 0, seed: "cli" });
-    let stopping: Promise<void> | undefined;
-    const err: string[] = [];
-    const io: CliIo = {
-      out: (t) => {
-        if (t.includes('"started"')) stopping ??= controller.stop();
-      },
-      err: (t) => err.push(t),
-    };
     try {
-      const code = await main(
+      const run = await whenControllerGoes(
         [
-          "node",
-          "rpmlab",
-          "gateway",
-          "--broker",
-          serve.info.mqtt_url,
-          "--url",
-          serve.info.base_url,
-          "--admin-token",
-          serve.info.admin_token,
-          "--gateway-uuid",
-          "A1B2C3D4E5F6",
-          "--ble",
-          `tcp://127.0.0.1:${controller.port}`,
+          ...["gateway", "--broker", serve.info.mqtt_url, "--url", serve.info.base_url],
+          ...["--admin-token", serve.info.admin_token, "--gateway-uuid", "A1B2C3D4E5F6"],
         ],
-        io,
+        '"started"',
       );
-      expect(code).not.toBe(0);
-      // Closed, or reset when it held unread bytes.
-      expect(err.join("")).toMatch(/^rpmlab: E_BLE_TRANSPORT: HCI over TCP: /);
+      expect(run.code).not.toBe(0);
+      expect(run.err).toMatch(/^rpmlab: E_BLE_TRANSPORT: HCI over TCP: /);
     } finally {
-      await (stopping ?? controller.stop());
       await serve.stop();
     }
   });
