@@ -1,7 +1,7 @@
 import { RpmlabError } from "../core/errors.ts";
 import { fieldError } from "../core/field-errors.ts";
 import { toIsoMicros } from "../core/time.ts";
-import { isUuid } from "../fulfilment/identifiers.ts";
+import { uuidFilter } from "../fulfilment/identifiers.ts";
 import type { Store } from "../store/store.ts";
 import type { ListOptions, ListResult } from "../store/types.ts";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "../store/types-ingest.ts";
@@ -48,20 +48,13 @@ export function deliveryFilter(q: DeliveryQuery): DeliveryFilter {
     }
     filter.event = event as WebhookEvent;
   }
-  const webhook = uuidOf("webhook_id", given(q.webhook_id));
+  const webhook = uuidFilter("webhook_id", q.webhook_id);
   if (webhook !== undefined) filter.webhookId = webhook;
-  const device = uuidOf("hwi_device_id", given(q.hwi_device_id));
+  const device = uuidFilter("hwi_device_id", q.hwi_device_id);
   if (device !== undefined) filter.hwiDeviceId = device;
   const patient = given(q.patient_id);
   if (patient !== undefined) filter.patientId = patient;
   return filter;
-}
-
-/** An id filter, lower case; one that is no UUID is refused, as a Django UUID filter does. */
-function uuidOf(field: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (!isUuid(value)) throw fieldError(field, "Enter a valid UUID.");
-  return value.toLowerCase();
 }
 
 function invalidChoice(field: string, value: string, choices: readonly string[]): RpmlabError {

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { fieldError } from "../core/field-errors.ts";
 import type { Rng } from "../core/rng.ts";
 
 /**
@@ -29,6 +30,18 @@ export function normalizeImei(raw: string): string | null {
 
 export function isUuid(raw: string): boolean {
   return UUID.test(raw.trim());
+}
+
+/**
+ * A list's id filter (`?webhook_id=`, `?hwi_device_id=`): undefined when not given or blank,
+ * else the id in lower case; one that is no UUID is a 400 keyed by `field`, as a django-filter
+ * UUIDFilter answers (not an empty list).
+ */
+export function uuidFilter(field: string, raw: string | undefined): string | undefined {
+  const value = raw?.trim();
+  if (value === undefined || value === "") return undefined;
+  if (!isUuid(value)) throw fieldError(field, "Enter a valid UUID.");
+  return value.toLowerCase();
 }
 
 /**

@@ -14,6 +14,7 @@ import { MS_PER_DAY, parseIso, toIsoMicros } from "../core/time.ts";
 import { VENDOR_TIMESTAMP_MAX_MS } from "../gatt/vendor/record.ts";
 import { MAX_DAYS } from "../readings/generate.ts";
 import type { PatientModels } from "../readings/patients.ts";
+import { DRAIN_LIMIT_MS } from "./drain.ts";
 import { resolveKit, toCohort } from "./resolve-cohorts.ts";
 import { type ResolveContext, type RuleIssue, report } from "./resolve-context.ts";
 import { resolveEvents } from "./resolve-events.ts";
@@ -183,9 +184,6 @@ function refusedByApi(
     return { path: [...path, field], message: `the lab's API refuses it: ${issue.message}` };
   });
 }
-
-/** How long past its end a run's clock may go while outboxes drain (runner.ts DRAIN_LIMIT_MS). */
-const DRAIN_LIMIT_MS = MS_PER_DAY;
 
 /**
  * Every device type stamps its records as a Vendor Record does, in uint32 seconds since 1970

@@ -9,11 +9,12 @@ import { RpmlabError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { Rng } from "../core/rng.ts";
 import { startStopwatch } from "../core/stopwatch.ts";
-import { MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, toIsoMicros } from "../core/time.ts";
+import { MS_PER_MINUTE, toIsoMicros } from "../core/time.ts";
 import { VirtualClock } from "../core/virtual-clock.ts";
 import { PatientModels } from "../readings/patients.ts";
 import type { WebhookEvent } from "../store/types-ingest.ts";
 import { scenarioDigest } from "./digest.ts";
+import { DRAIN_LIMIT_MS, DRAIN_MS } from "./drain.ts";
 import { evaluate } from "./evaluate.ts";
 import { type Observed, resultCount } from "./observed.ts";
 import type { Progress } from "./progress.ts";
@@ -67,10 +68,6 @@ export interface RunReady {
 
 /** Virtual time per step of the run: devices, gateways and the lab settle between steps. */
 const STEP_MS = 10 * MS_PER_MINUTE;
-/** After the last reading: time for outboxes, retries and webhooks to drain (virtual). */
-const DRAIN_MS = 2 * MS_PER_HOUR;
-/** At most this long more while readings still wait in outboxes (virtual). */
-const DRAIN_LIMIT_MS = MS_PER_DAY;
 
 /** Runs `scenario` to its end and reports what happened against what it expects. */
 export async function runScenario(

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { isUuid } from "../../../fulfilment/identifiers.ts";
+import { uuidFilter } from "../../../fulfilment/identifiers.ts";
 import { accountOf } from "../../auth.ts";
-import { apiError } from "../../errors.ts";
 import {
   clientErrorResponses,
   DETAIL_SCHEMA,
@@ -39,12 +38,8 @@ export const hardwareLogsRoutes: RoutePlugin = async (app, ctx) => {
     },
     async (request, reply) => {
       const accountId = accountOf(request).id;
-      const device = request.query.hwi_device_id?.trim().toLowerCase();
-      // As a django-filter UUIDFilter: a value that is no UUID is a 400, not an empty list.
-      if (device !== undefined && device !== "" && !isUuid(device)) {
-        throw apiError.field("hwi_device_id", "Enter a valid UUID.");
-      }
-      const filter = device === undefined || device === "" ? {} : { hwiDeviceId: device };
+      const device = uuidFilter("hwi_device_id", request.query.hwi_device_id);
+      const filter = device === undefined ? {} : { hwiDeviceId: device };
       const body = await paginate(
         request,
         listMode(request.query),
