@@ -12,8 +12,9 @@
  *    sent unmeasured (their rate is printed as the cold start), the next as many are measured —
  *    a fresh isolate spends its first tens of thousands of deliveries compiling (V8's background
  *    threads: about 17 µs of CPU per delivery over the first 20,000, 2026-11-28), which a
- *    `serve` that runs for hours pays once. Then the store's part alone (storeFloor), and the
- *    ceiling it and the bare HTTP client leave.
+ *    `serve` that runs for hours pays once. Then the store's part alone (storeFloor), the
+ *    ceiling it and the bare HTTP client leave, and the dispatcher once more with its store side
+ *    answered from memory (ReadyDeliveries): what everything but the store costs.
  * 2. Latency: readings stored at 1,000 readings per second (ingestion's worker thread committing
  *    to a SQLite file, as in `rpmlab serve`), p50/p99 from the commit to the receiver having the
  *    webhook; once with post_as_array (a webhook per reading), once with one POST per record.
@@ -41,10 +42,12 @@ import type { GeneratedReading } from "../../src/readings/generated.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
 import { openStore } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/store.ts";
+import type { DispatchStore } from "../../src/webhooks/dispatch-store.ts";
 import { dispatchStoreFor } from "../../src/webhooks/dispatch-stores.ts";
 import { WebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { measurementWebhookRecord } from "../../src/webhooks/payloads/measurement.ts";
 import { createWebhookSender } from "../../src/webhooks/sender.ts";
+import { ReadyDeliveries } from "./_ready-deliveries.ts";
 import { ReceiverThread } from "./_receiver-thread.ts";
 
 const DELIVERIES = Number(process.argv[2] ?? 20_000);
@@ -166,11 +169,16 @@ async function lab(
  * loads its modules for about half a second).
  */
 async function dispatcherOn(store: Store, storeSpec: string, clock: SystemClock) {
-  const config = { timeoutMs: 10_000, concurrency: CONCURRENCY };
-  const sender = createWebhookSender("http", config);
   const rng = new Rng("bench-webhooks");
   const deliveries = dispatchStoreFor({ store, storeSpec, catalogue, rng, clock });
   await deliveries.nextDue();
+  return dispatcherWith(deliveries, clock);
+}
+
+async function dispatcherWith(deliveries: DispatchStore, clock: SystemClock) {
+  const config = { timeoutMs: 10_000, concurrency: CONCURRENCY };
+  const sender = createWebhookSender("http", config);
+  const rng = new Rng("bench-webhooks");
   const dispatcher = new WebhookDispatcher({ store: deliveries, clock, rng, sender, config });
   const stop = async () => {
     await dispatcher.stop();
@@ -317,7 +325,21 @@ const clock = new SystemClock();
     )
   ).total;
   const floorCpuPer = await storeFloor(store, account.id, sample, measured);
+  const [webhook] = await store.webhooks.list(account.id);
   await store.close();
+
+  // The dispatcher again (warm from the run above), its store side answered from memory.
+  await receiver.reset(false);
+  const ready = new ReadyDeliveries(webhook!, sample, measured);
+  const alone = await dispatcherWith(ready, clock);
+  const readyReached = receiver.reached(measured);
+  const readyCpu = process.cpuUsage();
+  const readyStarted = performance.now();
+  alone.dispatcher.start();
+  await readyReached;
+  const readyRate = measured / ((performance.now() - readyStarted) / 1000);
+  const readyCpuPer = cpuMicros(process.cpuUsage(readyCpu)) / measured;
+  await alone.stop();
 
   const rate = measured / receivedSeconds;
   console.log(
@@ -334,6 +356,9 @@ const clock = new SystemClock();
     `  dispatcher → receiver:             ${fmt(rate)} webhooks/s received (${fmt(measured / recordedSeconds)}/s with every attempt recorded; ${fmt(delivered ?? 0)} delivered in the log), ${cpu(dispatchCpuPer)}`,
   );
   console.log(`  the dispatcher's cold start (the warm-up): ${fmt(coldRate)} webhooks/s`);
+  console.log(
+    `  the dispatcher without a store (deliveries ready in memory, nothing recorded): ${fmt(readyRate)} webhooks/s, ${cpu(readyCpuPer)}: ${((100 * readyRate) / cannonRate).toFixed(0)} % of autocannon, the most any store could leave it`,
+  );
   console.log(
     `  dispatcher / autocannon: ${((100 * rate) / cannonRate).toFixed(0)} % (target ≥ 50 %: ${rate >= 0.5 * cannonRate ? "met" : "NOT met"}); dispatcher / sender alone: ${((100 * rate) / bareRate).toFixed(0)} %`,
   );
