@@ -280,7 +280,7 @@ export class Orders {
     if (shipment.halted !== null) {
       throw fieldError(
         field,
-        `Order ${shipment.id} no longer moves: its device was ${shipment.halted} while it was ${shipment.status}.`,
+        `Order ${shipment.id} no longer moves: its device was ${shipment.halted} (the order is ${shipment.status}).`,
       );
     }
   }

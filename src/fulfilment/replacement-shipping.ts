@@ -36,7 +36,11 @@ export class ReplacementShipping {
         id: replacementId,
       });
     }
-    if (!(PENDING as readonly (string | null)[]).includes(before.status)) {
+    // An Unlinked one never shipped: the advance below says why it no longer moves.
+    if (
+      !(PENDING as readonly (string | null)[]).includes(before.status) &&
+      before.status !== "Unlinked"
+    ) {
       throw new RpmlabError(
         "E_STORE_CONFLICT",
         `replacement ${replacementId} already shipped (${before.status})`,

@@ -138,6 +138,9 @@ export async function holdForAddress(
  * shipment, and its replacements', when not yet delivered, are halted (no further transitions,
  * no further webhooks: the device is Unlinked). A replacement left to ship would move whatever
  * devices hold the unlinked hardware id by then: another patient's, once it is reused.
+ * A halted order's status is Unlinked (spec 3 "device with gateway → unlink → Unlinked"), as its
+ * device's and its last webhook's: not the carrier status it stopped in, which it never leaves,
+ * and not Cancelled, which removes a pending order and fires its own webhook (spec 3, 6.2).
  * In the caller's transaction.
  */
 export async function stopForUnlink(
@@ -155,6 +158,8 @@ export async function stopForUnlink(
   }
 }
 
+const UNLINKED = "Unlinked";
+
 async function haltForUnlink(
   tx: StoreRepositories,
   events: PendingEvents,
@@ -167,13 +172,22 @@ async function haltForUnlink(
   if (shipment.deliveredOn !== null || shipment.halted !== null) return;
   const halted = await tx.shipments.update(
     shipmentId,
-    { step: shipment.step + 1, nextStatus: null, nextAt: null, halted: "unlinked" },
+    {
+      status: UNLINKED,
+      step: shipment.step + 1,
+      nextStatus: null,
+      nextAt: null,
+      halted: "unlinked",
+    },
     { expectStep: shipment.step },
   );
+  if (shipment.replacementId !== null) {
+    await tx.replacements.update(accountId, shipment.replacementId, { status: UNLINKED });
+  }
   await tx.shipments.addEvent(shipmentId, {
-    status: shipment.status,
+    status: UNLINKED,
     at,
-    detail: "Stopped: the device was unlinked",
+    detail: `Stopped in ${shipment.status}: the device was unlinked`,
   });
   scheduled(events, halted);
 }

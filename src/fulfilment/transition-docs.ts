@@ -124,6 +124,13 @@ export const TRANSITION_DOCS: readonly TransitionDoc[] = [
     settings: ["durations.pickup"],
   },
   {
+    from: "any, until delivered or collected",
+    to: "Unlinked",
+    when: "its device is unlinked (unlink-gateway): the order stops where it is, listed as Unlinked like its device (spec 3); no further transitions or webhooks (the device's Unlinked one is the last); not Cancelled: the order is not removed",
+    settings: [],
+    note: "at once",
+  },
+  {
     from: "Client Action Required, On Hold, Ready to Ship",
     to: "Cancelled",
     when: "the lab admin cancels it: the order is removed, the webhook is its only record (spec 3)",

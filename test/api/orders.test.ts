@@ -162,6 +162,63 @@ describe("lab admin API: orders and billing", () => {
     expect((await admin("GET", `orders/${pending.id}/`)).statusCode).toBe(404);
   });
 
+  it("lists an order an unlink stopped as Unlinked, in the list, its filters and every read (spec 3)", async () => {
+    const moving = await order();
+    await admin("POST", `orders/${moving.id}/advance/`, { status: "In Transit" });
+    const delivered = await order("P-2");
+    await admin("POST", `orders/${delivered.id}/advance/`, {
+      status: "Delivered",
+      hardware_uuid: GW2,
+    });
+    const replacement = await call("POST", "hwi-replacements/", {
+      hwi_device_id: delivered.id,
+      device_types: [{ name: "Gateway" }],
+    });
+    expect(replacement.statusCode, replacement.body).toBe(201);
+    const r = replacement.json() as { id: string };
+    expect((await call("POST", `unlink-gateway/${moving.id}/`)).statusCode).toBe(200);
+    expect((await call("GET", `unlink-gateway/${GW2}/`)).statusCode).toBe(200);
+
+    const ids = async (query: string) =>
+      ok<{ id: string }[]>(await admin("GET", `orders/${query}`)).map((o) => o.id);
+    const listed = ok<{ id: string; status: string; halted: string | null }[]>(
+      await admin("GET", "orders/"),
+    );
+    expect(listed.map((o) => [o.id, o.status, o.halted])).toEqual([
+      [moving.id, "Unlinked", "unlinked"],
+      [delivered.id, "Delivered", null],
+      [r.id, "Unlinked", "unlinked"],
+    ]);
+    expect(await ids("?status=In%20Transit")).toEqual([]);
+    expect(await ids("?status=shipped")).toEqual([]);
+    expect(await ids("?status=pending")).toEqual([]);
+    expect(await ids("?status=Unlinked")).toEqual([moving.id, r.id]);
+    const shown = ok<{ status: string; history: { status: string; detail: string }[] }>(
+      await admin("GET", `orders/${moving.id}/`),
+    );
+    expect(shown.status).toBe("Unlinked");
+    expect(shown.history.at(-1)).toMatchObject({
+      status: "Unlinked",
+      detail: "Stopped in In Transit: the device was unlinked",
+    });
+    expect(ok<{ status: string }>(await call("GET", `hwi-shipments/${moving.id}/`)).status).toBe(
+      "Unlinked",
+    );
+    expect(ok<{ status: string }>(await call("GET", `hwi-devices/${moving.id}/`)).status).toBe(
+      "Unlinked",
+    );
+    expect(ok<{ status: string }>(await call("GET", `hwi-replacements/${r.id}/`)).status).toBe(
+      "Unlinked",
+    );
+    const refused = await admin("POST", `orders/${moving.id}/advance/`, { status: "Delivered" });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({
+      status: [
+        `Order ${moving.id} no longer moves: its device was unlinked (the order is Unlinked).`,
+      ],
+    });
+  });
+
   it("releases a request held for its address when PATCH hwi-patients confirms it (spec 3)", async () => {
     await call("POST", "hwi-patients/", {
       external_id: "P-1",

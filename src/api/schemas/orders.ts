@@ -19,7 +19,9 @@ export const OrderOut = z.object({
   client_domain: text(),
   hwi_device_id: z.string(),
   replacement_id: text(),
-  status: z.string().describe("The fulfilment status (spec 3)."),
+  status: z
+    .string()
+    .describe("The fulfilment status (spec 3); Unlinked once an unlink stopped the order."),
   reason: text().describe("Why Client Action Required holds it."),
   require_signature: z.boolean(),
   ship_gateway_only: z.boolean(),
@@ -97,7 +99,7 @@ export function orderJson(o: OrderRecord): z.output<typeof OrderOut> {
 
 export const OrdersQuery = z.object({
   status: queryParam(
-    "A fulfilment status, `shipped` (Dropshipped, In Transit, Out for Delivery) or `pending` (Client Action Required, On Hold, Ready to Ship).",
+    "A fulfilment status (Unlinked: orders an unlink stopped), `shipped` (Dropshipped, In Transit, Out for Delivery) or `pending` (Client Action Required, On Hold, Ready to Ship).",
   ),
   account: queryParam("A client domain."),
   kind: queryParam("device (fulfilment requests) or replacement."),
