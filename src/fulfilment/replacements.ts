@@ -9,7 +9,7 @@ import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import { isUuid } from "./identifiers.ts";
 import { openShipment } from "./shipment-intake.ts";
 import { SHIPPING_FIELDS } from "./shipping-fields.ts";
-import { PENDING_STATUSES } from "./statuses.ts";
+import { ON_THE_WAY_STATUSES, PENDING_STATUSES } from "./statuses.ts";
 
 /** wire-formats "Replacements": the name that asks for a replacement gateway. */
 export const GATEWAY = "Gateway";
@@ -268,8 +268,11 @@ function readShipping(errors: FieldErrorCollector, input: Record<string, unknown
 
 /**
  * Why the patient does not have the device to replace (spec 4.3 replaces hardware in use), or
- * null: an unlinked device left the patient (spec 4.2), and a request not shipped yet is an
- * order to cancel or wait for, not hardware to replace.
+ * null: an unlinked device left the patient (spec 4.2), a request not shipped yet is an order
+ * to cancel or wait for, and one the carrier still has on its way (its gateway too) has not
+ * reached the patient: a replacement gateway shipped now would move the devices off a gateway
+ * still in the mail. A package held for pickup can be replaced: the patient may never collect
+ * it (README "Billing": the replacement then bills).
  */
 function notWithPatient(device: DeviceWithPatient): string | null {
   if (device.status === "Unlinked") {
@@ -277,6 +280,9 @@ function notWithPatient(device: DeviceWithPatient): string | null {
   }
   if ((PENDING_STATUSES as readonly string[]).includes(device.status)) {
     return `Device ${device.id} has not shipped yet (${device.status}): there is nothing to replace; cancel or wait for its order.`;
+  }
+  if ((ON_THE_WAY_STATUSES as readonly string[]).includes(device.status)) {
+    return `Device ${device.id} has not reached the patient yet (${device.status}): there is nothing to replace; wait for its delivery.`;
   }
   return null;
 }

@@ -39,5 +39,16 @@ export const PENDING_STATUSES: readonly FulfilmentStatus[] = [
   "Ready to Ship",
 ];
 
+/**
+ * A shipped request the carrier still has on its way to the patient (spec 3's scan events).
+ * Not Available for Pickup: that package is held at a facility and may never be collected.
+ */
+export const ON_THE_WAY_STATUSES: readonly FulfilmentStatus[] = [
+  "Dropshipped",
+  "In Transit",
+  "Out for Delivery",
+  "Delivery Issue",
+];
+
 /** Spec 3 / 6.2: the list filter status=shipped (not Available for Pickup). */
 export const SHIPPED_FILTER: readonly string[] = SHIPPED_STATUSES;

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Lab, makeLab } from "./helpers.ts";
+import { ADMIN, type Lab, makeLab } from "./helpers.ts";
 import {
+  ADDRESS,
   activate,
   BPM,
   type Envelope,
@@ -115,6 +116,42 @@ describe("hwi-replacements/", () => {
       "reason",
       "created",
     ]);
+  });
+
+  it("refuses a replacement while the device's package is on its way, keyed by hwi_device_id; takes it once held for pickup, or for hardware in hand", async () => {
+    await call("POST", "hwi-patients/", { external_id: "P-1", name: "Pat One", ...ADDRESS });
+    const ordered = await activate(lab, { device: { name: BPM }, patient: { external_id: "P-1" } });
+    const replace = (device_types: { name: string }[]) =>
+      call("POST", "hwi-replacements/", { hwi_device_id: ordered.id, device_types });
+    const advance = (status: string) =>
+      lab.app.inject({
+        method: "POST",
+        url: `/lab/v1/orders/${ordered.id}/advance/`,
+        headers: ADMIN,
+        payload: { status },
+      });
+    for (const status of ["Dropshipped", "In Transit", "Out for Delivery", "Delivery Issue"]) {
+      expect((await advance(status)).json().status).toBe(status);
+      for (const types of [[{ name: "Gateway" }], [{ name: BPM }]]) {
+        const refused = await replace(types);
+        expect(refused.statusCode).toBe(400);
+        expect(refused.json()).toEqual({
+          hwi_device_id: [
+            `Device ${ordered.id} has not reached the patient yet (${status}): there is nothing to replace; wait for its delivery.`,
+          ],
+        });
+      }
+    }
+    expect(ok(await call("GET", "hwi-replacements/"))).toEqual([]);
+    // Attempts exhausted: the carrier holds it, and the patient may never collect it.
+    expect((await advance("Available for Pickup")).json().status).toBe("Available for Pickup");
+    expect((await replace([{ name: "Gateway" }])).statusCode).toBe(201);
+    // Hardware in hand is replaced as ever.
+    const inHand = await call("POST", "hwi-replacements/", {
+      hwi_device_id: device.id,
+      device_types: [{ name: "Gateway" }],
+    });
+    expect(inHand.statusCode).toBe(201);
   });
 
   it("400 keyed by field: device, device types, shipping all-or-none", async () => {

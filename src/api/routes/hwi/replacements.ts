@@ -34,7 +34,7 @@ export const replacementsRoutes: RoutePlugin = async (app, ctx) => {
         security: SECURITY,
         summary: "Request a replacement",
         description:
-          'Replacement devices or gateways without a new device record or a duplicate-order flag (spec 4.3): the device keeps its record and status until the replacement ships. device_types holds "Gateway" and/or the device\'s own type. When a replacement gateway ships, hardware_uuid changes on every device of the old gateway (status Replaced, fulfilment webhook with device_id = the old gateway id). The path is beside the listing (spec: not shown). 201 with the record; 400 keyed by field.',
+          'Replacement devices or gateways without a new device record or a duplicate-order flag (spec 4.3): the device keeps its record and status until the replacement ships. device_types holds "Gateway" and/or the device\'s own type. When a replacement gateway ships, hardware_uuid changes on every device of the old gateway (status Replaced, fulfilment webhook with device_id = the old gateway id). Only hardware the patient has is replaced: a device whose request has not shipped, is still on its way (Dropshipped, In Transit, Out for Delivery, Delivery Issue) or is unlinked is a 400 keyed hwi_device_id; a package held for pickup (Available for Pickup) can be replaced. The path is beside the listing (spec: not shown). 201 with the record; 400 keyed by field.',
         body: REPLACEMENT_BODY,
         response: {
           201: RECORD,
