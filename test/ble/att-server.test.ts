@@ -121,3 +121,24 @@ describe("the virtual devices' GATT server, to raw ATT", () => {
     expect(await att("18ff")).toEqual(["0118000004"]);
   });
 });
+
+describe("a CCCD on the virtual devices' GATT server, to raw ATT", () => {
+  it("refuses Notification on a characteristic that only indicates (and Indication on one that only notifies) with 0xFD, and keeps the CCCD off", async () => {
+    const { att } = await connectedCuff();
+    // Blood Pressure Measurement indicates only; Battery Level notifies only. Each CCCD follows
+    // its value.
+    const measurement = (await declaration(att, 0x2a35)).value + 1;
+    const battery = (await declaration(att, 0x2a19)).value + 1;
+    expect(await att(`12${le16(measurement)}0100`)).toEqual([`0112${le16(measurement)}fd`]);
+    expect(await att(`12${le16(measurement)}0300`)).toEqual([`0112${le16(measurement)}fd`]);
+    expect(await att(`12${le16(battery)}0200`)).toEqual([`0112${le16(battery)}fd`]);
+    // A Write Command of the same is not answered and changes nothing.
+    expect(await att(`52${le16(measurement)}0100`)).toEqual([]);
+    expect(await att(`0a${le16(measurement)}`)).toEqual(["0b0000"]);
+    expect(await att(`0a${le16(battery)}`)).toEqual(["0b0000"]);
+    // The bit the characteristic has is taken.
+    expect(await att(`12${le16(measurement)}0200`)).toEqual(["13"]);
+    expect(await att(`0a${le16(measurement)}`)).toEqual(["0b0200"]);
+    expect(await att(`12${le16(battery)}0100`)).toEqual(["13"]);
+  });
+});
