@@ -141,4 +141,50 @@ describe("a CCCD on the virtual devices' GATT server, to raw ATT", () => {
     expect(await att(`0a${le16(measurement)}`)).toEqual(["0b0200"]);
     expect(await att(`12${le16(battery)}0100`)).toEqual(["13"]);
   });
+
+  it("takes a Prepare Write to a CCCD (no longer Attribute Not Long) and writes it at the Execute Write", async () => {
+    const { att } = await connectedCuff();
+    const ccc = le16((await declaration(att, 0x2a35)).value + 1);
+    // Queued, echoed, and not written until executed.
+    expect(await att(`16${ccc}00000200`)).toEqual([`17${ccc}00000200`]);
+    expect(await att(`0a${ccc}`)).toEqual(["0b0000"]);
+    expect(await att("1801")).toEqual(["19"]);
+    expect(await att(`0a${ccc}`)).toEqual(["0b0200"]);
+    // Cancelled, nothing is written.
+    expect(await att(`16${ccc}00000000`)).toEqual([`17${ccc}00000000`]);
+    expect(await att("1800")).toEqual(["19"]);
+    expect(await att(`0a${ccc}`)).toEqual(["0b0200"]);
+    // In two parts, octet by octet.
+    expect(await att(`16${ccc}000000`)).toEqual([`17${ccc}000000`]);
+    expect(await att(`16${ccc}010000`)).toEqual([`17${ccc}010000`]);
+    expect(await att("1801")).toEqual(["19"]);
+    expect(await att(`0a${ccc}`)).toEqual(["0b0000"]);
+  });
+
+  it("checks a CCCD's prepared value at the Execute Write: offset, length, the characteristic's bits", async () => {
+    const { att } = await connectedCuff();
+    const ccc = le16((await declaration(att, 0x2a35)).value + 1);
+    expect(await att(`16${ccc}030000`)).toEqual([`17${ccc}030000`]);
+    expect(await att("1801")).toEqual([`0118${ccc}07`]);
+    expect(await att(`16${ccc}01000200`)).toEqual([`17${ccc}01000200`]);
+    expect(await att("1801")).toEqual([`0118${ccc}0d`]);
+    expect(await att(`16${ccc}00000100`)).toEqual([`17${ccc}00000100`]);
+    expect(await att("1801")).toEqual([`0118${ccc}fd`]);
+    expect(await att(`0a${ccc}`)).toEqual(["0b0000"]);
+    // The queue is bounded.
+    for (let i = 0; i < 16; i++) {
+      expect(await att(`16${ccc}00000200`)).toEqual([`17${ccc}00000200`]);
+    }
+    expect(await att(`16${ccc}00000200`)).toEqual([`0116${ccc}09`]);
+    expect(await att("1800")).toEqual(["19"]);
+    expect(await att(`0a${ccc}`)).toEqual(["0b0000"]);
+    // One attribute per queue, as bleno queues a value: a second one is Unlikely Error.
+    const time = le16((await declaration(att, 0x2a2b)).value);
+    expect(await att(`16${ccc}00000200`)).toEqual([`17${ccc}00000200`]);
+    expect(await att(`16${time}0000e907`)).toEqual([`0116${time}0e`]);
+    expect(await att("1800")).toEqual(["19"]);
+    expect(await att(`16${time}0000e907`)).toEqual([`17${time}0000e907`]);
+    expect(await att(`16${ccc}00000200`)).toEqual([`0116${ccc}0e`]);
+    expect(await att("1800")).toEqual(["19"]);
+  });
 });

@@ -3,13 +3,18 @@ interface BlenoHandle {
   readonly type: string;
   readonly uuid?: string;
   readonly secure?: number;
+  readonly value?: Buffer;
   readonly attribute?: { readonly properties?: readonly string[] };
+}
+
+interface AclStream {
+  readonly encrypted?: boolean;
 }
 
 /** bleno's GATT server, as far as these checks read it (lib/hci-socket/gatt.js). */
 interface BlenoGatt {
   _handles: readonly (BlenoHandle | undefined)[];
-  _aclStream: { readonly encrypted?: boolean } | null;
+  _aclStream: AclStream | null;
   _preparedWriteRequest: unknown;
   handleRequest(request: Buffer): void;
   send(data: Buffer): void;
@@ -18,14 +23,34 @@ interface BlenoGatt {
 /** ATT opcodes and error codes used here (Vol 3 Part F §3.4). */
 const ERROR_RESPONSE = 0x01;
 const WRITE_REQUEST = 0x12;
+const WRITE_RESPONSE = 0x13;
 const PREPARE_WRITE_REQUEST = 0x16;
+const PREPARE_WRITE_RESPONSE = 0x17;
 const EXECUTE_WRITE_REQUEST = 0x18;
 const EXECUTE_WRITE_RESPONSE = 0x19;
 const WRITE_COMMAND = 0x52;
 const INVALID_PDU = 0x04;
 const WRITE_NOT_PERMITTED = 0x03;
+const INSUFFICIENT_AUTHENTICATION = 0x05;
+const INVALID_OFFSET = 0x07;
+const PREPARE_QUEUE_FULL = 0x09;
+const INVALID_ATTRIBUTE_VALUE_LENGTH = 0x0d;
+const UNLIKELY_ERROR = 0x0e;
 /** CSS Part B §1.2, §2.3. */
 const CCCD_IMPROPERLY_CONFIGURED = 0xfd;
+
+/** Prepare Write Requests to a CCCD queued on one connection (bleno queues values only). */
+interface PreparedCccd {
+  readonly handle: number;
+  readonly parts: { readonly offset: number; readonly data: Buffer }[];
+}
+/** The CCCD queue of each connection of one server, by its ACL stream (new per connection). */
+export type CccdQueues = WeakMap<AclStream, PreparedCccd>;
+/** Prepared parts one CCCD takes before Prepare Queue Full (its value is 2 octets). */
+const CCCD_QUEUE_LIMIT = 16;
+
+/** What the guard does with a request: see attServerCheck. */
+export type AttServerAnswer = Buffer | null | undefined | { readonly executeAs: Buffer };
 
 /**
  * What bleno's GATT server gets wrong, answered before it reads a request (the L2CAP guard has
@@ -40,19 +65,39 @@ const CCCD_IMPROPERLY_CONFIGURED = 0xfd;
  *   one that only notifies), which Vol 3 Part G §3.3.3.3 (Table 3.11) allows only with the
  *   matching property: bleno then indicated to a central that asked for notifications. Such a
  *   Write Request is Client Characteristic Configuration Descriptor Improperly Configured (0xFD,
- *   CSS Part B §2.3), as BlueZ's gatt-database answers it; a Write Command is dropped.
- * Returns the answer to send, `null` to drop the request, or `undefined` to let bleno handle it.
+ *   CSS Part B §2.3), as BlueZ's gatt-database answers it; a Write Command is dropped;
+ * - a Prepare Write Request to a CCCD is Attribute Not Long (0x0B), a code Part F §3.4.1.1
+ *   defines for Read Blob only, where §3.4.6.1 says the server shall answer a Prepare Write
+ *   Response to a writable attribute (Part G §4.9.5 Reliable Writes, §4.12.4): it is queued
+ *   here and written at the Execute Write Request, whose validation §3.4.6.1 places there.
+ * Returns the answer to send, `null` to drop the request, `undefined` to let bleno handle it,
+ * or `executeAs`: a Write Request for bleno to handle, answered as the Execute Write.
  */
-export function attServerCheck(request: Buffer, gatt: BlenoGatt): Buffer | null | undefined {
+export function attServerCheck(
+  request: Buffer,
+  gatt: BlenoGatt,
+  queues: CccdQueues,
+): AttServerAnswer {
   const opcode = request[0];
   if (opcode === WRITE_REQUEST || opcode === PREPARE_WRITE_REQUEST || opcode === WRITE_COMMAND) {
     const handle = request.readUInt16LE(1);
     const entry = gatt._handles[handle];
     const type = entry?.type;
+    if (opcode === PREPARE_WRITE_REQUEST && entry && isCccd(entry)) {
+      return prepareCccd(request, handle, entry, gatt, queues);
+    }
     if (opcode !== PREPARE_WRITE_REQUEST && entry && cccdRefuses(request, entry, gatt)) {
       return opcode === WRITE_COMMAND
         ? null
         : errorResponse(opcode, handle, CCCD_IMPROPERLY_CONFIGURED);
+    }
+    if (
+      type === "characteristicValue" &&
+      opcode === PREPARE_WRITE_REQUEST &&
+      queuedCccd(gatt, queues)
+    ) {
+      // bleno queues one attribute at a time, and answers a second one so too.
+      return errorResponse(opcode, handle, UNLIKELY_ERROR);
     }
     if (type === undefined || type === "characteristicValue" || type === "descriptor") {
       return undefined;
@@ -62,9 +107,78 @@ export function attServerCheck(request: Buffer, gatt: BlenoGatt): Buffer | null 
   }
   if (opcode === EXECUTE_WRITE_REQUEST) {
     if (request[1]! > 0x01) return errorResponse(opcode, 0, INVALID_PDU);
+    const queued = queuedCccd(gatt, queues);
+    if (queued !== undefined) {
+      queues.delete(gatt._aclStream!);
+      return request[1] === 0x01
+        ? executeCccd(queued, gatt)
+        : Buffer.from([EXECUTE_WRITE_RESPONSE]);
+    }
     if (!gatt._preparedWriteRequest) return Buffer.from([EXECUTE_WRITE_RESPONSE]);
   }
   return undefined;
+}
+
+function isCccd(entry: BlenoHandle): boolean {
+  return entry.type === "descriptor" && entry.uuid === "2902";
+}
+
+function queuedCccd(gatt: BlenoGatt, queues: CccdQueues): PreparedCccd | undefined {
+  return gatt._aclStream ? queues.get(gatt._aclStream) : undefined;
+}
+
+/** Queues a Prepare Write Request to a CCCD, checked as §3.4.6.1 checks it: permissions, space. */
+function prepareCccd(
+  request: Buffer,
+  handle: number,
+  entry: BlenoHandle,
+  gatt: BlenoGatt,
+  queues: CccdQueues,
+): Buffer {
+  const stream = gatt._aclStream!;
+  if ((entry.secure ?? 0) & 0x08 && !stream.encrypted) {
+    return errorResponse(PREPARE_WRITE_REQUEST, handle, INSUFFICIENT_AUTHENTICATION);
+  }
+  const queued = queues.get(stream);
+  if (gatt._preparedWriteRequest || (queued !== undefined && queued.handle !== handle)) {
+    return errorResponse(PREPARE_WRITE_REQUEST, handle, UNLIKELY_ERROR);
+  }
+  const parts = queued?.parts ?? [];
+  if (parts.length === CCCD_QUEUE_LIMIT) {
+    return errorResponse(PREPARE_WRITE_REQUEST, handle, PREPARE_QUEUE_FULL);
+  }
+  parts.push({ offset: request.readUInt16LE(3), data: Buffer.from(request.subarray(5)) });
+  queues.set(stream, { handle, parts });
+  const response = Buffer.from(request);
+  response[0] = PREPARE_WRITE_RESPONSE;
+  return response;
+}
+
+/**
+ * The queued parts written over the CCCD's 2 octets in order (as Zephyr's CCC write takes an
+ * offset): an offset past them is Invalid Offset, a part running past them Invalid Attribute
+ * Value Length, a bit the characteristic lacks 0xFD; the value is then written as by a Write
+ * Request.
+ */
+function executeCccd(queued: PreparedCccd, gatt: BlenoGatt): AttServerAnswer {
+  const entry = gatt._handles[queued.handle]!;
+  const value = Buffer.alloc(2);
+  entry.value?.copy(value);
+  for (const { offset, data } of queued.parts) {
+    let code: number | undefined;
+    if (offset > value.length) code = INVALID_OFFSET;
+    else if (offset + data.length > value.length) code = INVALID_ATTRIBUTE_VALUE_LENGTH;
+    if (code !== undefined) return errorResponse(EXECUTE_WRITE_REQUEST, queued.handle, code);
+    data.copy(value, offset);
+  }
+  if (!cccdAllowed(value.readUInt16LE(0), entry)) {
+    return errorResponse(EXECUTE_WRITE_REQUEST, queued.handle, CCCD_IMPROPERLY_CONFIGURED);
+  }
+  const write = Buffer.alloc(5);
+  write[0] = WRITE_REQUEST;
+  write.writeUInt16LE(queued.handle, 1);
+  value.copy(write, 3);
+  return { executeAs: write };
 }
 
 function errorResponse(opcode: number, handle: number, code: number): Buffer {
@@ -77,7 +191,7 @@ function errorResponse(opcode: number, handle: number, code: number): Buffer {
  * bleno refuses for want of encryption, are left to bleno's own answers.
  */
 function cccdRefuses(request: Buffer, entry: BlenoHandle, gatt: BlenoGatt): boolean {
-  if (entry.type !== "descriptor" || entry.uuid !== "2902" || request.length !== 5) return false;
+  if (!isCccd(entry) || request.length !== 5) return false;
   const needs = request[0] === WRITE_COMMAND ? 0x04 : 0x08;
   if ((entry.secure ?? 0) & needs && !gatt._aclStream?.encrypted) return false;
   return !cccdAllowed(request.readUInt16LE(3), entry);
@@ -95,9 +209,30 @@ export function guardGattServer(bleno: unknown): void {
   const gatt = (bleno as { _bindings?: { _gatt?: BlenoGatt } })._bindings?._gatt;
   if (gatt === undefined) return;
   const handle = gatt.handleRequest.bind(gatt);
+  const queues: CccdQueues = new WeakMap();
   gatt.handleRequest = (request: Buffer) => {
-    const answer = attServerCheck(request, gatt);
+    const answer = attServerCheck(request, gatt, queues);
     if (answer === undefined) handle(request);
-    else if (answer !== null) gatt.send(answer);
+    else if (answer === null) return;
+    else if (Buffer.isBuffer(answer)) gatt.send(answer);
+    else {
+      // bleno answers a CCCD write at once (after any indication its subscribe sends): its Write
+      // Response, or Error Response, becomes the Execute Write's.
+      const send = gatt.send;
+      gatt.send = (data: Buffer) => send.call(gatt, asExecuteAnswer(data));
+      try {
+        handle(answer.executeAs);
+      } finally {
+        gatt.send = send;
+      }
+    }
   };
+}
+
+function asExecuteAnswer(data: Buffer): Buffer {
+  if (data[0] === WRITE_RESPONSE) return Buffer.from([EXECUTE_WRITE_RESPONSE]);
+  if (data[0] !== ERROR_RESPONSE || data[1] !== WRITE_REQUEST) return data;
+  const error = Buffer.from(data);
+  error[1] = EXECUTE_WRITE_REQUEST;
+  return error;
 }
