@@ -113,6 +113,13 @@ describe("the virtual devices' GATT server, to raw ATT", () => {
     expect(await att(`0a${le16(time.value)}`)).toEqual([`010a${le16(time.value)}0e`]);
   });
 
+  it("answers a second Exchange MTU Request like the first, as BlueZ, Zephyr and NimBLE do", async () => {
+    const { att } = await connectedCuff();
+    // Vol 3 Part F §3.4.2.1 has the client send it once; nothing bids the server refuse a second.
+    expect(await att("020001")).toEqual(["030001"]);
+    expect(await att("020001")).toEqual(["030001"]);
+  });
+
   it("answers an Execute Write with nothing prepared with its response, and reserved flags with Invalid PDU", async () => {
     const { att } = await connectedCuff();
     expect(await att("1800")).toEqual(["19"]);
