@@ -135,8 +135,9 @@ export async function holdForAddress(
 
 /**
  * Spec 4.2: an unlinked device stops billing, and its orders stop moving — its request's
- * shipment, and its replacements', when not yet delivered, are halted (no further transitions,
- * no further webhooks: the device is Unlinked). A replacement left to ship would move whatever
+ * shipment, and its replacements', when not yet delivered, are halted (no further transitions;
+ * the device's Unlinked webhook, and a stopped replacement's Unlinked special-order one, are the
+ * last). A replacement left to ship would move whatever
  * devices hold the unlinked hardware id by then: another patient's, once it is reused.
  * A halted order's status is Unlinked (spec 3 "device with gateway → unlink → Unlinked"), as its
  * device's and its last webhook's: not the carrier status it stopped in, which it never leaves,
@@ -182,7 +183,13 @@ async function haltForUnlink(
     { expectStep: shipment.step },
   );
   if (shipment.replacementId !== null) {
-    await tx.replacements.update(accountId, shipment.replacementId, { status: UNLINKED });
+    // Its status changed, so its special-order webhook fires, as for every other status of a
+    // replacement (Cancelled too): a client following it by webhook would otherwise last have
+    // seen Ready to Ship or In Transit while hwi-replacements/ reads Unlinked (spec 6.1, 6.2).
+    const replacement = await tx.replacements.update(accountId, shipment.replacementId, {
+      status: UNLINKED,
+    });
+    events.add("replacement.status", { accountId, replacement, status: UNLINKED, at });
   }
   await tx.shipments.addEvent(shipmentId, {
     status: UNLINKED,

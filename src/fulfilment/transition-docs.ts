@@ -126,7 +126,7 @@ export const TRANSITION_DOCS: readonly TransitionDoc[] = [
   {
     from: "any, until delivered or collected",
     to: "Unlinked",
-    when: "its device is unlinked (unlink-gateway): the order stops where it is, listed as Unlinked like its device (spec 3); no further transitions or webhooks (the device's Unlinked one is the last); not Cancelled: the order is not removed",
+    when: "its device is unlinked (unlink-gateway): the order stops where it is, listed as Unlinked like its device (spec 3); a replacement fires its Unlinked special-order webhook, a request's last is its device's Unlinked one; no further transitions or webhooks; not Cancelled: the order is not removed",
     settings: [],
     note: "at once",
   },

@@ -199,6 +199,38 @@ describe("fulfilment, special-order and patient webhooks", () => {
     ]);
   });
 
+  it("a replacement an unlink stops fires an Unlinked special-order webhook, as its read says", async () => {
+    await lab.store.gateways.updateStatus(GW, {});
+    const device = (
+      await lab.hwi("POST", "hwi-devices/", {
+        device: { name: BPM, hardware_uuid: GW },
+        patient: { external_id: "P-9" },
+      })
+    ).json();
+    const order = await lab.hwi("POST", "hwi-replacements/", {
+      hwi_device_id: device.id,
+      device_types: [{ name: "Gateway" }],
+    });
+    expect(order.statusCode).toBe(201);
+    lab.clock.runSync({ until: lab.clock.now() + 60_000 });
+    expect((await lab.hwi("POST", `unlink-gateway/${device.id}/`)).statusCode).toBe(200);
+    await lab.settle();
+
+    const read = await lab.hwi("GET", `hwi-replacements/${order.json().id}/`);
+    expect(read.json().status).toBe("Unlinked");
+    const orders = bodies("special_order").sort((a, b) => (a.updated_on < b.updated_on ? -1 : 1));
+    expect(orders.map((o) => o.status)).toEqual(["Ready to Ship", "Unlinked"]);
+    expect(orders[1]).toMatchObject({
+      id: order.json().id,
+      hwi_device_id: device.id,
+      patient_id: "P-9",
+      updated_on: read.json().updated_on,
+      shipped_on: null,
+      delivered_on: null,
+    });
+    expect(bodies("fulfillment").map((b) => [b.status, b.device_id])).toEqual([["Unlinked", GW]]);
+  });
+
   it("patients: created, updated (a rename says so), deleted; a refused write sends nothing", async () => {
     expect(
       (await lab.hwi("POST", "hwi-patients/", { external_id: "P-1", ...ADDRESS })).statusCode,
