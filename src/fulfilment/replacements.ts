@@ -213,6 +213,8 @@ export class Replacements {
       if (own?.connectivity === "cellular") {
         return `${device.name} is a direct-cellular device: it has no gateway to replace.`;
       }
+      const gatewayOrder = gatewayNotWithPatient(device);
+      if (gatewayOrder !== null) return gatewayOrder;
       if (device.hardwareUuid === null) {
         return `device ${device.id} has no gateway (hardware_uuid is null): there is nothing to replace.`;
       }
@@ -272,12 +274,15 @@ function readShipping(errors: FieldErrorCollector, input: Record<string, unknown
  * to cancel or wait for, and one the carrier still has on its way (its gateway too) has not
  * reached the patient: a replacement gateway shipped now would move the devices off a gateway
  * still in the mail. A package held for pickup can be replaced: the patient may never collect
- * it (README "Billing": the replacement then bills).
+ * it (README "Billing": the replacement then bills). With ship_gateway_only the patient has had
+ * the device all along (spec 2.4: only a gateway ships), so the device itself can be replaced
+ * whatever its order's state; only "Gateway" waits for that gateway (gatewayNotWithPatient).
  */
 function notWithPatient(device: DeviceWithPatient): string | null {
   if (device.status === "Unlinked") {
     return `Device ${device.id} is unlinked: it is no longer with a patient, there is nothing to replace.`;
   }
+  if (device.shipGatewayOnly) return null;
   if ((PENDING_STATUSES as readonly string[]).includes(device.status)) {
     return `Device ${device.id} has not shipped yet (${device.status}): there is nothing to replace; cancel or wait for its order.`;
   }
@@ -285,4 +290,15 @@ function notWithPatient(device: DeviceWithPatient): string | null {
     return `Device ${device.id} has not reached the patient yet (${device.status}): there is nothing to replace; wait for its delivery.`;
   }
   return null;
+}
+
+/**
+ * Why a ship_gateway_only device's gateway cannot be replaced yet, or null: its order (the
+ * gateway alone) has not shipped, or is still on its way, as notWithPatient says of a whole box.
+ */
+function gatewayNotWithPatient(device: DeviceWithPatient): string | null {
+  if (!device.shipGatewayOnly) return null;
+  const waiting = [...PENDING_STATUSES, ...ON_THE_WAY_STATUSES] as readonly string[];
+  if (!waiting.includes(device.status)) return null;
+  return `the gateway of device ${device.id} has not reached the patient yet (${device.status}): there is no gateway to replace; wait for its delivery.`;
 }

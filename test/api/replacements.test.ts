@@ -154,6 +154,40 @@ describe("hwi-replacements/", () => {
     expect(inHand.statusCode).toBe(201);
   });
 
+  it("ship_gateway_only: the device the patient has is replaced while its gateway is on order; the gateway only once delivered, else 400 keyed device_types", async () => {
+    await call("POST", "hwi-patients/", { external_id: "P-1", name: "Pat One", ...ADDRESS });
+    const ordered = await activate(lab, {
+      device: { name: BPM },
+      patient: { external_id: "P-1" },
+      ship_gateway_only: true,
+    });
+    const replace = (device_types: { name: string }[]) =>
+      call("POST", "hwi-replacements/", { hwi_device_id: ordered.id, device_types });
+    const advance = (status: string) =>
+      lab.app.inject({
+        method: "POST",
+        url: `/lab/v1/orders/${ordered.id}/advance/`,
+        headers: ADMIN,
+        payload: { status },
+      });
+    const statuses = ["Dropshipped", "In Transit", "Out for Delivery", "Delivery Issue"];
+    for (const status of ["Ready to Ship", ...statuses]) {
+      if (status !== "Ready to Ship") expect((await advance(status)).json().status).toBe(status);
+      const own = await replace([{ name: BPM }]);
+      expect(own.statusCode, own.body).toBe(201);
+      const gateway = await replace([{ name: BPM }, { name: "Gateway" }]);
+      expect(gateway.statusCode).toBe(400);
+      expect(gateway.json()).toEqual({
+        device_types: [
+          `Item 2: the gateway of device ${ordered.id} has not reached the patient yet (${status}): there is no gateway to replace; wait for its delivery.`,
+        ],
+      });
+    }
+    expect(ok<unknown[]>(await call("GET", "hwi-replacements/"))).toHaveLength(5);
+    expect((await advance("Delivered")).json().status).toBe("Delivered");
+    expect((await replace([{ name: "Gateway" }])).statusCode).toBe(201);
+  });
+
   it("400 keyed by field: device, device types, shipping all-or-none", async () => {
     const res = await call("POST", "hwi-replacements/", {
       hwi_device_id: "00000000-0000-4000-8000-000000000000",
