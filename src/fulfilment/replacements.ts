@@ -94,7 +94,8 @@ export class Replacements {
     }
     const input = body as Record<string, unknown>;
     const device = await this.readDevice(errors, accountId, input.hwi_device_id);
-    const deviceTypes = this.readDeviceTypes(errors, device, input.device_types);
+    const inTheMail = device === undefined ? null : await this.hardwareInTheMail(device);
+    const deviceTypes = this.readDeviceTypes(errors, device, input.device_types, inTheMail);
     const shipping = readShipping(errors, input);
     const notifyEmails = readText(errors, ["notify_emails"], input.notify_emails, {
       allowNull: true,
@@ -175,10 +176,34 @@ export class Replacements {
     return device ?? undefined;
   }
 
+  /**
+   * The replacement whose new hardware the device is on while the carrier still has it on its
+   * way (Dropshipped … Delivery Issue), or null. Its gateway (or a direct-cellular device's
+   * IMEI) is not with the patient: a second replacement of it would move the devices off hardware
+   * still in the mail, as for a request whose own box is on its way (notWithPatient).
+   */
+  private async hardwareInTheMail(device: DeviceWithPatient): Promise<InTheMail | null> {
+    if (device.hardwareUuid === null) return null;
+    const { rows } = await this.deps.store.shipments.list({
+      accountId: device.accountId,
+      kind: "replacement",
+      status: ON_THE_WAY_STATUSES,
+    });
+    const shipment = rows.find((s) => s.hardwareUuid === device.hardwareUuid);
+    return shipment === undefined
+      ? null
+      : {
+          replacementId: shipment.id,
+          hardwareUuid: shipment.hardwareUuid!,
+          status: shipment.status,
+        };
+  }
+
   private readDeviceTypes(
     errors: FieldErrorCollector,
     device: DeviceWithPatient | undefined,
     value: unknown,
+    inTheMail: InTheMail | null,
   ): string[] | undefined {
     if (value === undefined || value === null) {
       errors.add("device_types", value === null ? MESSAGES.null : MESSAGES.required);
@@ -196,7 +221,7 @@ export class Replacements {
     value.forEach((item, i) => {
       const name = itemName(errors, i, item);
       if (name === undefined) return;
-      const problem = device === undefined ? null : this.typeProblem(device, name);
+      const problem = device === undefined ? null : this.typeProblem(device, name, inTheMail);
       if (problem !== null) errors.add("device_types", `Item ${i + 1}: ${problem}`);
       else if (device !== undefined) {
         const canonical = name === GATEWAY ? GATEWAY : this.deps.catalogue.get(name).name;
@@ -207,7 +232,11 @@ export class Replacements {
   }
 
   /** Why `name` cannot be replaced on this device, or null. */
-  private typeProblem(device: DeviceWithPatient, name: string): string | null {
+  private typeProblem(
+    device: DeviceWithPatient,
+    name: string,
+    inTheMail: InTheMail | null,
+  ): string | null {
     const own = this.deps.catalogue.find(device.name);
     if (name === GATEWAY) {
       if (own?.connectivity === "cellular") {
@@ -215,6 +244,7 @@ export class Replacements {
       }
       const gatewayOrder = gatewayNotWithPatient(device);
       if (gatewayOrder !== null) return gatewayOrder;
+      if (inTheMail !== null) return stillInTheMail(device, "gateway", inTheMail);
       if (device.hardwareUuid === null) {
         return `device ${device.id} has no gateway (hardware_uuid is null): there is nothing to replace.`;
       }
@@ -226,6 +256,10 @@ export class Replacements {
     }
     if (profile.name !== device.name) {
       return `"${name}" is not the type of device ${device.id} (${device.name}); a replacement keeps the device's type.`;
+    }
+    // A direct-cellular device's replacement unit is its new IMEI: the same wait.
+    if (inTheMail !== null && profile.identity === "imei") {
+      return stillInTheMail(device, "IMEI", inTheMail);
     }
     return null;
   }
@@ -301,4 +335,15 @@ function gatewayNotWithPatient(device: DeviceWithPatient): string | null {
   const waiting = [...PENDING_STATUSES, ...ON_THE_WAY_STATUSES] as readonly string[];
   if (!waiting.includes(device.status)) return null;
   return `the gateway of device ${device.id} has not reached the patient yet (${device.status}): there is no gateway to replace; wait for its delivery.`;
+}
+
+/** A replacement's new hardware that the device is on while the carrier still has it. */
+interface InTheMail {
+  readonly replacementId: string;
+  readonly hardwareUuid: string;
+  readonly status: string;
+}
+
+function stillInTheMail(device: DeviceWithPatient, what: string, mail: InTheMail): string {
+  return `the replacement ${what} ${mail.hardwareUuid} of device ${device.id} (replacement ${mail.replacementId}) has not reached the patient yet (${mail.status}): there is nothing to replace; wait for its delivery.`;
 }

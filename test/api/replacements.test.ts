@@ -8,6 +8,7 @@ import {
   GW,
   GW2,
   hwiCall,
+  IMEI,
   knownGateway,
   labServices,
   ok,
@@ -186,6 +187,71 @@ describe("hwi-replacements/", () => {
     expect(ok<unknown[]>(await call("GET", "hwi-replacements/"))).toHaveLength(5);
     expect((await advance("Delivered")).json().status).toBe("Delivered");
     expect((await replace([{ name: "Gateway" }])).statusCode).toBe(201);
+  });
+
+  it("refuses another gateway replacement while the first one's gateway is on its way, keyed by device_types; takes the device itself, and the gateway once delivered", async () => {
+    const scale = await activate(lab, { device: { name: "Vendor Scale", hardware_uuid: GW } });
+    const replace = (id: string, device_types: { name: string }[]) =>
+      call("POST", "hwi-replacements/", { hwi_device_id: id, device_types });
+    const first = await replace(device.id, [{ name: "Gateway" }]);
+    expect(first.statusCode).toBe(201);
+    const r = first.json() as { id: string };
+    const advance = (status: string, extra: Record<string, string> = {}) =>
+      lab.app.inject({
+        method: "POST",
+        url: `/lab/v1/orders/${r.id}/advance/`,
+        headers: ADMIN,
+        payload: { status, ...extra },
+      });
+    expect((await advance("Dropshipped", { hardware_uuid: GW2 })).statusCode).toBe(200);
+    for (const status of ["Dropshipped", "In Transit", "Out for Delivery", "Delivery Issue"]) {
+      if (status !== "Dropshipped") expect((await advance(status)).json().status).toBe(status);
+      // Both devices moved to the gateway in the mail: neither can have it replaced yet.
+      for (const d of [device, scale]) {
+        const refused = await replace(d.id, [{ name: "Gateway" }]);
+        expect(refused.statusCode).toBe(400);
+        expect(refused.json()).toEqual({
+          device_types: [
+            `Item 1: the replacement gateway ${GW2} of device ${d.id} (replacement ${r.id}) has not reached the patient yet (${status}): there is nothing to replace; wait for its delivery.`,
+          ],
+        });
+      }
+    }
+    // The device itself is with the patient.
+    expect((await replace(device.id, [{ name: BPM }])).statusCode).toBe(201);
+    expect((await advance("Delivered")).json().status).toBe("Delivered");
+    expect((await replace(scale.id, [{ name: "Gateway" }])).statusCode).toBe(201);
+  });
+
+  it("refuses another replacement of a direct-cellular device while the first one's unit (its new IMEI) is on its way", async () => {
+    const CELLULAR = "Vendor Cellular BPM";
+    const cellular = await activate(lab, { device: { name: CELLULAR, hardware_uuid: IMEI } });
+    const replace = () =>
+      call("POST", "hwi-replacements/", {
+        hwi_device_id: cellular.id,
+        device_types: [{ name: CELLULAR }],
+      });
+    const first = await replace();
+    expect(first.statusCode).toBe(201);
+    const r = first.json() as { id: string };
+    const NEW_IMEI = "356938035643817";
+    const advance = (status: string, extra: Record<string, string> = {}) =>
+      lab.app.inject({
+        method: "POST",
+        url: `/lab/v1/orders/${r.id}/advance/`,
+        headers: ADMIN,
+        payload: { status, ...extra },
+      });
+    expect((await advance("In Transit", { hardware_uuid: NEW_IMEI })).statusCode).toBe(200);
+    const refused = await replace();
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({
+      device_types: [
+        `Item 1: the replacement IMEI ${NEW_IMEI} of device ${cellular.id} (replacement ${r.id}) has not reached the patient yet (In Transit): there is nothing to replace; wait for its delivery.`,
+      ],
+    });
+    expect((await advance("Delivered")).json().status).toBe("Delivered");
+    expect((await replace()).statusCode).toBe(201);
   });
 
   it("400 keyed by field: device, device types, shipping all-or-none", async () => {
