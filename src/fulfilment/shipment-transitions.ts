@@ -283,10 +283,15 @@ async function handOver(
     const device = await tx.devices.get(accountId, shipment.deviceId);
     devices = device !== null && shipment.shipsDevice !== false ? [stripPatient(device)] : [];
   } else {
-    // A replacement carrying the device puts it with the patient as well: when the device's own
-    // request never reached them (held at a facility, lost), it bills from now (an open period,
-    // the usual case, is kept as it is).
-    if (shipment.shipsDevice === true) {
+    // A replacement carrying what the device's own request shipped puts it with the patient as
+    // well: when that request never reached them (held at a facility, lost), it bills from now
+    // (an open period, the usual case, is kept as it is). With ship_gateway_only that is the
+    // gateway (spec 2.4: the patient has the device): a new device alone while the gateway is
+    // still to come bills nothing yet, a new gateway does.
+    const bringsWhatWasMissing = order.device.shipGatewayOnly
+      ? shipment.shipsGateway === true
+      : shipment.shipsDevice === true;
+    if (bringsWhatWasMissing) {
       await tx.billingPeriods.open(
         accountId,
         shipment.deviceId,

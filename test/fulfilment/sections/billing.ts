@@ -109,6 +109,39 @@ export function billingSection(env: FulfilmentEnv): void {
       ]);
     });
 
+    it("ship_gateway_only: a replacement device bills nothing while the gateway is still to come; a replacement gateway for a held one bills from its delivery", async () => {
+      const a = env.account.id;
+      await startSimulator(env);
+      const { device } = await request(env, "P-1", { ship_gateway_only: true });
+      await env.services.orders.advance(device.id, { status: "In Transit" });
+      const own = await env.services.replacements.create(a, {
+        hwi_device_id: device.id,
+        device_types: [{ name: "Vendor BPM - Wide Range" }],
+      });
+      await env.services.orders.advance(own.id, { status: "Delivered" });
+      expect(eventsOf(env, "replacement.status").at(-1)!.status).toBe("Delivered");
+      const report = await env.services.billing({ account: "clinic" });
+      expect(report.accounts[0]?.devices ?? []).toEqual([]);
+
+      await env.services.orders.inject(device.id, { event: "held_at_facility" });
+      const gateway = await env.services.replacements.create(a, {
+        hwi_device_id: device.id,
+        device_types: [{ name: "Gateway" }],
+      });
+      await env.services.orders.advance(gateway.id, { status: "Delivered" });
+      const delivered = eventsOf(env, "replacement.status").at(-1)!;
+      expect(delivered).toMatchObject({ status: "Delivered", replacement: { id: gateway.id } });
+      const after = await env.services.billing({ account: "clinic" });
+      expect(after.accounts[0]!.devices).toEqual([
+        expect.objectContaining({
+          hwi_device_id: device.id,
+          basis: "delivery",
+          billable_from: delivered.at,
+          billable_until: null,
+        }),
+      ]);
+    });
+
     it("refuses a malformed period or an unknown account, keyed by field", async () => {
       expect(await fieldErrors(env.services.billing({ month: "2024-13" }))).toEqual({
         month: ['"2024-13" is not a month: YYYY-MM.'],
