@@ -31,8 +31,7 @@ export interface GlucometerSupplies {
  * Spec 2.7: strips sent (the meter's box, plus the strip orders shipped for the meter, on this
  * gateway or one it was on before a replacement), minus the glucose readings the meter stored,
  * plus the offset a PUT left for strips lost, client-provided or bought by the patient; shown
- * never below 0. Daily use: glucose readings of the last 14 days (or of the days since the
- * first reading, when fewer) per day, rounded. Null when no glucometer of the account is on
+ * never below 0. Daily use: dailyUse, rounded. Null when no glucometer of the account is on
  * this gateway id or IMEI (any case, hyphens ignored).
  */
 export async function glucometerSupplies(
@@ -55,14 +54,7 @@ export async function glucometerSupplies(
   const offset = await tx.glucometerSupplies.offset(accountId, meters);
   const sent = KIT_STRIPS * glucometers.length + shipped;
   const counted = sent - usage.used;
-  const days =
-    usage.first === null
-      ? 1
-      : Math.min(
-          RECENT_DAYS,
-          Math.max(1, Math.ceil((now - Math.max(usage.first, recentSince)) / MS_PER_DAY)),
-        );
-  const perDay = usage.recent / days;
+  const perDay = dailyUse(usage, recentSince, now);
   return {
     hardwareUuid,
     glucometers,
@@ -74,6 +66,25 @@ export async function glucometerSupplies(
       average_measurements_per_day: Math.round(perDay),
     },
   };
+}
+
+/**
+ * Spec 2.7 "estimated daily use from recent activity": the glucose readings of the last 14 days
+ * per day. A meter whose first reading is more recent has a shorter history, and the readings
+ * are spread over that time as it is, unrounded (a whole day more for a history of one day and a
+ * minute halved its figure): the first reading opens that time, so the readings after it are
+ * the ones taken in it (a meter read 4 times a day shows 4, not 4 plus one over the days). In
+ * its first day, the readings so far are that day's.
+ */
+function dailyUse(
+  usage: { readonly recent: number; readonly first: Ms | null },
+  recentSince: Ms,
+  now: Ms,
+): number {
+  if (usage.first === null || usage.recent === 0) return 0;
+  if (usage.first < recentSince) return usage.recent / RECENT_DAYS;
+  const days = (now - usage.first) / MS_PER_DAY;
+  return days < 1 ? usage.recent : (usage.recent - 1) / days;
 }
 
 /**

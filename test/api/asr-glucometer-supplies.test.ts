@@ -22,7 +22,8 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
   let readings = 0;
   const asr = (method: "GET" | "PUT", path: string, body?: unknown) =>
     send(lab.app, method, `/clients/acme/asr/${path}`, lab.prod.key, body);
-  const record = async (hardware = GW) => ok(await asr("GET", `glucometer_supplies/${hardware}/`));
+  const record = async (hardware = GW) =>
+    ok<Record<string, number>>(await asr("GET", `glucometer_supplies/${hardware}/`));
   /** `n` glucose readings of the glucometer, `perDay` a day back from now. */
   const test = async (n: number, perDay: number, deviceId = glucometer.id, hardwareUuid = GW) => {
     const now = lab.clock.now();
@@ -103,6 +104,20 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     expect(await record()).toMatchObject({ estimated_strips_remaining: 0 });
   });
 
+  it("a new meter's daily use is the readings taken in its short history, not spread over whole days", async () => {
+    // Read 4 times a day, every 6 hours, from its first reading on.
+    await test(1, 1);
+    const shown: number[] = [];
+    for (let hour = 1; hour <= 66; hour++) {
+      lab.advance(DAY / 24);
+      if (hour % 6 === 0) await test(1, 1);
+      if ([25, 30, 42, 49, 54, 66].includes(hour)) {
+        shown.push((await record()).average_measurements_per_day!);
+      }
+    }
+    expect(shown).toEqual([4, 4, 4, 4, 4, 4]);
+  });
+
   it("PUT sets the estimate; later readings count down from it", async () => {
     await test(10, 2);
     const put = await asr("PUT", `glucometer_supplies/${GW}/`, { estimated_strips_remaining: 100 });
@@ -144,11 +159,11 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     ok(await asr("PUT", `glucometer_supplies/${GW}/`, { estimated_strips_remaining: 70 }));
     await test(4, 4);
     const before = await record();
-    // 14 readings since the first, 2¼ days ago: over 3 days, 4.67 a day.
+    // 14 readings since the first, 2¼ days ago: 13 after it, 5.78 a day.
     expect(before).toEqual({
       strips_sent: 100,
       estimated_strips_remaining: 66,
-      average_measurements_per_day: 5,
+      average_measurements_per_day: 6,
     });
     const replacement = "0123456789AB";
     await lab.store.devices.replaceHardware(lab.prod.account.id, GW, replacement);
@@ -270,11 +285,11 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     expect(order).toMatchObject({ shipping_name: "P-1", shipping_address: "2 Oak Ave" });
   });
 
-  it("days_below goes by the unrounded use: a light user's 0.36 strips a day still runs out", async () => {
-    ok(await autoReorder({ days_below: 30 }));
+  it("days_below goes by the unrounded use: a light user's 0.29 strips a day still runs out", async () => {
+    ok(await autoReorder({ days_below: 40 }));
     const reorder = new AutoReorder(asrDeps(lab));
     ok(await asr("PUT", `glucometer_supplies/${GW}/`, { estimated_strips_remaining: 10 }));
-    await test(4, 4 / 14); // 4 readings over 11 days: 0.36 a day (10 strips last 27 days), shown as 0
+    await test(4, 4 / 14); // one every 3½ days: 0.29 a day (10 strips last 35 days), shown as 0
     expect(await record()).toMatchObject({ average_measurements_per_day: 0 });
     expect(await reorder.sweep()).toEqual({ placed: 1, unshippable: 0 });
   });

@@ -105,7 +105,9 @@ export const GlucometerSuppliesOut = z.object({
   average_measurements_per_day: z
     .number()
     .int()
-    .describe("Glucose readings per day over the last 14 days (fewer when newer), rounded."),
+    .describe(
+      "Glucose readings per day over the last 14 days, rounded; for a meter first read more recently, the readings after its first per day since it (unrounded time; in its first day, the readings so far).",
+    ),
 });
 
 export const GLUCOMETER_SUPPLIES_JSON = toJsonSchema(GlucometerSuppliesOut);
