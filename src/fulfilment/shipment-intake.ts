@@ -142,7 +142,9 @@ export async function holdForAddress(
  * A halted order's status is Unlinked (spec 3 "device with gateway → unlink → Unlinked"), as its
  * device's and its last webhook's: not the carrier status it stopped in, which it never leaves,
  * and not Cancelled, which removes a pending order and fires its own webhook (spec 3, 6.2).
- * In the caller's transaction.
+ * Its ASR supply orders still pending are removed, as a client's DELETE removes one (spec 3):
+ * strips for a meter the patient no longer uses would ship and bill (spec 1.4) for nothing.
+ * Shipped ones are on their way and are delivered. In the caller's transaction.
  */
 export async function stopForUnlink(
   tx: StoreRepositories,
@@ -152,6 +154,8 @@ export async function stopForUnlink(
   const { accountId, deviceIds, at } = args;
   await tx.billingPeriods.close(accountId, deviceIds, at);
   for (const id of deviceIds) {
+    const pending = await tx.supplyRequests.list(accountId, { forDeviceId: id, fulfilled: false });
+    for (const order of pending.rows) await tx.supplyRequests.delete(accountId, order.id);
     const replacements = await tx.replacements.list(accountId, { deviceId: id });
     for (const shipmentId of [id, ...replacements.rows.map((r) => r.id)]) {
       await haltForUnlink(tx, events, accountId, shipmentId, at);

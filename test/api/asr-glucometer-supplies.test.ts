@@ -257,6 +257,21 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
     expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 0 });
   });
 
+  it("an unlinked glucometer's automatic order is removed and no other is placed for it", async () => {
+    ok(await autoReorder({ strips_below: 60 }));
+    const reorder = new AutoReorder(asrDeps(lab));
+    expect(await reorder.sweep()).toEqual({ placed: 1, unshippable: 0 });
+    const [order] = ok<{ id: string; auto_reorder: boolean }[]>(
+      await asr("GET", "supply-requests/"),
+    );
+    expect(order?.auto_reorder).toBe(true);
+    const unlink = await send(lab.app, "GET", hwi(lab.prod, `unlink-gateway/${GW}/`), lab.prod.key);
+    expect(unlink.statusCode, unlink.body).toBe(200);
+    expect(await reorder.sweep()).toEqual({ placed: 0, unshippable: 0 });
+    expect(ok(await asr("GET", "supply-requests/"))).toEqual([]);
+    expect((await asr("GET", `glucometer_supplies/${GW}/`)).statusCode).toBe(404);
+  });
+
   it("days_below goes by the daily use; a patient without an address is skipped and counted", async () => {
     ok(await autoReorder({ days_below: 7 }));
     const reorder = new AutoReorder(asrDeps(lab));

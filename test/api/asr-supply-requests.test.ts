@@ -6,7 +6,7 @@ import { TypedEvents } from "../../src/core/events.ts";
 import { addBusinessTime } from "../../src/fulfilment/business-time.ts";
 import type { FulfilmentEvents } from "../../src/fulfilment/events.ts";
 import { asrDeps } from "./asr-fixtures.ts";
-import { ADMIN, type Lab, makeLab, send } from "./helpers.ts";
+import { ADMIN, hwi, type Lab, makeLab, send } from "./helpers.ts";
 import {
   activate,
   catalogue,
@@ -379,6 +379,63 @@ describe("asr/supply-requests/", () => {
       id: ["This field is required."],
     });
     expect(ok<Order[]>(await asr("GET", "supply-requests/")).map((o) => o.id)).toEqual([shipped]);
+  });
+
+  it("unlinking a glucometer removes its pending supply orders: they never ship nor bill; shipped ones and other devices' stay", async () => {
+    const shipping = new SupplyShipping({ ...asrDeps(lab), events: lab.events });
+    await shipping.start();
+    try {
+      const place = async (body: Record<string, unknown>) => {
+        const res = await asr("POST", "supply-requests/", { ...SHIP_TO, ...body });
+        expect(res.statusCode, res.body).toBe(201);
+        return (res.json() as Order).id;
+      };
+      const strips = await place({ supply_name: STRIPS, gateway_id: GW });
+      const lancets = await place({
+        supply_name: "Lancets (100)",
+        related_client_device_id: glucometer.id,
+      });
+      const onItsWay = await place({ supply_name: STRIPS, gateway_id: GW });
+      await lab.store.supplyRequests.update(onItsWay, {
+        status: "fulfilled",
+        shippedOn: lab.clock.now(),
+      });
+      const batteries = await place({
+        supply_name: "AA Batteries (4)",
+        related_client_device_id: scale.id,
+      });
+      const unlink = await send(
+        lab.app,
+        "POST",
+        hwi(lab.prod, `unlink-gateway/${GW}/`),
+        lab.prod.key,
+      );
+      expect(unlink.statusCode, unlink.body).toBe(200);
+
+      for (const id of [strips, lancets]) {
+        expect((await asr("GET", `supply-requests/${id}/`)).statusCode).toBe(404);
+      }
+      lab.advance(30 * DAY);
+      await shipping.whenIdle();
+      const orders = ok<Order[]>(await asr("GET", "supply-requests/"));
+      expect(orders.map((o) => [o.id, o.status]).sort()).toEqual(
+        [
+          [onItsWay, "fulfilled"],
+          [batteries, "fulfilled"],
+        ].sort(),
+      );
+      // Removed as a client's DELETE removes one (spec 3): their webhooks are the placing ones
+      // alone; the unlink's Unlinked fulfilment webhook says what happened.
+      const outbox = await lab.store.transaction((tx) => tx.webhookOutbox.take(100));
+      const steps = outbox
+        .filter((e) => e.event === "SPECIAL_ORDER")
+        .map((e) => e.body as Order)
+        .filter((b) => b.id === strips || b.id === lancets)
+        .map((b) => b.status);
+      expect(steps).toEqual(["pending", "pending"]);
+    } finally {
+      await shipping.stop();
+    }
   });
 
   it("bills each order in the month it shipped, at its prices when ordered (spec 1.4)", async () => {
