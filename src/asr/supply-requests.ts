@@ -169,6 +169,15 @@ export class SupplyRequests {
       errors.add("related_client_device_id", `No device of this account has id "${id}".`);
       return null;
     }
+    // Spec 4.2: an unlinked device left its patient (unlink-gateway removed its pending orders);
+    // a new order for it would ship, and bill, supplies for hardware no one uses.
+    if (device.status === "Unlinked") {
+      errors.add(
+        "related_client_device_id",
+        `Device ${device.id} is unlinked: it is no longer with a patient, so no supply is sent for it.`,
+      );
+      return null;
+    }
     if (type !== undefined && !type.compatibleDevices.includes(device.name)) {
       errors.add(
         "related_client_device_id",
@@ -196,7 +205,8 @@ export class SupplyRequests {
       if (related?.hardwareUuid != null) {
         return { uuid: related.hardwareUuid, devices: [related] };
       }
-      if (type?.hardwareUuidRequired) {
+      // An unknown or unlinked related device was refused already: that is the fault.
+      if (type?.hardwareUuidRequired && !errors.has("related_client_device_id")) {
         errors.add(
           "gateway_id",
           `"${type.name}" is matched to the patient's device: send gateway_id, or imei for a direct-cellular device.`,

@@ -438,6 +438,30 @@ describe("asr/supply-requests/", () => {
     }
   });
 
+  it("refuses an order for an unlinked device (400 keyed related_client_device_id)", async () => {
+    const unlink = await send(
+      lab.app,
+      "POST",
+      hwi(lab.prod, `unlink-gateway/${glucometer.id}/`),
+      lab.prod.key,
+    );
+    expect(unlink.statusCode, unlink.body).toBe(200);
+    for (const supply_name of ["Lancets (100)", STRIPS]) {
+      const res = await asr("POST", "supply-requests/", {
+        ...SHIP_TO,
+        supply_name,
+        related_client_device_id: glucometer.id,
+      });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toEqual({
+        related_client_device_id: [
+          `Device ${glucometer.id} is unlinked: it is no longer with a patient, so no supply is sent for it.`,
+        ],
+      });
+    }
+    expect(ok<Order[]>(await asr("GET", "supply-requests/"))).toEqual([]);
+  });
+
   it("bills each order in the month it shipped, at its prices when ordered (spec 1.4)", async () => {
     const place = async (supply_name: string, extra: Record<string, unknown>) =>
       (

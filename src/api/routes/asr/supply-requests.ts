@@ -53,7 +53,7 @@ export const supplyRequestsRoutes: RoutePlugin = async (app, ctx) => {
         security: SECURITY,
         summary: "Order supplies",
         description:
-          "201 with the order, status pending; it ships after the warehouse's processing time (1–2 business days; status fulfilled, carrier and tracking) and is delivered a few days later (delivered_on). Each step posts a SPECIAL_ORDER webhook with the order as this returns it. supply_name must equal a supply type's name exactly and not be deprecated; a type with hardware_uuid_required needs gateway_id (or imei) of hardware of this account with a device the supply fits; related_client_device_id must be a device of the account the supply fits. The order is billed at the end of the month it ships in (lab admin billing report). 400 keyed by field.",
+          "201 with the order, status pending; it ships after the warehouse's processing time (1–2 business days; status fulfilled, carrier and tracking) and is delivered a few days later (delivered_on). Each step posts a SPECIAL_ORDER webhook with the order as this returns it. supply_name must equal a supply type's name exactly and not be deprecated; a type with hardware_uuid_required needs gateway_id (or imei) of hardware of this account with a device the supply fits; related_client_device_id must be a device of the account the supply fits, not an unlinked one. The order is billed at the end of the month it ships in (lab admin billing report). 400 keyed by field.",
         body: SUPPLY_REQUEST_BODY,
         response: {
           201: RECORD,
