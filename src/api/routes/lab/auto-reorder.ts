@@ -72,7 +72,7 @@ export const labAutoReorderRoutes: RoutePlugin = async (app, ctx) => {
         security: SECURITY,
         summary: "Set automatic reorder thresholds",
         description:
-          "Hourly on the lab's clock, each glucometer of the account (ASR module enabled) whose estimated_strips_remaining is below strips_below, or whose strips last fewer than days_below days at its average_measurements_per_day (none left is below any days_below, whatever the use), gets one order of supply_name shipped to its patient's address (auto_reorder: true) — unless a strip order for that gateway id or IMEI is still on its way. Patients without a full address are skipped (logged).",
+          "Hourly on the lab's clock, each glucometer of the account (ASR module enabled) whose estimated_strips_remaining is below strips_below, or whose strips last fewer than days_below days at its average_measurements_per_day (none left is below any days_below, whatever the use), gets one order of supply_name shipped to its patient's address (auto_reorder: true) — unless a strip order for that meter is still pending or on its way (not delivered). Patients without a full address, or with one verification found Invalid that the client has not confirmed, are skipped (logged).",
         params: DomainParams,
         body: AutoReorderBody,
         response: {
