@@ -47,7 +47,7 @@ async function connectedCuff() {
   if (complete === undefined || complete[4] !== 0) throw new Error("no connection");
   const handle = complete.readUInt16LE(5);
 
-  /** Sends one ATT PDU and returns the ATT PDUs the cuff answered with, as hex. */
+  /** Sends one ATT PDU and returns the ATT PDUs the cuff answered with (reassembled), as hex. */
   const att = async (hex: string): Promise<string[]> => {
     central.clear();
     const pdu = Buffer.from(hex, "hex");
@@ -57,7 +57,13 @@ async function connectedCuff() {
     pdu.copy(l2cap, 4);
     central.acl(handle, 0b00, l2cap);
     await clock.run({ until: clock.now() + 1000 });
-    return central.acls().map((p) => p.subarray(9).toString("hex"));
+    // A PDU longer than the 27-octet LE buffer comes in continuation fragments (PB 0b01).
+    const pdus: Buffer[] = [];
+    for (const p of central.acls()) {
+      if (p.readUInt16LE(1) >> 12 === 0b01) pdus.push(Buffer.concat([pdus.pop()!, p.subarray(5)]));
+      else pdus.push(p.subarray(9));
+    }
+    return pdus.map((p) => p.toString("hex"));
   };
   return { att };
 }
@@ -118,6 +124,23 @@ describe("the virtual devices' GATT server, to raw ATT", () => {
     // Vol 3 Part F §3.4.2.1 has the client send it once; nothing bids the server refuse a second.
     expect(await att("020001")).toEqual(["030001"]);
     expect(await att("020001")).toEqual(["030001"]);
+  });
+
+  it("answers an Exchange MTU Request with its own Rx MTU, and a second one cannot raise the ATT_MTU", async () => {
+    const { att } = await connectedCuff();
+    // Find Information over every handle: as many 4-octet entries as fit in ATT_MTU - 2.
+    const entries = async () => (Buffer.from((await att("040100ffff"))[0]!, "hex").length - 2) / 4;
+    expect(await entries()).toBe(5);
+    // Vol 3 Part F §3.4.2.2: the response carries the Server Rx MTU (bleno's 256), not the
+    // client's 50; both sides then take the minimum.
+    expect(await att(`02${le16(50)}`)).toEqual([`03${le16(256)}`]);
+    expect(await entries()).toBe(12);
+    // Once exchanged the server offers the ATT_MTU it has (as BlueZ): a second request for more
+    // leaves it, one for less lowers it, and the client's minimum agrees each time.
+    expect(await att(`02${le16(256)}`)).toEqual([`03${le16(50)}`]);
+    expect(await entries()).toBe(12);
+    expect(await att(`02${le16(30)}`)).toEqual([`03${le16(50)}`]);
+    expect(await entries()).toBe(7);
   });
 
   it("answers an Execute Write with nothing prepared with its response, and reserved flags with Invalid PDU", async () => {

@@ -1,3 +1,5 @@
+import { exchangeMtu, type MtuExchanges, type MtuGatt } from "./att-mtu-exchange.ts";
+
 /** An entry of bleno's attribute table: a CCCD (uuid 2902) holds its characteristic. */
 interface BlenoHandle {
   readonly type: string;
@@ -12,9 +14,9 @@ interface AclStream {
 }
 
 /** bleno's GATT server, as far as these checks read it (lib/hci-socket/gatt.js). */
-interface BlenoGatt {
+interface BlenoGatt extends MtuGatt {
   _handles: readonly (BlenoHandle | undefined)[];
-  _aclStream: AclStream | null;
+  readonly _aclStream: AclStream | null;
   _preparedWriteRequest: unknown;
   handleRequest(request: Buffer): void;
   send(data: Buffer): void;
@@ -22,6 +24,7 @@ interface BlenoGatt {
 
 /** ATT opcodes and error codes used here (Vol 3 Part F §3.4). */
 const ERROR_RESPONSE = 0x01;
+const EXCHANGE_MTU_REQUEST = 0x02;
 const WRITE_REQUEST = 0x12;
 const WRITE_RESPONSE = 0x13;
 const PREPARE_WRITE_REQUEST = 0x16;
@@ -70,6 +73,7 @@ export type AttServerAnswer = Buffer | null | undefined | { readonly executeAs: 
  *   defines for Read Blob only, where §3.4.6.1 says the server shall answer a Prepare Write
  *   Response to a writable attribute (Part G §4.9.5 Reliable Writes, §4.12.4): it is queued
  *   here and written at the Execute Write Request, whose validation §3.4.6.1 places there.
+ * (An Exchange MTU Request is answered before these checks: att-mtu-exchange.ts.)
  * Returns the answer to send, `null` to drop the request, `undefined` to let bleno handle it,
  * or `executeAs`: a Write Request for bleno to handle, answered as the Execute Write.
  */
@@ -210,7 +214,12 @@ export function guardGattServer(bleno: unknown): void {
   if (gatt === undefined) return;
   const handle = gatt.handleRequest.bind(gatt);
   const queues: CccdQueues = new WeakMap();
+  const exchanges: MtuExchanges = new WeakSet();
   gatt.handleRequest = (request: Buffer) => {
+    if (request[0] === EXCHANGE_MTU_REQUEST) {
+      exchangeMtu(request, gatt, exchanges);
+      return;
+    }
     const answer = attServerCheck(request, gatt, queues);
     if (answer === undefined) handle(request);
     else if (answer === null) return;
