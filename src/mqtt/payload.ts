@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { RpmlabError } from "../core/errors.ts";
+import { jsonSyntaxErrorAt } from "../core/json-syntax.ts";
 import { firstInvalidUtf8 } from "../core/utf8.ts";
 import { ENVELOPE_VERSION } from "./envelope.ts";
 import { TOPICS, type TopicKind, type TopicPayloads } from "./topics.ts";
@@ -42,6 +43,23 @@ function quoted(value: unknown): string {
   return clipped(typeof value === "string" ? JSON.stringify(value) : String(value));
 }
 
+/**
+ * Why UTF-8 text is not JSON, by the byte where it stops being JSON and the character there
+ * (escaped, never raw: a payload of terminal escapes is not replayed on whoever lists the dead
+ * letters), not JSON.parse's message, which names no position for an unexpected token and
+ * quotes the payload as it is.
+ */
+function notJson(payload: Uint8Array, text: string): string {
+  const at = jsonSyntaxErrorAt(text);
+  // The decoder dropped a leading byte order mark (EF BB BF) from `text`.
+  const bom = payload[0] === 0xef && payload[1] === 0xbb && payload[2] === 0xbf ? 3 : 0;
+  const byte = bom + Buffer.byteLength(text.slice(0, Math.max(at, 0)));
+  if (text.trim() === "") return "not JSON: no value (empty, or only whitespace)";
+  if (at < 0 || at >= text.length) return `not JSON: it ends at byte ${byte} inside a value`;
+  const char = String.fromCodePoint(text.codePointAt(at)!);
+  return `not JSON: byte ${byte}, ${JSON.stringify(char)}, is where it stops being JSON`;
+}
+
 /** "readings.0.values.1.value_b64: Invalid base64-encoded string; …" */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   const shown = issues.slice(0, SHOWN_ISSUES).map((issue) => {
@@ -72,8 +90,8 @@ export function parsePayload<K extends TopicKind>(kind: K, payload: Uint8Array):
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (error) {
-    throw payloadError(kind, `not JSON (${error instanceof Error ? error.message : error})`);
+  } catch {
+    throw payloadError(kind, notJson(payload, text));
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw payloadError(kind, "not a JSON object");
