@@ -9,6 +9,18 @@ import {
 
 /** Terminal and --json renderings of dead letters for `rpmlab dead-letters`. */
 
+/**
+ * Text a device chose (its topic on a broker with a loose ACL, a key or payload a reason
+ * quotes, the payload itself) as the terminal shows it: control characters (C0, DEL, C1) as
+ * \u escapes, so a payload of escape sequences neither drives the terminal of whoever lists
+ * the dead letters nor breaks the table's columns. Tabs stay in payload text.
+ */
+function printable(text: string, keepTabs = false): string {
+  return text.replace(/\p{Cc}/gu, (c) =>
+    keepTabs && c === "\t" ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 export function renderDeadLetters(rows: readonly DeadLetterRow[], json: boolean): string {
   if (json) return JSON.stringify(rows.map(deadLetterJson), null, 2);
   if (rows.length === 0) return "no dead letters";
@@ -19,10 +31,10 @@ export function renderDeadLetters(rows: readonly DeadLetterRow[], json: boolean)
       return [
         String(j.id),
         j.received,
-        j.topic,
+        printable(j.topic),
         j.message_id ?? "",
         String(j.payload_size),
-        j.reason,
+        printable(j.reason),
       ];
     }),
   );
@@ -32,12 +44,15 @@ export function renderDeadLetter(row: DeadLetterRow, json: boolean): string {
   const j = deadLetterDetailJson(row);
   if (json) return JSON.stringify(j, null, 2);
   return [
-    `dead letter ${j.id}: ${j.topic}`,
+    `dead letter ${j.id}: ${printable(j.topic)}`,
     `received ${j.received}; message id ${j.message_id ?? "none"}; ${j.payload_size} bytes`,
-    `reason: ${j.reason}`,
+    `reason: ${printable(j.reason)}`,
     ...(j.payload_text === null
       ? ["payload (text): not UTF-8"]
-      : ["payload (text):", ...j.payload_text.split("\n").map((line) => `  ${line}`)]),
+      : [
+          "payload (text):",
+          ...j.payload_text.split("\n").map((line) => `  ${printable(line, true)}`),
+        ]),
     "payload (base64):",
     `  ${j.payload_base64}`,
   ].join("\n");
@@ -52,7 +67,7 @@ export function renderReplay(result: ReplayResult, json: boolean): string {
     case "stored":
       return `${head}: ${records}; the dead letter is removed`;
     case "dead_letter":
-      return `${head}: failed again (${records}); kept as dead letter ${j.dead_letter!.id}: ${j.dead_letter!.reason}`;
+      return `${head}: failed again (${records}); kept as dead letter ${j.dead_letter!.id}: ${printable(j.dead_letter!.reason)}`;
     case "already_ingested":
       return `${head}: its message id was already ingested, nothing stored; the dead letter is removed`;
     case "applied":

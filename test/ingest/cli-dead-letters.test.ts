@@ -135,6 +135,42 @@ describe("rpmlab dead-letters", () => {
     }
   });
 
+  it("shows a device's control characters escaped: its escape sequences never reach the terminal", async () => {
+    // An unknown key of escapes (a reason quotes it), a topic of them (an external broker's
+    // looser ACL lets it through), a payload of them (shown as text).
+    const key = JSON.parse(truncated.payload.toString());
+    key["\u001b[2J"] = 1;
+    await ingest(
+      { topic: truncated.topic, payload: Buffer.from(JSON.stringify(key)) },
+      { topic: "rpm/v1/gw/29705612\u001b[31m/up", payload: Buffer.from("{}") },
+      { topic: notUtf8.topic, payload: Buffer.from('{"a":\t"\u001b]0;pwned\u0007"}') },
+    );
+    const esc = "\u001b";
+    const table = await cli("dead-letters", "list");
+    expect(table.code).toBe(0);
+    expect(table.stdout).not.toContain(esc);
+    expect(table.stdout).toContain('Unrecognized key: "\\u001b[2J"');
+    expect(table.stdout).toContain("rpm/v1/gw/29705612\\u001b[31m/up");
+    // The columns stay aligned: each row's REASON starts where the header's does.
+    const [header, ...rows] = table.stdout.split("\n");
+    for (const row of rows) expect(row.indexOf("E_MQTT_")).toBe(header!.indexOf("REASON"));
+    for (const id of ["1", "2", "3"]) {
+      const shown = await cli("dead-letters", "show", id);
+      expect(shown.stdout, id).not.toContain(esc);
+      expect(shown.stdout, id).not.toContain("\u0007");
+    }
+    expect((await cli("dead-letters", "show", "3")).stdout).toContain(
+      '  {"a":\t"\\u001b]0;pwned\\u0007"}',
+    );
+    // --json is JSON: the characters as they are, escaped by JSON itself.
+    const json = JSON.parse((await cli("dead-letters", "show", "3", "--json")).stdout);
+    expect(json.payload_text).toBe('{"a":\t"\u001b]0;pwned\u0007"}');
+    // A replay that fails again prints the new dead letter's reason: escaped too.
+    const replayed = await cli("dead-letters", "replay", "1");
+    expect(replayed.stdout).toMatch(/failed again .*Unrecognized key: "\\u001b\[2J"/);
+    expect(replayed.stdout).not.toContain(esc);
+  });
+
   it("purges what the filters match, or everything with --all; neither is a usage error", async () => {
     await ingest(truncated, notUtf8, unknownType);
     const bare = await cli("dead-letters", "purge");
