@@ -9,8 +9,9 @@ import { outboxDirectory } from "../cellular/outbox.ts";
 import type { AdminTarget } from "../config/admin-target.ts";
 import { redactBrokerSpec } from "../config/broker-spec.ts";
 import { type Clock, SystemClock } from "../core/clock.ts";
+import { RpmlabError } from "../core/errors.ts";
 import { Rng } from "../core/rng.ts";
-import { toIsoMicros } from "../core/time.ts";
+import { MS_PER_DAY, PAST_YEAR_9999_MS, toIsoMicros } from "../core/time.ts";
 import { VirtualClock } from "../core/virtual-clock.ts";
 import { generateReadings } from "../readings/generate.ts";
 import type { GeneratedReading } from "../readings/generated.ts";
@@ -77,7 +78,19 @@ export async function runCellularDevice(
     days: options.days,
     duplicateRate: options.duplicateRate,
   });
-  if (options.everyMs !== undefined) readings = restamped(readings, start, options.everyMs);
+  if (options.everyMs !== undefined) {
+    readings = restamped(readings, start, options.everyMs);
+    // --every spreads the readings over their count, not over --days (which the command
+    // checked): the device's Date Time ends with 9999, and a day is kept for re-sends.
+    const last = readings.at(-1)?.timestamp;
+    if (last !== undefined && last + MS_PER_DAY > PAST_YEAR_9999_MS) {
+      throw new RpmlabError(
+        "E_CONFIG_INVALID",
+        `--every ${options.everyMs / 1000} from --start takes its ${readings.length} readings past 9999-12-31, which the device's Date Time (years 1582–9999) cannot write`,
+        { field: "--every" },
+      );
+    }
+  }
   const { signal } = options;
   try {
     const imei = options.imei ?? deviceImei(rng.fork("device"));

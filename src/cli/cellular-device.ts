@@ -5,7 +5,7 @@ import { Catalogue } from "../catalogue/catalogue.ts";
 import { adminTarget } from "../config/admin-target.ts";
 import { parseBrokerSpec } from "../config/broker-spec.ts";
 import { RpmlabError } from "../core/errors.ts";
-import { parseIso } from "../core/time.ts";
+import { MS_PER_DAY, PAST_YEAR_9999_MS, parseIso } from "../core/time.ts";
 import { IMEI_PATTERN } from "../mqtt/envelope.ts";
 import { DEFAULT_DUPLICATE_RATE, MAX_DAYS } from "../readings/generate.ts";
 import type { CliIo } from "./io.ts";
@@ -120,6 +120,13 @@ export function isCellularRun(profileName: string, command: Command): boolean {
   return false;
 }
 
+/**
+ * The device's clock writes its readings' times as GATT Date Time, years 1582–9999 (local time,
+ * a patient's offset of up to half a day off UTC: a day's margin). A --start before it failed
+ * the run at its first reading with E_CODEC_RANGE, after the link was up.
+ */
+const EARLIEST_START_MS = Date.UTC(1582, 0, 2);
+
 function whole(option: string, text: string, min: number, max: number): number {
   const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
@@ -152,6 +159,21 @@ export async function runCellularDeviceCommand(
   const start = flags.start === undefined ? undefined : parseIso(flags.start);
   if (flags.start !== undefined && start === undefined) {
     throw invalid("--start", `must be an ISO 8601 date or date-time, got "${flags.start}"`);
+  }
+  const days = whole("--days", flags.days, 1, MAX_DAYS);
+  if (start !== undefined && start < EARLIEST_START_MS) {
+    throw invalid(
+      "--start",
+      `must be 1582-01-02 or later: the device's clock writes Date Time, years 1582–9999, got "${flags.start}"`,
+    );
+  }
+  // As `rpmlab readings`: a day's margin for re-sends; past 9999 neither the device's Date Time
+  // nor the envelope's four-digit-year times (received_at, sent_at) can write it.
+  if (start !== undefined && start + (days + 1) * MS_PER_DAY > PAST_YEAR_9999_MS) {
+    throw invalid(
+      "--start",
+      `with --days ${days} runs past 9999-12-31, which the device's Date Time (years 1582–9999) cannot write`,
+    );
   }
   let speed: "real" | number = "real";
   if (flags.speed === "max") speed = Number.POSITIVE_INFINITY;
@@ -186,7 +208,7 @@ export async function runCellularDeviceCommand(
     credentials,
     seed: flags.seed,
     patient: flags.patient,
-    days: whole("--days", flags.days, 1, MAX_DAYS),
+    days,
     start,
     everyMs: every === 0 ? undefined : every * 1000,
     duplicateRate,

@@ -77,6 +77,46 @@ describe("rpmlab device: usage", () => {
       /--username needs --password/,
     ],
     [["Vendor Cellular Nothing", "--broker", "mqtt://127.0.0.1:1"], 1, /E_PROFILE_NOT_FOUND/],
+    // Times the device's clock cannot write (GATT Date Time, years 1582–9999): refused before
+    // it connects, not an E_CODEC_RANGE at its first reading (or a dead letter past 9999).
+    [
+      ["Vendor Cellular BPM", "--broker", "mqtt://127.0.0.1:1", "--start", "1500-01-01"],
+      2,
+      /E_CONFIG_INVALID: --start must be 1582-01-02 or later: the device's clock writes Date Time/,
+    ],
+    [
+      ["Vendor Cellular BPM", "--broker", "mqtt://127.0.0.1:1", "--start", "9999-12-31T12:00:00Z"],
+      2,
+      /E_CONFIG_INVALID: --start with --days 1 runs past 9999-12-31/,
+    ],
+    [
+      [
+        "Vendor Cellular BPM",
+        "--broker",
+        "mqtt://127.0.0.1:1",
+        "--start",
+        "9999-01-01",
+        "--days",
+        "365",
+      ],
+      2,
+      /E_CONFIG_INVALID: --start with --days 365 runs past 9999-12-31/,
+    ],
+    [
+      [
+        "Vendor Cellular BPM",
+        "--broker",
+        "mqtt://127.0.0.1:1",
+        "--start",
+        "9999-12-01",
+        "--days",
+        "20",
+        "--every",
+        "86400",
+      ],
+      2,
+      /E_CONFIG_INVALID: --every 86400 from --start takes its \d+ readings past 9999-12-31/,
+    ],
   ];
   for (const [args, code, message] of cases)
     it(`${args.join(" ")} → exit ${code}`, async () => {
