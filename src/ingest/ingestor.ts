@@ -5,7 +5,7 @@ import { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Store } from "../store/store.ts";
 import type { BatchResult, IngestEvents, MessageOutcome } from "./events.ts";
-import { type Inbound, type ReplayOf, reasonOf } from "./prepare.ts";
+import { type Inbound, type ReplayOf, reasonOf, salvageMessageId } from "./prepare.ts";
 import { type BatchProcessor, MessageProcessor } from "./processor.ts";
 import type { IngestSink, IngestSource, Received, Settle } from "./source.ts";
 import { WorkerProcessor } from "./worker-processor.ts";
@@ -248,6 +248,9 @@ export class Ingestor implements IngestSink {
           payload: inbound.payload,
           reason: reasonOf(error),
           received: inbound.receivedAt,
+          // Its envelope parsed: the dead letter names its message id, as every other does
+          // (found by ?message_id=, shown in lists).
+          messageId: salvageMessageId(inbound.payload),
           holdsClaim: replays?.holdsClaim ?? false,
         });
       });

@@ -50,8 +50,11 @@ export function reasonOf(error: unknown): string {
   return `internal error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
 }
 
-/** The message id of a payload that failed its schema, when it still names one. */
-function salvageMessageId(payload: Uint8Array): string | null {
+/**
+ * The message id of a payload that failed its schema (or that the store refused), when it
+ * still names one.
+ */
+export function salvageMessageId(payload: Uint8Array): string | null {
   try {
     const id = (JSON.parse(Buffer.from(payload).toString("utf8")) as { message_id?: unknown })
       ?.message_id;

@@ -172,6 +172,9 @@ describe("acknowledgement after commit", () => {
       "internal error: Error: value out of this store's range",
     );
     expect(outcomes.all.filter((o) => o.kind === "uplink")).toHaveLength(2);
+    // Named by its message id as any other dead letter: a filter on m-1 finds it.
+    const found = await store.deadLetters.list({ messageId: "m-1" });
+    expect(found.rows.map((row) => row.messageId)).toEqual(["m-1"]);
   });
 
   it("acknowledges and logs whole a message whose dead letter the store refuses too, and goes on", async () => {

@@ -163,9 +163,9 @@ describe('replaying dead letters (README "Dead letters")', () => {
         deadLetter: { reason: "internal error: Error: value out of this store's range" },
       });
       const rows = await all();
-      // A store-refused message's dead letter names no message id (as before replays existed).
+      // A store-refused message's dead letter names its message id, as every other does.
       expect(rows.map((r) => [r.topic, r.messageId, r.holdsClaim])).toEqual([
-        [message.topic, null, true],
+        [message.topic, "cell-5", true],
       ]);
       expect(rows[0]!.id).not.toBe(letter.id);
     } finally {
