@@ -30,11 +30,21 @@ function keepable(text: string): string {
 }
 
 /**
+ * Length as substr() counts on both dialects: characters (code points), where a JS string's
+ * length counts UTF-16 units, two for a character beyond the BMP (a topic's emoji).
+ */
+function chars(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/**
  * `topic` starts with `prefix`, exactly: substr() is case-sensitive on both dialects, where
  * SQLite's LIKE folds ASCII case (MQTT topics are case-sensitive, [MQTT-4.7.3-1]).
  */
 function startsWith(prefix: string): Expression<SqlBool> {
-  return sql<SqlBool>`substr(${sql.ref("topic")}, 1, ${prefix.length}) = ${prefix}`;
+  return sql<SqlBool>`substr(${sql.ref("topic")}, 1, ${chars(prefix)}) = ${prefix}`;
 }
 
 /**
@@ -46,7 +56,7 @@ function startsWith(prefix: string): Expression<SqlBool> {
 function fromSource(kind: "gw" | "cell", source: string): Expression<SqlBool> {
   const root = `${TOPIC_ROOT}/${kind}/`;
   const id = `${source.toUpperCase()}/`;
-  return sql<SqlBool>`(${startsWith(root)} and upper(substr(${sql.ref("topic")}, ${root.length + 1}, ${id.length})) = ${id})`;
+  return sql<SqlBool>`(${startsWith(root)} and upper(substr(${sql.ref("topic")}, ${root.length + 1}, ${chars(id)})) = ${id})`;
 }
 
 /** Uplink messages ingestion could not use, kept byte for byte with the reason. */

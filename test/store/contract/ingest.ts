@@ -354,5 +354,24 @@ export function ingestContract(env: ContractEnv): void {
         total: 5,
       });
     });
+
+    it("finds a topic by a prefix or source holding characters beyond the BMP (two UTF-16 units)", async () => {
+      // A topic an external broker let through (the embedded one's ACL would not).
+      const letter = await env.store.deadLetters.add({
+        topic: "rpm/v1/gw/\u{1F600}x/up",
+        payload: new Uint8Array([1]),
+        reason: "r",
+        received: T0,
+      });
+      const ids = async (filter: Parameters<typeof env.store.deadLetters.list>[0]) =>
+        (await env.store.deadLetters.list(filter)).rows.map((r) => r.id);
+      expect(await ids({ topicPrefix: "rpm/v1/gw/\u{1F600}" })).toEqual([letter.id]);
+      expect(await ids({ topicPrefix: "rpm/v1/gw/\u{1F600}x/" })).toEqual([letter.id]);
+      expect(await ids({ topicPrefix: "rpm/v1/gw/\u{1F600}y" })).toEqual([]);
+      expect(await ids({ source: "\u{1F600}x" })).toEqual([letter.id]);
+      expect(await env.store.deadLetters.deleteMany({ topicPrefix: "rpm/v1/gw/\u{1F600}" })).toBe(
+        1,
+      );
+    });
   });
 }
