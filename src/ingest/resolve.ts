@@ -171,6 +171,20 @@ export class Resolver {
       (d) => d.sensorCode === null,
       (d) => d.sensorCode === null && this.catalogue.find(d.name) === profile,
     );
+    // A type the catalogue knows, other than the activated device's: the reading is refused for
+    // its device_type, not by that device's codec for a characteristic it lacks (a reason that
+    // blamed the values). A name the catalogue does not know is still decoded as the device's.
+    if (
+      found !== undefined &&
+      "ok" in found &&
+      profile !== undefined &&
+      found.ok.profile !== profile
+    ) {
+      return unknown(
+        `device_type "${deviceType}" is not the type of the device activated on IMEI ${imei}, a "${found.ok.device!.name}"`,
+        "device_type",
+      );
+    }
     if (found !== undefined) return found;
     if (profile === undefined || profile.connectivity !== "cellular") {
       return unknown(

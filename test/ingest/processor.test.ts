@@ -10,6 +10,7 @@ import type { gatewayUplink } from "../../src/mqtt/uplink.ts";
 import type { GeneratedReading } from "../../src/readings/generated.ts";
 import type { Store } from "../../src/store/store.ts";
 import {
+  activateCellular,
   activateForPatient,
   asRecord,
   catalogue,
@@ -215,6 +216,31 @@ describe("MessageProcessor: one batch, one transaction", () => {
     const result = await run(uplinkMessage(bpm, "late-1", late));
     expect(result.stored.length).toBeGreaterThan(0);
     expect(result.stored.every((r) => r.deviceId === device.id)).toBe(true);
+  });
+
+  it("refuses for its device_type a reading of another known type than the device activated on its IMEI", async () => {
+    await activateCellular(store, cellScale);
+    const cellBpm = {
+      ...senderFor(catalogue.get("Vendor Cellular BPM"), 3),
+      hardwareUuid: cellScale.hardwareUuid,
+      source: cellScale.hardwareUuid,
+    };
+    const result = await run(uplinkMessage(cellBpm, "b-1", readingsOf(cellBpm, 2, 0).slice(0, 1)));
+    expect(result.stored).toEqual([]);
+    expect(result.deadLetters.map((d) => d.reason)).toEqual([
+      `readings.0: E_INGEST_UNKNOWN_DEVICE: device_type "Vendor Cellular BPM" is not the type of the device activated on IMEI ${cellScale.hardwareUuid}, a "Vendor Cellular Scale"`,
+    ]);
+    // A name the catalogue does not know is still decoded as the activated device's type.
+    const renamed = JSON.parse(
+      uplinkMessage(cellScale, "s-1", readingsOf(cellScale, 2, 0).slice(0, 1)).payload.toString(),
+    );
+    renamed.device_type = "Vendor Cellular Scale Pro";
+    const scale = await run({
+      topic: topicOf("cell/up", cellScale.hardwareUuid),
+      payload: Buffer.from(JSON.stringify(renamed)),
+    });
+    expect(scale.deadLetters).toEqual([]);
+    expect(scale.stored.length).toBeGreaterThan(0);
   });
 
   it("never gives an IMEI's orphans of one type to a device of another type activated there", async () => {
