@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import { RpmlabError } from "../core/errors.ts";
-import { jsonSyntaxErrorAt } from "../core/json-syntax.ts";
 import { firstInvalidUtf8 } from "../core/utf8.ts";
 import { ENVELOPE_VERSION } from "./envelope.ts";
+import { firstJsonError } from "./json-error.ts";
 import { TOPICS, type TopicKind, type TopicPayloads } from "./topics.ts";
 
 /** Larger payloads are refused before parsing (256 readings of large values fit easily). */
@@ -44,20 +44,19 @@ function quoted(value: unknown): string {
 }
 
 /**
- * Why UTF-8 text is not JSON, by the byte where it stops being JSON and the character there
- * (escaped, never raw: a payload of terminal escapes is not replayed on whoever lists the dead
- * letters), not JSON.parse's message, which names no position for an unexpected token and
- * quotes the payload as it is.
+ * Why UTF-8 text is not JSON: what is wrong, at which byte, and the character there (escaped,
+ * never raw: a payload of terminal escapes is not replayed on whoever lists the dead letters).
  */
 function notJson(payload: Uint8Array, text: string): string {
-  const at = jsonSyntaxErrorAt(text);
+  const error = firstJsonError(text);
+  // JSON.parse refused it; a parser that finds nothing wrong has nothing better to say.
+  if (error === null) return "not JSON";
   // The decoder dropped a leading byte order mark (EF BB BF) from `text`.
   const bom = payload[0] === 0xef && payload[1] === 0xbb && payload[2] === 0xbf ? 3 : 0;
-  const byte = bom + Buffer.byteLength(text.slice(0, Math.max(at, 0)));
-  if (text.trim() === "") return "not JSON: no value (empty, or only whitespace)";
-  if (at < 0 || at >= text.length) return `not JSON: it ends at byte ${byte} inside a value`;
-  const char = String.fromCodePoint(text.codePointAt(at)!);
-  return `not JSON: byte ${byte}, ${JSON.stringify(char)}, is where it stops being JSON`;
+  const byte = bom + Buffer.byteLength(text.slice(0, error.at));
+  if (error.at >= text.length) return `not JSON: ${error.problem} at byte ${byte}, its end`;
+  const char = String.fromCodePoint(text.codePointAt(error.at)!);
+  return `not JSON: ${error.problem} at byte ${byte} (${JSON.stringify(char)})`;
 }
 
 /** "readings.0.values.1.value_b64: Invalid base64-encoded string; …" */

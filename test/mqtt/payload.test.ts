@@ -158,14 +158,16 @@ describe("uplink envelope v1", () => {
     const reason = (text: string) =>
       errorOf(() => parsePayload("gw/up", Buffer.from(text))).message;
     // Bytes, not characters: é is two; a byte order mark three.
-    expect(reason('{"é":1,}')).toMatch(/not JSON: byte 8, "}", is where it stops being JSON$/);
-    expect(reason('\uFEFF{"v":1,"a":tru}')).toMatch(/not JSON: byte 17, "}"/);
-    expect(reason('{"v":1} junk')).toMatch(/not JSON: byte 8, "j"/);
-    expect(reason('{"v":1,"readings":[')).toMatch(/not JSON: it ends at byte 19 inside a value$/);
-    expect(reason("")).toMatch(/not JSON: no value/);
+    expect(reason('{"é":1,}')).toMatch(/not JSON: property name expected at byte 8 \("}"\)$/);
+    expect(reason('\uFEFF{"v":1,"a":tru}')).toMatch(/not JSON: invalid symbol at byte 14 \("t"\)$/);
+    expect(reason('{"v":1} junk')).toMatch(/not JSON: invalid symbol at byte 8 \("j"\)$/);
+    expect(reason('{"v":1,"readings":[')).toMatch(
+      /not JSON: close bracket expected at byte 19, its end$/,
+    );
+    expect(reason("")).toMatch(/not JSON: value expected at byte 0, its end$/);
     // A device's payload of terminal escapes: the reason names the byte, escaped, not the text.
     const escapes = reason("\u001b]0;pwned\u0007\u001b[2J");
-    expect(escapes).toMatch(/not JSON: byte 0, "\\u001b", is where/);
+    expect(escapes).toMatch(/not JSON: invalid symbol at byte 0 \("\\u001b"\)$/);
     expect([...escapes].some((c) => c < " ")).toBe(false);
     expect(escapes).not.toMatch(/pwned/);
   });
