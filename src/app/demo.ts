@@ -1,5 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { MS_PER_DAY } from "../core/time.ts";
 import { loadScenario } from "../scenario/load.ts";
 import type { Progress } from "../scenario/progress.ts";
 import type { ScenarioReport } from "../scenario/report.ts";
@@ -11,6 +12,11 @@ import { untilSignal } from "./until-signal.ts";
 export const DEMO_FILE = fileURLToPath(new URL("../../scenarios/demo.yaml", import.meta.url));
 /** Virtual ms per wall ms: one virtual hour per wall minute, a day of a clinic in 24 minutes. */
 export const DEFAULT_DEMO_SPEED = 60;
+/**
+ * How long the demo runs, in place of the file's own week (which `rpmlab run` takes at full
+ * speed, like any shipped scenario): a year, until Ctrl-C at any watchable speed.
+ */
+export const DEMO_DURATION_MS = 365 * MS_PER_DAY;
 
 export interface DemoOptions {
   /** Virtual ms per wall ms; replaces the scenario's clock.speed. */
@@ -23,7 +29,7 @@ export interface DemoOptions {
 }
 
 export interface DemoReady extends RunReady {
-  /** The demo scenario as run (its speed replaced). */
+  /** The demo scenario as run (its speed and duration replaced). */
   readonly scenario: Scenario;
   readonly seed: string | number;
 }
@@ -36,7 +42,11 @@ export interface DemoReady extends RunReady {
  */
 export async function runDemo(options: DemoOptions): Promise<ScenarioReport> {
   const loaded = loadScenario(displayPath(DEMO_FILE));
-  const scenario: Scenario = { ...loaded, clock: { ...loaded.clock, speed: options.speed } };
+  const scenario: Scenario = {
+    ...loaded,
+    clock: { ...loaded.clock, speed: options.speed },
+    durationMs: DEMO_DURATION_MS,
+  };
   const interrupted = new AbortController();
   const finished = new AbortController();
   void untilSignal(finished.signal).then(() => interrupted.abort());
