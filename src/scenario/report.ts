@@ -20,8 +20,9 @@ export interface ScenarioReport {
   /** ISO date-times of the virtual clock at start and end. */
   virtual: { start: string; end: string };
   wall_ms: number;
-  /** Virtual ms per wall ms. */
+  /** Virtual ms per wall ms (rounded by `rate`). */
   speedup: number;
+  /** Rounded by `rate`. */
   readings_per_wall_second: number;
   /** Fault actions that ran. */
   faults: number;
@@ -59,7 +60,7 @@ export function renderText(report: ScenarioReport): string {
   const lines = [
     `scenario ${report.scenario} (${report.file}) seed ${report.seed}: ${report.passed ? "PASSED" : "FAILED"}`,
     `virtual ${report.virtual.start} → ${report.virtual.end}`,
-    `wall ${formatNumber(report.wall_ms / 1000, 2)} s, speedup ${formatNumber(report.speedup, 0)}×, ${formatNumber(report.readings_per_wall_second, 0)} readings per wall second`,
+    `wall ${formatNumber(report.wall_ms / 1000, 2)} s, speedup ${rate(report.speedup)}×, ${rate(report.readings_per_wall_second)} readings per wall second`,
     `readings ${READING_KEYS.map((k) => `${k} ${r[k]}`).join(", ")}`,
     `webhooks ${webhooks.length === 0 ? "none" : webhooks.map(([k, n]) => `${k} ${n}`).join(", ")}`,
     `faults ${report.faults}`,
@@ -237,6 +238,16 @@ export function escapeXml(text: string, attribute: boolean): string {
 
 function sortedEntries(record: Record<string, number>): [string, number][] {
   return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * A speed-up or a rate as the reports give it: whole from 100 up (209964), three significant
+ * digits below (9.72, 0.5): a paced run slower than real time (`clock.speed: 0.5`, `rpmlab demo
+ * --speed 0.5`) has a speed-up below 1, which rounded to a whole number read 0×.
+ */
+export function rate(n: number): number {
+  if (!Number.isFinite(n) || n === 0) return n;
+  return Math.abs(n) >= 100 ? Math.round(n) : Number(n.toPrecision(3));
 }
 
 function formatNumber(n: number, digits: number): string {

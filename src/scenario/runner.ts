@@ -19,7 +19,7 @@ import { evaluate } from "./evaluate.ts";
 import { type Observed, resultCount } from "./observed.ts";
 import type { Progress } from "./progress.ts";
 import { LabReceiver } from "./receiver.ts";
-import type { ScenarioReport } from "./report.ts";
+import { rate, type ScenarioReport } from "./report.ts";
 import { perform } from "./run/actions.ts";
 import { DeadLetterTally } from "./run/dead-letter-tally.ts";
 import { emptyStoreOnly } from "./run/empty-store.ts";
@@ -413,8 +413,8 @@ class ScenarioRun {
       expectations,
       virtual: { start: toIsoMicros(scenario.clock.startMs), end: toIsoMicros(end) },
       wall_ms: Math.round(wallMs),
-      speedup: Math.round(virtualMs / Math.max(1, wallMs)),
-      readings_per_wall_second: Math.round(readings.taken / Math.max(0.001, wallMs / 1000)),
+      speedup: rate(virtualMs / Math.max(1, wallMs)),
+      readings_per_wall_second: rate(readings.taken / Math.max(0.001, wallMs / 1000)),
       faults: this.faults,
       mismatches,
       dead_letters: this.deadLetters!.counts(),

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../src/scenario/load.ts";
+import { renderJson, renderText } from "../../src/scenario/report.ts";
 import { runScenario } from "../../src/scenario/runner.ts";
 import type { Scenario } from "../../src/scenario/types.ts";
 
@@ -25,5 +26,22 @@ describe("a paced scenario", () => {
       end: "2026-01-05T00:00:01.000000Z",
     });
     expect(report.passed).toBe(true);
+  }, 30_000);
+
+  // `clock.speed: 0.5` (or `rpmlab demo --speed 0.5`): the report's factor is the run's, below 1.
+  it("reports a run slower than real time with its speed-up below 1, in JSON and text", async () => {
+    const loaded = loadScenario(FILE);
+    const report = await runScenario({
+      ...loaded,
+      clock: { ...loaded.clock, speed: 0.5 },
+      durationMs: 500,
+      events: [],
+      expectations: [],
+    });
+    // Half a virtual second took at least a wall second, plus the lab's start.
+    expect(report.speedup).toBeGreaterThan(0);
+    expect(report.speedup).toBeLessThanOrEqual(0.5);
+    expect(JSON.parse(renderJson(report)).speedup).toBe(report.speedup);
+    expect(renderText(report)).toContain(`speedup ${report.speedup}×`);
   }, 30_000);
 });

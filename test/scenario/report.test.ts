@@ -78,7 +78,7 @@ describe("renderText", () => {
     const lines = text.trimEnd().split("\n");
     expect(lines[0]).toBe("scenario smoke & <drill> (scenarios/smoke.yaml) seed 42: FAILED");
     expect(text).toContain("virtual 2026-01-05T00:00:00.000Z → 2026-02-04T00:00:00.000Z");
-    expect(text).toContain("wall 12.35 s, speedup 209964×, 10 readings per wall second");
+    expect(text).toContain("wall 12.35 s, speedup 209964×, 9.72 readings per wall second");
     expect(text).toContain(
       "readings taken 120, stored 110, lost_by_design 6, missing 4, duplicates_stored 0, duplicates_suppressed 9",
     );
@@ -137,6 +137,11 @@ describe("renderText", () => {
     expect(text).toContain("webhooks none");
     expect(text).toContain("expectations 0/0 held");
     expect(text).not.toContain("dead letters");
+  });
+
+  it("gives a run slower than real time its real speed-up, not 0×", () => {
+    const text = renderText({ ...sample(), speedup: 0.5, readings_per_wall_second: 0.0417 });
+    expect(text).toContain("speedup 0.5×, 0.0417 readings per wall second");
   });
 });
 
