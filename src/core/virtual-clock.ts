@@ -21,6 +21,11 @@ export interface RunOptions {
    * whichever later instant the next events happen to reach meanwhile.
    */
   held?: () => Promise<void> | undefined;
+  /**
+   * Ends a paced wait at once and returns, time where it was (Ctrl-C in `rpmlab demo`): at a
+   * speed below 0.001 even the smallest step, a virtual ms, is more than a wall second.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -120,12 +125,14 @@ export class VirtualClock implements Clock {
     let ran = 0;
     await settle();
     for (;;) {
+      if (options.signal?.aborted === true) return ran;
       const next = this.queue.peek();
       const due = next !== undefined && (options.until === undefined || next.at <= options.until);
       const target = due ? next.at : options.until;
       if (target === undefined) break;
       if (Number.isFinite(this.pace) && target > this.current) {
-        await realDelay((target - this.current) / this.pace);
+        await realDelay((target - this.current) / this.pace, options.signal);
+        if (options.signal?.aborted === true) return ran;
         // Meanwhile an event may have been cancelled, or scheduled earlier than the target.
         const head = this.queue.peek();
         this.current = Math.min(head?.at ?? target, target);
@@ -158,6 +165,15 @@ function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-function realDelay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`, or as soon as `signal` aborts. */
+function realDelay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }

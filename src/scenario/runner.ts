@@ -112,7 +112,9 @@ class ScenarioRun {
   /**
    * Virtual time per step: STEP_MS, or a wall second's worth at a finite speed, so that a run
    * watched at demo speed stops within about a second of being asked to — below 1× too (at
-   * 0.01×, 10 virtual ms: a virtual second would hold a Ctrl-C for 100 wall seconds).
+   * 0.01×, 10 virtual ms: a virtual second would hold a Ctrl-C for 100 wall seconds). Below
+   * 0.001× the step is a virtual ms, longer than a wall second: the clock's wait ends on the
+   * run's signal instead.
    */
   private get step(): number {
     return Math.max(1, Math.min(STEP_MS, Math.round(this.clock.speed * 1000)));
@@ -347,6 +349,8 @@ class ScenarioRun {
       await this.clock.run({
         until: Math.min(until, this.clock.now() + this.step),
         held: () => this.held.doneWith(this.parts.timedWork),
+        // Below 0.001× even the least step, a virtual ms, is more than a wall second.
+        signal: this.options.signal,
       });
       await this.held.doneWith(this.parts.timedWork);
       if (this.held.failure !== undefined) throw this.held.failure;

@@ -107,21 +107,26 @@ describe("rpmlab demo", () => {
     expect(output.stderr).toMatch(/^done readings \d+ webhooks \d+ faults \d+$/m);
   }, 60_000);
 
-  it("below 1× speed, stops on SIGINT within a wall second's step", async () => {
-    const { demo, output, exited, printed } = spawnDemo("--speed", "0.01");
-    child = demo;
-    // The details line comes as the run takes its first step of virtual time.
-    await withDeadline(printed("stdout", /^.*\n/), 30_000, () => "the demo's details line");
-    demo.kill("SIGINT");
-    // At 0.01× a virtual second is 100 wall seconds: the step is a wall second's worth.
-    const [code, signal] = await withDeadline(
-      exited,
-      10_000,
-      () => `exit after SIGINT; stderr:\n${output.stderr}`,
-    );
-    expect({ code, signal }, output.stderr).toEqual({ code: 0, signal: null });
-    expect(output.stdout).toMatch(/\nscenario demo \(scenarios\/demo\.yaml\) seed 7: PASSED\n/);
-  }, 60_000);
+  // At 0.01× the step is a wall second's worth of virtual time, 10 ms; at 0.00001× the least
+  // step, a virtual ms, would last 100 wall seconds: the clock's wait ends on the signal.
+  it.each(["0.01", "0.00001"])(
+    "at --speed %s, stops on SIGINT within a wall second",
+    async (speed) => {
+      const { demo, output, exited, printed } = spawnDemo("--speed", speed);
+      child = demo;
+      // The details line comes as the run takes its first step of virtual time.
+      await withDeadline(printed("stdout", /^.*\n/), 30_000, () => "the demo's details line");
+      demo.kill("SIGINT");
+      const [code, signal] = await withDeadline(
+        exited,
+        10_000,
+        () => `exit after SIGINT; stderr:\n${output.stderr}`,
+      );
+      expect({ code, signal }, output.stderr).toEqual({ code: 0, signal: null });
+      expect(output.stdout).toMatch(/\nscenario demo \(scenarios\/demo\.yaml\) seed 7: PASSED\n/);
+    },
+    60_000,
+  );
 });
 
 /** `rpmlab demo --port 0 --json ARGS` as a child process, its output kept as it comes. */
