@@ -7,6 +7,8 @@ export const BIN = fileURLToPath(new URL("../../bin/rpmlab", import.meta.url));
 
 export interface CliExit {
   readonly code: number | null;
+  /** The signal that ended the process (null when it exited by itself). */
+  readonly signal: NodeJS.Signals | null;
   readonly out: string;
   readonly err: string;
 }
@@ -31,15 +33,19 @@ export async function runToExit(
   child.stderr.on("data", (c: Buffer) => {
     err += c.toString();
   });
-  const closed = once(child, "close") as Promise<[number | null]>;
+  const closed = once(child, "close") as Promise<[number | null, NodeJS.Signals | null]>;
   try {
-    const exit = within<[number | null]>(deadlineMs, `rpmlab ${args.join(" ")} to exit`, (done) => {
-      void closed.then(done);
-    });
+    const exit = within<[number | null, NodeJS.Signals | null]>(
+      deadlineMs,
+      `rpmlab ${args.join(" ")} to exit`,
+      (done) => {
+        void closed.then(done);
+      },
+    );
     // The deadline bounds the hook too, and the hook's failure ends the wait at once: either way
     // the process is killed below, not left running after a failed test.
-    const [[code]] = await Promise.all([exit, Promise.race([during?.(child), exit])]);
-    return { code, out, err };
+    const [[code, signal]] = await Promise.all([exit, Promise.race([during?.(child), exit])]);
+    return { code, signal, out, err };
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill("SIGKILL");
