@@ -43,7 +43,7 @@ describe("rpmlab demo", () => {
   });
 
   it("serves the demo's patients and, on SIGINT, prints its report and exits 0", async () => {
-    const { demo, output, exited, printed } = spawnDemo("--speed", "100000");
+    const { demo, output, exited, printed } = spawnDemo("--json", "--speed", "100000");
     child = demo;
     const [firstLine] = (await printed("stdout", /^.*\n/)) as [string];
     const info = JSON.parse(firstLine.trim()) as DemoInfo;
@@ -112,7 +112,7 @@ describe("rpmlab demo", () => {
   it.each(["0.01", "0.00001"])(
     "at --speed %s, stops on SIGINT within a wall second",
     async (speed) => {
-      const { demo, output, exited, printed } = spawnDemo("--speed", speed);
+      const { demo, output, exited, printed } = spawnDemo("--json", "--speed", speed);
       child = demo;
       // The details line comes as the run takes its first step of virtual time.
       await withDeadline(printed("stdout", /^.*\n/), 30_000, () => "the demo's details line");
@@ -127,11 +127,24 @@ describe("rpmlab demo", () => {
     },
     60_000,
   );
+
+  it("says how fast it goes, in ms when a virtual day takes less than a wall second", async () => {
+    const { demo, output, exited, printed } = spawnDemo("--speed", "100000000");
+    child = demo;
+    await printed("stdout", /^Ctrl-C stops it and prints a report\.\n/m);
+    // To the hundredth of a second this read "a virtual day every 0 s".
+    expect(output.stdout).toMatch(
+      /^rpmlab demo: 12 patients of scenario demo \(scenarios\/demo\.yaml\), seed 7, speed 100000000× \(a virtual day every 0\.864 ms of wall time\)\n/,
+    );
+    demo.kill("SIGINT");
+    const [code] = await withDeadline(exited, 30_000, () => `exit; stderr:\n${output.stderr}`);
+    expect(code).toBe(0);
+  }, 60_000);
 });
 
-/** `rpmlab demo --port 0 --json ARGS` as a child process, its output kept as it comes. */
+/** `rpmlab demo --port 0 ARGS` as a child process, its output kept as it comes. */
 function spawnDemo(...args: string[]) {
-  const demo = spawn(process.execPath, [BIN, "demo", "--port", "0", "--json", ...args], {
+  const demo = spawn(process.execPath, [BIN, "demo", "--port", "0", ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
