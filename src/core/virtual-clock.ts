@@ -165,15 +165,28 @@ function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Resolves after `ms`, or as soon as `signal` aborts. */
+/**
+ * The longest delay one timer takes: Node runs a longer one after 1 ms (TimeoutOverflowWarning),
+ * so at a speed below about 5·10⁻¹⁰ a virtual ms (24.9 wall days) went by in a wall ms.
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Resolves after `ms` (in timers of at most MAX_TIMER_MS), or as soon as `signal` aborts. */
 function realDelay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const done = () => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const wait = (left: number) => {
+      timer =
+        left > MAX_TIMER_MS
+          ? setTimeout(() => wait(left - MAX_TIMER_MS), MAX_TIMER_MS)
+          : setTimeout(done, left);
+    };
+    wait(ms);
     signal?.addEventListener("abort", done, { once: true });
   });
 }

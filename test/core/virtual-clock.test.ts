@@ -152,6 +152,35 @@ describe("VirtualClock", () => {
     }
   });
 
+  it("at a speed whose virtual ms is longer than a timer can wait (24.9 days), still waits it", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate"] });
+    try {
+      // 10⁻¹⁰: a virtual ms is 10¹⁰ wall ms, over a timer's 2³¹−1; Node ran it after 1 ms.
+      const clock = new VirtualClock({ startMs: START, speed: 1e-10 });
+      let done = false;
+      const run = clock.run({ until: START + 1 }).then(() => {
+        done = true;
+      });
+      await vi.advanceTimersByTimeAsync(2 ** 31);
+      expect(done).toBe(false);
+      expect(clock.now()).toBe(START);
+      await vi.advanceTimersByTimeAsync(1e10 - 2 ** 31);
+      await run;
+      expect(clock.now()).toBe(START + 1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("ends a paced wait when its signal aborts, time where it was (Ctrl-C in rpmlab demo)", async () => {
+    const clock = new VirtualClock({ startMs: START, speed: 1e-6 });
+    const stop = new AbortController();
+    const run = clock.run({ until: START + 1, signal: stop.signal });
+    stop.abort();
+    await run;
+    expect(clock.now()).toBe(START);
+  });
+
   it("rejects a non-positive speed with an error naming the field", () => {
     expect.assertions(2);
     try {
