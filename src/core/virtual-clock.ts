@@ -123,16 +123,18 @@ export class VirtualClock implements Clock {
    */
   async run(options: RunOptions = {}): Promise<number> {
     let ran = 0;
+    // A function: the signal can abort during any await below.
+    const aborted = () => options.signal?.aborted === true;
     await settle();
     for (;;) {
-      if (options.signal?.aborted === true) return ran;
+      if (aborted()) return ran;
       const next = this.queue.peek();
       const due = next !== undefined && (options.until === undefined || next.at <= options.until);
       const target = due ? next.at : options.until;
       if (target === undefined) break;
       if (Number.isFinite(this.pace) && target > this.current) {
         await realDelay((target - this.current) / this.pace, options.signal);
-        if (options.signal?.aborted === true) return ran;
+        if (aborted()) return ran;
         // Meanwhile an event may have been cancelled, or scheduled earlier than the target.
         const head = this.queue.peek();
         this.current = Math.min(head?.at ?? target, target);
