@@ -45,10 +45,25 @@ export class WholeMillisecondClock implements Clock {
 /** The longest delay a Node timer takes (a signed 32-bit count of milliseconds). */
 const MAX_TIMER_MS = 0x7fff_ffff;
 
+/**
+ * A real timer for any delay: Node fires one past 2^31 − 1 ms (24.8 days) after 1 ms, so a
+ * longer delay waits in steps. Returns what cancels it.
+ */
+export function realTimeout(fn: () => void, delayMs: number): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = (left: number): void => {
+    const step = Math.min(left, MAX_TIMER_MS);
+    timer = setTimeout(() => (left > step ? arm(left - step) : fn()), step);
+  };
+  arm(Math.max(0, delayMs));
+  return () => clearTimeout(timer);
+}
+
 /** Wall-clock time and real timers: `rpmlab serve` and real hardware. */
 export class SystemClock implements Clock {
   private nextId = 1;
-  private readonly timers = new Map<number, NodeJS.Timeout>();
+  /** What cancels each pending timer. */
+  private readonly timers = new Map<number, () => void>();
 
   now(): number {
     return Date.now();
@@ -56,26 +71,17 @@ export class SystemClock implements Clock {
 
   setTimeout(fn: () => void, delayMs: number): TimerHandle {
     const id = this.nextId++;
-    // Node fires a delay past 2^31 − 1 ms (24.8 days) after 1 ms: a longer one waits in steps.
-    const arm = (left: number): void => {
-      const step = Math.min(left, MAX_TIMER_MS);
-      const timer = setTimeout(() => {
-        if (left > step) return arm(left - step);
-        this.timers.delete(id);
-        fn();
-      }, step);
-      this.timers.set(id, timer);
-    };
-    arm(Math.max(0, delayMs));
+    const cancel = realTimeout(() => {
+      this.timers.delete(id);
+      fn();
+    }, delayMs);
+    this.timers.set(id, cancel);
     return { id };
   }
 
   clearTimeout(handle: TimerHandle): void {
-    const timer = this.timers.get(handle.id);
-    if (timer !== undefined) {
-      clearTimeout(timer);
-      this.timers.delete(handle.id);
-    }
+    this.timers.get(handle.id)?.();
+    this.timers.delete(handle.id);
   }
 
   sleep(delayMs: number): Promise<void> {
@@ -84,7 +90,7 @@ export class SystemClock implements Clock {
 
   /** Cancels every pending timer, so a stopped lab never holds the process open. */
   dispose(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
   }
 }

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from "./clock.ts";
+import { type Clock, realTimeout, type TimerHandle } from "./clock.ts";
 import { RpmlabError } from "./errors.ts";
 import { EventQueue } from "./event-queue.ts";
 
@@ -168,27 +168,18 @@ function settle(): Promise<void> {
 }
 
 /**
- * The longest delay one timer takes: Node runs a longer one after 1 ms (TimeoutOverflowWarning),
- * so at a speed below about 5·10⁻¹⁰ a virtual ms (24.9 wall days) went by in a wall ms.
+ * Resolves after `ms`, or as soon as `signal` aborts. A real timer of any length (realTimeout):
+ * at a speed below about 5·10⁻¹⁰ a virtual ms is over 24.8 wall days, which one Node timer
+ * would run after 1 ms.
  */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** Resolves after `ms` (in timers of at most MAX_TIMER_MS), or as soon as `signal` aborts. */
 function realDelay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const done = () => {
-      clearTimeout(timer);
+      cancel();
       signal?.removeEventListener("abort", done);
       resolve();
     };
-    const wait = (left: number) => {
-      timer =
-        left > MAX_TIMER_MS
-          ? setTimeout(() => wait(left - MAX_TIMER_MS), MAX_TIMER_MS)
-          : setTimeout(done, left);
-    };
-    wait(ms);
+    const cancel = realTimeout(done, ms);
     signal?.addEventListener("abort", done, { once: true });
   });
 }
