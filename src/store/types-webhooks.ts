@@ -57,6 +57,12 @@ export interface NewDelivery {
   readonly measurementIds?: readonly number[] | null;
   /** When the first attempt is due; default now. A later time holds it as claimed until then. */
   readonly nextAttemptAt?: Ms;
+  /**
+   * Never attempted by a dispatcher: written not_retried with no attempt due, for the caller to
+   * make its one attempt and record it (a test send). No hold of the clock's time could outlast
+   * every attempt: a webhook timeout runs up to 600 s of wall time, and a demo's clock runs faster.
+   */
+  readonly callerOnly?: boolean;
 }
 
 export interface DeliveryRow {

@@ -21,12 +21,6 @@ export interface DeliveryDetail {
 }
 
 /**
- * How long a test send holds its delivery before a dispatcher may take it (were this process to
- * die before recording the attempt).
- */
-const TEST_HOLD_MS = 60_000;
-
-/**
  * What a user asks for by hand, through the lab admin API or the CLI: a resend of any delivery
  * (the real service's resend button) and a test send. Both make one attempt now, from the calling
  * process, and record it; neither is retried automatically.
@@ -54,7 +48,11 @@ export class ManualSends {
 
   /**
    * A test send (the dashboard's test button): a sample body of the webhook's kind about the
-   * fixed test device, logged as a test delivery.
+   * fixed test device, logged as a test delivery. Its one attempt is this process's alone: the
+   * delivery is written not_retried with nothing due, so no dispatcher posts it as well while an
+   * endpoint takes its time (a held delivery came due after a minute of the lab's clock, one wall
+   * second in a demo); were this process to die before recording the attempt, the log keeps it
+   * with none.
    */
   async test(accountId: string, webhookId: string): Promise<DeliveryDetail> {
     const { store, clock } = this.deps;
@@ -66,8 +64,7 @@ export class ManualSends {
       });
     }
     const account = await store.accounts.get(accountId);
-    const now = clock.now();
-    const body = testBody(webhook, now, account?.omitStatusMetrics ?? false);
+    const body = testBody(webhook, clock.now(), account?.omitStatusMetrics ?? false);
     const [delivery] = await store.webhookDeliveries.createMany([
       {
         accountId,
@@ -76,7 +73,7 @@ export class ManualSends {
         body: JSON.stringify(body),
         retry: false,
         test: true,
-        nextAttemptAt: now + TEST_HOLD_MS,
+        callerOnly: true,
         ...testDeliveryKeys(webhook.event),
       },
     ]);

@@ -170,6 +170,25 @@ describe("webhook delivery log, resend", () => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  it("a test send to an endpoint slower than a minute of the lab's clock is posted once, by the send alone", async () => {
+    const w = await lab.webhook({ endpoint: receiver.url("/slow") });
+    receiver.behaviour = () => ({ hold: true });
+    const sent = lab.admin("POST", `accounts/clinic/webhooks/${w.id}/test/`);
+    await receiver.count(1);
+    // The endpoint takes its time; the lab's clock runs on (a demo's minute is a wall second).
+    await lab.runUntil(START + HOUR);
+    receiver.release();
+    const answer = await sent;
+    expect(answer.statusCode).toBe(201);
+    expect(answer.json()).toMatchObject({ state: "delivered", attempts: 1 });
+    await lab.runUntil(START + 2 * HOUR);
+    expect(receiver.received).toHaveLength(1);
+    const logged = (
+      await lab.admin("GET", `accounts/clinic/webhook-deliveries/?webhook_id=${w.id}`)
+    ).json();
+    expect(logged).toMatchObject([{ test: true, state: "delivered", attempts: 1 }]);
+  });
+
   it("the admin API and rpmlab accounts set the status-metric choice", async () => {
     const patched = await lab.admin("PATCH", "accounts/clinic/", { omit_status_metrics: true });
     expect(patched.json()).toMatchObject({ omit_status_metrics: true, asr_enabled: false });

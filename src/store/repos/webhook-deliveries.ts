@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, sql } from "kysely";
 import { CHUNK, type Ctx, chunked, countOf, paged, templated } from "../context.ts";
-import { readNum } from "../dialect.ts";
+import { readNum, readNumOrNull } from "../dialect.ts";
 import { param, paramRow } from "../query-templates.ts";
 import type { Database } from "../schema.ts";
 import type { WebhookDeliveriesRepo } from "../store-webhooks.ts";
@@ -76,12 +76,12 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
         webhookId: r.webhook_id,
         event: inputs[i]!.event,
         body: r.body,
-        state: "pending",
+        state: r.state as DeliveryState,
         retry: inputs[i]!.retry,
         test: inputs[i]!.test ?? false,
         attempts: 0,
         manualAttempts: 0,
-        nextAttemptAt: readNum(r.next_attempt_at),
+        nextAttemptAt: readNumOrNull(r.next_attempt_at),
         hwiDeviceId: r.hwi_device_id ?? null,
         patientId: r.patient_id ?? null,
         measurementIds: inputs[i]!.measurementIds ?? null,

@@ -172,6 +172,47 @@ export function webhookDeliveryContract(env: ContractEnv, persistent: boolean): 
       expect(await env.store.webhookDeliveries.dueWebhooks(env.clock.now())).toEqual([webhook.id]);
     });
 
+    it("writes a caller-only delivery (a test send) not_retried with nothing due: no claim takes it, its caller's attempt is recorded", async () => {
+      const { account, webhook } = await setup();
+      const [d] = await env.store.webhookDeliveries.createMany([
+        delivery(account, webhook, { retry: false, test: true, callerOnly: true }),
+      ]);
+      expect(d).toMatchObject({ state: "not_retried", nextAttemptAt: null, attempts: 0 });
+      expect(await env.store.webhookDeliveries.get(account.id, d!.id)).toEqual(d);
+      const later = env.clock.now() + 86_400_000;
+      expect(await env.store.webhookDeliveries.nextDue()).toBeNull();
+      expect(await env.store.webhookDeliveries.dueWebhooks(later)).toEqual([]);
+      expect(
+        await env.store.webhookDeliveries.claim(webhook.id, {
+          now: later,
+          until: later,
+          limit: 10,
+        }),
+      ).toEqual([]);
+      await env.store.transaction((tx) =>
+        tx.webhookDeliveries.record([
+          {
+            deliveryId: d!.id,
+            attempt: {
+              at: env.clock.now(),
+              endpoint: webhook.endpoint,
+              statusCode: 200,
+              error: null,
+              latencyMs: 3,
+              responseSnippet: null,
+              manual: false,
+            },
+            state: "delivered",
+            nextAttemptAt: null,
+          },
+        ]),
+      );
+      expect(await env.store.webhookDeliveries.get(account.id, d!.id)).toMatchObject({
+        state: "delivered",
+        attempts: 1,
+      });
+    });
+
     it("claims due deliveries once; a claim that is not recorded lapses and they are due again", async () => {
       const { account, webhook } = await setup();
       const other = await env.store.webhooks.create(account.id, {
