@@ -42,7 +42,7 @@ export function renderDelivery(detail: DeliveryDetail, json: boolean): string {
       ? ["  none yet"]
       : j.attempt_log.map(
           (a) =>
-            `  #${a.number} ${a.at}${a.manual ? " (resend)" : ""} ${a.endpoint ?? ""} → ${outcome(a)}${a.response_snippet === null ? "" : ` ${JSON.stringify(a.response_snippet)}`}`,
+            `  #${a.number} ${a.at}${a.manual ? " (resend)" : ""}${a.endpoint === null ? "" : ` ${a.endpoint}`} → ${outcome(a)}${a.response_snippet === null ? "" : ` ${JSON.stringify(a.response_snippet)}`}`,
         )),
     "body:",
     ...JSON.stringify(j.body, null, 2)
@@ -53,6 +53,8 @@ export function renderDelivery(detail: DeliveryDetail, json: boolean): string {
 }
 
 function outcome(a: ReturnType<typeof attemptJson>): string {
+  // No endpoint: no request was made (the webhook was deleted), so no latency either.
+  if (a.endpoint === null) return `no request: ${a.error ?? "none made"}`;
   const what = a.status_code === null ? (a.error ?? "no answer") : String(a.status_code);
   return `${what} in ${a.latency_ms} ms`;
 }

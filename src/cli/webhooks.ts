@@ -155,11 +155,14 @@ function report(io: CliIo, detail: DeliveryDetail, flags: Flags): void {
     last.statusCode >= 200;
   if (!ok) {
     const got = last?.statusCode ?? last?.error ?? "no answer";
-    throw new RpmlabError(
-      "E_WEBHOOK_NOT_DELIVERED",
-      `the endpoint did not accept delivery ${detail.delivery.id}: ${got}`,
-      { delivery: detail.delivery.id },
-    );
+    // No endpoint in the attempt: nothing was posted (the webhook was deleted).
+    const what =
+      last?.endpoint === null
+        ? `delivery ${detail.delivery.id} was not sent`
+        : `the endpoint did not accept delivery ${detail.delivery.id}`;
+    throw new RpmlabError("E_WEBHOOK_NOT_DELIVERED", `${what}: ${got}`, {
+      delivery: detail.delivery.id,
+    });
   }
 }
 

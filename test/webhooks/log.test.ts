@@ -170,6 +170,23 @@ describe("webhook delivery log, resend", () => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  it("rpmlab webhooks shows a resend of a deleted webhook's delivery as no request, without a latency", async () => {
+    const w = await lab.webhook({ endpoint: receiver.url("/m") });
+    const cli = (...args: string[]) => runCli("webhooks", ...args, "--store", spec);
+    const id: string = JSON.parse((await cli("test", "clinic", w.id, "--json")).stdout).id;
+    expect((await lab.hwi("DELETE", `webhooks/${w.id}/`)).statusCode).toBe(204);
+    const resent = await cli("resend", "clinic", id);
+    expect(resent.code).toBe(1);
+    expect(resent.stderr).toMatch(
+      /^rpmlab: E_WEBHOOK_NOT_DELIVERED: delivery \S+ was not sent: the webhook was deleted/,
+    );
+    expect(resent.stdout).toMatch(
+      /\n {2}#2 \S+ \(resend\) → no request: the webhook was deleted\n/,
+    );
+    const table = await cli("deliveries", "clinic");
+    expect(table.stdout).toMatch(/delivered \(test\)\s+2\s+no request: the webhook was deleted\s/);
+  });
+
   it("a test send to an endpoint slower than a minute of the lab's clock is posted once, by the send alone", async () => {
     const w = await lab.webhook({ endpoint: receiver.url("/slow") });
     receiver.behaviour = () => ({ hold: true });
