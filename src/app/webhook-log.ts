@@ -41,10 +41,12 @@ export function deliveryFilter(q: DeliveryQuery): DeliveryFilter {
     }
     filter.state = state as DeliveryState;
   }
-  const event = given(q.event)?.toUpperCase();
-  if (event !== undefined) {
+  const eventGiven = given(q.event);
+  if (eventGiven !== undefined) {
+    // Matched in any case; refused as given, not as uppercased here.
+    const event = eventGiven.toUpperCase();
     if (!(WEBHOOK_EVENTS as readonly string[]).includes(event)) {
-      throw invalidChoice("event", event, WEBHOOK_EVENTS);
+      throw invalidChoice("event", eventGiven, WEBHOOK_EVENTS);
     }
     filter.event = event as WebhookEvent;
   }

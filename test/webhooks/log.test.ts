@@ -187,6 +187,19 @@ describe("webhook delivery log, resend", () => {
     expect(table.stdout).toMatch(/delivered \(test\)\s+2\s+no request: the webhook was deleted\s/);
   });
 
+  it("a kind the log does not know is refused as the user wrote it, by the admin API and rpmlab webhooks", async () => {
+    const bad = await lab.admin("GET", "accounts/clinic/webhook-deliveries/?event=measurment");
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({
+      event: [
+        '"measurment" is not a valid choice (MEASUREMENT, FULFILLMENT, SPECIAL_ORDER, PATIENT).',
+      ],
+    });
+    const usage = await runCli("webhooks", "deliveries", "clinic", "--event", "patients");
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('E_USAGE: --event: "patients" is not a valid choice');
+  });
+
   it("a test send to an endpoint slower than a minute of the lab's clock is posted once, by the send alone", async () => {
     const w = await lab.webhook({ endpoint: receiver.url("/slow") });
     receiver.behaviour = () => ({ hold: true });
