@@ -6,7 +6,7 @@
  * Content-Security-Policy, with no script error.
  */
 import type mqtt from "mqtt";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Page, type Route } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
@@ -114,6 +114,59 @@ describe.runIf(executablePath !== undefined)(SUITE, () => {
     await expect.poll(() => page.innerText("#clock"), { timeout: 15_000 }).toContain(earlier);
     await page.waitForSelector("#state:has-text('live')");
     expect(await page.locator("#gateways tr").count()).toBe(0);
+  }, 45_000);
+
+  it("follows one lab at a time: a URL pasted while the first start still loads opens one feed, and each reading shows once", async () => {
+    const clock = new VirtualClock({ startMs: RECEIVED });
+    serve = await ServeLab.start(clock);
+    const { info } = serve;
+    page = await browser.newPage();
+    page.on("pageerror", (error) => errors.push(String(error)));
+    // Counts the feeds the page opens (an init script runs whatever the page's policy).
+    await page.addInitScript({
+      content: `window.feeds = 0;
+        const original = window.fetch.bind(window);
+        window.fetch = (input, init) => {
+          if (String(input).includes("/lab/v1/events/")) window.feeds++;
+          return original(input, init);
+        };`,
+    });
+    // The first two asks for the totals answer only when let through: the first start waits.
+    const held: Route[] = [];
+    await page.route("**/lab/v1/overview/", (route) =>
+      held.length < 2 ? void held.push(route) : route.continue(),
+    );
+    await page.goto(info.dashboard_url);
+    await expect.poll(() => held.length).toBe(1);
+    // The URL pasted again meanwhile (a hashchange): a second start.
+    await page.goto(info.dashboard_url);
+    await expect.poll(() => held.length).toBe(2);
+    const [first, second] = held as [Route, Route];
+    await first.continue();
+    await (await first.request().response())?.finished();
+    // The second start's totals, told apart: once shown, that start has asked for its feed.
+    const answer = await second.fetch();
+    const totals = await answer.json();
+    totals.accounts[0].client_domain = "second-start";
+    await second.fulfill({ response: answer, json: totals });
+    await page.waitForSelector("#accounts h2:has-text('second-start')");
+    await page.waitForSelector("#state:has-text('live')");
+    expect(await page.evaluate("window.feeds")).toBe(1);
+
+    client = await serve.gatewayClient(bpm.hardwareUuid);
+    const device = await serve.hwi("POST", "hwi-devices/", {
+      device: { name: bpm.profile.name, hardware_uuid: bpm.hardwareUuid },
+      patient: { external_id: "P-ONCE" },
+    });
+    expect(device.status).toBe(201);
+    const [taken] = readingsOf(bpm, 2, 0);
+    const message = uplinkMessage(bpm, "once-1", [taken!]);
+    await client.publishAsync(message.topic, message.payload, { qos: 1 });
+    await expect
+      .poll(() => page.innerText("#batches"))
+      .toBe(`${taken!.records.length} records in 1 batch since connected`);
+    expect(await page.locator("#readings tr").count()).toBe(taken!.records.length);
+    expect(errors).toEqual([]);
   }, 45_000);
 
   it("shows the totals, then each check-in and reading as it happens", async () => {
