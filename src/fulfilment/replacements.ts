@@ -95,7 +95,11 @@ export class Replacements {
     const input = body as Record<string, unknown>;
     const device = await this.readDevice(errors, accountId, input.hwi_device_id);
     const inTheMail = device === undefined ? null : await this.hardwareInTheMail(device);
-    const deviceTypes = this.readDeviceTypes(errors, device, input.device_types, inTheMail);
+    const onOrder = device === undefined ? null : await this.hardwareOnOrder(device);
+    const deviceTypes = this.readDeviceTypes(errors, device, input.device_types, {
+      inTheMail,
+      onOrder,
+    });
     const shipping = readShipping(errors, input);
     const notifyEmails = readText(errors, ["notify_emails"], input.notify_emails, {
       allowNull: true,
@@ -199,11 +203,45 @@ export class Replacements {
         };
   }
 
+  /**
+   * A replacement not shipped yet (Ready to Ship, On Hold) that will replace the hardware the
+   * device is on: "Gateway" for a device on the same gateway (its box moves every device of it,
+   * spec 4.3), or a direct-cellular device's own unit (a new IMEI), or null. A second one is a
+   * duplicate order: both boxes would ship, and the second would move the devices off the
+   * first's hardware, maybe still in the mail. Spec 4.3's "no duplicate-order flag" keeps a
+   * replacement out of Client Action Required (no hold the client could lift), so the duplicate
+   * is refused when ordered, like the hardware in the mail (hardwareInTheMail).
+   */
+  private async hardwareOnOrder(device: DeviceWithPatient): Promise<OnOrder | null> {
+    if (device.hardwareUuid === null) return null;
+    const { rows } = await this.deps.store.shipments.list({
+      accountId: device.accountId,
+      kind: "replacement",
+      status: PENDING_STATUSES,
+    });
+    for (const shipment of rows) {
+      const replacement = await this.deps.store.replacements.get(device.accountId, shipment.id);
+      const other =
+        shipment.deviceId === device.id
+          ? device
+          : await this.deps.store.devices.get(device.accountId, shipment.deviceId);
+      if (replacement === null || other?.hardwareUuid !== device.hardwareUuid) continue;
+      const cellular = this.deps.catalogue.find(other.name)?.identity === "imei";
+      const newHardware = cellular
+        ? replacement.deviceTypes.includes(other.name)
+        : replacement.deviceTypes.includes(GATEWAY);
+      if (newHardware) {
+        return { replacementId: shipment.id, deviceId: other.id, status: shipment.status };
+      }
+    }
+    return null;
+  }
+
   private readDeviceTypes(
     errors: FieldErrorCollector,
     device: DeviceWithPatient | undefined,
     value: unknown,
-    inTheMail: InTheMail | null,
+    waits: Waits,
   ): string[] | undefined {
     if (value === undefined || value === null) {
       errors.add("device_types", value === null ? MESSAGES.null : MESSAGES.required);
@@ -221,7 +259,7 @@ export class Replacements {
     value.forEach((item, i) => {
       const name = itemName(errors, i, item);
       if (name === undefined) return;
-      const problem = device === undefined ? null : this.typeProblem(device, name, inTheMail);
+      const problem = device === undefined ? null : this.typeProblem(device, name, waits);
       if (problem !== null) errors.add("device_types", `Item ${i + 1}: ${problem}`);
       else if (device !== undefined) {
         const canonical = name === GATEWAY ? GATEWAY : this.deps.catalogue.get(name).name;
@@ -235,7 +273,7 @@ export class Replacements {
   private typeProblem(
     device: DeviceWithPatient,
     name: string,
-    inTheMail: InTheMail | null,
+    { inTheMail, onOrder }: Waits,
   ): string | null {
     const own = this.deps.catalogue.find(device.name);
     if (name === GATEWAY) {
@@ -245,6 +283,7 @@ export class Replacements {
       const gatewayOrder = gatewayNotWithPatient(device);
       if (gatewayOrder !== null) return gatewayOrder;
       if (inTheMail !== null) return stillInTheMail(device, "gateway", inTheMail);
+      if (onOrder !== null) return alreadyOnOrder(device, "gateway", onOrder);
       if (device.hardwareUuid === null) {
         return `device ${device.id} has no gateway (hardware_uuid is null): there is nothing to replace.`;
       }
@@ -260,6 +299,9 @@ export class Replacements {
     // A direct-cellular device's replacement unit is its new IMEI: the same wait.
     if (inTheMail !== null && profile.identity === "imei") {
       return stillInTheMail(device, "IMEI", inTheMail);
+    }
+    if (onOrder !== null && profile.identity === "imei") {
+      return alreadyOnOrder(device, "IMEI", onOrder);
     }
     return null;
   }
@@ -346,4 +388,23 @@ interface InTheMail {
 
 function stillInTheMail(device: DeviceWithPatient, what: string, mail: InTheMail): string {
   return `the replacement ${what} ${mail.hardwareUuid} of device ${device.id} (replacement ${mail.replacementId}) has not reached the patient yet (${mail.status}): there is nothing to replace; wait for its delivery.`;
+}
+
+/** A replacement not shipped yet that will replace the hardware the device is on. */
+interface OnOrder {
+  readonly replacementId: string;
+  /** The device it was ordered for (another device on the same gateway, maybe). */
+  readonly deviceId: string;
+  readonly status: string;
+}
+
+/** What a replacement of the device's gateway or IMEI waits for. */
+interface Waits {
+  readonly inTheMail: InTheMail | null;
+  readonly onOrder: OnOrder | null;
+}
+
+function alreadyOnOrder(device: DeviceWithPatient, what: string, order: OnOrder): string {
+  const of = order.deviceId === device.id ? "" : ` (ordered for device ${order.deviceId})`;
+  return `the ${what} ${device.hardwareUuid} of device ${device.id} is already being replaced: replacement ${order.replacementId}${of} has not shipped yet (${order.status}); a second one is a duplicate order.`;
 }

@@ -68,7 +68,7 @@ describe("hwi-replacements/", () => {
     // Its shipping fields are taken as sent: not verified, so never held for the client.
     const unverified = await call("POST", "hwi-replacements/", {
       hwi_device_id: device.id,
-      device_types: [{ name: "Gateway" }],
+      device_types: [{ name: BPM }],
       ...SHIPPING,
       shipping_address: "1 Undeliverable Way",
       shipping_state: "XX",
@@ -221,6 +221,58 @@ describe("hwi-replacements/", () => {
     expect((await replace(device.id, [{ name: BPM }])).statusCode).toBe(201);
     expect((await advance("Delivered")).json().status).toBe("Delivered");
     expect((await replace(scale.id, [{ name: "Gateway" }])).statusCode).toBe(201);
+  });
+
+  it("refuses a second gateway replacement while the first is on order (not shipped), for every device on that gateway, keyed by device_types; takes the device itself, and the gateway once the first is delivered", async () => {
+    const scale = await activate(lab, { device: { name: "Vendor Scale", hardware_uuid: GW } });
+    const replace = (id: string, device_types: { name: string }[]) =>
+      call("POST", "hwi-replacements/", { hwi_device_id: id, device_types });
+    const first = await replace(device.id, [{ name: "Gateway" }]);
+    expect(first.statusCode).toBe(201);
+    const r = first.json() as { id: string; status: string };
+    for (const d of [device, scale]) {
+      const refused = await replace(d.id, [{ name: "Gateway" }]);
+      expect(refused.statusCode).toBe(400);
+      const of = d.id === device.id ? "" : ` (ordered for device ${device.id})`;
+      expect(refused.json()).toEqual({
+        device_types: [
+          `Item 1: the gateway ${GW} of device ${d.id} is already being replaced: replacement ${r.id}${of} has not shipped yet (${r.status}); a second one is a duplicate order.`,
+        ],
+      });
+    }
+    // Only one box ships: the devices end on its gateway.
+    const list = ok<{ device_types: { name: string }[] }[]>(await call("GET", "hwi-replacements/"));
+    expect(list.filter((x) => x.device_types.some((t) => t.name === "Gateway"))).toHaveLength(1);
+    expect((await replace(scale.id, [{ name: "Vendor Scale" }])).statusCode).toBe(201);
+    const advance = (status: string, extra: Record<string, string> = {}) =>
+      lab.app.inject({
+        method: "POST",
+        url: `/lab/v1/orders/${r.id}/advance/`,
+        headers: ADMIN,
+        payload: { status, ...extra },
+      });
+    expect((await advance("Delivered", { hardware_uuid: GW2 })).statusCode).toBe(200);
+    expect((await replace(scale.id, [{ name: "Gateway" }])).statusCode).toBe(201);
+  });
+
+  it("refuses a second replacement unit of a direct-cellular device while the first is on order (not shipped)", async () => {
+    const CELLULAR = "Vendor Cellular BPM";
+    const cellular = await activate(lab, { device: { name: CELLULAR, hardware_uuid: IMEI } });
+    const replace = () =>
+      call("POST", "hwi-replacements/", {
+        hwi_device_id: cellular.id,
+        device_types: [{ name: CELLULAR }],
+      });
+    const first = await replace();
+    expect(first.statusCode).toBe(201);
+    const r = first.json() as { id: string; status: string };
+    const refused = await replace();
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({
+      device_types: [
+        `Item 1: the IMEI ${IMEI} of device ${cellular.id} is already being replaced: replacement ${r.id} has not shipped yet (${r.status}); a second one is a duplicate order.`,
+      ],
+    });
   });
 
   it("refuses another replacement of a direct-cellular device while the first one's unit (its new IMEI) is on its way", async () => {

@@ -141,7 +141,7 @@ export function replacementShippingSection(env: FulfilmentEnv): void {
       ]);
     });
 
-    it("replaces the gateway the device is on when the box ships: a second replacement moves the devices off the first's", async () => {
+    it("one gateway replacement on order at a time: a second, once the first is delivered, moves the devices off the first's gateway", async () => {
       const a = env.account.id;
       await knownGateway(env);
       const { device } = await activate(env, {
@@ -153,8 +153,15 @@ export function replacementShippingSection(env: FulfilmentEnv): void {
           hwi_device_id: device.id,
           device_types: [{ name: "Gateway" }],
         });
-      const [first, second] = [await order(), await order()];
+      const first = await order();
+      // Both boxes would ship, the second moving the devices off the first's gateway: refused.
+      await expect(order()).rejects.toMatchObject({
+        code: "E_API_VALIDATION",
+        message: expect.stringContaining("a second one is a duplicate order"),
+      });
       const one = (await ship(first.id)).newHardwareUuid!;
+      await env.services.orders.advance(first.id, { status: "Delivered" });
+      const second = await order();
       env.recorded.length = 0;
       const shipped = await ship(second.id);
       const two = shipped.newHardwareUuid!;

@@ -88,7 +88,7 @@ export function replacementsSection(env: FulfilmentEnv): void {
       const fields = await fieldErrors(
         create({
           hwi_device_id: device.id,
-          device_types: [{ name: "Gateway" }],
+          device_types: [{ name: "Vendor Scale" }],
           shipping_name: "Pat",
           shipping_city: "",
         }),
