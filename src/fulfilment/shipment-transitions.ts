@@ -283,15 +283,10 @@ async function handOver(
     const device = await tx.devices.get(accountId, shipment.deviceId);
     devices = device !== null && shipment.shipsDevice !== false ? [stripPatient(device)] : [];
   } else {
-    // A replacement carrying what the device's own request shipped puts it with the patient as
-    // well: when that request never reached them (held at a facility, lost), it bills from now
-    // (an open period, the usual case, is kept as it is). With ship_gateway_only that is the
-    // gateway (spec 2.4: the patient has the device): a new device alone while the gateway is
-    // still to come bills nothing yet, a new gateway does.
-    const bringsWhatWasMissing = order.device.shipGatewayOnly
-      ? shipment.shipsGateway === true
-      : shipment.shipsDevice === true;
-    if (bringsWhatWasMissing) {
+    // A replacement that completes what the device's own request shipped puts the device to use:
+    // when that request never reached the patient (held at a facility, lost), it bills from now
+    // (an open period, the usual case, is kept as it is).
+    if (await completesDevice(tx, shipment)) {
       await tx.billingPeriods.open(
         accountId,
         shipment.deviceId,
@@ -318,6 +313,40 @@ async function handOver(
     signedBy: shipment.signedBy,
     at,
   });
+}
+
+/**
+ * Whether, with this replacement delivered, the device and the gateway it is on are both with
+ * the patient while its own request's box is not (README "Billing"). A device without its
+ * gateway sends no readings (spec 1.1: through a gateway unless direct-cellular), so it is not in
+ * use: a new device alone for a box held at a facility with the gateway in it bills nothing
+ * until a new gateway (or the held box) reaches the patient too, and a new gateway alone bills
+ * nothing until the device does. With ship_gateway_only the patient has had the device all
+ * along (spec 2.4): the gateway completes it. A device whose own box reached the patient, or
+ * that was activated on hardware in hand, is billing already.
+ */
+async function completesDevice(tx: StoreRepositories, shipment: ShipmentRow): Promise<boolean> {
+  const own = await tx.shipments.get(shipment.deviceId);
+  if (own === null || own.deliveredOn !== null) return shipment.shipsDevice === true;
+  const device = await tx.devices.get(shipment.accountId, shipment.deviceId);
+  if (device === null) return false;
+  const { rows } = await tx.shipments.list({
+    accountId: shipment.accountId,
+    kind: "replacement",
+    status: ["Delivered", "Available for Pickup"],
+  });
+  const delivered = rows.filter((s) => s.deliveredOn !== null);
+  // The own box held the device unless only its gateway shipped.
+  const deviceHere =
+    own.shipsDevice !== true ||
+    delivered.some((s) => s.deviceId === device.id && s.shipsDevice === true);
+  // The own box held a gateway unless the device joined the patient's or is direct-cellular;
+  // then the device must be on a replacement gateway that reached the patient.
+  const gatewayHere =
+    own.shipsGateway !== true ||
+    (device.hardwareUuid !== own.hardwareUuid &&
+      delivered.some((s) => s.shipsGateway === true && s.hardwareUuid === device.hardwareUuid));
+  return deviceHere && gatewayHere;
 }
 
 function stripPatient(device: DeviceWithPatient): DeviceRow {

@@ -78,21 +78,30 @@ export function billingSection(env: FulfilmentEnv): void {
       expect(one.accounts[0]!.devices.map((d) => d.device_days)).toEqual([1]);
     });
 
-    it("a replacement device delivered while the device's own package is held bills from its delivery", async () => {
+    it("a replacement device for a held package bills nothing while the gateway is still in that package; from the delivery that brings the gateway too", async () => {
       const a = env.account.id;
       const sim = await startSimulator(env);
       const { device } = await request(env, "P-1", {}, "Vendor Scale");
       await env.services.orders.advance(device.id, { status: "In Transit" });
       await env.services.orders.inject(device.id, { event: "held_at_facility" });
-      const replacement = await env.services.replacements.create(a, {
+      const own = await env.services.replacements.create(a, {
         hwi_device_id: device.id,
         device_types: [{ name: "Vendor Scale" }],
       });
-      await env.services.orders.advance(replacement.id, { status: "Delivered" });
-      const delivered = eventsOf(env, "replacement.status").at(-1)!;
-      expect(delivered.status).toBe("Delivered");
+      await env.services.orders.advance(own.id, { status: "Delivered" });
+      expect(eventsOf(env, "replacement.status").at(-1)!.status).toBe("Delivered");
+      // The scale sends nothing without its gateway, still held with the first box (spec 1.1).
       const report = await env.services.billing({ account: "clinic" });
-      expect(report.accounts[0]!.devices).toEqual([
+      expect(report.accounts[0]?.devices ?? []).toEqual([]);
+      const gateway = await env.services.replacements.create(a, {
+        hwi_device_id: device.id,
+        device_types: [{ name: "Gateway" }],
+      });
+      await env.services.orders.advance(gateway.id, { status: "Delivered" });
+      const delivered = eventsOf(env, "replacement.status").at(-1)!;
+      expect(delivered).toMatchObject({ status: "Delivered", replacement: { id: gateway.id } });
+      const both = await env.services.billing({ account: "clinic" });
+      expect(both.accounts[0]!.devices).toEqual([
         expect.objectContaining({
           hwi_device_id: device.id,
           basis: "delivery",
@@ -106,6 +115,33 @@ export function billingSection(env: FulfilmentEnv): void {
       const after = await env.services.billing({ account: "clinic" });
       expect(after.accounts[0]!.devices).toEqual([
         expect.objectContaining({ hwi_device_id: device.id, billable_from: delivered.at }),
+      ]);
+    });
+
+    it("a replacement device for a held package bills from the pickup of that package, which brings its gateway", async () => {
+      const a = env.account.id;
+      const sim = await startSimulator(env);
+      const { device } = await request(env, "P-1", {}, "Vendor Scale");
+      await env.services.orders.advance(device.id, { status: "In Transit" });
+      await env.services.orders.inject(device.id, { event: "held_at_facility" });
+      const own = await env.services.replacements.create(a, {
+        hwi_device_id: device.id,
+        device_types: [{ name: "Vendor Scale" }],
+      });
+      await env.services.orders.advance(own.id, { status: "Delivered" });
+      await drive(env, sim, env.clock.now() + DAY);
+      expect(
+        (await env.services.billing({ account: "clinic" })).accounts[0]?.devices ?? [],
+      ).toEqual([]);
+      await env.services.orders.inject(device.id, { event: "picked_up" });
+      const pickedUp = env.clock.now();
+      expect((await env.services.billing({ account: "clinic" })).accounts[0]!.devices).toEqual([
+        expect.objectContaining({
+          hwi_device_id: device.id,
+          basis: "pickup",
+          billable_from: pickedUp,
+          billable_until: null,
+        }),
       ]);
     });
 
