@@ -4,7 +4,7 @@ import { DEFAULT_HOST, DEFAULT_HTTP_PORT } from "../config/serve-config.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { MS_PER_DAY, MS_PER_MINUTE } from "../core/time.ts";
 import { createProgress, finishable } from "../scenario/progress.ts";
-import { renderText } from "../scenario/report.ts";
+import { renderJsonLine, renderText } from "../scenario/report.ts";
 import type { CliIo } from "./io.ts";
 import { seedOf } from "./run.ts";
 
@@ -34,7 +34,10 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
     .option("--port <n>", "HTTP port; 0 picks a free one", String(DEFAULT_HTTP_PORT))
     .option("--host <address>", `HTTP address to listen on (default ${DEFAULT_HOST})`)
     .option("--seed <seed>", "override the demo's seed")
-    .option("--json", "print one JSON line with the connection details once ready")
+    .option(
+      "--json",
+      "JSON lines on stdout: the connection details once ready, the report (as run --report json) at the end",
+    )
     .action(async (flags: DemoFlags) => {
       const speed = parseSpeed(flags.speed);
       const port = parsePort(flags.port);
@@ -48,8 +51,9 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
         onReady: (ready) => io.out(flags.json ? readyJson(ready, speed) : describe(ready, speed)),
       });
       progress.finish();
-      // Ctrl-C is how a demo ends: the report says what happened, whatever it expected.
-      io.out(renderText(report));
+      // Ctrl-C is how a demo ends: the report says what happened, whatever it expected. With
+      // --json, stdout is JSON lines throughout: the report is a second line, not text after it.
+      io.out(flags.json ? renderJsonLine(report) : renderText(report));
     });
 }
 

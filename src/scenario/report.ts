@@ -88,6 +88,14 @@ export function renderJson(report: ScenarioReport): string {
   return `${JSON.stringify(orderedReport(report), null, 2)}\n`;
 }
 
+/**
+ * The report as one line of JSON, keys as renderJson's: what `rpmlab demo --json` prints after
+ * its details line, so its stdout stays JSON lines to the end.
+ */
+export function renderJsonLine(report: ScenarioReport): string {
+  return `${JSON.stringify(orderedReport(report))}\n`;
+}
+
 /** A copy of the report whose keys are in a fixed order, whatever order it was built in. */
 function orderedReport(report: ScenarioReport): ScenarioReport {
   const r = report.counts.readings;

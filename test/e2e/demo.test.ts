@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ScenarioReport } from "../../src/scenario/report.ts";
 import { SseClient } from "../support/sse.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -28,7 +29,7 @@ interface DemoInfo {
 /**
  * `rpmlab demo` as a user runs it (issue 7 §3): a child process of bin/rpmlab on a free port, far
  * faster than its watchable default; its JSON line read, its API queried, then Ctrl-C (SIGINT):
- * the report on stdout and exit code 0.
+ * the report on stdout (a second JSON line) and exit code 0.
  */
 describe("rpmlab demo", () => {
   let child: ChildProcess | undefined;
@@ -98,12 +99,19 @@ describe("rpmlab demo", () => {
       () => `exit after SIGINT; stderr:\n${output.stderr}`,
     );
     expect({ code, signal }, output.stderr).toEqual({ code: 0, signal: null });
-    const report = output.stdout.slice(firstLine.length);
-    expect(report).toMatch(/^scenario demo \(scenarios\/demo\.yaml\) seed 7: PASSED\n/);
-    expect(report).toContain(
-      `  ✓ every demo patient enrolled through the HWI API (actual status 200, count ${DEMO_PATIENTS}) expect[0]\n`,
-    );
-    expect(report).toMatch(/\nreadings taken \d+, stored \d+, /);
+    // --json: stdout is JSON lines to the end, the report the second (it was text after the line).
+    const lines = output.stdout.split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toBe("");
+    const report = JSON.parse(lines[1]!) as ScenarioReport;
+    expect(report).toMatchObject({ scenario: "demo", file: "scenarios/demo.yaml", seed: 7 });
+    expect(report.passed).toBe(true);
+    expect(report.expectations[0]).toMatchObject({
+      text: "every demo patient enrolled through the HWI API",
+      passed: true,
+      actual: `status 200, count ${DEMO_PATIENTS}`,
+    });
+    expect(report.counts.readings.taken).toBeGreaterThan(0);
     expect(output.stderr).toMatch(/^done readings \d+ webhooks \d+ faults \d+$/m);
   }, 60_000);
 
@@ -123,7 +131,8 @@ describe("rpmlab demo", () => {
         () => `exit after SIGINT; stderr:\n${output.stderr}`,
       );
       expect({ code, signal }, output.stderr).toEqual({ code: 0, signal: null });
-      expect(output.stdout).toMatch(/\nscenario demo \(scenarios\/demo\.yaml\) seed 7: PASSED\n/);
+      const report = JSON.parse(output.stdout.split("\n")[1]!) as ScenarioReport;
+      expect(report).toMatchObject({ scenario: "demo", seed: 7, passed: true });
     },
     60_000,
   );
