@@ -8,6 +8,7 @@ import { RpmlabError } from "../core/errors.ts";
 import { MS_PER_DAY, PAST_YEAR_9999_MS, parseIso } from "../core/time.ts";
 import { IMEI_PATTERN } from "../mqtt/envelope.ts";
 import { DEFAULT_DUPLICATE_RATE, MAX_DAYS } from "../readings/generate.ts";
+import { decimal } from "./decimal.ts";
 import type { CliIo } from "./io.ts";
 
 /** Flags of `rpmlab device` that only a direct-cellular type takes. */
@@ -178,10 +179,12 @@ export async function runCellularDeviceCommand(
   let speed: "real" | number = "real";
   if (flags.speed === "max") speed = Number.POSITIVE_INFINITY;
   else if (flags.speed !== undefined) {
-    speed = /^\d*\.?\d+$/.test(flags.speed) ? Number(flags.speed) : Number.NaN;
-    if (!(speed > 0)) throw invalid("--speed", `must be a number > 0 or max, got "${flags.speed}"`);
+    speed = decimal(flags.speed);
+    if (!(speed > 0 && Number.isFinite(speed))) {
+      throw invalid("--speed", `must be a decimal number > 0 or max, got "${flags.speed}"`);
+    }
   }
-  const duplicateRate = /^\d*\.?\d+$/.test(flags.duplicateRate) ? Number(flags.duplicateRate) : -1;
+  const duplicateRate = decimal(flags.duplicateRate);
   if (!(duplicateRate >= 0 && duplicateRate < 1)) {
     throw invalid("--duplicate-rate", `must be from 0 to below 1, got "${flags.duplicateRate}"`);
   }

@@ -5,6 +5,7 @@ import { RpmlabError } from "../core/errors.ts";
 import { MS_PER_DAY, MS_PER_MINUTE } from "../core/time.ts";
 import { createProgress, finishable } from "../scenario/progress.ts";
 import { renderJsonLine, renderText } from "../scenario/report.ts";
+import { decimal } from "./decimal.ts";
 import type { CliIo } from "./io.ts";
 import { seedOf } from "./run.ts";
 
@@ -58,11 +59,11 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
 }
 
 function parseSpeed(text: string): number {
-  const speed = Number(text);
-  if (text.trim() === "" || !Number.isFinite(speed) || speed <= 0) {
+  const speed = decimal(text);
+  if (!Number.isFinite(speed) || speed <= 0) {
     throw new RpmlabError(
       "E_CONFIG_INVALID",
-      `--speed must be a number above 0 (virtual ms per wall ms), got "${text}"`,
+      `--speed must be a decimal number above 0 (virtual ms per wall ms, e.g. 60, 0.5 or 1e-3), got "${text}"`,
       { field: "speed" },
     );
   }

@@ -4,6 +4,7 @@ import { MS_PER_DAY, PAST_YEAR_9999_MS, parseIso, toIsoMicros } from "../core/ti
 import { apiView } from "../readings/api-view.ts";
 import { DEFAULT_DUPLICATE_RATE, DEFAULT_START, MAX_DAYS } from "../readings/generate.ts";
 import { formatTable } from "../readings/table.ts";
+import { decimal } from "./decimal.ts";
 import type { CliIo } from "./io.ts";
 
 interface ReadingsFlags {
@@ -44,7 +45,7 @@ function parseFlags(flags: ReadingsFlags) {
       `with --days ${days} runs past 9999-12-31, which no ISO 8601 four-digit year writes`,
     );
   }
-  const duplicateRate = /^\d*\.?\d+$/.test(flags.duplicateRate) ? Number(flags.duplicateRate) : -1;
+  const duplicateRate = decimal(flags.duplicateRate);
   if (!(duplicateRate >= 0 && duplicateRate < 1)) {
     throw invalid(
       "--duplicate-rate",

@@ -66,10 +66,16 @@ describe("rpmlab device: usage", () => {
     ],
     [["Vendor Cellular Scale", "--broker", "embedded"], 2, /--broker must be the broker's URL/],
     [["Vendor Cellular Scale", "--broker", "http://x"], 2, /E_CONFIG_INVALID: invalid broker/],
-    [
-      ["Vendor Cellular Scale", "--broker", "mqtt://127.0.0.1:1", "--speed", "fast"],
+    // Decimal only: Number() read 0x3C as 60 and 1e999 as Infinity.
+    ...["fast", "0x3C", "Infinity", "1e999", "1e"].map((speed): [string[], number, RegExp] => [
+      ["Vendor Cellular Scale", "--broker", "mqtt://127.0.0.1:1", "--speed", speed],
       2,
-      /--speed must be a number > 0 or max/,
+      /E_CONFIG_INVALID: --speed must be a decimal number > 0 or max/,
+    ]),
+    [
+      ["Vendor Cellular Scale", "--broker", "mqtt://127.0.0.1:1", "--duplicate-rate", "0x0"],
+      2,
+      /E_CONFIG_INVALID: --duplicate-rate must be from 0 to below 1, got "0x0"/,
     ],
     [
       ["Vendor Cellular Scale", "--broker", "mqtt://127.0.0.1:1", "--username", "u"],

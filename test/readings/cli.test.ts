@@ -188,6 +188,9 @@ describe("rpmlab readings", () => {
     ["--seed", "x"],
     ["--start", "yesterday"],
     ["--duplicate-rate", "1"],
+    ["--duplicate-rate", "0x0"],
+    ["--duplicate-rate", "0b0"],
+    ["--duplicate-rate", ""],
   ])("rejects %s %s with a clear error", async (option, value) => {
     const { code, err } = await run("Vendor Scale", "--patient", "normal", option, value);
     expect(code).toBe(2);

@@ -16,8 +16,12 @@ describe("rpmlab demo refuses", () => {
   });
 
   it.each([
-    [["--speed", "0"], '--speed must be a number above 0 (virtual ms per wall ms), got "0"'],
-    [["--speed", "fast"], '--speed must be a number above 0 (virtual ms per wall ms), got "fast"'],
+    ...["0", "fast", "0x3C", "0o74", "0b111100", "Infinity", "1e999", "", " ", "-1", "1e"].map(
+      (speed): [string[], string] => [
+        ["--speed", speed],
+        `--speed must be a decimal number above 0 (virtual ms per wall ms, e.g. 60, 0.5 or 1e-3), got "${speed}"`,
+      ],
+    ),
     [
       ["--port", "http"],
       '--port must be a whole number from 0 (any free port) to 65535, got "http"',
