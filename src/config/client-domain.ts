@@ -1,3 +1,4 @@
+import { quotedValue } from "../core/clip.ts";
 import { RpmlabError } from "../core/errors.ts";
 
 /**
@@ -15,7 +16,7 @@ export function parseClientDomain(text: string, option: string): string {
   if (!CLIENT_DOMAIN_PATTERN.test(text)) {
     throw new RpmlabError(
       "E_CONFIG_INVALID",
-      `${option} "${text}" is not a client domain: ${CLIENT_DOMAIN_RULE}`,
+      `${option} ${quotedValue(text)} is not a client domain: ${CLIENT_DOMAIN_RULE}`,
       { field: option.replace(/^--|^<|>$/g, ""), value: text },
     );
   }

@@ -1,3 +1,4 @@
+import { quotedValue } from "../core/clip.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { DEFAULT_BROKER, parseBrokerSpec } from "./broker-spec.ts";
 import { parseClientDomain } from "./client-domain.ts";
@@ -168,7 +169,7 @@ function ingestGroup(text: string): string {
   if (!/^[A-Za-z0-9-]{1,64}$/.test(text)) {
     throw new RpmlabError(
       "E_CONFIG_INVALID",
-      `--ingest-group must be 1 to 64 letters, digits or hyphens, got "${text}"`,
+      `--ingest-group must be 1 to 64 letters, digits or hyphens, got ${quotedValue(text)}`,
       { field: "ingest-group" },
     );
   }
@@ -180,7 +181,7 @@ function ingestId(text: string): string {
   if (!/^[A-Za-z0-9-]{1,23}$/.test(text)) {
     throw new RpmlabError(
       "E_CONFIG_INVALID",
-      `--ingest-id must be 1 to 23 letters, digits or hyphens, got "${text}"`,
+      `--ingest-id must be 1 to 23 letters, digits or hyphens, got ${quotedValue(text)}`,
       { field: "ingest-id" },
     );
   }

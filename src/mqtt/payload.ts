@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { clipped } from "../core/clip.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { firstInvalidUtf8 } from "../core/utf8.ts";
 import { ENVELOPE_VERSION } from "./envelope.ts";
@@ -9,26 +10,12 @@ import { TOPICS, type TopicKind, type TopicPayloads } from "./topics.ts";
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
 /** Issues named in a reason; the rest are counted. */
 const SHOWN_ISSUES = 3;
-/**
- * Characters of one issue, or of a value quoted in a reason: a reason names the field at fault
- * and stays short; the payload itself is kept beside it (a dead letter's bytes), so a megabyte
- * key or value is not repeated in the reason.
- */
-const SHOWN_CHARS = 200;
-
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 function payloadError(kind: TopicKind, why: string, field?: string): RpmlabError {
   return new RpmlabError("E_MQTT_PAYLOAD", `${TOPICS[kind].pattern}: ${why}`, {
     field: field ?? "payload",
   });
-}
-
-/** `text` cut to SHOWN_CHARS, never between the two halves of a surrogate pair. */
-function clipped(text: string): string {
-  if (text.length <= SHOWN_CHARS) return text;
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(SHOWN_CHARS - 1)) ? SHOWN_CHARS - 1 : SHOWN_CHARS;
-  return `${text.slice(0, end)}…`;
 }
 
 /**

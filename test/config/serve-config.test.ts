@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_FULFILMENT_CONFIG } from "../../src/config/fulfilment-config.ts";
 import { serveConfig } from "../../src/config/serve-config.ts";
 import { isRpmlabError } from "../../src/core/errors.ts";
+import { runCli } from "../catalogue/cli-io.ts";
 
 function fieldOf(run: () => unknown): string | undefined {
   try {
@@ -77,4 +78,22 @@ describe("rpmlab serve configuration", () => {
     expect(() => serveConfig({ store: "mysql://x" }, {})).toThrow(/mysql:\/\/x/);
     expect(() => serveConfig({ broker: "amqp://x" }, {})).toThrow(/amqp:\/\/x/);
   });
+
+  it.each([
+    ["--ingest-id", "must be 1 to 23 letters, digits or hyphens"],
+    ["--ingest-group", "must be 1 to 64 letters, digits or hyphens"],
+    ["--client-domain", "is not a client domain"],
+  ])(
+    "rpmlab serve %s of 5000 characters: exit 2, the value clipped in the message",
+    async (flag, why) => {
+      const value = `${"a".repeat(4999)}/`;
+      const { code, stdout, stderr } = await runCli("serve", "--store", "memory", flag, value);
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toContain(`rpmlab: E_CONFIG_INVALID: ${flag}`);
+      expect(stderr).toContain(why);
+      expect(stderr).toContain(`"${"a".repeat(200)}…" (5000 characters)`);
+      expect(stderr.length).toBeLessThan(500);
+    },
+  );
 });
