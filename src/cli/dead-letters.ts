@@ -27,6 +27,7 @@ interface Flags {
 interface ListFlags extends Flags {
   source?: string;
   topicPrefix?: string;
+  messageId?: string;
   since?: string;
   until?: string;
   limit: string;
@@ -48,6 +49,7 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
     .description("List dead letters, newest first, with the reason naming the field or byte")
     .option("--source <id>", "only those of this gateway uuid or IMEI")
     .option("--topic-prefix <text>", "only topics starting with this text (case-sensitive)")
+    .option("--message-id <id>", "only those whose envelope names this message_id")
     .option("--since <iso>", "received at or after this date-time")
     .option("--until <iso>", "received before this date-time")
     .option("--limit <n>", LIST_LIMIT_HELP, LIST_LIMIT_DEFAULT)
@@ -59,6 +61,7 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
         deadLetterFilter({
           source: flags.source,
           topic_prefix: flags.topicPrefix,
+          message_id: flags.messageId,
           since: flags.since,
           until: flags.until,
         }),
@@ -102,6 +105,7 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
     )
     .option("--source <id>", "only those of this gateway uuid or IMEI")
     .option("--topic-prefix <text>", "only topics starting with this text (case-sensitive)")
+    .option("--message-id <id>", "only those whose envelope names this message_id")
     .option("--since <iso>", "received at or after this date-time")
     .option("--until <iso>", "received before this date-time")
     .option("--all", "every dead letter, when no filter is given")
@@ -113,6 +117,7 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
           deleteDeadLetters(store, {
             source: flags.source,
             topic_prefix: flags.topicPrefix,
+            message_id: flags.messageId,
             since: flags.since,
             until: flags.until,
             all: flags.all === true,

@@ -80,6 +80,15 @@ describe("rpmlab dead-letters", () => {
     expect(json.map((j: { message_id: string | null }) => j.message_id)).toEqual(["cell-1", null]);
     const mine = await cli("dead-letters", "list", "--source", bpm.hardwareUuid, "--json");
     expect(JSON.parse(mine.stdout)).toHaveLength(2);
+    // The admin API's message_id filter: a device's message found by the id it sent.
+    const byId = await cli("dead-letters", "list", "--message-id", "cell-1", "--json");
+    expect(byId).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(byId.stdout).map((j: { topic: string }) => j.topic)).toEqual([
+      unknownType.topic,
+    ]);
+    expect((await cli("dead-letters", "list", "--message-id", "cell-2")).stdout).toBe(
+      "no dead letters",
+    );
     // 1e3 and 0x10 are numbers to Number(), not whole numbers as a user writes them.
     for (const limit of ["0", "1e3", "0x10"]) {
       const bad = await cli("dead-letters", "list", "--limit", limit);
@@ -178,8 +187,13 @@ describe("rpmlab dead-letters", () => {
     expect(bare.stderr).toBe(
       "rpmlab: E_USAGE: --all: Give a filter, or all to delete every dead letter.",
     );
+    expect((await cli("dead-letters", "purge", "--message-id", "bpm-1")).stdout).toBe(
+      "1 dead letter deleted",
+    );
+    // A blank --message-id filters nothing, as the API's blank message_id: --all is still needed.
+    expect((await cli("dead-letters", "purge", "--message-id", " ")).code).toBe(2);
     expect((await cli("dead-letters", "purge", "--source", bpm.hardwareUuid)).stdout).toBe(
-      "2 dead letters deleted",
+      "1 dead letter deleted",
     );
     const [left] = JSON.parse((await cli("dead-letters", "list", "--json")).stdout);
     expect(left.topic).toBe(unknownType.topic);
