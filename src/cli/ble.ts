@@ -21,6 +21,7 @@ import {
   runCellularDeviceCommand,
 } from "./cellular-device.ts";
 import type { CliIo } from "./io.ts";
+import { seedText } from "./seed.ts";
 
 const BLE_HELP = "emulated, tcp://host:port (rpmlab controller) or hci:N (real adapter)";
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -84,12 +85,13 @@ export function registerBleCommands(program: Command, io: CliIo): void {
     .option("--seed <seed>", "seed of the medium's packet loss", "1")
     .action(async (flags: { listen: string; btsnoop?: string; seed: string }) => {
       const { host, port } = parseListenSpec(flags.listen);
+      const seed = seedText(flags.seed);
       await runUntilSignal(
         async () => {
           const app = await ControllerApp.start({
             host,
             port,
-            seed: flags.seed,
+            seed,
             btsnoop: flags.btsnoop,
           });
           io.out(`rpmlab controller listening on ${formatTcpSpec(host, app.port)}`);
@@ -136,13 +138,14 @@ export function registerBleCommands(program: Command, io: CliIo): void {
       }
       const ble = parseBleSpec(flags.ble);
       const everyMs = whole("--every", flags.every) * 1000;
+      const seed = seedText(flags.seed);
       await runUntilSignal(
         () =>
           DeviceApp.start({
             profile,
             ble,
             serial: flags.serial,
-            seed: flags.seed,
+            seed,
             everyMs,
             address:
               flags.address === undefined ? undefined : parseBdAddr(flags.address, "--address"),
@@ -222,6 +225,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
         command: Command,
       ) => {
         const everySeconds = directEvery(flags, command.getOptionValueSource("every") === "cli");
+        const seed = seedText(flags.seed);
         if (flags.broker !== undefined) {
           const broker = parseBrokerSpec(flags.broker);
           if (broker.kind === "embedded") {
@@ -269,7 +273,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
                     ? { username: flags.username, password: flags.password }
                     : { admin: adminTarget(flags) },
                 outboxDir: flags.outbox,
-                seed: flags.seed,
+                seed,
                 everyMs: everySeconds * 1000,
                 lingerMs: whole("--linger", flags.linger),
                 revisitMs: whole("--revisit", flags.revisit),
@@ -313,7 +317,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
               whitelist,
               lingerMs: whole("--linger", flags.linger),
               revisitMs: whole("--revisit", flags.revisit),
-              seed: flags.seed,
+              seed,
               btsnoop: flags.btsnoop,
               onValue: (value) => json({ event: "value", ...value }),
               onEvent: json,

@@ -10,6 +10,7 @@ import { IMEI_PATTERN } from "../mqtt/envelope.ts";
 import { DEFAULT_DUPLICATE_RATE, MAX_DAYS } from "../readings/generate.ts";
 import { decimal } from "./decimal.ts";
 import type { CliIo } from "./io.ts";
+import { seedText } from "./seed.ts";
 
 /** Flags of `rpmlab device` that only a direct-cellular type takes. */
 const CELLULAR_FLAGS = [
@@ -189,6 +190,7 @@ export async function runCellularDeviceCommand(
     throw invalid("--duplicate-rate", `must be from 0 to below 1, got "${flags.duplicateRate}"`);
   }
   const every = whole("--every", flags.every, 0, 86_400);
+  const seed = seedText(flags.seed);
   let credentials: Parameters<typeof runCellularDevice>[0]["credentials"] = { kind: "none" };
   if (flags.password !== undefined) {
     credentials = {
@@ -209,7 +211,7 @@ export async function runCellularDeviceCommand(
     broker: broker.url,
     imei: flags.imei,
     credentials,
-    seed: flags.seed,
+    seed,
     patient: flags.patient,
     days,
     start,

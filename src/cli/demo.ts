@@ -7,7 +7,7 @@ import { createProgress, finishable } from "../scenario/progress.ts";
 import { renderJsonLine, renderText } from "../scenario/report.ts";
 import { decimal } from "./decimal.ts";
 import type { CliIo } from "./io.ts";
-import { seedOf } from "./run.ts";
+import { seedOf } from "./seed.ts";
 
 interface DemoFlags {
   readonly speed: string;

@@ -6,6 +6,7 @@ import { DEFAULT_DUPLICATE_RATE, DEFAULT_START, MAX_DAYS } from "../readings/gen
 import { formatTable } from "../readings/table.ts";
 import { decimal } from "./decimal.ts";
 import type { CliIo } from "./io.ts";
+import { seedOf } from "./seed.ts";
 
 interface ReadingsFlags {
   patient: string;
@@ -32,7 +33,7 @@ function wholeNumber(option: string, text: string, min: number, max: number): nu
 }
 
 function parseFlags(flags: ReadingsFlags) {
-  const seed = wholeNumber("--seed", flags.seed, 0, Number.MAX_SAFE_INTEGER);
+  const seed = seedOf(flags.seed);
   const days = wholeNumber("--days", flags.days, 1, MAX_DAYS);
   const start = flags.start === undefined ? undefined : parseIso(flags.start);
   if (flags.start !== undefined && start === undefined) {
@@ -70,7 +71,11 @@ export function registerReadingsCommand(program: Command, io: CliIo): void {
       "--patient <model>",
       "patient model from profiles/patients, e.g. normal, hypertensive, heart-failure",
     )
-    .option("--seed <n>", "seed of every random draw: the same seed prints the same readings", "1")
+    .option(
+      "--seed <seed>",
+      "seed of every random draw (a whole number or text): the same seed prints the same readings",
+      "1",
+    )
     .option("--days <n>", `days to generate, 1 to ${MAX_DAYS}`, "7")
     .option(
       "--start <iso>",

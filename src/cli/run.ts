@@ -16,6 +16,7 @@ import { checkTransports } from "../scenario/run/transports.ts";
 import { runScenario } from "../scenario/runner.ts";
 import type { CliIo } from "./io.ts";
 import { checkWritable } from "./output-file.ts";
+import { seedOf } from "./seed.ts";
 
 interface RunFlags {
   readonly seed?: string;
@@ -189,17 +190,4 @@ function parseReports(values: string[] | undefined): ReportFile[] {
     out.push({ format, file });
   }
   return out;
-}
-
-/**
- * A seed as the scenario file would give it: a whole number stays a number; an empty one is
- * refused, as the file's schema refuses it.
- */
-export function seedOf(text: string): string | number {
-  if (text === "") {
-    throw new RpmlabError("E_USAGE", '--seed takes an integer or a non-empty string, got ""', {
-      field: "seed",
-    });
-  }
-  return /^-?\d{1,15}$/.test(text) ? Number(text) : text;
 }

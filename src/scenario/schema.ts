@@ -225,7 +225,12 @@ export const scenarioSchema = z
     seed: z
       .union([z.number().int(), z.string().min(1)], {
         error: (issue) =>
-          issue.input === undefined ? "required" : "an integer or a non-empty string",
+          issue.input === undefined
+            ? "required"
+            : Number.isInteger(issue.input)
+              ? // Past 2^53-1 YAML has already rounded it: kept, it would seed as another number.
+                "an integer from -9007199254740991 to 9007199254740991 or a non-empty string"
+              : "an integer or a non-empty string",
       })
       .meta({ description: "Seed of every random choice; `rpmlab run --seed` overrides it" }),
     clock: clockSchema,

@@ -77,6 +77,12 @@ describe("rpmlab device: usage", () => {
       2,
       /E_CONFIG_INVALID: --duplicate-rate must be from 0 to below 1, got "0x0"/,
     ],
+    // As run --seed and a scenario file's seed: a number seed is a whole one.
+    [
+      ["Vendor Cellular Scale", "--broker", "mqtt://127.0.0.1:1", "--seed", "1.5"],
+      2,
+      /E_USAGE: --seed "1\.5" is a number, and a number seed is a whole number/,
+    ],
     [
       ["Vendor Cellular Scale", "--broker", "mqtt://127.0.0.1:1", "--username", "u"],
       2,

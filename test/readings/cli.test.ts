@@ -180,12 +180,24 @@ describe("rpmlab readings", () => {
     expect(err).toContain("heart-failure");
   });
 
+  it("takes --seed as every command and a scenario file do: 7.0 is 7, and text is a seed", async () => {
+    const args = ["Vendor Scale", "--patient", "normal", "--days", "2", "--json"];
+    const seven = await run(...args, "--seed", "7");
+    expect(seven.code).toBe(0);
+    expect((await run(...args, "--seed", "7.0")).out).toBe(seven.out);
+    // Text seeds, as rpmlab device --seed and a file's seed: "ward-3" take them.
+    const text = await run(...args, "--seed", "ward-3");
+    expect(text.code).toBe(0);
+    expect(text.out).not.toBe(seven.out);
+    expect((await run(...args, "--seed", "-1")).code).toBe(0);
+  });
+
   it.each([
     ["--days", "0"],
     ["--days", "ten"],
     ["--days", "1.5"],
-    ["--seed", "-1"],
-    ["--seed", "x"],
+    ["--seed", "1.5"],
+    ["--seed", "12345678901234567"],
     ["--start", "yesterday"],
     ["--duplicate-rate", "1"],
     ["--duplicate-rate", "0x0"],

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -234,6 +234,39 @@ describe("rpmlab run", () => {
     expect(stdout).toBe("");
     expect(stderr).toBe('rpmlab: E_USAGE: --seed takes an integer or a non-empty string, got ""');
   });
+
+  it("reads --seed as the file reads seed: 1.0 is 1, 16 digits a number, 42.5 and 2^53 refused", async () => {
+    /** `rpmlab run FILE [--seed S]`'s JSON report: its seed and digest. */
+    const reportOf = async (file: string, ...seed: string[]) => {
+      const out = join(dir, `report-${seed.join("")}-${file === FAILS ? "" : "big"}.json`);
+      const run = await runCli("run", file, ...seed, "--report", "json", out, "--no-progress");
+      expect(run.code, run.stderr).toBe(1); // fails.yaml's expectation never holds
+      const { seed: used, digest } = JSON.parse(readFileSync(out, "utf8"));
+      return { seed: used as unknown, digest: digest as string };
+    };
+    const file = await reportOf(FAILS);
+    expect(file.seed).toBe(1);
+    // "1.0" was the text seed "1.0": another stream than the file's seed: 1.
+    expect(await reportOf(FAILS, "--seed", "1.0")).toEqual(file);
+    // 16 digits were text on the command line and a number in a file.
+    const big = "1234567890123456";
+    // A scenario's file is named after it: fails.yaml, in a folder of its own.
+    mkdirSync(join(dir, "big"));
+    const bigFile = join(dir, "big", "fails.yaml");
+    writeFileSync(bigFile, readFileSync(FAILS, "utf8").replace(/^seed: 1$/m, `seed: ${big}`));
+    const fromFile = await reportOf(bigFile);
+    expect(fromFile.seed).toBe(Number(big));
+    expect((await reportOf(FAILS, "--seed", big)).digest).toBe(fromFile.digest);
+    // What a file refuses (not whole; past 2^53-1, which YAML would round) is refused here too.
+    for (const seed of ["42.5", "12345678901234567"]) {
+      const refused = await runCli("run", FAILS, "--seed", seed, "--no-progress");
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe("");
+      expect(refused.stderr).toBe(
+        `rpmlab: E_USAGE: --seed "${seed}" is a number, and a number seed is a whole number from -9007199254740991 to 9007199254740991, as in a scenario file`,
+      );
+    }
+  }, 60_000);
 });
 
 function escapeXml(text: string): string {
