@@ -36,6 +36,26 @@ describe("hwi-replacements/", () => {
   });
   afterEach(() => lab.close());
 
+  /** POST hwi-replacements/ for one device. */
+  const replace = (id: string, device_types: { name: string }[]) =>
+    call("POST", "hwi-replacements/", { hwi_device_id: id, device_types });
+  /** The lab admin's advance of an order (a request's id is its device's). */
+  const advance = (orderId: string, status: string, extra: Record<string, string> = {}) =>
+    lab.app.inject({
+      method: "POST",
+      url: `/lab/v1/orders/${orderId}/advance/`,
+      headers: ADMIN,
+      payload: { status, ...extra },
+    });
+  const CELLULAR = "Vendor Cellular BPM";
+  /** A direct-cellular device on IMEI, and its first replacement unit, ordered. */
+  const cellularReplaced = async () => {
+    const cellular = await activate(lab, { device: { name: CELLULAR, hardware_uuid: IMEI } });
+    const first = await replace(cellular.id, [{ name: CELLULAR }]);
+    expect(first.statusCode).toBe(201);
+    return { cellular, r: first.json() as { id: string; status: string } };
+  };
+
   it("POST creates a replacement (201) and keeps the device record as it is", async () => {
     const res = await call("POST", "hwi-replacements/", {
       hwi_device_id: device.id,
@@ -122,19 +142,10 @@ describe("hwi-replacements/", () => {
   it("refuses a replacement while the device's package is on its way, keyed by hwi_device_id; takes it once held for pickup, or for hardware in hand", async () => {
     await call("POST", "hwi-patients/", { external_id: "P-1", name: "Pat One", ...ADDRESS });
     const ordered = await activate(lab, { device: { name: BPM }, patient: { external_id: "P-1" } });
-    const replace = (device_types: { name: string }[]) =>
-      call("POST", "hwi-replacements/", { hwi_device_id: ordered.id, device_types });
-    const advance = (status: string) =>
-      lab.app.inject({
-        method: "POST",
-        url: `/lab/v1/orders/${ordered.id}/advance/`,
-        headers: ADMIN,
-        payload: { status },
-      });
     for (const status of ["Dropshipped", "In Transit", "Out for Delivery", "Delivery Issue"]) {
-      expect((await advance(status)).json().status).toBe(status);
+      expect((await advance(ordered.id, status)).json().status).toBe(status);
       for (const types of [[{ name: "Gateway" }], [{ name: BPM }]]) {
-        const refused = await replace(types);
+        const refused = await replace(ordered.id, types);
         expect(refused.statusCode).toBe(400);
         expect(refused.json()).toEqual({
           hwi_device_id: [
@@ -145,14 +156,11 @@ describe("hwi-replacements/", () => {
     }
     expect(ok(await call("GET", "hwi-replacements/"))).toEqual([]);
     // Attempts exhausted: the carrier holds it, and the patient may never collect it.
-    expect((await advance("Available for Pickup")).json().status).toBe("Available for Pickup");
-    expect((await replace([{ name: "Gateway" }])).statusCode).toBe(201);
+    const held = await advance(ordered.id, "Available for Pickup");
+    expect(held.json().status).toBe("Available for Pickup");
+    expect((await replace(ordered.id, [{ name: "Gateway" }])).statusCode).toBe(201);
     // Hardware in hand is replaced as ever.
-    const inHand = await call("POST", "hwi-replacements/", {
-      hwi_device_id: device.id,
-      device_types: [{ name: "Gateway" }],
-    });
-    expect(inHand.statusCode).toBe(201);
+    expect((await replace(device.id, [{ name: "Gateway" }])).statusCode).toBe(201);
   });
 
   it("ship_gateway_only: the device the patient has is replaced while its gateway is on order; the gateway only once delivered, else 400 keyed device_types", async () => {
@@ -162,21 +170,14 @@ describe("hwi-replacements/", () => {
       patient: { external_id: "P-1" },
       ship_gateway_only: true,
     });
-    const replace = (device_types: { name: string }[]) =>
-      call("POST", "hwi-replacements/", { hwi_device_id: ordered.id, device_types });
-    const advance = (status: string) =>
-      lab.app.inject({
-        method: "POST",
-        url: `/lab/v1/orders/${ordered.id}/advance/`,
-        headers: ADMIN,
-        payload: { status },
-      });
     const statuses = ["Dropshipped", "In Transit", "Out for Delivery", "Delivery Issue"];
     for (const status of ["Ready to Ship", ...statuses]) {
-      if (status !== "Ready to Ship") expect((await advance(status)).json().status).toBe(status);
-      const own = await replace([{ name: BPM }]);
+      if (status !== "Ready to Ship") {
+        expect((await advance(ordered.id, status)).json().status).toBe(status);
+      }
+      const own = await replace(ordered.id, [{ name: BPM }]);
       expect(own.statusCode, own.body).toBe(201);
-      const gateway = await replace([{ name: BPM }, { name: "Gateway" }]);
+      const gateway = await replace(ordered.id, [{ name: BPM }, { name: "Gateway" }]);
       expect(gateway.statusCode).toBe(400);
       expect(gateway.json()).toEqual({
         device_types: [
@@ -185,27 +186,20 @@ describe("hwi-replacements/", () => {
       });
     }
     expect(ok<unknown[]>(await call("GET", "hwi-replacements/"))).toHaveLength(5);
-    expect((await advance("Delivered")).json().status).toBe("Delivered");
-    expect((await replace([{ name: "Gateway" }])).statusCode).toBe(201);
+    expect((await advance(ordered.id, "Delivered")).json().status).toBe("Delivered");
+    expect((await replace(ordered.id, [{ name: "Gateway" }])).statusCode).toBe(201);
   });
 
   it("refuses another gateway replacement while the first one's gateway is on its way, keyed by device_types; takes the device itself, and the gateway once delivered", async () => {
     const scale = await activate(lab, { device: { name: "Vendor Scale", hardware_uuid: GW } });
-    const replace = (id: string, device_types: { name: string }[]) =>
-      call("POST", "hwi-replacements/", { hwi_device_id: id, device_types });
     const first = await replace(device.id, [{ name: "Gateway" }]);
     expect(first.statusCode).toBe(201);
     const r = first.json() as { id: string };
-    const advance = (status: string, extra: Record<string, string> = {}) =>
-      lab.app.inject({
-        method: "POST",
-        url: `/lab/v1/orders/${r.id}/advance/`,
-        headers: ADMIN,
-        payload: { status, ...extra },
-      });
-    expect((await advance("Dropshipped", { hardware_uuid: GW2 })).statusCode).toBe(200);
+    expect((await advance(r.id, "Dropshipped", { hardware_uuid: GW2 })).statusCode).toBe(200);
     for (const status of ["Dropshipped", "In Transit", "Out for Delivery", "Delivery Issue"]) {
-      if (status !== "Dropshipped") expect((await advance(status)).json().status).toBe(status);
+      if (status !== "Dropshipped") {
+        expect((await advance(r.id, status)).json().status).toBe(status);
+      }
       // Both devices moved to the gateway in the mail: neither can have it replaced yet.
       for (const d of [device, scale]) {
         const refused = await replace(d.id, [{ name: "Gateway" }]);
@@ -219,14 +213,12 @@ describe("hwi-replacements/", () => {
     }
     // The device itself is with the patient.
     expect((await replace(device.id, [{ name: BPM }])).statusCode).toBe(201);
-    expect((await advance("Delivered")).json().status).toBe("Delivered");
+    expect((await advance(r.id, "Delivered")).json().status).toBe("Delivered");
     expect((await replace(scale.id, [{ name: "Gateway" }])).statusCode).toBe(201);
   });
 
   it("refuses a second gateway replacement while the first is on order (not shipped), for every device on that gateway, keyed by device_types; takes the device itself, and the gateway once the first is delivered", async () => {
     const scale = await activate(lab, { device: { name: "Vendor Scale", hardware_uuid: GW } });
-    const replace = (id: string, device_types: { name: string }[]) =>
-      call("POST", "hwi-replacements/", { hwi_device_id: id, device_types });
     const first = await replace(device.id, [{ name: "Gateway" }]);
     expect(first.statusCode).toBe(201);
     const r = first.json() as { id: string; status: string };
@@ -244,29 +236,13 @@ describe("hwi-replacements/", () => {
     const list = ok<{ device_types: { name: string }[] }[]>(await call("GET", "hwi-replacements/"));
     expect(list.filter((x) => x.device_types.some((t) => t.name === "Gateway"))).toHaveLength(1);
     expect((await replace(scale.id, [{ name: "Vendor Scale" }])).statusCode).toBe(201);
-    const advance = (status: string, extra: Record<string, string> = {}) =>
-      lab.app.inject({
-        method: "POST",
-        url: `/lab/v1/orders/${r.id}/advance/`,
-        headers: ADMIN,
-        payload: { status, ...extra },
-      });
-    expect((await advance("Delivered", { hardware_uuid: GW2 })).statusCode).toBe(200);
+    expect((await advance(r.id, "Delivered", { hardware_uuid: GW2 })).statusCode).toBe(200);
     expect((await replace(scale.id, [{ name: "Gateway" }])).statusCode).toBe(201);
   });
 
   it("refuses a second replacement unit of a direct-cellular device while the first is on order (not shipped)", async () => {
-    const CELLULAR = "Vendor Cellular BPM";
-    const cellular = await activate(lab, { device: { name: CELLULAR, hardware_uuid: IMEI } });
-    const replace = () =>
-      call("POST", "hwi-replacements/", {
-        hwi_device_id: cellular.id,
-        device_types: [{ name: CELLULAR }],
-      });
-    const first = await replace();
-    expect(first.statusCode).toBe(201);
-    const r = first.json() as { id: string; status: string };
-    const refused = await replace();
+    const { cellular, r } = await cellularReplaced();
+    const refused = await replace(cellular.id, [{ name: CELLULAR }]);
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toEqual({
       device_types: [
@@ -276,34 +252,18 @@ describe("hwi-replacements/", () => {
   });
 
   it("refuses another replacement of a direct-cellular device while the first one's unit (its new IMEI) is on its way", async () => {
-    const CELLULAR = "Vendor Cellular BPM";
-    const cellular = await activate(lab, { device: { name: CELLULAR, hardware_uuid: IMEI } });
-    const replace = () =>
-      call("POST", "hwi-replacements/", {
-        hwi_device_id: cellular.id,
-        device_types: [{ name: CELLULAR }],
-      });
-    const first = await replace();
-    expect(first.statusCode).toBe(201);
-    const r = first.json() as { id: string };
+    const { cellular, r } = await cellularReplaced();
     const NEW_IMEI = "356938035643817";
-    const advance = (status: string, extra: Record<string, string> = {}) =>
-      lab.app.inject({
-        method: "POST",
-        url: `/lab/v1/orders/${r.id}/advance/`,
-        headers: ADMIN,
-        payload: { status, ...extra },
-      });
-    expect((await advance("In Transit", { hardware_uuid: NEW_IMEI })).statusCode).toBe(200);
-    const refused = await replace();
+    expect((await advance(r.id, "In Transit", { hardware_uuid: NEW_IMEI })).statusCode).toBe(200);
+    const refused = await replace(cellular.id, [{ name: CELLULAR }]);
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toEqual({
       device_types: [
         `Item 1: the replacement IMEI ${NEW_IMEI} of device ${cellular.id} (replacement ${r.id}) has not reached the patient yet (In Transit): there is nothing to replace; wait for its delivery.`,
       ],
     });
-    expect((await advance("Delivered")).json().status).toBe("Delivered");
-    expect((await replace()).statusCode).toBe(201);
+    expect((await advance(r.id, "Delivered")).json().status).toBe("Delivered");
+    expect((await replace(cellular.id, [{ name: CELLULAR }])).statusCode).toBe(201);
   });
 
   it("400 keyed by field: device, device types, shipping all-or-none", async () => {
