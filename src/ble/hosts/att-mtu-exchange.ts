@@ -1,4 +1,7 @@
-/** Exchange MTU (Vol 3 Part F §3.4.2), answered in front of bleno's GATT server. */
+/**
+ * Exchange MTU (Vol 3 Part F §3.4.2): answered in front of bleno's GATT server here, and the
+ * ATT_MTU noble's client takes from the response in att-client-guard.ts.
+ */
 
 /** bleno's GATT server, as far as the exchange reads and sets it (lib/hci-socket/gatt.js). */
 export interface MtuGatt {
@@ -18,6 +21,11 @@ const EXCHANGE_MTU_RESPONSE = 0x03;
 /** The LE default ATT_MTU (Vol 3 Part G §5.2.1). */
 const DEFAULT_ATT_MTU = 23;
 
+/** The ATT_MTU both sides use after an exchange: the lesser Rx MTU, never under 23 (§3.4.2.2). */
+export function agreedMtu(clientRx: number, serverRx: number): number {
+  return Math.max(DEFAULT_ATT_MTU, Math.min(clientRx, serverRx));
+}
+
 /**
  * Answers an Exchange MTU Request with the Server Rx MTU and sets the connection's ATT_MTU.
  * bleno answered min(Client Rx MTU, 256) — the client's own value, not the server's (§3.4.2.2:
@@ -31,7 +39,7 @@ const DEFAULT_ATT_MTU = 23;
 export function exchangeMtu(request: Buffer, gatt: MtuGatt, exchanges: MtuExchanges): void {
   const stream = gatt._aclStream;
   const serverRx = stream !== null && exchanges.has(stream) ? gatt._mtu : gatt.maxMtu;
-  const mtu = Math.max(DEFAULT_ATT_MTU, Math.min(request.readUInt16LE(1), serverRx));
+  const mtu = agreedMtu(request.readUInt16LE(1), serverRx);
   const response = Buffer.alloc(3);
   response[0] = EXCHANGE_MTU_RESPONSE;
   response.writeUInt16LE(serverRx, 1);

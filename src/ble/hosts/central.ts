@@ -2,6 +2,7 @@ import type NobleModule from "@abandonware/noble";
 import type { Characteristic, Peripheral } from "@abandonware/noble";
 import type { Clock, TimerHandle } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
+import { guardGattClient } from "./att-client-guard.ts";
 import { loadNoble, type SocketFactory, stopDevUpPoll, withoutProcessHooks } from "./load.ts";
 
 type Noble = typeof NobleModule;
@@ -42,6 +43,7 @@ export class NobleCentral {
   /** Loads a fresh noble on the given sockets and waits for poweredOn. */
   static open(factory: SocketFactory): Promise<NobleCentral> {
     const noble = loadNoble(factory) as Noble;
+    guardGattClient();
     return new Promise((resolve, reject) => {
       withoutProcessHooks(() =>
         noble.on("stateChange", (state: string) => {

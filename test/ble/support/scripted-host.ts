@@ -8,8 +8,15 @@ import { EVT, H4 } from "../../../src/ble/hci/constants.ts";
 export class ScriptedHost {
   readonly received: Buffer[] = [];
 
-  constructor(readonly controller: VirtualController) {
-    controller.attach((packet) => this.received.push(packet));
+  /** `onPacket` sees each packet as it arrives, to answer it (a scripted peer's protocol). */
+  constructor(
+    readonly controller: VirtualController,
+    onPacket?: (packet: Buffer) => void,
+  ) {
+    controller.attach((packet) => {
+      this.received.push(packet);
+      onPacket?.(packet);
+    });
     // As every host does first: the default mask leaves LE Meta off (Vol 4 Part E §7.3.1).
     this.command(0x0c01, Buffer.from("ffffffffffffff3f", "hex"));
     this.command(0x2001, Buffer.from("1f00000000000000", "hex"));

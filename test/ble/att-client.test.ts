@@ -1,0 +1,169 @@
+/**
+ * The gateway's GATT client (noble, unmodified, behind the lab's checks) against a peripheral
+ * whose GATT server is written here in raw ATT, as a real one answers where the lab's virtual
+ * devices do not (Vol 3 Part F §3.4).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { VirtualController } from "../../src/ble/controller/virtual-controller.ts";
+import { H4, OP } from "../../src/ble/hci/constants.ts";
+import { type CentralLink, NobleCentral } from "../../src/ble/hosts/central.ts";
+import { EmulatedRadio } from "../../src/ble/radio.ts";
+import { DirectTransport } from "../../src/ble/socket/direct-transport.ts";
+import { EmulatedHciSocket } from "../../src/ble/socket/emulated-socket.ts";
+import { HciAdapter } from "../../src/ble/socket/hci-adapter.ts";
+import { Rng } from "../../src/core/rng.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { ScriptedHost } from "./support/scripted-host.ts";
+import { advParams, dataParam } from "./support/two-controllers.ts";
+
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+const att = (...parts: (number | Buffer)[]): Buffer =>
+  Buffer.concat(parts.map((p) => (Buffer.isBuffer(p) ? p : Buffer.from([p]))));
+const le16 = (n: number): Buffer => Buffer.from([n & 0xff, n >> 8]);
+const notFound = (opcode: number, handle: number) => att(0x01, opcode, le16(handle), 0x0a);
+
+/**
+ * One service 0xFFF0 (handles 1–3) with one readable, writable characteristic 0xFFF1 (value at
+ * handle 3), served by a peripheral whose Server Rx MTU is `serverRx`. Responses are sized by
+ * the ATT_MTU it agreed on (§3.4.2.2): a Read Response carries at most ATT_MTU−1 octets, the rest
+ * comes by Read Blob (§3.4.4.4, §3.4.4.6).
+ */
+function gattServer(serverRx: number, initial: Buffer) {
+  const state = { value: initial, mtu: 23, longestRequest: 0 };
+  let prepared: { offset: number; data: Buffer }[] = [];
+  const answer = (pdu: Buffer): Buffer | undefined => {
+    if (pdu[0] !== 0x03) state.longestRequest = Math.max(state.longestRequest, pdu.length);
+    switch (pdu[0]) {
+      case 0x02:
+        state.mtu = Math.max(23, Math.min(pdu.readUInt16LE(1), serverRx));
+        return att(0x03, le16(serverRx));
+      case 0x10: {
+        const start = pdu.readUInt16LE(1);
+        if (start > 1) return notFound(0x10, start);
+        return att(0x11, 6, le16(1), le16(3), le16(0xfff0));
+      }
+      case 0x08: {
+        const start = pdu.readUInt16LE(1);
+        if (start > 2) return notFound(0x08, start);
+        return att(0x09, 7, le16(2), 0x0a, le16(3), le16(0xfff1));
+      }
+      case 0x04:
+        return notFound(0x04, pdu.readUInt16LE(1));
+      case 0x0a:
+        return att(0x0b, state.value.subarray(0, state.mtu - 1));
+      case 0x0c: {
+        const offset = pdu.readUInt16LE(3);
+        if (offset > state.value.length) return att(0x01, 0x0c, le16(3), 0x07);
+        return att(0x0d, state.value.subarray(offset, offset + state.mtu - 1));
+      }
+      case 0x12:
+        state.value = Buffer.from(pdu.subarray(3));
+        return att(0x13);
+      case 0x16:
+        prepared.push({ offset: pdu.readUInt16LE(3), data: Buffer.from(pdu.subarray(5)) });
+        return att(0x17, pdu.subarray(1));
+      case 0x18: {
+        if (pdu[1] === 0x01) {
+          const value = Buffer.alloc(Math.max(...prepared.map((p) => p.offset + p.data.length)));
+          for (const p of prepared) p.data.copy(value, p.offset);
+          state.value = value;
+        }
+        prepared = [];
+        return att(0x19);
+      }
+      default:
+        return pdu[0]! & 0x40 ? undefined : att(0x01, pdu[0]!, le16(0), 0x06);
+    }
+  };
+  return { state, answer };
+}
+
+/** The gateway's central connected to a scripted peripheral answering with `server`. */
+async function connected(server: ReturnType<typeof gattServer>): Promise<{
+  clock: VirtualClock;
+  link: CentralLink;
+}> {
+  const clock = new VirtualClock({ startMs: Date.UTC(2026, 0, 5, 8) });
+  const rng = new Rng("att-client");
+  const radio = new EmulatedRadio(clock, rng);
+  closers.push(() => radio.close());
+  // Its host takes whole ATT PDUs (up to 517 octets) in one ACL packet each.
+  const controller = new VirtualController({
+    name: "peripheral",
+    address: "c0:00:00:00:00:02",
+    medium: radio.medium,
+    rng: rng.fork("peripheral"),
+    aclBufferLength: 1024,
+  });
+  closers.push(() => controller.close());
+  radio.medium.move(controller, { x: 1, y: 0 });
+  const peripheral: ScriptedHost = new ScriptedHost(controller, (packet) => {
+    if (packet[0] !== H4.ACL || packet.readUInt16LE(7) !== 0x0004) return;
+    const reply = server.answer(packet.subarray(9));
+    if (reply === undefined) return;
+    const l2cap = Buffer.concat([le16(reply.length), le16(0x0004), reply]);
+    peripheral.acl(packet.readUInt16LE(1) & 0x0fff, 0b00, l2cap);
+  });
+  peripheral.command(OP.LE_SET_ADVERTISING_PARAMETERS, advParams(50));
+  peripheral.command(OP.LE_SET_ADVERTISING_DATA, dataParam(Buffer.from("020106", "hex")));
+  peripheral.command(OP.LE_SET_ADVERTISING_ENABLE, Buffer.from([1]));
+
+  const adapter = new HciAdapter(
+    0,
+    new DirectTransport(radio.controller("hub", { x: 0, y: 0 })),
+    "hub",
+  );
+  closers.push(() => adapter.close());
+  const central = await NobleCentral.open(() => new EmulatedHciSocket(adapter));
+  closers.push(() => central.quiesce());
+  let seen: string | undefined;
+  const stop = await central.startScan([], (adv) => {
+    seen ??= adv.id;
+  });
+  await clock.run({ until: clock.now() + 2000 });
+  await stop();
+  expect(seen).toBeDefined();
+  const connecting = central.connect(seen!);
+  await clock.run({ until: clock.now() + 2000 });
+  const link = await connecting;
+  closers.push(async () => {
+    if (!link.connected) return;
+    const closed = link.disconnect();
+    await clock.run({ until: clock.now() + 1000 });
+    await closed;
+  });
+  const discovering = link.discover();
+  await clock.run({ until: clock.now() + 2000 });
+  expect(await discovering).toEqual(new Map([["FFF0", ["FFF1"]]]));
+  return { clock, link };
+}
+
+const pattern = (length: number, seed: number): Buffer =>
+  Buffer.from(Array.from({ length }, (_, i) => (i * 7 + seed) & 0xff));
+
+describe("the gateway's GATT client against a peripheral's own ATT_MTU", () => {
+  it("uses the lesser Rx MTU when a peripheral answers 517: reads a 300-octet value whole and writes one within the agreed MTU", async () => {
+    const server = gattServer(517, pattern(300, 1));
+    const { clock, link } = await connected(server);
+    // noble asks with its Client Rx MTU, 256: both sides use 256 (Vol 3 Part F §3.4.2.2).
+    expect(server.state.mtu).toBe(256);
+    expect(link.mtu).toBe(256);
+
+    // 255 octets in the Read Response (ATT_MTU−1), the other 45 by Read Blob.
+    const reading = link.read("FFF1");
+    await clock.run({ until: clock.now() + 2000 });
+    expect(await reading).toEqual(pattern(300, 1));
+
+    // Too long for one Write Request at ATT_MTU 256: a long write of Prepare Write Requests.
+    const written = pattern(300, 5);
+    const writing = link.write("FFF1", written);
+    await clock.run({ until: clock.now() + 2000 });
+    await writing;
+    expect(server.state.value).toEqual(written);
+    expect(server.state.longestRequest).toBeLessThanOrEqual(256);
+  }, 30_000);
+});
