@@ -10,6 +10,7 @@ import { adminTarget } from "../config/admin-target.ts";
 import { DEFAULT_BLE, formatTcpSpec, parseBleSpec, parseListenSpec } from "../config/ble-spec.ts";
 import { parseBrokerSpec } from "../config/broker-spec.ts";
 import { parseDuration } from "../config/duration.ts";
+import { quotedValue } from "../core/clip.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { normalizeGatewayUuid } from "../fulfilment/identifiers.ts";
 import { inCheckinRange } from "../gateway/checkin-period.ts";
@@ -26,11 +27,15 @@ import { seedText } from "./seed.ts";
 const BLE_HELP = "emulated, tcp://host:port (rpmlab controller) or hci:N (real adapter)";
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
+/** A whole-number flag: digits only, and no more than a number holds exactly (2^53 − 1). */
 function whole(option: string, text: string): number {
-  if (!/^\d+$/.test(text))
-    throw new RpmlabError("E_CONFIG_INVALID", `${option} must be a whole number, got "${text}"`, {
-      field: option,
-    });
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      `${option} must be a whole number up to ${Number.MAX_SAFE_INTEGER}, got ${quotedValue(text)}`,
+      { field: option },
+    );
+  }
   return Number(text);
 }
 

@@ -89,6 +89,12 @@ describe("rpmlab device: usage", () => {
       /--username needs --password/,
     ],
     [["Vendor Cellular Nothing", "--broker", "mqtt://127.0.0.1:1"], 1, /E_PROFILE_NOT_FOUND/],
+    // A BLE device's whole-number flags: past 2^53 − 1 a number no longer holds the digits.
+    [
+      ["Vendor BPM - S", "--ble", "emulated", "--every", "99999999999999999999"],
+      2,
+      /E_CONFIG_INVALID: --every must be a whole number up to 9007199254740991, got "99999999999999999999"/,
+    ],
     // Times the device's clock cannot write (GATT Date Time, years 1582–9999): refused before
     // it connects, not an E_CODEC_RANGE at its first reading (or a dead letter past 9999).
     [
