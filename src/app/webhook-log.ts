@@ -1,4 +1,4 @@
-import { RpmlabError } from "../core/errors.ts";
+import type { RpmlabError } from "../core/errors.ts";
 import { fieldError } from "../core/field-errors.ts";
 import { toIsoMicros } from "../core/time.ts";
 import { uuidFilter } from "../fulfilment/identifiers.ts";
@@ -13,7 +13,7 @@ import {
   type DeliveryState,
   type DeliverySummary,
 } from "../store/types-webhooks.ts";
-import type { DeliveryDetail, ManualSends } from "../webhooks/manual.ts";
+import { type DeliveryDetail, type ManualSends, noDelivery } from "../webhooks/manual.ts";
 import { findAccount } from "./accounts.ts";
 
 /**
@@ -102,13 +102,6 @@ export async function testWebhook(
 ): Promise<DeliveryDetail> {
   const account = await findAccount(store, clientDomain);
   return manual.test(account.id, webhookId.trim().toLowerCase());
-}
-
-function noDelivery(id: string): RpmlabError {
-  return new RpmlabError("E_STORE_NOT_FOUND", `no webhook delivery ${id}`, {
-    field: "delivery",
-    value: id,
-  });
 }
 
 /** The wire form of an attempt (admin API, `--json`). */

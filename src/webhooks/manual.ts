@@ -36,12 +36,7 @@ export class ManualSends {
   async resend(accountId: string, deliveryId: string): Promise<DeliveryDetail> {
     const { store } = this.deps;
     const delivery = await store.webhookDeliveries.get(accountId, deliveryId);
-    if (delivery === null) {
-      throw new RpmlabError("E_STORE_NOT_FOUND", `no webhook delivery ${deliveryId}`, {
-        field: "delivery",
-        value: deliveryId,
-      });
-    }
+    if (delivery === null) throw noDelivery(deliveryId);
     const [webhook] = await store.webhooks.getMany([delivery.webhookId]);
     return this.attempt(delivery, webhook ?? null, true);
   }
@@ -93,4 +88,12 @@ export class ManualSends {
       attempts: await store.webhookDeliveries.attempts(delivery.id),
     };
   }
+}
+
+/** The delivery asked for is not in the account's log; its id quoted as given (an empty one too). */
+export function noDelivery(id: string): RpmlabError {
+  return new RpmlabError("E_STORE_NOT_FOUND", `no webhook delivery ${JSON.stringify(id)}`, {
+    field: "delivery",
+    value: id,
+  });
 }

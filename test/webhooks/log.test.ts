@@ -160,6 +160,12 @@ describe("webhook delivery log, resend", () => {
     const notUuid = await cli("deliveries", "clinic", "--webhook", "not-a-uuid");
     expect(notUuid.code).toBe(2);
     expect(notUuid.stderr).toContain("E_USAGE: --webhook: Enter a valid UUID.");
+    // The id as given, quoted: an empty one read "no webhook delivery " with nothing after it.
+    for (const command of ["delivery", "resend"]) {
+      const none = await cli(command, "clinic", "");
+      expect(none.code).toBe(1);
+      expect(none.stderr).toContain('E_STORE_NOT_FOUND: no webhook delivery ""');
+    }
   });
 
   it("rpmlab webhooks test sends a sample to a webhook", async () => {
