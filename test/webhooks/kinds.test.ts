@@ -46,6 +46,16 @@ describe("fulfilment, special-order and patient webhooks", () => {
     // A measurement webhook, to show nothing else goes there.
     await lab.webhook({ endpoint: receiver.url("/measurement") });
   });
+  /** A BPM activated on GW, known to the lab, for patient P-9. */
+  const bpmOnGateway = async () => {
+    await lab.store.gateways.updateStatus(GW, {});
+    const res = await lab.hwi("POST", "hwi-devices/", {
+      device: { name: BPM, hardware_uuid: GW },
+      patient: { external_id: "P-9" },
+    });
+    return res.json() as { id: string };
+  };
+
   afterEach(async () => {
     await lab.close();
     await receiver.close();
@@ -155,13 +165,7 @@ describe("fulfilment, special-order and patient webhooks", () => {
   });
 
   it("a replacement order fires special-order webhooks; its gateway shipping fires Replaced", async () => {
-    await lab.store.gateways.updateStatus(GW, {});
-    const device = (
-      await lab.hwi("POST", "hwi-devices/", {
-        device: { name: BPM, hardware_uuid: GW },
-        patient: { external_id: "P-9" },
-      })
-    ).json();
+    const device = await bpmOnGateway();
     const order = await lab.hwi("POST", "hwi-replacements/", {
       hwi_device_id: device.id,
       device_types: [{ name: "Gateway" }],
@@ -200,13 +204,7 @@ describe("fulfilment, special-order and patient webhooks", () => {
   });
 
   it("a replacement an unlink stops fires an Unlinked special-order webhook, as its read says", async () => {
-    await lab.store.gateways.updateStatus(GW, {});
-    const device = (
-      await lab.hwi("POST", "hwi-devices/", {
-        device: { name: BPM, hardware_uuid: GW },
-        patient: { external_id: "P-9" },
-      })
-    ).json();
+    const device = await bpmOnGateway();
     const order = await lab.hwi("POST", "hwi-replacements/", {
       hwi_device_id: device.id,
       device_types: [{ name: "Gateway" }],

@@ -78,18 +78,24 @@ export function billingSection(env: FulfilmentEnv): void {
       expect(one.accounts[0]!.devices.map((d) => d.device_days)).toEqual([1]);
     });
 
-    it("a replacement device for a held package bills nothing while the gateway is still in that package; from the delivery that brings the gateway too", async () => {
-      const a = env.account.id;
+    /** A scale whose box (with its gateway) is held at a facility, and its replacement delivered. */
+    const heldScaleReplaced = async () => {
       const sim = await startSimulator(env);
       const { device } = await request(env, "P-1", {}, "Vendor Scale");
       await env.services.orders.advance(device.id, { status: "In Transit" });
       await env.services.orders.inject(device.id, { event: "held_at_facility" });
-      const own = await env.services.replacements.create(a, {
+      const own = await env.services.replacements.create(env.account.id, {
         hwi_device_id: device.id,
         device_types: [{ name: "Vendor Scale" }],
       });
       await env.services.orders.advance(own.id, { status: "Delivered" });
       expect(eventsOf(env, "replacement.status").at(-1)!.status).toBe("Delivered");
+      return { sim, device };
+    };
+
+    it("a replacement device for a held package bills nothing while the gateway is still in that package; from the delivery that brings the gateway too", async () => {
+      const a = env.account.id;
+      const { sim, device } = await heldScaleReplaced();
       // The scale sends nothing without its gateway, still held with the first box (spec 1.1).
       const report = await env.services.billing({ account: "clinic" });
       expect(report.accounts[0]?.devices ?? []).toEqual([]);
@@ -119,16 +125,7 @@ export function billingSection(env: FulfilmentEnv): void {
     });
 
     it("a replacement device for a held package bills from the pickup of that package, which brings its gateway", async () => {
-      const a = env.account.id;
-      const sim = await startSimulator(env);
-      const { device } = await request(env, "P-1", {}, "Vendor Scale");
-      await env.services.orders.advance(device.id, { status: "In Transit" });
-      await env.services.orders.inject(device.id, { event: "held_at_facility" });
-      const own = await env.services.replacements.create(a, {
-        hwi_device_id: device.id,
-        device_types: [{ name: "Vendor Scale" }],
-      });
-      await env.services.orders.advance(own.id, { status: "Delivered" });
+      const { sim, device } = await heldScaleReplaced();
       await drive(env, sim, env.clock.now() + DAY);
       expect(
         (await env.services.billing({ account: "clinic" })).accounts[0]?.devices ?? [],
