@@ -33,7 +33,17 @@ const notFound = (opcode: number, handle: number) => att(0x01, opcode, le16(hand
  * comes by Read Blob (§3.4.4.4, §3.4.4.6).
  */
 function gattServer(serverRx: number, initial: Buffer) {
-  const state = { value: initial, mtu: 23, longestRequest: 0 };
+  /** `readError`: the code of an Error Response to the next Read Request, then cleared. */
+  const state = {
+    value: initial,
+    mtu: 23,
+    longestRequest: 0,
+    readError: undefined as number | undefined,
+    /** The Client Rx MTU of this peripheral's own Exchange MTU Request, if it sent one. */
+    ownRequestRx: undefined as number | undefined,
+    /** The Server Rx MTU of the client's Exchange MTU Response to that request. */
+    clientServerRx: undefined as number | undefined,
+  };
   let prepared: { offset: number; data: Buffer }[] = [];
   const answer = (pdu: Buffer): Buffer | undefined => {
     if (pdu[0] !== 0x03) state.longestRequest = Math.max(state.longestRequest, pdu.length);
@@ -41,6 +51,11 @@ function gattServer(serverRx: number, initial: Buffer) {
       case 0x02:
         state.mtu = Math.max(23, Math.min(pdu.readUInt16LE(1), serverRx));
         return att(0x03, le16(serverRx));
+      case 0x03:
+        // The answer to this peripheral's own request (exchangeMtu below).
+        state.clientServerRx = pdu.readUInt16LE(1);
+        state.mtu = Math.max(23, Math.min(state.ownRequestRx!, state.clientServerRx));
+        return undefined;
       case 0x10: {
         const start = pdu.readUInt16LE(1);
         if (start > 1) return notFound(0x10, start);
@@ -54,6 +69,11 @@ function gattServer(serverRx: number, initial: Buffer) {
       case 0x04:
         return notFound(0x04, pdu.readUInt16LE(1));
       case 0x0a:
+        if (state.readError !== undefined) {
+          const code = state.readError;
+          state.readError = undefined;
+          return att(0x01, 0x0a, le16(pdu.readUInt16LE(1)), code);
+        }
         return att(0x0b, state.value.subarray(0, state.mtu - 1));
       case 0x0c: {
         const offset = pdu.readUInt16LE(3);
@@ -79,13 +99,20 @@ function gattServer(serverRx: number, initial: Buffer) {
         return pdu[0]! & 0x40 ? undefined : att(0x01, pdu[0]!, le16(0), 0x06);
     }
   };
-  return { state, answer };
+  /** This peripheral's own Exchange MTU Request with Client Rx MTU `rx`, to send. */
+  const exchangeMtu = (rx: number): Buffer => {
+    state.ownRequestRx = rx;
+    return att(0x02, le16(rx));
+  };
+  return { state, answer, exchangeMtu };
 }
 
 /** The gateway's central connected to a scripted peripheral answering with `server`. */
 async function connected(server: ReturnType<typeof gattServer>): Promise<{
   clock: VirtualClock;
   link: CentralLink;
+  /** Sends an ATT PDU from the peripheral on the connection. */
+  send: (pdu: Buffer) => void;
 }> {
   const clock = new VirtualClock({ startMs: Date.UTC(2026, 0, 5, 8) });
   const rng = new Rng("att-client");
@@ -101,12 +128,14 @@ async function connected(server: ReturnType<typeof gattServer>): Promise<{
   });
   closers.push(() => controller.close());
   radio.medium.move(controller, { x: 1, y: 0 });
+  let handle: number | undefined;
+  const send = (pdu: Buffer): void =>
+    peripheral.acl(handle!, 0b00, Buffer.concat([le16(pdu.length), le16(0x0004), pdu]));
   const peripheral: ScriptedHost = new ScriptedHost(controller, (packet) => {
     if (packet[0] !== H4.ACL || packet.readUInt16LE(7) !== 0x0004) return;
+    handle = packet.readUInt16LE(1) & 0x0fff;
     const reply = server.answer(packet.subarray(9));
-    if (reply === undefined) return;
-    const l2cap = Buffer.concat([le16(reply.length), le16(0x0004), reply]);
-    peripheral.acl(packet.readUInt16LE(1) & 0x0fff, 0b00, l2cap);
+    if (reply !== undefined) send(reply);
   });
   peripheral.command(OP.LE_SET_ADVERTISING_PARAMETERS, advParams(50));
   peripheral.command(OP.LE_SET_ADVERTISING_DATA, dataParam(Buffer.from("020106", "hex")));
@@ -139,7 +168,7 @@ async function connected(server: ReturnType<typeof gattServer>): Promise<{
   const discovering = link.discover();
   await clock.run({ until: clock.now() + 2000 });
   expect(await discovering).toEqual(new Map([["FFF0", ["FFF1"]]]));
-  return { clock, link };
+  return { clock, link, send };
 }
 
 const pattern = (length: number, seed: number): Buffer =>
@@ -165,5 +194,18 @@ describe("the gateway's GATT client against a peripheral's own ATT_MTU", () => {
     await writing;
     expect(server.state.value).toEqual(written);
     expect(server.state.longestRequest).toBeLessThanOrEqual(256);
+  }, 30_000);
+});
+
+describe("the gateway's GATT client against a peripheral's Error Responses", () => {
+  it("fails a read answered Read Not Permitted (0x02), naming the error, where noble gave an empty value", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+
+    server.state.readError = 0x02;
+    const failing = link.read("FFF1");
+    failing.catch(() => undefined);
+    await clock.run({ until: clock.now() + 2000 });
+    await expect(failing).rejects.toThrow(/read FFF1: ATT error 0x02 \(Read Not Permitted\)/);
   }, 30_000);
 });

@@ -1,18 +1,62 @@
 import { createRequire } from "node:module";
 import { agreedMtu } from "./att-mtu-exchange.ts";
 
-/** noble's GATT client, one per connection, as far as the exchange uses it (lib/hci-socket/gatt.js). */
+/** noble's GATT client, one per connection, as far as the guard uses it (lib/hci-socket/gatt.js). */
 interface NobleGatt {
   readonly _address: string;
   /** The connection's ATT_MTU: what noble's reads, writes and long writes are sized by. */
   _mtu: number;
   /** noble's Client Rx MTU (256). */
   readonly _desired_mtu: number;
+  readonly _characteristics: Record<string, Record<string, { valueHandle: number }>>;
   _queueCommand(buffer: Buffer, callback: (data: Buffer) => void): void;
   mtuRequest(mtu: number): Buffer;
+  readRequest(handle: number): Buffer;
+  readBlobRequest(handle: number, offset: number): Buffer;
   emit(event: "mtu", address: string, mtu: number): boolean;
+  emit(
+    event: "read",
+    address: string,
+    service: string,
+    uuid: string,
+    value: Buffer | Error,
+  ): boolean;
   exchangeMtu(): void;
+  read(serviceUuid: string, characteristicUuid: string): void;
 }
+
+/** ATT error codes by value (Vol 3 Part F §3.4.1.1), for the error a failed read names. */
+const ATT_ERRORS = [
+  "",
+  "Invalid Handle",
+  "Read Not Permitted",
+  "Write Not Permitted",
+  "Invalid PDU",
+  "Insufficient Authentication",
+  "Request Not Supported",
+  "Invalid Offset",
+  "Insufficient Authorization",
+  "Prepare Queue Full",
+  "Attribute Not Found",
+  "Attribute Not Long",
+  "Encryption Key Size Too Short",
+  "Invalid Attribute Value Length",
+  "Unlikely Error",
+  "Insufficient Encryption",
+  "Unsupported Group Type",
+  "Insufficient Resources",
+];
+
+/** "ATT error 0x02 (Read Not Permitted)"; application and profile codes by value alone. */
+function attErrorText(code: number): string {
+  const name = ATT_ERRORS[code];
+  return `ATT error 0x${code.toString(16).padStart(2, "0")}${name ? ` (${name})` : ""}`;
+}
+
+const ERROR_RESPONSE = 0x01;
+const READ_RESPONSE = 0x0b;
+const READ_BLOB_RESPONSE = 0x0d;
+const ATTRIBUTE_NOT_LONG = 0x0b;
 
 const EXCHANGE_MTU_RESPONSE = 0x03;
 const GUARDED = Symbol.for("rpmlab.noble.gatt-client-guard");
@@ -28,6 +72,7 @@ const require = createRequire(import.meta.url);
  * noble to Read Blob and long values came back cut, and writes up to 514 octets went out as one
  * Write Request the peripheral may refuse. Otherwise as noble's: its Client Rx MTU in the
  * request, and the `mtu` event (noble's peripheral.mtu) once the exchange ends, answered or not.
+ * Reads as noble's, but one answered with an Error Response fails (see below).
  */
 export function guardGattClient(): void {
   const gatt = require("@abandonware/noble/lib/hci-socket/gatt") as {
@@ -44,5 +89,30 @@ export function guardGattClient(): void {
       }
       this.emit("mtu", this._address, this._mtu);
     });
+  };
+  // noble's read, but an Error Response fails the read: noble ended it with the value read so
+  // far (none for a Read Request), so a refused read came back as an empty value. The error
+  // goes where the value goes, noble's `read` event, and CentralLink.read throws it.
+  proto.read = function (this: NobleGatt, serviceUuid: string, characteristicUuid: string): void {
+    const { valueHandle } = this._characteristics[serviceUuid]![characteristicUuid]!;
+    let value = Buffer.alloc(0);
+    const done = (result: Buffer | Error): void => {
+      this.emit("read", this._address, serviceUuid, characteristicUuid, result);
+    };
+    const callback = (data: Buffer): void => {
+      if (data[0] === READ_RESPONSE || data[0] === READ_BLOB_RESPONSE) {
+        value = Buffer.concat([value, data.subarray(1)]);
+        // A part of ATT_MTU−1 octets may not be the last (§3.4.4.4): Read Blob for the rest.
+        if (data.length === this._mtu) {
+          this._queueCommand(this.readBlobRequest(valueHandle, value.length), callback);
+        } else done(value);
+      } else if (data[0] === ERROR_RESPONSE && !(data[4] === ATTRIBUTE_NOT_LONG && value.length)) {
+        done(new Error(attErrorText(data[4]!)));
+      } else {
+        // A Read Blob refused as Attribute Not Long: the value was exactly ATT_MTU−1 octets.
+        done(value);
+      }
+    };
+    this._queueCommand(this.readRequest(valueHandle), callback);
   };
 }

@@ -188,7 +188,12 @@ export class CentralLink {
   }
 
   async read(uuid: string, service?: string): Promise<Buffer> {
-    return await this.char(uuid, service).readAsync();
+    // An Error Response comes back in the value's place (att-client-guard.ts).
+    const value: Buffer | Error = await this.char(uuid, service).readAsync();
+    if (value instanceof Error) {
+      throw new RpmlabError("E_BLE_GATT", `${this.address}: read ${uuid}: ${value.message}`);
+    }
+    return value;
   }
 
   async write(uuid: string, value: Uint8Array, service?: string): Promise<void> {
