@@ -30,9 +30,10 @@ const notFound = (opcode: number, handle: number) => att(0x01, opcode, le16(hand
  * One service 0xFFF0 (handles 1–3) with one readable, writable characteristic 0xFFF1 (value at
  * handle 3), served by a peripheral whose Server Rx MTU is `serverRx`. Responses are sized by
  * the ATT_MTU it agreed on (§3.4.2.2): a Read Response carries at most ATT_MTU−1 octets, the rest
- * comes by Read Blob (§3.4.4.4, §3.4.4.6).
+ * comes by Read Blob (§3.4.4.4, §3.4.4.6). With `exchangeError`, an Exchange MTU Request gets
+ * that Error Response.
  */
-function gattServer(serverRx: number, initial: Buffer) {
+function gattServer(serverRx: number, initial: Buffer, exchangeError?: number) {
   /** `readError`: the code of an Error Response to the next Read Request, then cleared. */
   const state = {
     value: initial,
@@ -49,6 +50,8 @@ function gattServer(serverRx: number, initial: Buffer) {
     if (pdu[0] !== 0x03) state.longestRequest = Math.max(state.longestRequest, pdu.length);
     switch (pdu[0]) {
       case 0x02:
+        // A peripheral without Exchange MTU: ATT_MTU stays 23.
+        if (exchangeError !== undefined) return att(0x01, 0x02, le16(0), exchangeError);
         state.mtu = Math.max(23, Math.min(pdu.readUInt16LE(1), serverRx));
         return att(0x03, le16(serverRx));
       case 0x03:
@@ -165,9 +168,14 @@ async function connected(server: ReturnType<typeof gattServer>): Promise<{
     await clock.run({ until: clock.now() + 1000 });
     await closed;
   });
-  const discovering = link.discover();
+  // Settled within the run, or the check fails at once (noble left requests waiting for ever).
+  let discovered: Map<string, string[]> | Error | undefined;
+  link.discover().then(
+    (services) => (discovered = services),
+    (error: Error) => (discovered = error),
+  );
   await clock.run({ until: clock.now() + 2000 });
-  expect(await discovering).toEqual(new Map([["FFF0", ["FFF1"]]]));
+  expect(discovered).toEqual(new Map([["FFF0", ["FFF1"]]]));
   return { clock, link, send };
 }
 
@@ -198,6 +206,38 @@ describe("the gateway's GATT client against a peripheral's own ATT_MTU", () => {
 });
 
 describe("the gateway's GATT client against a peripheral's Error Responses", () => {
+  it("fails a read answered Invalid PDU (0x04) at once, naming the error, and reads on", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+
+    server.state.readError = 0x04;
+    let outcome: Buffer | Error | undefined;
+    link.read("FFF1").then(
+      (value) => (outcome = value),
+      (error: Error) => (outcome = error),
+    );
+    await clock.run({ until: clock.now() + 2000 });
+    // noble took every Invalid PDU for its Exchange MTU's and left the read waiting for ever.
+    expect(outcome).toBeInstanceOf(Error);
+    expect((outcome as Error).message).toMatch(/read FFF1: ATT error 0x04 \(Invalid PDU\)/);
+
+    const reading = link.read("FFF1");
+    await clock.run({ until: clock.now() + 2000 });
+    expect(await reading).toEqual(pattern(20, 3));
+  }, 30_000);
+
+  it("keeps ATT_MTU 23 when a peripheral answers Exchange MTU with Invalid PDU (0x04), and goes on", async () => {
+    const server = gattServer(256, pattern(40, 4), 0x04);
+    // noble dropped the answer: its exchange never ended and discovery queued behind it.
+    const { clock, link } = await connected(server);
+    expect(link.mtu).toBe(23);
+
+    // 22 octets in the Read Response (ATT_MTU−1 at 23), the rest by Read Blob.
+    const reading = link.read("FFF1");
+    await clock.run({ until: clock.now() + 2000 });
+    expect(await reading).toEqual(pattern(40, 4));
+  }, 30_000);
+
   it("fails a read answered Read Not Permitted (0x02), naming the error, where noble gave an empty value", async () => {
     const server = gattServer(256, pattern(20, 3));
     const { clock, link } = await connected(server);

@@ -9,6 +9,11 @@ interface NobleGatt {
   /** noble's Client Rx MTU (256). */
   readonly _desired_mtu: number;
   readonly _characteristics: Record<string, Record<string, { valueHandle: number }>>;
+  /** The request awaiting its response, then the queue behind it (noble's `_queueCommand`). */
+  _currentCommand: NobleCommand | null;
+  readonly _commandQueue: NobleCommand[];
+  writeAtt(data: Buffer): void;
+  onAclStreamData(cid: number, data: Buffer): void;
   _queueCommand(buffer: Buffer, callback: (data: Buffer) => void): void;
   mtuRequest(mtu: number): Buffer;
   readRequest(handle: number): Buffer;
@@ -23,6 +28,12 @@ interface NobleGatt {
   ): boolean;
   exchangeMtu(): void;
   read(serviceUuid: string, characteristicUuid: string): void;
+}
+
+interface NobleCommand {
+  readonly buffer: Buffer;
+  readonly callback: ((data: Buffer) => void) | null | undefined;
+  readonly writeCallback: (() => void) | undefined;
 }
 
 /** ATT error codes by value (Vol 3 Part F §3.4.1.1), for the error a failed read names. */
@@ -53,7 +64,9 @@ function attErrorText(code: number): string {
   return `ATT error 0x${code.toString(16).padStart(2, "0")}${name ? ` (${name})` : ""}`;
 }
 
+const ATT_CID = 0x0004;
 const ERROR_RESPONSE = 0x01;
+const INVALID_PDU = 0x04;
 const READ_RESPONSE = 0x0b;
 const READ_BLOB_RESPONSE = 0x0d;
 const ATTRIBUTE_NOT_LONG = 0x0b;
@@ -72,7 +85,8 @@ const require = createRequire(import.meta.url);
  * noble to Read Blob and long values came back cut, and writes up to 514 octets went out as one
  * Write Request the peripheral may refuse. Otherwise as noble's: its Client Rx MTU in the
  * request, and the `mtu` event (noble's peripheral.mtu) once the exchange ends, answered or not.
- * Reads as noble's, but one answered with an Error Response fails (see below).
+ * Reads as noble's, but one answered with an Error Response fails; an Invalid PDU completes
+ * the request it answers (see below).
  */
 export function guardGattClient(): void {
   const gatt = require("@abandonware/noble/lib/hci-socket/gatt") as {
@@ -89,6 +103,28 @@ export function guardGattClient(): void {
       }
       this.emit("mtu", this._address, this._mtu);
     });
+  };
+  // noble dropped every Error Response with Invalid PDU (0x04), taking it for a refused Exchange
+  // MTU: the request it answered never completed, and every later one on the connection queued
+  // behind it for ever. It completes its request here as any other Error Response does; the
+  // exchange above keeps ATT_MTU 23 on it, as on Request Not Supported (0x06).
+  const onAclStreamData = proto.onAclStreamData;
+  proto.onAclStreamData = function (this: NobleGatt, cid: number, data: Buffer): void {
+    const command = this._currentCommand;
+    if (cid !== ATT_CID || data[0] !== ERROR_RESPONSE || data[4] !== INVALID_PDU || !command) {
+      onAclStreamData.call(this, cid, data);
+      return;
+    }
+    command.callback?.(data);
+    this._currentCommand = null;
+    // Then as noble goes on: the next request is sent, commands (no response) on the way.
+    for (let next = this._commandQueue.shift(); next; next = this._commandQueue.shift()) {
+      this._currentCommand = next;
+      this.writeAtt(next.buffer);
+      if (next.callback) return;
+      next.writeCallback?.();
+      this._currentCommand = null;
+    }
   };
   // noble's read, but an Error Response fails the read: noble ended it with the value read so
   // far (none for a Read Request), so a refused read came back as an empty value. The error
