@@ -31,9 +31,14 @@ const notFound = (opcode: number, handle: number) => att(0x01, opcode, le16(hand
  * handle 3), served by a peripheral whose Server Rx MTU is `serverRx`. Responses are sized by
  * the ATT_MTU it agreed on (§3.4.2.2): a Read Response carries at most ATT_MTU−1 octets, the rest
  * comes by Read Blob (§3.4.4.4, §3.4.4.6). With `exchangeError`, an Exchange MTU Request gets
- * that Error Response.
+ * that Error Response; with `ownExchangeFirst`, the peripheral sends its own Exchange MTU Request
+ * with that Client Rx MTU before it answers the client's.
  */
-function gattServer(serverRx: number, initial: Buffer, exchangeError?: number) {
+function gattServer(
+  serverRx: number,
+  initial: Buffer,
+  options: { exchangeError?: number; ownExchangeFirst?: number } = {},
+) {
   /** `readError`: the code of an Error Response to the next Read Request, then cleared. */
   const state = {
     value: initial,
@@ -44,6 +49,8 @@ function gattServer(serverRx: number, initial: Buffer, exchangeError?: number) {
     ownRequestRx: undefined as number | undefined,
     /** The Server Rx MTU of the client's Exchange MTU Response to that request. */
     clientServerRx: undefined as number | undefined,
+    /** PDUs to send before the answer to the PDU at hand. */
+    outbox: [] as Buffer[],
   };
   let prepared: { offset: number; data: Buffer }[] = [];
   const answer = (pdu: Buffer): Buffer | undefined => {
@@ -51,7 +58,12 @@ function gattServer(serverRx: number, initial: Buffer, exchangeError?: number) {
     switch (pdu[0]) {
       case 0x02:
         // A peripheral without Exchange MTU: ATT_MTU stays 23.
-        if (exchangeError !== undefined) return att(0x01, 0x02, le16(0), exchangeError);
+        if (options.exchangeError !== undefined) {
+          return att(0x01, 0x02, le16(0), options.exchangeError);
+        }
+        if (options.ownExchangeFirst !== undefined) {
+          state.outbox.push(exchangeMtu(options.ownExchangeFirst));
+        }
         state.mtu = Math.max(23, Math.min(pdu.readUInt16LE(1), serverRx));
         return att(0x03, le16(serverRx));
       case 0x03:
@@ -138,6 +150,7 @@ async function connected(server: ReturnType<typeof gattServer>): Promise<{
     if (packet[0] !== H4.ACL || packet.readUInt16LE(7) !== 0x0004) return;
     handle = packet.readUInt16LE(1) & 0x0fff;
     const reply = server.answer(packet.subarray(9));
+    for (const pdu of server.state.outbox.splice(0)) send(pdu);
     if (reply !== undefined) send(reply);
   });
   peripheral.command(OP.LE_SET_ADVERTISING_PARAMETERS, advParams(50));
@@ -227,7 +240,7 @@ describe("the gateway's GATT client against a peripheral's Error Responses", () 
   }, 30_000);
 
   it("keeps ATT_MTU 23 when a peripheral answers Exchange MTU with Invalid PDU (0x04), and goes on", async () => {
-    const server = gattServer(256, pattern(40, 4), 0x04);
+    const server = gattServer(256, pattern(40, 4), { exchangeError: 0x04 });
     // noble dropped the answer: its exchange never ended and discovery queued behind it.
     const { clock, link } = await connected(server);
     expect(link.mtu).toBe(23);
@@ -247,5 +260,35 @@ describe("the gateway's GATT client against a peripheral's Error Responses", () 
     failing.catch(() => undefined);
     await clock.run({ until: clock.now() + 2000 });
     await expect(failing).rejects.toThrow(/read FFF1: ATT error 0x02 \(Read Not Permitted\)/);
+  }, 30_000);
+});
+
+describe("the gateway's GATT client when the peripheral exchanges MTU", () => {
+  it("answers its Server Rx MTU (256) and uses the lesser as ATT_MTU: reads a 300-octet value whole at 185", async () => {
+    const server = gattServer(517, pattern(300, 9));
+    const { clock, link, send } = await connected(server);
+    expect(link.mtu).toBe(256);
+
+    // The peripheral's own Exchange MTU Request, Client Rx MTU 185 (Vol 3 Part F §3.4.2.2).
+    send(server.exchangeMtu(185));
+    await clock.run({ until: clock.now() + 1000 });
+    expect(server.state.clientServerRx).toBe(256);
+    expect(server.state.mtu).toBe(185);
+    expect(link.mtu).toBe(185);
+
+    // 184 octets in the Read Response (ATT_MTU−1 at 185), the rest by Read Blob.
+    const reading = link.read("FFF1");
+    await clock.run({ until: clock.now() + 2000 });
+    expect(await reading).toEqual(pattern(300, 9));
+  }, 30_000);
+
+  it("answers the peripheral's request sent while the gateway's own waits, equal to it (256)", async () => {
+    const server = gattServer(256, pattern(20, 2), { ownExchangeFirst: 256 });
+    // noble dropped a request equal to its pending one as an echo: the peripheral waited 30 s
+    // for the response (Vol 3 Part F §3.3.3) and ended the link.
+    const { link } = await connected(server);
+    expect(server.state.clientServerRx).toBe(256);
+    expect(server.state.mtu).toBe(256);
+    expect(link.mtu).toBe(256);
   }, 30_000);
 });

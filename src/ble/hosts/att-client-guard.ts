@@ -16,6 +16,7 @@ interface NobleGatt {
   onAclStreamData(cid: number, data: Buffer): void;
   _queueCommand(buffer: Buffer, callback: (data: Buffer) => void): void;
   mtuRequest(mtu: number): Buffer;
+  mtuResponse(mtu: number): Buffer;
   readRequest(handle: number): Buffer;
   readBlobRequest(handle: number, offset: number): Buffer;
   emit(event: "mtu", address: string, mtu: number): boolean;
@@ -71,6 +72,7 @@ const READ_RESPONSE = 0x0b;
 const READ_BLOB_RESPONSE = 0x0d;
 const ATTRIBUTE_NOT_LONG = 0x0b;
 
+const EXCHANGE_MTU_REQUEST = 0x02;
 const EXCHANGE_MTU_RESPONSE = 0x03;
 const GUARDED = Symbol.for("rpmlab.noble.gatt-client-guard");
 const require = createRequire(import.meta.url);
@@ -86,7 +88,7 @@ const require = createRequire(import.meta.url);
  * Write Request the peripheral may refuse. Otherwise as noble's: its Client Rx MTU in the
  * request, and the `mtu` event (noble's peripheral.mtu) once the exchange ends, answered or not.
  * Reads as noble's, but one answered with an Error Response fails; an Invalid PDU completes
- * the request it answers (see below).
+ * the request it answers; the peripheral's own Exchange MTU sets ATT_MTU too (see below).
  */
 export function guardGattClient(): void {
   const gatt = require("@abandonware/noble/lib/hci-socket/gatt") as {
@@ -108,8 +110,20 @@ export function guardGattClient(): void {
   // MTU: the request it answered never completed, and every later one on the connection queued
   // behind it for ever. It completes its request here as any other Error Response does; the
   // exchange above keeps ATT_MTU 23 on it, as on Request Not Supported (0x06).
+  //
+  // The peripheral's own Exchange MTU Request: noble answered its Server Rx MTU (256) but kept
+  // its ATT_MTU, where the lesser of the two Rx MTUs applies to the connection on both sides
+  // (§3.4.2.2), so at a peripheral's 185 noble sized reads and writes by 256 or 23. Answered
+  // here, also while noble's own request waits: noble dropped a request equal to its own (0x02
+  // 0x00 0x01) as an echo of it. With NOBLE_MULTI_ROLE bleno answers, as noble leaves it.
   const onAclStreamData = proto.onAclStreamData;
   proto.onAclStreamData = function (this: NobleGatt, cid: number, data: Buffer): void {
+    if (cid === ATT_CID && data[0] === EXCHANGE_MTU_REQUEST && !process.env.NOBLE_MULTI_ROLE) {
+      this.writeAtt(this.mtuResponse(this._desired_mtu));
+      this._mtu = agreedMtu(data.readUInt16LE(1), this._desired_mtu);
+      this.emit("mtu", this._address, this._mtu);
+      return;
+    }
     const command = this._currentCommand;
     if (cid !== ATT_CID || data[0] !== ERROR_RESPONSE || data[4] !== INVALID_PDU || !command) {
       onAclStreamData.call(this, cid, data);
