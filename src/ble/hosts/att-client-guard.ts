@@ -159,7 +159,8 @@ export function guardGattClient(): void {
       } else if (data[0] === ERROR_RESPONSE && !(data[4] === ATTRIBUTE_NOT_LONG && value.length)) {
         done(new Error(attErrorText(data[4]!)));
       } else {
-        // A Read Blob refused as Attribute Not Long: the value was exactly ATT_MTU−1 octets.
+        // A Read Blob refused as Attribute Not Long (the value was exactly ATT_MTU−1 octets), or
+        // a response of another type: the value so far, as noble ends it.
         done(value);
       }
     };
