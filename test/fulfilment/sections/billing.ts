@@ -93,19 +93,24 @@ export function billingSection(env: FulfilmentEnv): void {
       return { sim, device };
     };
 
-    it("a replacement device for a held package bills nothing while the gateway is still in that package; from the delivery that brings the gateway too", async () => {
-      const a = env.account.id;
-      const { sim, device } = await heldScaleReplaced();
-      // The scale sends nothing without its gateway, still held with the first box (spec 1.1).
-      const report = await env.services.billing({ account: "clinic" });
-      expect(report.accounts[0]?.devices ?? []).toEqual([]);
-      const gateway = await env.services.replacements.create(a, {
-        hwi_device_id: device.id,
+    /** A replacement gateway ordered for the device and delivered: its Delivered event. */
+    const gatewayReplacementDelivered = async (deviceId: string) => {
+      const gateway = await env.services.replacements.create(env.account.id, {
+        hwi_device_id: deviceId,
         device_types: [{ name: "Gateway" }],
       });
       await env.services.orders.advance(gateway.id, { status: "Delivered" });
       const delivered = eventsOf(env, "replacement.status").at(-1)!;
       expect(delivered).toMatchObject({ status: "Delivered", replacement: { id: gateway.id } });
+      return delivered;
+    };
+
+    it("a replacement device for a held package bills nothing while the gateway is still in that package; from the delivery that brings the gateway too", async () => {
+      const { sim, device } = await heldScaleReplaced();
+      // The scale sends nothing without its gateway, still held with the first box (spec 1.1).
+      const report = await env.services.billing({ account: "clinic" });
+      expect(report.accounts[0]?.devices ?? []).toEqual([]);
+      const delivered = await gatewayReplacementDelivered(device.id);
       const both = await env.services.billing({ account: "clinic" });
       expect(both.accounts[0]!.devices).toEqual([
         expect.objectContaining({
@@ -157,13 +162,7 @@ export function billingSection(env: FulfilmentEnv): void {
       expect(report.accounts[0]?.devices ?? []).toEqual([]);
 
       await env.services.orders.inject(device.id, { event: "held_at_facility" });
-      const gateway = await env.services.replacements.create(a, {
-        hwi_device_id: device.id,
-        device_types: [{ name: "Gateway" }],
-      });
-      await env.services.orders.advance(gateway.id, { status: "Delivered" });
-      const delivered = eventsOf(env, "replacement.status").at(-1)!;
-      expect(delivered).toMatchObject({ status: "Delivered", replacement: { id: gateway.id } });
+      const delivered = await gatewayReplacementDelivered(device.id);
       const after = await env.services.billing({ account: "clinic" });
       expect(after.accounts[0]!.devices).toEqual([
         expect.objectContaining({
