@@ -7,12 +7,18 @@ import type { DeviceWithPatient, ListOptions, ListResult, Ms } from "../store/ty
 import type { ReplacementRow } from "../store/types-hardware.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import { isUuid } from "./identifiers.ts";
+import {
+  alreadyOnOrder,
+  GATEWAY,
+  gatewayNotWithPatient,
+  NO_WAITS,
+  notWithPatient,
+  replacementWaits,
+  stillInTheMail,
+  type Waits,
+} from "./replacement-waits.ts";
 import { openShipment } from "./shipment-intake.ts";
 import { SHIPPING_FIELDS } from "./shipping-fields.ts";
-import { ON_THE_WAY_STATUSES, PENDING_STATUSES } from "./statuses.ts";
-
-/** wire-formats "Replacements": the name that asks for a replacement gateway. */
-export const GATEWAY = "Gateway";
 
 /**
  * Replacement statuses (spec: not shown): the fulfilment statuses its shipment moves through,
@@ -94,12 +100,8 @@ export class Replacements {
     }
     const input = body as Record<string, unknown>;
     const device = await this.readDevice(errors, accountId, input.hwi_device_id);
-    const inTheMail = device === undefined ? null : await this.hardwareInTheMail(device);
-    const onOrder = device === undefined ? null : await this.hardwareOnOrder(device);
-    const deviceTypes = this.readDeviceTypes(errors, device, input.device_types, {
-      inTheMail,
-      onOrder,
-    });
+    const waits = device === undefined ? NO_WAITS : await replacementWaits(this.deps, device);
+    const deviceTypes = this.readDeviceTypes(errors, device, input.device_types, waits);
     const shipping = readShipping(errors, input);
     const notifyEmails = readText(errors, ["notify_emails"], input.notify_emails, {
       allowNull: true,
@@ -178,63 +180,6 @@ export class Replacements {
       return undefined;
     }
     return device ?? undefined;
-  }
-
-  /**
-   * The replacement whose new hardware the device is on while the carrier still has it on its
-   * way (Dropshipped … Delivery Issue), or null. Its gateway (or a direct-cellular device's
-   * IMEI) is not with the patient: a second replacement of it would move the devices off hardware
-   * still in the mail, as for a request whose own box is on its way (notWithPatient).
-   */
-  private async hardwareInTheMail(device: DeviceWithPatient): Promise<InTheMail | null> {
-    if (device.hardwareUuid === null) return null;
-    const { rows } = await this.deps.store.shipments.list({
-      accountId: device.accountId,
-      kind: "replacement",
-      status: ON_THE_WAY_STATUSES,
-    });
-    const shipment = rows.find((s) => s.hardwareUuid === device.hardwareUuid);
-    return shipment === undefined
-      ? null
-      : {
-          replacementId: shipment.id,
-          hardwareUuid: shipment.hardwareUuid!,
-          status: shipment.status,
-        };
-  }
-
-  /**
-   * A replacement not shipped yet (Ready to Ship, On Hold) that will replace the hardware the
-   * device is on: "Gateway" for a device on the same gateway (its box moves every device of it,
-   * spec 4.3), or a direct-cellular device's own unit (a new IMEI), or null. A second one is a
-   * duplicate order: both boxes would ship, and the second would move the devices off the
-   * first's hardware, maybe still in the mail. Spec 4.3's "no duplicate-order flag" keeps a
-   * replacement out of Client Action Required (no hold the client could lift), so the duplicate
-   * is refused when ordered, like the hardware in the mail (hardwareInTheMail).
-   */
-  private async hardwareOnOrder(device: DeviceWithPatient): Promise<OnOrder | null> {
-    if (device.hardwareUuid === null) return null;
-    const { rows } = await this.deps.store.shipments.list({
-      accountId: device.accountId,
-      kind: "replacement",
-      status: PENDING_STATUSES,
-    });
-    for (const shipment of rows) {
-      const replacement = await this.deps.store.replacements.get(device.accountId, shipment.id);
-      const other =
-        shipment.deviceId === device.id
-          ? device
-          : await this.deps.store.devices.get(device.accountId, shipment.deviceId);
-      if (replacement === null || other?.hardwareUuid !== device.hardwareUuid) continue;
-      const cellular = this.deps.catalogue.find(other.name)?.identity === "imei";
-      const newHardware = cellular
-        ? replacement.deviceTypes.includes(other.name)
-        : replacement.deviceTypes.includes(GATEWAY);
-      if (newHardware) {
-        return { replacementId: shipment.id, deviceId: other.id, status: shipment.status };
-      }
-    }
-    return null;
   }
 
   private readDeviceTypes(
@@ -342,69 +287,4 @@ function readShipping(errors: FieldErrorCollector, input: Record<string, unknown
     out[field] = text ?? null;
   }
   return out;
-}
-
-/**
- * Why the patient does not have the device to replace (spec 4.3 replaces hardware in use), or
- * null: an unlinked device left the patient (spec 4.2), a request not shipped yet is an order
- * to cancel or wait for, and one the carrier still has on its way (its gateway too) has not
- * reached the patient: a replacement gateway shipped now would move the devices off a gateway
- * still in the mail. A package held for pickup can be replaced: the patient may never collect
- * it (README "Billing": the replacement then bills). With ship_gateway_only the patient has had
- * the device all along (spec 2.4: only a gateway ships), so the device itself can be replaced
- * whatever its order's state; only "Gateway" waits for that gateway (gatewayNotWithPatient).
- */
-function notWithPatient(device: DeviceWithPatient): string | null {
-  if (device.status === "Unlinked") {
-    return `Device ${device.id} is unlinked: it is no longer with a patient, there is nothing to replace.`;
-  }
-  if (device.shipGatewayOnly) return null;
-  if ((PENDING_STATUSES as readonly string[]).includes(device.status)) {
-    return `Device ${device.id} has not shipped yet (${device.status}): there is nothing to replace; cancel or wait for its order.`;
-  }
-  if ((ON_THE_WAY_STATUSES as readonly string[]).includes(device.status)) {
-    return `Device ${device.id} has not reached the patient yet (${device.status}): there is nothing to replace; wait for its delivery.`;
-  }
-  return null;
-}
-
-/**
- * Why a ship_gateway_only device's gateway cannot be replaced yet, or null: its order (the
- * gateway alone) has not shipped, or is still on its way, as notWithPatient says of a whole box.
- */
-function gatewayNotWithPatient(device: DeviceWithPatient): string | null {
-  if (!device.shipGatewayOnly) return null;
-  const waiting = [...PENDING_STATUSES, ...ON_THE_WAY_STATUSES] as readonly string[];
-  if (!waiting.includes(device.status)) return null;
-  return `the gateway of device ${device.id} has not reached the patient yet (${device.status}): there is no gateway to replace; wait for its delivery.`;
-}
-
-/** A replacement's new hardware that the device is on while the carrier still has it. */
-interface InTheMail {
-  readonly replacementId: string;
-  readonly hardwareUuid: string;
-  readonly status: string;
-}
-
-function stillInTheMail(device: DeviceWithPatient, what: string, mail: InTheMail): string {
-  return `the replacement ${what} ${mail.hardwareUuid} of device ${device.id} (replacement ${mail.replacementId}) has not reached the patient yet (${mail.status}): there is nothing to replace; wait for its delivery.`;
-}
-
-/** A replacement not shipped yet that will replace the hardware the device is on. */
-interface OnOrder {
-  readonly replacementId: string;
-  /** The device it was ordered for (another device on the same gateway, maybe). */
-  readonly deviceId: string;
-  readonly status: string;
-}
-
-/** What a replacement of the device's gateway or IMEI waits for. */
-interface Waits {
-  readonly inTheMail: InTheMail | null;
-  readonly onOrder: OnOrder | null;
-}
-
-function alreadyOnOrder(device: DeviceWithPatient, what: string, order: OnOrder): string {
-  const of = order.deviceId === device.id ? "" : ` (ordered for device ${order.deviceId})`;
-  return `the ${what} ${device.hardwareUuid} of device ${device.id} is already being replaced: replacement ${order.replacementId}${of} has not shipped yet (${order.status}); a second one is a duplicate order.`;
 }

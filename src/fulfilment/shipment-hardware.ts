@@ -15,7 +15,7 @@ import {
   normalizeGatewayUuid,
   normalizeImei,
 } from "./identifiers.ts";
-import { GATEWAY } from "./replacements.ts";
+import { GATEWAY } from "./replacement-waits.ts";
 
 /** What left the warehouse when an order shipped (Dropshipped). */
 export interface ShippedHardware {

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { nobleMultiRole } from "../../config/noble-env.ts";
 import { agreedMtu } from "./att-mtu-exchange.ts";
 
 /** noble's GATT client, one per connection, as far as the guard uses it (lib/hci-socket/gatt.js). */
@@ -117,8 +118,9 @@ export function guardGattClient(): void {
   // here, also while noble's own request waits: noble dropped a request equal to its own (0x02
   // 0x00 0x01) as an echo of it. With NOBLE_MULTI_ROLE bleno answers, as noble leaves it.
   const onAclStreamData = proto.onAclStreamData;
+  const multiRole = nobleMultiRole();
   proto.onAclStreamData = function (this: NobleGatt, cid: number, data: Buffer): void {
-    if (cid === ATT_CID && data[0] === EXCHANGE_MTU_REQUEST && !process.env.NOBLE_MULTI_ROLE) {
+    if (cid === ATT_CID && data[0] === EXCHANGE_MTU_REQUEST && !multiRole) {
       this.writeAtt(this.mtuResponse(this._desired_mtu));
       this._mtu = agreedMtu(data.readUInt16LE(1), this._desired_mtu);
       this.emit("mtu", this._address, this._mtu);
