@@ -73,23 +73,35 @@ export class ReadyDeliveries implements DispatchStore {
   }
 
   private delivery(now: number, until: number): DeliveryRow {
-    return {
-      id: this.rng.uuidV7(now),
-      accountId: this.webhook.accountId,
-      webhookId: this.webhook.id,
-      event: "MEASUREMENT",
-      body: this.body,
-      state: "pending",
-      retry: true,
-      test: false,
-      attempts: 0,
-      manualAttempts: 0,
-      nextAttemptAt: until,
-      hwiDeviceId: null,
-      patientId: null,
-      measurementIds: [++this.made],
-      created: now,
-      modified: now,
-    };
+    return readyDelivery(this.webhook, this.body, this.rng.uuidV7(now), ++this.made, now, until);
   }
+}
+
+/** A measurement delivery of `webhook`, claimed until `until`, as a claim returns it. */
+export function readyDelivery(
+  webhook: WebhookRow,
+  body: string,
+  id: string,
+  measurementId: number,
+  now: number,
+  until: number,
+): DeliveryRow {
+  return {
+    id,
+    accountId: webhook.accountId,
+    webhookId: webhook.id,
+    event: "MEASUREMENT",
+    body,
+    state: "pending",
+    retry: true,
+    test: false,
+    attempts: 0,
+    manualAttempts: 0,
+    nextAttemptAt: until,
+    hwiDeviceId: null,
+    patientId: null,
+    measurementIds: [measurementId],
+    created: now,
+    modified: now,
+  };
 }
