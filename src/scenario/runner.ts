@@ -5,7 +5,6 @@ import { DEFAULT_FULFILMENT_CONFIG, type FulfilmentConfig } from "../config/fulf
 import { serveConfig } from "../config/serve-config.ts";
 import { redactStoreSpec } from "../config/store-spec.ts";
 import { WholeMillisecondClock } from "../core/clock.ts";
-import { RpmlabError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { Rng } from "../core/rng.ts";
 import { startStopwatch } from "../core/stopwatch.ts";
@@ -20,6 +19,7 @@ import { type Observed, resultCount } from "./observed.ts";
 import type { Progress } from "./progress.ts";
 import { LabReceiver } from "./receiver.ts";
 import { rate, type ScenarioReport } from "./report.ts";
+import { setUpAccount } from "./run/account-setup.ts";
 import { perform } from "./run/actions.ts";
 import { DeadLetterTally } from "./run/dead-letter-tally.ts";
 import { emptyStoreOnly } from "./run/empty-store.ts";
@@ -150,7 +150,10 @@ class ScenarioRun {
     this.parts.events.on("fulfilment.status", (e) => this.reached(e.device.id, e.status));
     this.parts.events.on("replacement.status", (e) => this.reached(e.replacement.id, e.status));
     const domains = new Map(scenario.accounts.map((a) => [a.id, a.id]));
-    for (const account of scenario.accounts) await this.setUpAccount(client, account.id);
+    for (const account of scenario.accounts) {
+      const registered = await setUpAccount(client, account, (id) => this.receiver!.url(id));
+      for (const [id, events] of registered) this.webhooks.set(id, events);
+    }
     const fleet = new Fleet({
       scenario,
       clock: this.clock,
@@ -285,54 +288,6 @@ class ScenarioRun {
     return fulfilment.seed === DEFAULT_FULFILMENT_CONFIG.seed
       ? { ...fulfilment, seed: `scenario/${this.seed}/fulfilment` }
       : fulfilment;
-  }
-
-  private async setUpAccount(client: LabClient, accountId: string): Promise<void> {
-    const account = this.scenario.accounts.find((a) => a.id === accountId)!;
-    await client.account(account.id);
-    if (account.stripStatusMetrics) {
-      await client.admin("PATCH", `/lab/v1/accounts/${account.id}/`, { omit_status_metrics: true });
-    }
-    if (account.asr !== undefined) {
-      await client.admin("PATCH", `/lab/v1/accounts/${account.id}/`, { asr_enabled: true });
-      const thresholds = account.asr.autoReorder;
-      if (thresholds !== undefined) {
-        const set = await client.admin(
-          "PUT",
-          `/lab/v1/accounts/${account.id}/auto-reorder/`,
-          thresholds,
-        );
-        if (set.status !== 200) {
-          throw new RpmlabError(
-            "E_SCENARIO_FAILED",
-            `account ${account.id}: auto_reorder refused: ${JSON.stringify(set.body)}`,
-          );
-        }
-      }
-    }
-    for (const webhook of account.webhooks) {
-      const ids = new Map<WebhookEvent, string>();
-      for (const event of webhook.events) {
-        const created = await client.hwi<{ id: string }>(account.id, "POST", "/hwi/webhooks/", {
-          endpoint: webhook.url === "lab" ? this.receiver!.url(webhook.id) : webhook.url,
-          event,
-          post_as_array: webhook.postAsArray,
-          enabled_by_default: webhook.enabledByDefault,
-          ...(webhook.auth === undefined
-            ? {}
-            : { auth_header: webhook.auth.header, auth_key: webhook.auth.key }),
-          ...(webhook.sign ? { signing_secret: true } : {}),
-        });
-        if (created.status !== 201) {
-          throw new RpmlabError(
-            "E_SCENARIO_FAILED",
-            `registering webhook ${webhook.id} (${event}): ${created.status} ${JSON.stringify(created.body)}`,
-          );
-        }
-        ids.set(event, created.body.id);
-      }
-      this.webhooks.set(webhook.id, ids);
-    }
   }
 
   /** An order (a device request or a replacement) reached a fulfilment status. */
