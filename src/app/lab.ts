@@ -16,14 +16,10 @@ import type { TimedWork } from "../core/timed-work.ts";
 import { LabFeed } from "../dashboard/feed.ts";
 import { DASHBOARD_PATH } from "../dashboard/page-route.ts";
 import type { FulfilmentEvents } from "../fulfilment/events.ts";
-import { createDeviceServices } from "../fulfilment/services.ts";
 import { FulfilmentSimulator } from "../fulfilment/simulator.ts";
-import { Downlinks, downlinkChannel, downlinkClientId } from "../ingest/downlink.ts";
-import { Ingestor } from "../ingest/ingestor.ts";
+import type { Ingestor } from "../ingest/ingestor.ts";
 import { ingestRetention } from "../ingest/retention.ts";
 import { BrokerTap } from "../ingest/sources/broker-tap.ts";
-import { MqttSubscription } from "../ingest/sources/subscription.ts";
-import { workerStoreOf } from "../ingest/worker-processor.ts";
 import { type Broker, createBroker } from "../mqtt/broker.ts";
 import { storeAuth } from "../mqtt/credentials.ts";
 import { randomBase62 } from "../store/api-key-secret.ts";
@@ -34,6 +30,7 @@ import { WebhookDispatcher } from "../webhooks/dispatcher.ts";
 import { ManualSends } from "../webhooks/manual.ts";
 import { createWebhookSender } from "../webhooks/sender.ts";
 import { createAccount, createKey } from "./accounts.ts";
+import { startIngest } from "./lab-ingest.ts";
 
 /** ServeConfig.scheduleResyncMs when unset: another process's carrier step waits 30 s at most. */
 const DEFAULT_SCHEDULE_RESYNC_MS = 30_000;
@@ -197,7 +194,11 @@ export class Lab {
     // Orphan readings attached to the new device, and a patient its activation created, wait in
     // the outbox too.
     events.on("device.activated", webhooks.nudge);
-    await this.startIngest({
+    await startIngest({
+      config,
+      clock,
+      logger,
+      onStop: (stop) => this.stack.push(stop),
       store,
       broker,
       tap,
@@ -294,88 +295,6 @@ export class Lab {
       await createAccount(store, { clientDomain: domain });
     }
     return (await createKey(store, domain, "rpmlab serve")).key;
-  }
-
-  private async startIngest(deps: {
-    store: Store;
-    broker: Broker;
-    /** The embedded broker's tap (BrokerTap.of), taken before it started listening. */
-    tap: BrokerTap | undefined;
-    catalogue: Catalogue;
-    events: TypedEvents<FulfilmentEvents>;
-    rng: Rng;
-    /** A batch stored measurements: their webhook outbox entry is committed. */
-    onStored: () => void;
-    started: (ingestor: Ingestor) => void;
-  }): Promise<void> {
-    const { store, broker, catalogue } = deps;
-    // The embedded broker hands publishes over in process (BrokerTap: the gateway's PUBACK then
-    // means stored); on an external broker, a subscription whose credentials travel in the URL.
-    const source =
-      deps.tap ??
-      new MqttSubscription({
-        url: broker.url,
-        clientId: this.config.ingestId,
-        sharedGroup: broker.sharedSubscriptions ? this.config.ingestGroup : null,
-        logger: this.logger,
-      });
-    const ingestor = new Ingestor({
-      source,
-      store,
-      catalogue,
-      clock: this.clock,
-      logger: this.logger,
-      workerStore: workerStoreOf(this.config.store),
-    });
-    // A gateway that reports over MQTT is known from then on: devices activated on it while it
-    // was unknown ("Unknown Gateway ID") are adopted, whitelisted and get their kept readings.
-    const services = createDeviceServices({
-      ...deps,
-      clock: this.clock,
-      fulfilment: this.config.fulfilment,
-    });
-    ingestor.events.on("batch", (batch) => {
-      if (batch.stored.length > 0) deps.onStored();
-    });
-    // Spec 2.3: the lab tells each gateway its whitelist when it changes (activation, unlink,
-    // replacement, adoption) and at a check-in that did not report holding exactly it, then the
-    // time if the check-in shows its clock off (src/ingest/downlink.ts).
-    const channel = await downlinkChannel(broker, downlinkClientId(this.config.ingestId));
-    this.stack.push(() => channel.close());
-    const downlinks = new Downlinks({ store, clock: this.clock, channel, logger: this.logger });
-    deps.events.on("whitelist.changed", ({ gatewayUuid }) => {
-      void downlinks.sendWhitelist(gatewayUuid);
-    });
-    // A batch's statuses: the devices waiting for those gateways adopted (one lookup for all),
-    // then each check-in answered.
-    ingestor.events.on("batch", ({ outcomes }) => {
-      const statuses = outcomes.filter((o) => o.kind === "status");
-      if (statuses.length === 0) return;
-      services.adoption
-        .adoptAll(statuses.map((s) => s.gateway.gatewayUuid))
-        .then((results) =>
-          Promise.all(
-            statuses.map(({ gateway, online, whitelistHeld, receivedAt, checkinAt }, i) =>
-              online
-                ? downlinks.checkedIn(
-                    gateway.gatewayUuid,
-                    { at: checkinAt, receivedAt },
-                    whitelistHeld && results[i]!.adopted.length === 0,
-                  )
-                : undefined,
-            ),
-          ),
-        )
-        .catch((error: unknown) => {
-          this.logger.error(
-            { err: error, gateways: statuses.map((s) => s.gateway.gatewayUuid) },
-            "gateway adoption failed",
-          );
-        });
-    });
-    await ingestor.start();
-    this.stack.push(() => ingestor.stop());
-    deps.started(ingestor);
   }
 }
 
