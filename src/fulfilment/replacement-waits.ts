@@ -10,13 +10,14 @@ import { ON_THE_WAY_STATUSES, PENDING_STATUSES } from "./statuses.ts";
 /** wire-formats "Replacements": the name that asks for a replacement gateway. */
 export const GATEWAY = "Gateway";
 
-/** What a replacement of the device's gateway or IMEI waits for. */
+/** What a replacement of the device's gateway or IMEI, or of the device itself, waits for. */
 export interface Waits {
   readonly inTheMail: InTheMail | null;
   readonly onOrder: OnOrder | null;
+  readonly deviceComing: DeviceComing | null;
 }
 
-export const NO_WAITS: Waits = { inTheMail: null, onOrder: null };
+export const NO_WAITS: Waits = { inTheMail: null, onOrder: null, deviceComing: null };
 
 export async function replacementWaits(
   deps: DeviceServiceDeps,
@@ -25,7 +26,29 @@ export async function replacementWaits(
   return {
     inTheMail: await hardwareInTheMail(deps, device),
     onOrder: await hardwareOnOrder(deps, device),
+    deviceComing: await deviceComing(deps, device),
   };
+}
+
+/**
+ * An earlier replacement of the device itself (device_types naming its type) not yet with the
+ * patient: not shipped (Ready to Ship, On Hold) or on its way (Dropshipped … Delivery Issue),
+ * or null. A second one is a duplicate order, as for a gateway (hardwareOnOrder): both boxes
+ * would ship, and the patient would get two devices for one record. Once the first is delivered
+ * or held for pickup (the patient may never collect it), the device can be replaced again.
+ */
+async function deviceComing(
+  deps: DeviceServiceDeps,
+  device: DeviceWithPatient,
+): Promise<DeviceComing | null> {
+  const waiting = [...PENDING_STATUSES, ...ON_THE_WAY_STATUSES] as readonly (string | null)[];
+  const { rows } = await deps.store.replacements.list(device.accountId, { deviceId: device.id });
+  const earlier = rows.find(
+    (r) => waiting.includes(r.status) && r.deviceTypes.includes(device.name),
+  );
+  if (earlier === undefined) return null;
+  const shipped = !(PENDING_STATUSES as readonly (string | null)[]).includes(earlier.status);
+  return { replacementId: earlier.id, status: earlier.status!, shipped };
 }
 
 /**
@@ -148,4 +171,17 @@ interface OnOrder {
 export function alreadyOnOrder(device: DeviceWithPatient, what: string, order: OnOrder): string {
   const of = order.deviceId === device.id ? "" : ` (ordered for device ${order.deviceId})`;
   return `the ${what} ${device.hardwareUuid} of device ${device.id} is already being replaced: replacement ${order.replacementId}${of} has not shipped yet (${order.status}); a second one is a duplicate order.`;
+}
+
+/** An earlier replacement of the device itself that has not reached the patient. */
+interface DeviceComing {
+  readonly replacementId: string;
+  readonly status: string;
+  /** Dropshipped or later: in the mail; else not shipped yet. */
+  readonly shipped: boolean;
+}
+
+export function deviceAlreadyComing(device: DeviceWithPatient, coming: DeviceComing): string {
+  const where = coming.shipped ? "has not reached the patient yet" : "has not shipped yet";
+  return `device ${device.id} (${device.name}) is already being replaced: replacement ${coming.replacementId} ${where} (${coming.status}); a second one is a duplicate order.`;
 }

@@ -9,6 +9,7 @@ import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import { isUuid } from "./identifiers.ts";
 import {
   alreadyOnOrder,
+  deviceAlreadyComing,
   GATEWAY,
   gatewayNotWithPatient,
   NO_WAITS,
@@ -80,12 +81,13 @@ export function replacementRecord(r: ReplacementRow): ReplacementRecord {
 /**
  * POST and GET hwi-replacements/ (spec 4.3 "replacement-order endpoint"; wire-formats
  * "Replacements"). A replacement keeps the original device record: no new device, no
- * duplicate-order check, the device's status unchanged until the replacement ships. Its
- * shipment opens at once (Ready to Ship, or On Hold on a stock shortage) and the fulfilment
- * simulator moves it to Delivered; at Dropshipped the hardware changes (shipment-hardware.ts).
- * device_types names "Gateway" and/or the device's own type (current or legacy name; stored
- * under the current one). Shipping fields are all or none: none means the replacement comes
- * from the client's bulk inventory (it still moves through the shipment statuses).
+ * duplicate-order flag (a duplicate is refused when ordered, replacement-waits.ts), the
+ * device's status unchanged until the replacement ships. Its shipment opens at once (Ready
+ * to Ship, or On Hold on a stock shortage) and the fulfilment simulator moves it to
+ * Delivered; at Dropshipped the hardware changes (shipment-hardware.ts). device_types names
+ * "Gateway" and/or the device's own type (current or legacy name; stored under the current
+ * one). Shipping fields are all or none: none means the replacement comes from the client's
+ * bulk inventory (it still moves through the shipment statuses).
  */
 export class Replacements {
   constructor(
@@ -218,7 +220,7 @@ export class Replacements {
   private typeProblem(
     device: DeviceWithPatient,
     name: string,
-    { inTheMail, onOrder }: Waits,
+    { inTheMail, onOrder, deviceComing }: Waits,
   ): string | null {
     const own = this.deps.catalogue.find(device.name);
     if (name === GATEWAY) {
@@ -248,6 +250,7 @@ export class Replacements {
     if (onOrder !== null && profile.identity === "imei") {
       return alreadyOnOrder(device, "IMEI", onOrder);
     }
+    if (deviceComing !== null) return deviceAlreadyComing(device, deviceComing);
     return null;
   }
 }

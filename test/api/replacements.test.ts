@@ -86,9 +86,10 @@ describe("hwi-replacements/", () => {
     );
     expect(ok(await call("GET", `hwi-replacements/${body.id}/`))).toEqual(body);
     // Its shipping fields are taken as sent: not verified, so never held for the client.
+    const scale = await activate(lab, { device: { name: "Vendor Scale", hardware_uuid: GW } });
     const unverified = await call("POST", "hwi-replacements/", {
-      hwi_device_id: device.id,
-      device_types: [{ name: BPM }],
+      hwi_device_id: scale.id,
+      device_types: [{ name: "Vendor Scale" }],
       ...SHIPPING,
       shipping_address: "1 Undeliverable Way",
       shipping_state: "XX",
@@ -175,8 +176,10 @@ describe("hwi-replacements/", () => {
       if (status !== "Ready to Ship") {
         expect((await advance(ordered.id, status)).json().status).toBe(status);
       }
+      // The device, delivered each time so that a second is no duplicate order.
       const own = await replace(ordered.id, [{ name: BPM }]);
       expect(own.statusCode, own.body).toBe(201);
+      expect((await advance(own.json().id, "Delivered")).statusCode).toBe(200);
       const gateway = await replace(ordered.id, [{ name: BPM }, { name: "Gateway" }]);
       expect(gateway.statusCode).toBe(400);
       expect(gateway.json()).toEqual({
@@ -238,6 +241,30 @@ describe("hwi-replacements/", () => {
     expect((await replace(scale.id, [{ name: "Vendor Scale" }])).statusCode).toBe(201);
     expect((await advance(r.id, "Delivered", { hardware_uuid: GW2 })).statusCode).toBe(200);
     expect((await replace(scale.id, [{ name: "Gateway" }])).statusCode).toBe(201);
+  });
+
+  it("refuses a second replacement of the device itself while the first's device is on order or in the mail, keyed by device_types; takes it once delivered", async () => {
+    const first = await replace(device.id, [{ name: BPM }]);
+    expect(first.statusCode).toBe(201);
+    const r = first.json() as { id: string };
+    const refusedWhile = async (status: string, because: string) => {
+      const refused = await replace(device.id, [{ name: "Gateway" }, { name: BPM }]);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toEqual({
+        device_types: [
+          `Item 2: device ${device.id} (${BPM}) is already being replaced: replacement ${r.id} ${because} (${status}); a second one is a duplicate order.`,
+        ],
+      });
+    };
+    await refusedWhile("Ready to Ship", "has not shipped yet");
+    for (const status of ["Dropshipped", "In Transit", "Out for Delivery", "Delivery Issue"]) {
+      expect((await advance(r.id, status)).json().status).toBe(status);
+      await refusedWhile(status, "has not reached the patient yet");
+    }
+    // Only the one box ships; its gateway is still with the patient and can be replaced.
+    expect((await replace(device.id, [{ name: "Gateway" }])).statusCode).toBe(201);
+    expect((await advance(r.id, "Delivered")).json().status).toBe("Delivered");
+    expect((await replace(device.id, [{ name: BPM }])).statusCode).toBe(201);
   });
 
   it("refuses a second replacement unit of a direct-cellular device while the first is on order (not shipped)", async () => {
