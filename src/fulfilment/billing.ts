@@ -14,9 +14,12 @@ import type { BillingBasis, BillingPeriodRow } from "../store/types-shipments.ts
  * patient collecting a package held for pickup — when the lab shipped it; until it is unlinked
  * (spec 4.2: unlink "so that billing for inactive devices stops"). A request never delivered,
  * or Cancelled, bills nothing. A replacement keeps the device billing (its record is kept, spec
- * 4.3); when the device's own package never reached the patient, the replacement that puts
- * the device and the gateway it is on (unless direct-cellular) with the patient starts it: a
- * device without its gateway sends nothing (spec 1.1). A device-day is a UTC calendar day on which the device was billable at any moment.
+ * 4.3). Billing starts once the device and the gateway it is on (unless direct-cellular) are
+ * both with the patient, a device without its gateway sending nothing (spec 1.1): a device
+ * that joined a gateway still in the mail bills from that gateway's delivery, and when the
+ * device's own package never reached the patient, the replacement that completes it starts it
+ * (billing-start.ts). A device-day is a UTC calendar day on which the device was billable at
+ * any moment.
  *
  * Hardware: each shipment counts the device and/or gateway in its box (ship_gateway_only: the
  * gateway only, spec 2.4 "only the gateway cost is billed"; a device joining the patient's

@@ -5,6 +5,7 @@ import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceRow, DeviceWithPatient, Ms } from "../store/types.ts";
 import type { ReplacementRow } from "../store/types-hardware.ts";
 import type { ShipmentPatch, ShipmentRow } from "../store/types-shipments.ts";
+import { startBilling } from "./billing-start.ts";
 import { describeStep } from "./carrier-history.ts";
 import type { PendingEvents } from "./events.ts";
 import { PICKED_UP, type ShipmentStep } from "./shipment-flow.ts";
@@ -260,8 +261,9 @@ async function cancel(
 }
 
 /**
- * The hardware is with the patient: a shipped request starts to bill (README "Billing"), and
- * `hardware.delivered` tells scenarios which gateway and devices to power on.
+ * The hardware is with the patient: the devices it puts to use start to bill (README "Billing",
+ * billing-start.ts), and `hardware.delivered` tells scenarios which gateway and devices to
+ * power on.
  */
 async function handOver(
   tx: StoreRepositories,
@@ -272,28 +274,12 @@ async function handOver(
   at: Ms,
 ): Promise<void> {
   const { accountId } = shipment;
+  await startBilling(tx, shipment, via, at);
   let devices: DeviceRow[];
   if (shipment.kind === "device") {
-    await tx.billingPeriods.open(
-      accountId,
-      shipment.deviceId,
-      at,
-      via === "pickup" ? "pickup" : "delivery",
-    );
     const device = await tx.devices.get(accountId, shipment.deviceId);
     devices = device !== null && shipment.shipsDevice !== false ? [stripPatient(device)] : [];
   } else {
-    // A replacement that completes what the device's own request shipped puts the device to use:
-    // when that request never reached the patient (held at a facility, lost), it bills from now
-    // (an open period, the usual case, is kept as it is).
-    if (await completesDevice(tx, shipment)) {
-      await tx.billingPeriods.open(
-        accountId,
-        shipment.deviceId,
-        at,
-        via === "pickup" ? "pickup" : "delivery",
-      );
-    }
     const uuid = shipment.hardwareUuid ?? order.device.hardwareUuid;
     const { rows } =
       uuid === null ? { rows: [] } : await tx.devices.list(accountId, { hardwareUuidIexact: uuid });
@@ -313,40 +299,6 @@ async function handOver(
     signedBy: shipment.signedBy,
     at,
   });
-}
-
-/**
- * Whether, with this replacement delivered, the device and the gateway it is on are both with
- * the patient while its own request's box is not (README "Billing"). A device without its
- * gateway sends no readings (spec 1.1: through a gateway unless direct-cellular), so it is not in
- * use: a new device alone for a box held at a facility with the gateway in it bills nothing
- * until a new gateway (or the held box) reaches the patient too, and a new gateway alone bills
- * nothing until the device does. With ship_gateway_only the patient has had the device all
- * along (spec 2.4): the gateway completes it. A device whose own box reached the patient, or
- * that was activated on hardware in hand, is billing already.
- */
-async function completesDevice(tx: StoreRepositories, shipment: ShipmentRow): Promise<boolean> {
-  const own = await tx.shipments.get(shipment.deviceId);
-  if (own === null || own.deliveredOn !== null) return shipment.shipsDevice === true;
-  const device = await tx.devices.get(shipment.accountId, shipment.deviceId);
-  if (device === null) return false;
-  const { rows } = await tx.shipments.list({
-    accountId: shipment.accountId,
-    kind: "replacement",
-    status: ["Delivered", "Available for Pickup"],
-  });
-  const delivered = rows.filter((s) => s.deliveredOn !== null);
-  // The own box held the device unless only its gateway shipped.
-  const deviceHere =
-    own.shipsDevice !== true ||
-    delivered.some((s) => s.deviceId === device.id && s.shipsDevice === true);
-  // The own box held a gateway unless the device joined the patient's or is direct-cellular;
-  // then the device must be on a replacement gateway that reached the patient.
-  const gatewayHere =
-    own.shipsGateway !== true ||
-    (device.hardwareUuid !== own.hardwareUuid &&
-      delivered.some((s) => s.shipsGateway === true && s.hardwareUuid === device.hardwareUuid));
-  return deviceHere && gatewayHere;
 }
 
 function stripPatient(device: DeviceWithPatient): DeviceRow {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseIso } from "../../../src/core/time.ts";
 import {
+  advance,
   DAY,
   drive,
   eventsOf,
@@ -171,6 +172,41 @@ export function billingSection(env: FulfilmentEnv): void {
           billable_from: delivered.at,
           billable_until: null,
         }),
+      ]);
+    });
+
+    /** A BPM whose box (with a new gateway) is in the mail, and a scale that joins that gateway. */
+    const scaleJoinsGatewayInTheMail = async () => {
+      const { device: bpm } = await request(env);
+      await env.services.orders.advance(bpm.id, { status: "In Transit" });
+      const { device: scale } = await request(env, "P-1", {}, "Vendor Scale");
+      const shipped = await env.services.orders.advance(scale.id, { status: "Delivered" });
+      const gateway = (await env.services.orders.get(bpm.id)).hardware_uuid;
+      expect(shipped).toMatchObject({ ships_gateway: false, hardware_uuid: gateway });
+      // The scale sends nothing while its gateway is still in the mail (spec 1.1).
+      advance(env, DAY);
+      expect((await env.services.billing({ account: "clinic" })).accounts[0]?.devices).toEqual([]);
+      return { bpm, scale };
+    };
+
+    it("a device that joins the patient's gateway still in the mail bills from that gateway's delivery, not its own", async () => {
+      const { bpm, scale } = await scaleJoinsGatewayInTheMail();
+      await env.services.orders.advance(bpm.id, { status: "Delivered" });
+      const both = { basis: "delivery", billable_from: env.clock.now(), billable_until: null };
+      expect((await env.services.billing({ account: "clinic" })).accounts[0]!.devices).toEqual([
+        expect.objectContaining({ hwi_device_id: bpm.id, ...both }),
+        expect.objectContaining({ hwi_device_id: scale.id, ...both }),
+      ]);
+    });
+
+    it("a device that joined a gateway held at the carrier bills from the delivery of a replacement gateway", async () => {
+      const { bpm, scale } = await scaleJoinsGatewayInTheMail();
+      await env.services.orders.inject(bpm.id, { event: "held_at_facility" });
+      const delivered = await gatewayReplacementDelivered(bpm.id);
+      // The scale, with the patient, is on the new gateway now; the BPM is still in the held box.
+      const billing = await env.services.billing({ account: "clinic" });
+      expect(billing.accounts[0]!.devices).toEqual([
+        expect.objectContaining({ hwi_device_id: scale.id, billable_from: delivered.at }),
       ]);
     });
 
