@@ -117,6 +117,7 @@ export async function applyStep(
     location,
   });
   if (step !== PICKED_UP) await announce(tx, events, updated, order, status, at);
+  else await recordPickup(tx, updated);
   if (delivered !== null) await handOver(tx, events, updated, order, delivered, at);
   scheduled(events, updated);
   return updated;
@@ -184,6 +185,19 @@ export async function announce(
     reason: shipment.reason,
     trackingLink: shipment.trackingLink,
     at,
+  });
+}
+
+/**
+ * A package held for pickup was collected: no status and no webhook (spec 6.2: a carrier-held
+ * package fires Available for Pickup, never Delivered), but a replacement's read carries
+ * delivered_on from now, as its special-order webhooks would (README "Payloads": "delivered_on
+ * once delivered (or collected)"). A device request has no such field of its own.
+ */
+async function recordPickup(tx: StoreRepositories, shipment: ShipmentRow): Promise<void> {
+  if (shipment.kind !== "replacement") return;
+  await tx.replacements.update(shipment.accountId, shipment.replacementId!, {
+    deliveredOn: shipment.deliveredOn,
   });
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fulfilmentWebhookBody } from "../../../src/fulfilment/events.ts";
 import {
   activate,
+  advance,
   DAY,
   drive,
   eventsOf,
@@ -93,6 +94,32 @@ export function replacementOrdersSection(env: FulfilmentEnv): void {
         { deviceId: bpm.id, ended: null, basis: "activation" },
         { deviceId: scale.id, ended: null, basis: "activation" },
       ]);
+    });
+
+    it("a replacement held for pickup and collected reads delivered_on from the pickup (status stays Available for Pickup, no event)", async () => {
+      const a = env.account.id;
+      await knownGateway(env);
+      const { device } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+      });
+      const replacement = await env.services.replacements.create(a, {
+        hwi_device_id: device.id,
+        device_types: [{ name: "Vendor Scale" }],
+      });
+      await env.services.orders.advance(replacement.id, { status: "Available for Pickup" });
+      expect(await env.services.replacements.get(a, replacement.id)).toMatchObject({
+        status: "Available for Pickup",
+        delivered_on: null,
+      });
+      advance(env, DAY);
+      env.recorded.length = 0;
+      await env.services.orders.inject(replacement.id, { event: "picked_up" });
+      expect(await env.services.replacements.get(a, replacement.id)).toMatchObject({
+        status: "Available for Pickup",
+        delivered_on: env.clock.now(),
+      });
+      // Spec 6.2: a carrier-held package fires Available for Pickup; its collection fires nothing.
+      expect(eventsOf(env, "replacement.status")).toEqual([]);
     });
 
     it("puts a replacement On Hold on a stock shortage, and cancels a pending one (removed)", async () => {
