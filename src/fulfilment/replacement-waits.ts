@@ -52,10 +52,12 @@ async function deviceComing(
 }
 
 /**
- * The replacement whose new hardware the device is on while the carrier still has it on its
- * way (Dropshipped … Delivery Issue), or null. Its gateway (or a direct-cellular device's
- * IMEI) is not with the patient: a second replacement of it would move the devices off hardware
- * still in the mail, as for a request whose own box is on its way (notWithPatient).
+ * The box with the hardware the device is on while the carrier still has it on its way
+ * (Dropshipped … Delivery Issue), or null: a replacement's new gateway (or a direct-cellular
+ * device's new IMEI), or the gateway another device's request shipped, which this device
+ * joined (shipment-hardware.ts: a device joins the patient's gateway, maybe still in the mail).
+ * That hardware is not with the patient: a replacement of it would move the devices off
+ * hardware still in the mail, as for a request whose own box is on its way (notWithPatient).
  */
 async function hardwareInTheMail(
   deps: DeviceServiceDeps,
@@ -64,14 +66,17 @@ async function hardwareInTheMail(
   if (device.hardwareUuid === null) return null;
   const { rows } = await deps.store.shipments.list({
     accountId: device.accountId,
-    kind: "replacement",
     status: ON_THE_WAY_STATUSES,
   });
-  const shipment = rows.find((s) => s.hardwareUuid === device.hardwareUuid);
+  const shipment = rows.find(
+    (s) => s.hardwareUuid === device.hardwareUuid && (s.kind === "replacement" || s.shipsGateway),
+  );
   return shipment === undefined
     ? null
     : {
-        replacementId: shipment.id,
+        kind: shipment.kind,
+        orderId: shipment.id,
+        deviceId: shipment.deviceId,
         hardwareUuid: shipment.hardwareUuid!,
         status: shipment.status,
       };
@@ -149,15 +154,23 @@ export function gatewayNotWithPatient(device: DeviceWithPatient): string | null 
   return `the gateway of device ${device.id} has not reached the patient yet (${device.status}): there is no gateway to replace; wait for its delivery.`;
 }
 
-/** A replacement's new hardware that the device is on while the carrier still has it. */
+/** The box with the hardware the device is on, while the carrier still has it. */
 interface InTheMail {
-  readonly replacementId: string;
+  /** A replacement's box, or another device's request that shipped the gateway. */
+  readonly kind: "device" | "replacement";
+  /** The replacement id, or the request's (its device's hwi_device_id). */
+  readonly orderId: string;
+  readonly deviceId: string;
   readonly hardwareUuid: string;
   readonly status: string;
 }
 
 export function stillInTheMail(device: DeviceWithPatient, what: string, mail: InTheMail): string {
-  return `the replacement ${what} ${mail.hardwareUuid} of device ${device.id} (replacement ${mail.replacementId}) has not reached the patient yet (${mail.status}): there is nothing to replace; wait for its delivery.`;
+  const which =
+    mail.kind === "replacement"
+      ? `the replacement ${what} ${mail.hardwareUuid} of device ${device.id} (replacement ${mail.orderId})`
+      : `the ${what} ${mail.hardwareUuid} of device ${device.id} (in the box of device ${mail.deviceId})`;
+  return `${which} has not reached the patient yet (${mail.status}): there is nothing to replace; wait for its delivery.`;
 }
 
 /** A replacement not shipped yet that will replace the hardware the device is on. */

@@ -7,6 +7,7 @@ import {
   GW,
   IMEI,
   knownGateway,
+  request,
   T0,
 } from "../env.ts";
 
@@ -156,6 +157,31 @@ export function replacementsSection(env: FulfilmentEnv): void {
           .device_types,
       ).toEqual(['Expected a list of items but got type "str".']);
       expect((await env.store.replacements.list(env.account.id)).rows).toEqual([]);
+    });
+
+    it("refuses a Gateway replacement for a device that joined a gateway whose own box is still on its way, keyed by device_types; takes it once that box is delivered", async () => {
+      const { device: bpm } = await request(env);
+      await env.services.orders.advance(bpm.id, { status: "Dropshipped" });
+      const { device: scale } = await request(env, "P-1", {}, "Vendor Scale");
+      await env.services.orders.advance(scale.id, { status: "Delivered" });
+      const gateway = (await env.store.devices.get(env.account.id, bpm.id))!.hardwareUuid;
+      expect((await env.store.devices.get(env.account.id, scale.id))!.hardwareUuid).toBe(gateway);
+      for (const status of ["Dropshipped", "In Transit", "Out for Delivery", "Delivery Issue"]) {
+        if (status !== "Dropshipped") await env.services.orders.advance(bpm.id, { status });
+        // A new gateway would move the BPM, still in the mail, off the gateway in its box.
+        const refused = await fieldErrors(
+          create({ hwi_device_id: scale.id, device_types: [{ name: "Gateway" }] }),
+        );
+        expect(refused).toEqual({
+          device_types: [
+            `Item 1: the gateway ${gateway} of device ${scale.id} (in the box of device ${bpm.id}) has not reached the patient yet (${status}): there is nothing to replace; wait for its delivery.`,
+          ],
+        });
+      }
+      // The scale itself is with the patient.
+      await create({ hwi_device_id: scale.id, device_types: [{ name: "Vendor Scale" }] });
+      await env.services.orders.advance(bpm.id, { status: "Delivered" });
+      await create({ hwi_device_id: scale.id, device_types: [{ name: "Gateway" }] });
     });
   });
 }
