@@ -19,7 +19,6 @@ export async function startBilling(
   at: Ms,
 ): Promise<void> {
   const { accountId } = delivered;
-  const { rows: shipments } = await tx.shipments.list({ accountId });
   const candidates = [delivered.deviceId];
   if (delivered.shipsGateway === true && delivered.hardwareUuid !== null) {
     const { rows } = await tx.devices.list(accountId, {
@@ -27,9 +26,14 @@ export async function startBilling(
     });
     candidates.push(...rows.map((d) => d.id).filter((id) => id !== delivered.deviceId));
   }
+  const boxes = new AccountBoxes(tx, delivered);
   for (const id of candidates) {
     const device = await tx.devices.get(accountId, id);
-    if (device === null || !deviceHere(device, shipments) || !gatewayHere(device, shipments)) {
+    if (
+      device === null ||
+      !(await boxes.deviceHere(device)) ||
+      !(await boxes.gatewayHere(device))
+    ) {
       continue;
     }
     await tx.billingPeriods.open(accountId, id, at, via === "pickup" ? "pickup" : "delivery");
@@ -37,30 +41,59 @@ export async function startBilling(
 }
 
 /**
- * The device itself is with the patient: activated on hardware in hand (no request of its own),
- * with ship_gateway_only (spec 2.4: the patient has it, only a gateway ships), or its own box or
- * a replacement carrying it reached the patient (delivered or collected).
+ * What reached the patient, as the account's boxes say. The box just delivered answers the
+ * usual case (a request with its device and gateway); the account's other boxes are read only
+ * when a device or gateway came in another one, once per delivery.
  */
-function deviceHere(device: DeviceRow, shipments: readonly ShipmentRow[]): boolean {
-  const own = shipments.find((s) => s.kind === "device" && s.id === device.id);
-  if (own === undefined || own.shipGatewayOnly || own.deliveredOn !== null) return true;
-  return shipments.some(
-    (s) =>
-      s.kind === "replacement" &&
-      s.deviceId === device.id &&
-      s.shipsDevice === true &&
-      s.deliveredOn !== null,
-  );
-}
+class AccountBoxes {
+  private all: Promise<readonly ShipmentRow[]> | undefined;
 
-/**
- * The hardware the device reports through is with the patient: a box that shipped it as a
- * gateway reached the patient, or none did (a gateway in hand at activation, or a direct-
- * cellular device's own IMEI, which no box ships as a gateway). Unlinked: nothing.
- */
-function gatewayHere(device: DeviceRow, shipments: readonly ShipmentRow[]): boolean {
-  const uuid = device.hardwareUuid;
-  if (uuid === null) return false;
-  const boxes = shipments.filter((s) => s.shipsGateway === true && s.hardwareUuid === uuid);
-  return boxes.length === 0 || boxes.some((s) => s.deliveredOn !== null);
+  constructor(
+    private readonly tx: StoreRepositories,
+    private readonly delivered: ShipmentRow,
+  ) {}
+
+  /**
+   * The device itself is with the patient: activated on hardware in hand (no request of its
+   * own), with ship_gateway_only (spec 2.4: the patient has it, only a gateway ships), or its
+   * own box or a replacement carrying it reached the patient (delivered or collected).
+   */
+  async deviceHere(device: DeviceRow): Promise<boolean> {
+    const d = this.delivered;
+    if (d.deviceId === device.id && d.shipsDevice === true) return true;
+    const own = await this.tx.shipments.get(device.id);
+    if (own === null || own.kind !== "device") return true;
+    if (own.shipGatewayOnly || own.deliveredOn !== null) return true;
+    return (await this.shipments()).some(
+      (s) =>
+        s.kind === "replacement" &&
+        s.deviceId === device.id &&
+        s.shipsDevice === true &&
+        s.deliveredOn !== null,
+    );
+  }
+
+  /**
+   * The hardware the device reports through is with the patient: a box that shipped it as a
+   * gateway reached the patient, or none did (a gateway in hand at activation, or a direct-
+   * cellular device's own IMEI: no gateway row the lab shipped). Unlinked: nothing.
+   */
+  async gatewayHere(device: DeviceRow): Promise<boolean> {
+    const uuid = device.hardwareUuid;
+    if (uuid === null) return false;
+    const d = this.delivered;
+    if (d.shipsGateway === true && d.hardwareUuid === uuid) return true;
+    const gateway = await this.tx.gateways.get(uuid);
+    if (gateway === null || gateway.shippedOn === null) return true;
+    return (await this.shipments()).some(
+      (s) => s.shipsGateway === true && s.hardwareUuid === uuid && s.deliveredOn !== null,
+    );
+  }
+
+  private shipments(): Promise<readonly ShipmentRow[]> {
+    this.all ??= this.tx.shipments
+      .list({ accountId: this.delivered.accountId })
+      .then(({ rows }) => rows);
+    return this.all;
+  }
 }
