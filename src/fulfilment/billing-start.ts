@@ -10,14 +10,15 @@ import type { ShipmentRow } from "../store/types-shipments.ts";
  * bringing a gateway starts the devices on it that were waiting for it: a device that joined
  * the patient's gateway while that gateway was still in the mail (or held at a facility), or
  * that a replacement gateway carries. A device billing already keeps its period (open() keeps
- * an open one): a replacement never stops or restarts it.
+ * an open one): a replacement never stops or restarts it. Returns the candidates in use now.
  */
 export async function startBilling(
   tx: StoreRepositories,
-  delivered: ShipmentRow,
+  boxes: AccountBoxes,
   via: "doorstep" | "pickup",
   at: Ms,
-): Promise<void> {
+): Promise<DeviceRow[]> {
+  const { delivered } = boxes;
   const { accountId } = delivered;
   const candidates = [delivered.deviceId];
   if (delivered.shipsGateway === true && delivered.hardwareUuid !== null) {
@@ -26,18 +27,16 @@ export async function startBilling(
     });
     candidates.push(...rows.map((d) => d.id).filter((id) => id !== delivered.deviceId));
   }
-  const boxes = new AccountBoxes(tx, delivered);
+  const inUse: DeviceRow[] = [];
   for (const id of candidates) {
     const device = await tx.devices.get(accountId, id);
-    if (
-      device === null ||
-      !(await boxes.deviceHere(device)) ||
-      !(await boxes.gatewayHere(device))
-    ) {
-      continue;
-    }
+    if (device === null || !(await boxes.deviceHere(device))) continue;
+    if (!(await boxes.hardwareHere(device.hardwareUuid))) continue;
     await tx.billingPeriods.open(accountId, id, at, via === "pickup" ? "pickup" : "delivery");
+    const { patient: _patient, ...row } = device;
+    inUse.push(row);
   }
+  return inUse;
 }
 
 /**
@@ -45,12 +44,13 @@ export async function startBilling(
  * usual case (a request with its device and gateway); the account's other boxes are read only
  * when a device or gateway came in another one, once per delivery.
  */
-class AccountBoxes {
+export class AccountBoxes {
   private all: Promise<readonly ShipmentRow[]> | undefined;
 
   constructor(
     private readonly tx: StoreRepositories,
-    private readonly delivered: ShipmentRow,
+    /** The box just delivered or collected. */
+    readonly delivered: ShipmentRow,
   ) {}
 
   /**
@@ -74,12 +74,11 @@ class AccountBoxes {
   }
 
   /**
-   * The hardware the device reports through is with the patient: a box that shipped it as a
+   * The hardware a device reports through is with the patient: a box that shipped it as a
    * gateway reached the patient, or none did (a gateway in hand at activation, or a direct-
-   * cellular device's own IMEI: no gateway row the lab shipped). Unlinked: nothing.
+   * cellular device's own IMEI: no gateway row the lab shipped). Null (unlinked): nothing.
    */
-  async gatewayHere(device: DeviceRow): Promise<boolean> {
-    const uuid = device.hardwareUuid;
+  async hardwareHere(uuid: string | null): Promise<boolean> {
     if (uuid === null) return false;
     const d = this.delivered;
     if (d.shipsGateway === true && d.hardwareUuid === uuid) return true;

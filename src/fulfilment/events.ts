@@ -78,9 +78,15 @@ export interface HardwareDeliveredEvent {
   readonly kind: "device" | "replacement";
   readonly via: "doorstep" | "pickup";
   readonly patientExternalId: string | null;
-  /** The gateway in the box, or the patient's gateway the devices pair with; null for IMEIs. */
+  /**
+   * The gateway in the box, or the patient's gateway the devices pair with; null for IMEIs, and
+   * while that gateway is still in another box (in the mail, held at a facility): it comes then.
+   */
   readonly gatewayUuid: string | null;
-  /** The devices to power on (none for a gateway-only box), after the change. */
+  /**
+   * The devices to power on (none for a gateway-only box), after the change; a box with a
+   * gateway adds the devices with the patient that joined it and were waiting for it.
+   */
   readonly devices: readonly DeviceRow[];
   /** Who signed for it (require_signature), else null. */
   readonly signedBy: string | null;

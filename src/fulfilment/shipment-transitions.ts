@@ -5,7 +5,7 @@ import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceRow, DeviceWithPatient, Ms } from "../store/types.ts";
 import type { ReplacementRow } from "../store/types-hardware.ts";
 import type { ShipmentPatch, ShipmentRow } from "../store/types-shipments.ts";
-import { startBilling } from "./billing-start.ts";
+import { AccountBoxes, startBilling } from "./billing-start.ts";
 import { describeStep } from "./carrier-history.ts";
 import type { PendingEvents } from "./events.ts";
 import { PICKED_UP, type ShipmentStep } from "./shipment-flow.ts";
@@ -288,11 +288,14 @@ async function handOver(
   at: Ms,
 ): Promise<void> {
   const { accountId } = shipment;
-  await startBilling(tx, shipment, via, at);
+  const boxes = new AccountBoxes(tx, shipment);
+  const inUse = await startBilling(tx, boxes, via, at);
   let devices: DeviceRow[];
   if (shipment.kind === "device") {
+    // Its device, and the devices that joined the gateway in it and were waiting for it.
     const device = await tx.devices.get(accountId, shipment.deviceId);
-    devices = device !== null && shipment.shipsDevice !== false ? [stripPatient(device)] : [];
+    const own = device !== null && shipment.shipsDevice !== false ? [stripPatient(device)] : [];
+    devices = [...own, ...inUse.filter((d) => d.id !== shipment.deviceId)];
   } else {
     const uuid = shipment.hardwareUuid ?? order.device.hardwareUuid;
     const { rows } =
@@ -300,8 +303,11 @@ async function handOver(
     devices =
       shipment.hardwareUuid === null ? [stripPatient(order.device)] : rows.map(stripPatient);
   }
+  // The gateway to power on, unless it is still in another box (a device that joined it while
+  // it was in the mail, a replacement device for a box held with it): it comes with that box.
   const hardware = shipment.hardwareUuid ?? order.device.hardwareUuid;
-  const gateway = hardware === null ? null : await tx.gateways.get(hardware);
+  const here = await boxes.hardwareHere(hardware);
+  const gateway = hardware === null || !here ? null : await tx.gateways.get(hardware);
   events.add("hardware.delivered", {
     accountId,
     orderId: shipment.id,

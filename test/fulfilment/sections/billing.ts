@@ -197,6 +197,14 @@ export function billingSection(env: FulfilmentEnv): void {
         expect.objectContaining({ hwi_device_id: bpm.id, ...both }),
         expect.objectContaining({ hwi_device_id: scale.id, ...both }),
       ]);
+      // Scenarios power on what each delivery brings: the scale's box no gateway (that one was
+      // still in the mail), the BPM's box the gateway, for the BPM and the scale waiting for it.
+      const gateway = (await env.services.orders.get(bpm.id)).hardware_uuid;
+      const handed = eventsOf(env, "hardware.delivered");
+      expect(handed.map((e) => [e.orderId, e.gatewayUuid, e.devices.map((d) => d.id)])).toEqual([
+        [scale.id, null, [scale.id]],
+        [bpm.id, gateway, [bpm.id, scale.id]],
+      ]);
     });
 
     it("a device that joined a gateway held at the carrier bills from the delivery of a replacement gateway", async () => {
