@@ -4,6 +4,7 @@ import { FieldErrorCollector } from "../core/field-errors.ts";
 import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceWithPatient, PatientRow } from "../store/types.ts";
 import { type ActivationInput, parseActivation } from "./activation-input.ts";
+import { AccountBoxes } from "./billing-start.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import { withFulfilmentRequest } from "./device-meta.ts";
 import { checkSlotFree } from "./gateway-slots.ts";
@@ -92,7 +93,9 @@ export class DeviceActivation {
         if (shipment.status !== status) {
           await tx.devices.update(accountId, created.id, { status: shipment.status });
         }
-      } else {
+      } else if (await new AccountBoxes(tx, accountId).hardwareHere(created.hardwareUuid)) {
+        // Hardware in hand bills from now; a device on a gateway still in one of the lab's boxes
+        // (on its way, or held) from that box's delivery (README "Billing", billing-start.ts).
         await tx.billingPeriods.open(accountId, created.id, at, "activation");
       }
       const device = (await tx.devices.get(accountId, created.id))!;

@@ -14,12 +14,12 @@ import type { ShipmentRow } from "../store/types-shipments.ts";
  */
 export async function startBilling(
   tx: StoreRepositories,
-  boxes: AccountBoxes,
+  delivered: ShipmentRow,
   via: "doorstep" | "pickup",
   at: Ms,
 ): Promise<DeviceRow[]> {
-  const { delivered } = boxes;
   const { accountId } = delivered;
+  const boxes = new AccountBoxes(tx, accountId, delivered);
   const candidates = [delivered.deviceId];
   if (delivered.shipsGateway === true && delivered.hardwareUuid !== null) {
     const { rows } = await tx.devices.list(accountId, {
@@ -49,8 +49,9 @@ export class AccountBoxes {
 
   constructor(
     private readonly tx: StoreRepositories,
-    /** The box just delivered or collected. */
-    readonly delivered: ShipmentRow,
+    private readonly accountId: string,
+    /** The box just delivered or collected; null at an activation. */
+    private readonly delivered: ShipmentRow | null = null,
   ) {}
 
   /**
@@ -60,7 +61,7 @@ export class AccountBoxes {
    */
   async deviceHere(device: DeviceRow): Promise<boolean> {
     const d = this.delivered;
-    if (d.deviceId === device.id && d.shipsDevice === true) return true;
+    if (d?.deviceId === device.id && d.shipsDevice === true) return true;
     const own = await this.tx.shipments.get(device.id);
     if (own === null || own.kind !== "device") return true;
     if (own.shipGatewayOnly || own.deliveredOn !== null) return true;
@@ -74,25 +75,29 @@ export class AccountBoxes {
   }
 
   /**
-   * The hardware a device reports through is with the patient: a box that shipped it as a
-   * gateway reached the patient, or none did (a gateway in hand at activation, or a direct-
-   * cellular device's own IMEI: no gateway row the lab shipped). Null (unlinked): nothing.
+   * The hardware a device reports through is with the patient: no box that shipped it as a
+   * gateway is still with the carrier (on its way, or held at a facility and not collected).
+   * A gateway the lab never shipped was in hand, as is a direct-cellular device's own IMEI (no
+   * gateway row); a box an unlink stopped moves no more (shipment-intake.ts). Null (unlinked):
+   * nothing.
    */
   async hardwareHere(uuid: string | null): Promise<boolean> {
     if (uuid === null) return false;
     const d = this.delivered;
-    if (d.shipsGateway === true && d.hardwareUuid === uuid) return true;
+    if (d?.shipsGateway === true && d.hardwareUuid === uuid) return true;
     const gateway = await this.tx.gateways.get(uuid);
     if (gateway === null || gateway.shippedOn === null) return true;
-    return (await this.shipments()).some(
-      (s) => s.shipsGateway === true && s.hardwareUuid === uuid && s.deliveredOn !== null,
+    return !(await this.shipments()).some(
+      (s) =>
+        s.shipsGateway === true &&
+        s.hardwareUuid === uuid &&
+        s.deliveredOn === null &&
+        s.halted === null,
     );
   }
 
   private shipments(): Promise<readonly ShipmentRow[]> {
-    this.all ??= this.tx.shipments
-      .list({ accountId: this.delivered.accountId })
-      .then(({ rows }) => rows);
+    this.all ??= this.tx.shipments.list({ accountId: this.accountId }).then(({ rows }) => rows);
     return this.all;
   }
 }

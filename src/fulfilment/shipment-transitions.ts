@@ -288,8 +288,7 @@ async function handOver(
   at: Ms,
 ): Promise<void> {
   const { accountId } = shipment;
-  const boxes = new AccountBoxes(tx, shipment);
-  const inUse = await startBilling(tx, boxes, via, at);
+  const inUse = await startBilling(tx, shipment, via, at);
   let devices: DeviceRow[];
   if (shipment.kind === "device") {
     // Its device, and the devices that joined the gateway in it and were waiting for it.
@@ -306,7 +305,7 @@ async function handOver(
   // The gateway to power on, unless it is still in another box (a device that joined it while
   // it was in the mail, a replacement device for a box held with it): it comes with that box.
   const hardware = shipment.hardwareUuid ?? order.device.hardwareUuid;
-  const here = await boxes.hardwareHere(hardware);
+  const here = await new AccountBoxes(tx, accountId, shipment).hardwareHere(hardware);
   const gateway = hardware === null || !here ? null : await tx.gateways.get(hardware);
   events.add("hardware.delivered", {
     accountId,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseIso } from "../../../src/core/time.ts";
 import {
+  activate,
   advance,
   DAY,
   drive,
@@ -215,6 +216,37 @@ export function billingSection(env: FulfilmentEnv): void {
       const billing = await env.services.billing({ account: "clinic" });
       expect(billing.accounts[0]!.devices).toEqual([
         expect.objectContaining({ hwi_device_id: scale.id, billable_from: delivered.at }),
+      ]);
+    });
+
+    it("a device activated in hand on a gateway still in the mail bills from that gateway's delivery, not its activation", async () => {
+      const { device: bpm } = await request(env);
+      await env.services.orders.advance(bpm.id, { status: "In Transit" });
+      const gateway = (await env.services.orders.get(bpm.id)).hardware_uuid!;
+      const { device: scale } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: gateway },
+        patient: { external_id: "P-1" },
+      });
+      expect(scale.status).toBe("Active");
+      expect((await env.services.billing({ account: "clinic" })).accounts[0]?.devices).toEqual([]);
+      await env.services.orders.advance(bpm.id, { status: "Delivered" });
+      const both = { basis: "delivery", billable_from: env.clock.now() };
+      expect((await env.services.billing({ account: "clinic" })).accounts[0]!.devices).toEqual([
+        expect.objectContaining({ hwi_device_id: bpm.id, ...both }),
+        expect.objectContaining({ hwi_device_id: scale.id, ...both }),
+      ]);
+    });
+
+    it("a gateway whose box an unlink stopped is no longer waited for: a device activated on it bills from activation", async () => {
+      const { device: bpm } = await request(env);
+      await env.services.orders.advance(bpm.id, { status: "In Transit" });
+      const gateway = (await env.services.orders.get(bpm.id)).hardware_uuid!;
+      await env.services.unlink.unlink(env.account.id, bpm.id);
+      const { device: scale } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: gateway },
+      });
+      expect((await env.services.billing({ account: "clinic" })).accounts[0]!.devices).toEqual([
+        expect.objectContaining({ hwi_device_id: scale.id, basis: "activation" }),
       ]);
     });
 
