@@ -96,7 +96,7 @@ export const TRANSITION_DOCS: readonly TransitionDoc[] = [
   {
     from: "Out for Delivery",
     to: "Delivered",
-    when: "dropped off at the patient's address (signed for with require_signature): `hardware.delivered`, billing starts",
+    when: "dropped off at the patient's address (signed for with require_signature): `hardware.delivered`, billing starts once device and gateway are both with the patient (see Billing)",
     settings: ["durations.out_for_delivery"],
   },
   {
@@ -120,7 +120,7 @@ export const TRANSITION_DOCS: readonly TransitionDoc[] = [
   {
     from: "Available for Pickup",
     to: "(picked up)",
-    when: "the patient collects it: `hardware.delivered`, billing starts; no webhook, the status stays",
+    when: "the patient collects it: `hardware.delivered`, billing starts once device and gateway are both with the patient (see Billing); no webhook, the status stays",
     settings: ["durations.pickup"],
   },
   {
