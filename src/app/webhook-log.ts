@@ -127,7 +127,9 @@ export function deliveryJson(d: DeliveryRow & { lastAttempt?: AttemptRow | null 
     state: d.state,
     test: d.test,
     attempts: d.attempts,
-    next_attempt_at: d.nextAttemptAt === null ? null : toIsoMicros(d.nextAttemptAt),
+    // In flight, nextAttemptAt is when the dispatcher's claim lapses: no attempt is due then.
+    next_attempt_at: d.nextAttemptAt === null || d.inFlight ? null : toIsoMicros(d.nextAttemptAt),
+    in_flight: d.inFlight,
     hwi_device_id: d.hwiDeviceId,
     patient_id: d.patientId,
     measurement_ids: d.measurementIds === null ? null : [...d.measurementIds],

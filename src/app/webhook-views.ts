@@ -15,7 +15,7 @@ export function renderDeliveries(rows: readonly DeliverySummary[], json: boolean
       return [
         j.created,
         j.event,
-        j.test ? `${j.state} (test)` : j.state,
+        stateText(j),
         String(j.attempts),
         j.last_attempt === null ? "" : outcome(j.last_attempt),
         j.id,
@@ -34,7 +34,7 @@ export function renderDelivery(detail: DeliveryDetail, json: boolean): string {
     j.measurement_ids === null ? null : `measurements ${j.measurement_ids.join(", ")}`,
   ].filter((x) => x !== null);
   const lines = [
-    `delivery ${j.id}: ${j.event}${j.test ? " (test)" : ""}, ${j.state} after ${j.attempts} attempt${j.attempts === 1 ? "" : "s"}`,
+    `delivery ${j.id}: ${j.event}${j.test ? " (test)" : ""}, ${stateText(j, false)} after ${j.attempts} attempt${j.attempts === 1 ? "" : "s"}`,
     `webhook ${j.webhook_id}${about.length > 0 ? `; ${about.join("; ")}` : ""}`,
     `created ${j.created}${j.next_attempt_at === null ? "" : `; next attempt ${j.next_attempt_at}`}`,
     "attempts:",
@@ -50,6 +50,13 @@ export function renderDelivery(detail: DeliveryDetail, json: boolean): string {
       .map((line) => `  ${line}`),
   ];
   return lines.join("\n");
+}
+
+/** "pending (in flight)", "not_retried (test)". */
+function stateText(j: ReturnType<typeof deliveryJson>, withTest = true): string {
+  const notes = [j.in_flight ? "in flight" : null, withTest && j.test ? "test" : null];
+  const said = notes.filter((n) => n !== null);
+  return said.length === 0 ? j.state : `${j.state} (${said.join(", ")})`;
 }
 
 function outcome(a: ReturnType<typeof attemptJson>): string {

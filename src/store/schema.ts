@@ -285,6 +285,8 @@ export interface WebhookDeliveriesTable {
   /** Position among the deliveries created together: the claim order after next_attempt_at. */
   seq: number;
   next_attempt_at: Ms | null;
+  /** Pending: next_attempt_at is a dispatcher's claim, when it lapses (migration 0014). */
+  claimed: Bool;
   hwi_device_id: string | null;
   patient_id: string | null;
   measurement_ids: Json;

@@ -84,6 +84,11 @@ export interface DeliveryRow {
    * lapses. Null once delivered, failed or not retried.
    */
   readonly nextAttemptAt: Ms | null;
+  /**
+   * Pending and claimed by a dispatcher: being attempted now, and nextAttemptAt is when the
+   * claim lapses, not a due time.
+   */
+  readonly inFlight: boolean;
   readonly hwiDeviceId: string | null;
   readonly patientId: string | null;
   readonly measurementIds: readonly number[] | null;

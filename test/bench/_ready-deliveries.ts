@@ -98,6 +98,7 @@ export function readyDelivery(
     attempts: 0,
     manualAttempts: 0,
     nextAttemptAt: until,
+    inFlight: true,
     hwiDeviceId: null,
     patientId: null,
     measurementIds: [measurementId],

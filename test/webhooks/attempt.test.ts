@@ -33,6 +33,7 @@ const delivery = (over: Partial<DeliveryRow> = {}): DeliveryRow => ({
   attempts: 0,
   manualAttempts: 0,
   nextAttemptAt: T,
+  inFlight: false,
   hwiDeviceId: null,
   patientId: null,
   measurementIds: [1],

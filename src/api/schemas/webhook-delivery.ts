@@ -34,7 +34,14 @@ export const DeliveryOut = z.object({
     ),
   test: z.boolean().describe("A test send."),
   attempts: z.number().int(),
-  next_attempt_at: iso().nullable().describe("Pending: when the next attempt is due."),
+  next_attempt_at: iso()
+    .nullable()
+    .describe("Pending and not in flight: when the next attempt is due (past: due now)."),
+  in_flight: z
+    .boolean()
+    .describe(
+      "Pending and being attempted now: a dispatcher has it; next_attempt_at is null until the attempt's outcome is recorded.",
+    ),
   hwi_device_id: z.string().nullable(),
   patient_id: z.string().nullable(),
   measurement_ids: z

@@ -13,6 +13,7 @@ import { up as dedupeByDeviceTime } from "./0010-dedupe-by-device-time.ts";
 import { up as claimsByAge } from "./0011-claims-by-age.ts";
 import { up as manualAttempts } from "./0012-manual-attempts.ts";
 import { up as deadLettersByAge } from "./0013-dead-letters-by-age.ts";
+import { up as deliveryClaims } from "./0014-delivery-claims.ts";
 
 /**
  * Migrations are listed in code (no filesystem scanning: works from a bundle and from tsx alike)
@@ -38,6 +39,7 @@ export function migrationProvider(d: Dialect): MigrationProvider {
       "0011_claims_by_age": step(claimsByAge),
       "0012_manual_attempts": step(manualAttempts),
       "0013_dead_letters_by_age": step(deadLettersByAge),
+      "0014_delivery_claims": step(deliveryClaims),
     }),
   };
 }

@@ -13,11 +13,12 @@ import {
 import {
   attemptInsertable,
   deliveryInsertable,
+  isClaimedAtCreation,
   toAttemptRow,
   toDeliveryRow,
 } from "./webhook-delivery-rows.ts";
 
-/** Rows per multi-row insert: a delivery has 16 columns, an attempt 10 (bound parameters). */
+/** Rows per multi-row insert: a delivery has 17 columns, an attempt 10 (bound parameters). */
 const INSERT_ROWS = 200;
 
 /** SQLite's one-row form of the delivered update below (bound: modified, id). */
@@ -82,6 +83,7 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
         attempts: 0,
         manualAttempts: 0,
         nextAttemptAt: readNumOrNull(r.next_attempt_at),
+        inFlight: isClaimedAtCreation(inputs[i]!, now),
         hwiDeviceId: r.hwi_device_id ?? null,
         patientId: r.patient_id ?? null,
         measurementIds: inputs[i]!.measurementIds ?? null,
@@ -184,7 +186,9 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
               },
             )
             .updateTable("webhook_deliveries")
-            .set({ next_attempt_at: param<number>("until") })
+            // claimed: the log tells this lapse time from a due time (migration 0014); a
+            // literal, so the statement binds no more than it did.
+            .set({ next_attempt_at: param<number>("until"), claimed: sql.lit(d.toBool(true)) })
             .where("id", "in", (eb) => eb.selectFrom("due").select("due.id"))
             // Checked again on the row itself: PostgreSQL re-reads a row another transaction
             // claimed meanwhile, and this condition then leaves it out.
@@ -239,6 +243,7 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
                 .set((eb) => ({
                   state,
                   next_attempt_at: o.nextAttemptAt,
+                  claimed: d.toBool(false),
                   ...counted(eb, o),
                 }))
                 .where("id", "=", o.deliveryId)
@@ -273,7 +278,7 @@ export function webhookDeliveriesRepo(ctx: Ctx): WebhookDeliveriesRepo {
       for (const part of chunked(ids)) {
         await db
           .updateTable("webhook_deliveries")
-          .set({ next_attempt_at: at })
+          .set({ next_attempt_at: at, claimed: d.toBool(false) })
           .where("id", "in", part)
           .where("state", "=", "pending")
           .execute();

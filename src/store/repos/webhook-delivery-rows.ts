@@ -25,6 +25,10 @@ export function toDeliveryRow(ctx: Ctx, r: Selectable<WebhookDeliveriesTable>): 
     attempts: readNum(r.attempts),
     manualAttempts: readNum(r.manual_attempts),
     nextAttemptAt: readNumOrNull(r.next_attempt_at),
+    // Not compared with a clock: `rpmlab webhooks` reads the wall clock, a lab may run on a
+    // virtual one. A stopping dispatcher gives its claims back (release); a killed one's stay
+    // until another dispatcher takes them again, in flight once more.
+    inFlight: r.state === "pending" && readBool(r.claimed),
     hwiDeviceId: r.hwi_device_id,
     patientId: r.patient_id,
     measurementIds: ids,
@@ -68,6 +72,7 @@ export function deliveryInsertable(
     manual_attempts: 0,
     seq,
     next_attempt_at: input.callerOnly === true ? null : (input.nextAttemptAt ?? now),
+    claimed: ctx.d.toBool(isClaimedAtCreation(input, now)),
     hwi_device_id: input.hwiDeviceId ?? null,
     patient_id: input.patientId ?? null,
     measurement_ids: writeJson(input.measurementIds ?? null),
@@ -93,4 +98,11 @@ export function attemptInsertable(
     response_snippet: a.responseSnippet,
     manual: ctx.d.toBool(a.manual),
   };
+}
+
+/** A first attempt due later than its creation is a claim (NewDelivery.nextAttemptAt). */
+export function isClaimedAtCreation(input: NewDelivery, now: number): boolean {
+  return (
+    input.callerOnly !== true && input.nextAttemptAt !== undefined && input.nextAttemptAt > now
+  );
 }

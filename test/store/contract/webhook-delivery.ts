@@ -255,6 +255,46 @@ export function webhookDeliveryContract(env: ContractEnv, persistent: boolean): 
       expect(again).toHaveLength(3);
     });
 
+    it("says which pending deliveries a dispatcher has claimed: not a retry's wait, not one given back", async () => {
+      const { account, webhook } = await setup();
+      const now = env.clock.now();
+      const [due, heldAtCreation] = await env.store.webhookDeliveries.createMany([
+        delivery(account, webhook),
+        delivery(account, webhook, { nextAttemptAt: now + 30_000 }),
+      ]);
+      expect(heldAtCreation!.inFlight).toBe(true);
+      const inFlight = async () =>
+        (await env.store.webhookDeliveries.list(account.id, {})).rows
+          .filter((r) => r.inFlight)
+          .map((r) => r.id);
+      expect(await inFlight()).toEqual([heldAtCreation!.id]);
+      const [claimed] = await env.store.webhookDeliveries.claim(webhook.id, {
+        now,
+        until: now + 30_000,
+        limit: 1,
+      });
+      expect(claimed).toMatchObject({ id: due!.id, inFlight: true });
+      expect(await env.store.webhookDeliveries.get(account.id, due!.id)).toMatchObject({
+        inFlight: true,
+        nextAttemptAt: now + 30_000,
+      });
+      // A failure's retry time is a due time, not a claim; a claim given back is due again.
+      await env.store.webhookDeliveries.record([
+        {
+          deliveryId: due!.id,
+          attempt: attempt({ statusCode: 503 }),
+          state: "pending",
+          nextAttemptAt: now + 15_000,
+        },
+      ]);
+      await env.store.webhookDeliveries.release([heldAtCreation!.id], now);
+      expect(await inFlight()).toEqual([]);
+      expect(await env.store.webhookDeliveries.get(account.id, due!.id)).toMatchObject({
+        state: "pending",
+        nextAttemptAt: now + 15_000,
+      });
+    });
+
     it("never hands one delivery to two concurrent claims", async () => {
       const { account, webhook } = await setup();
       await env.store.webhookDeliveries.createMany(
