@@ -34,10 +34,12 @@ export function deliveryFilter(q: DeliveryQuery): DeliveryFilter {
   const filter: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = {};
   const given = (v: string | undefined) =>
     v === undefined || v.trim() === "" ? undefined : v.trim();
-  const state = given(q.state);
-  if (state !== undefined) {
+  const stateGiven = given(q.state);
+  if (stateGiven !== undefined) {
+    // Matched in any case, as event is; refused as given.
+    const state = stateGiven.toLowerCase();
     if (!(DELIVERY_STATES as readonly string[]).includes(state)) {
-      throw invalidChoice("state", state, DELIVERY_STATES);
+      throw invalidChoice("state", stateGiven, DELIVERY_STATES);
     }
     filter.state = state as DeliveryState;
   }

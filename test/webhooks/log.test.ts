@@ -63,14 +63,19 @@ describe("webhook delivery log, resend", () => {
       patient.id,
     ]);
     expect((await q("state=not_retried")).json()).toHaveLength(1);
+    // In any case, as event is.
+    expect((await q("state=Not_Retried")).json()).toHaveLength(1);
+    expect((await q("state=FAILED")).json()).toHaveLength(measurements.length);
     expect((await q("event=measurement")).json()).toHaveLength(measurements.length);
     expect((await q("patient_id=P-1")).json()).toHaveLength(measurements.length);
     const page = (await q("page=1&page_size=2")).json();
     expect(page).toMatchObject({ count: all.length, previous: null });
     expect(page.results).toHaveLength(2);
-    const bad = await q("state=lost");
+    const bad = await q("state=LOST");
     expect(bad.statusCode).toBe(400);
-    expect(Object.keys(bad.json())).toEqual(["state"]);
+    expect(bad.json()).toEqual({
+      state: ['"LOST" is not a valid choice (pending, delivered, failed, not_retried).'],
+    });
     // An id that is no UUID is refused, not answered with an empty list.
     for (const field of ["webhook_id", "hwi_device_id"]) {
       const notUuid = await q(`${field}=not-a-uuid`);
@@ -122,7 +127,7 @@ describe("webhook delivery log, resend", () => {
   it("rpmlab webhooks lists, shows and resends from the store; exit code 1 when the endpoint refuses, 2 for an unknown state", async () => {
     await failures();
     const cli = (...args: string[]) => runCli("webhooks", ...args, "--store", spec);
-    const table = await cli("deliveries", "clinic", "--state", "failed");
+    const table = await cli("deliveries", "clinic", "--state", "FAILED");
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.trim().split("\n");
     expect(lines[0]).toMatch(
