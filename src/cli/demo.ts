@@ -34,7 +34,10 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
     )
     .option("--port <n>", "HTTP port; 0 picks a free one", String(DEFAULT_HTTP_PORT))
     .option("--host <address>", `HTTP address to listen on (default ${DEFAULT_HOST})`)
-    .option("--seed <seed>", "override the demo's seed")
+    .option(
+      "--seed <seed>",
+      "override the demo's seed, read as a scenario file reads seed: (0x2A is 42)",
+    )
     .option(
       "--json",
       "JSON lines on stdout: the connection details once ready, the report (as run --report json) at the end",

@@ -73,7 +73,7 @@ export function registerReadingsCommand(program: Command, io: CliIo): void {
     )
     .option(
       "--seed <seed>",
-      "seed of every random draw (a whole number or text): the same seed prints the same readings",
+      "seed of every random draw (a whole number, 0x2A too, or text; as a scenario file's seed:): the same seed prints the same readings",
       "1",
     )
     .option("--days <n>", `days to generate, 1 to ${MAX_DAYS}`, "7")

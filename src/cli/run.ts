@@ -44,7 +44,10 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       "Run scenario files (scenarios/*.yaml) on a virtual clock and check their expectations; exit 0 only when all hold",
     )
     .argument("<files...>", "scenario files")
-    .option("--seed <seed>", "override the scenario's seed (same seed, same digest)")
+    .option(
+      "--seed <seed>",
+      "override the scenario's seed, read as the file reads seed: (42, 0x2A and 42.0 are 42; ward-3 is text): same seed, same digest",
+    )
     .option(
       "--report <format-and-file...>",
       "also write the report(s) for CI: json FILE or junit FILE, or both (json A junit B); several scenario files make one report, a list",
