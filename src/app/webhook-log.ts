@@ -1,16 +1,14 @@
-import type { RpmlabError } from "../core/errors.ts";
-import { fieldError } from "../core/field-errors.ts";
+import { FieldErrorCollector } from "../core/field-errors.ts";
 import { toIsoMicros } from "../core/time.ts";
-import { uuidFilter } from "../fulfilment/identifiers.ts";
+import { isUuid } from "../fulfilment/identifiers.ts";
 import type { Store } from "../store/store.ts";
 import type { ListOptions, ListResult } from "../store/types.ts";
-import { WEBHOOK_EVENTS, type WebhookEvent } from "../store/types-ingest.ts";
+import { WEBHOOK_EVENTS } from "../store/types-ingest.ts";
 import {
   type AttemptRow,
   DELIVERY_STATES,
   type DeliveryFilter,
   type DeliveryRow,
-  type DeliveryState,
   type DeliverySummary,
 } from "../store/types-webhooks.ts";
 import { type DeliveryDetail, type ManualSends, noDelivery } from "../webhooks/manual.ts";
@@ -30,39 +28,42 @@ export interface DeliveryQuery {
   readonly patient_id?: string | undefined;
 }
 
+/** Every field that is wrong is named at once, as the dead letters' filters are. */
 export function deliveryFilter(q: DeliveryQuery): DeliveryFilter {
   const filter: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = {};
+  const errors = new FieldErrorCollector();
   const given = (v: string | undefined) =>
     v === undefined || v.trim() === "" ? undefined : v.trim();
-  const stateGiven = given(q.state);
-  if (stateGiven !== undefined) {
-    // Matched in any case, as event is; refused as given.
-    const state = stateGiven.toLowerCase();
-    if (!(DELIVERY_STATES as readonly string[]).includes(state)) {
-      throw invalidChoice("state", stateGiven, DELIVERY_STATES);
-    }
-    filter.state = state as DeliveryState;
-  }
-  const eventGiven = given(q.event);
-  if (eventGiven !== undefined) {
-    // Matched in any case; refused as given, not as uppercased here.
-    const event = eventGiven.toUpperCase();
-    if (!(WEBHOOK_EVENTS as readonly string[]).includes(event)) {
-      throw invalidChoice("event", eventGiven, WEBHOOK_EVENTS);
-    }
-    filter.event = event as WebhookEvent;
-  }
-  const webhook = uuidFilter("webhook_id", q.webhook_id);
+  /** One of `choices` in any case (as `normal` spells them), or an error naming it as given. */
+  const choice = <T extends string>(
+    field: string,
+    choices: readonly T[],
+    normal: (v: string) => string,
+  ): T | undefined => {
+    const value = given(q[field as keyof DeliveryQuery]);
+    if (value === undefined) return undefined;
+    if ((choices as readonly string[]).includes(normal(value))) return normal(value) as T;
+    errors.add(field, `"${value}" is not a valid choice (${choices.join(", ")}).`);
+    return undefined;
+  };
+  const uuid = (field: "webhook_id" | "hwi_device_id"): string | undefined => {
+    const value = given(q[field]);
+    if (value === undefined || isUuid(value)) return value?.toLowerCase();
+    errors.add(field, "Enter a valid UUID.");
+    return undefined;
+  };
+  const state = choice("state", DELIVERY_STATES, (v) => v.toLowerCase());
+  if (state !== undefined) filter.state = state;
+  const event = choice("event", WEBHOOK_EVENTS, (v) => v.toUpperCase());
+  if (event !== undefined) filter.event = event;
+  const webhook = uuid("webhook_id");
   if (webhook !== undefined) filter.webhookId = webhook;
-  const device = uuidFilter("hwi_device_id", q.hwi_device_id);
+  const device = uuid("hwi_device_id");
   if (device !== undefined) filter.hwiDeviceId = device;
   const patient = given(q.patient_id);
   if (patient !== undefined) filter.patientId = patient;
+  errors.throwIfAny();
   return filter;
-}
-
-function invalidChoice(field: string, value: string, choices: readonly string[]): RpmlabError {
-  return fieldError(field, `"${value}" is not a valid choice (${choices.join(", ")}).`);
 }
 
 export async function listDeliveries(

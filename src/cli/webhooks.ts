@@ -188,10 +188,14 @@ function filterOf(flags: ListFlags): DeliveryFilter {
     });
   } catch (error) {
     if (!isRpmlabError(error) || error.code !== "E_API_VALIDATION") throw error;
-    // deliveryFilter checks one field at a time: the state and kind against their lists, the
-    // ids as UUIDs.
-    const [field, messages] = Object.entries(error.details.fields as Record<string, string[]>)[0]!;
-    const flag = FILTER_FLAGS[field] ?? field;
-    throw new RpmlabError("E_USAGE", `--${flag}: ${messages[0]}`, { field: flag });
+    // Each wrong filter, by its flag: the state and kind against their lists, the ids as UUIDs.
+    const wrong = Object.entries(error.details.fields as Record<string, string[]>).map(
+      ([field, messages]) => ({ flag: FILTER_FLAGS[field] ?? field, message: messages[0] }),
+    );
+    throw new RpmlabError(
+      "E_USAGE",
+      wrong.map(({ flag, message }) => `--${flag}: ${message}`).join(" "),
+      { field: wrong[0]!.flag },
+    );
   }
 }

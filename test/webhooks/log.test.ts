@@ -76,6 +76,10 @@ describe("webhook delivery log, resend", () => {
     expect(bad.json()).toEqual({
       state: ['"LOST" is not a valid choice (pending, delivered, failed, not_retried).'],
     });
+    // Every wrong filter at once, not the first alone.
+    const allBad = await q("state=lost&event=reading&webhook_id=w-1&hwi_device_id=d-1");
+    expect(allBad.statusCode).toBe(400);
+    expect(Object.keys(allBad.json())).toEqual(["state", "event", "webhook_id", "hwi_device_id"]);
     // An id that is no UUID is refused, not answered with an empty list.
     for (const field of ["webhook_id", "hwi_device_id"]) {
       const notUuid = await q(`${field}=not-a-uuid`);
@@ -165,6 +169,11 @@ describe("webhook delivery log, resend", () => {
     const notUuid = await cli("deliveries", "clinic", "--webhook", "not-a-uuid");
     expect(notUuid.code).toBe(2);
     expect(notUuid.stderr).toContain("E_USAGE: --webhook: Enter a valid UUID.");
+    const both = await cli("deliveries", "clinic", "--state", "lost", "--device", "d-1");
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe(
+      'rpmlab: E_USAGE: --state: "lost" is not a valid choice (pending, delivered, failed, not_retried). --device: Enter a valid UUID.',
+    );
     // The id as given, quoted: an empty one read "no webhook delivery " with nothing after it.
     for (const command of ["delivery", "resend"]) {
       const none = await cli(command, "clinic", "");
