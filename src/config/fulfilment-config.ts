@@ -117,8 +117,23 @@ const probability = z
   .min(0, "must be a number from 0 to 1")
   .max(1, "must be a number from 0 to 1");
 
+const SEED_EXPECTED = "an integer or a non-empty string";
+const SEED_RANGE = "an integer from -9007199254740991 to 9007199254740991 or a non-empty string";
+
 const FulfilmentFile = z.strictObject({
-  seed: z.union([z.string().min(1), z.number()]).transform(String),
+  // As a scenario's seed: (and --seed): a number YAML could not keep exactly (past 2^53-1, it
+  // has rounded it already) would seed the shipments as another number, unsaid.
+  seed: z
+    .union(
+      [
+        z.string().min(1, SEED_EXPECTED),
+        z.number().int({
+          error: (issue) => (Number.isInteger(issue.input) ? SEED_RANGE : SEED_EXPECTED),
+        }),
+      ],
+      { error: SEED_EXPECTED },
+    )
+    .transform(String),
   time_scale: z.number().positive("must be a number greater than 0"),
   tracking_base_url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
   durations: z.strictObject({

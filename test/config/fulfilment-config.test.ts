@@ -108,6 +108,16 @@ describe("fulfilment configuration", () => {
     ]) {
       expect(error.message).toContain(key);
     }
+    // A seed YAML rounded (past 2^53-1) or cut would seed as another number: refused, as a
+    // scenario's seed: is.
+    for (const seed of ["12345678901234567", "42.5"]) {
+      expect(
+        configError(() => fulfilmentConfig(fulfilmentAssignments([`seed=${seed}`]))).message,
+      ).toMatch(
+        /^fulfilment\.seed: an integer (from -9007199254740991 to 9007199254740991 )?or a non-empty string$/,
+      );
+    }
+    expect(fulfilmentConfig(fulfilmentAssignments(["seed=0x2A"])).seed).toBe("42");
     expect(configError(() => fulfilmentAssignments(["in_transit"])).message).toContain(
       "--fulfilment takes key=value",
     );
