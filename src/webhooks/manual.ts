@@ -53,10 +53,7 @@ export class ManualSends {
     const { store, clock } = this.deps;
     const webhook = await store.webhooks.get(accountId, webhookId);
     if (webhook === null) {
-      throw new RpmlabError("E_STORE_NOT_FOUND", `no webhook ${webhookId}`, {
-        field: "webhook",
-        value: webhookId,
-      });
+      throw noWebhook(webhookId);
     }
     const account = await store.accounts.get(accountId);
     const body = testBody(webhook, clock.now(), account?.omitStatusMetrics ?? false);
@@ -94,6 +91,14 @@ export class ManualSends {
 export function noDelivery(id: string): RpmlabError {
   return new RpmlabError("E_STORE_NOT_FOUND", `no webhook delivery ${JSON.stringify(id)}`, {
     field: "delivery",
+    value: id,
+  });
+}
+
+/** A webhook id no webhook of the account has, quoted (an empty one read "no webhook "). */
+export function noWebhook(id: string): RpmlabError {
+  return new RpmlabError("E_STORE_NOT_FOUND", `no webhook ${JSON.stringify(id)}`, {
+    field: "webhook",
     value: id,
   });
 }

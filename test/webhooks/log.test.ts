@@ -121,6 +121,9 @@ describe("webhook delivery log, resend", () => {
       (await lab.admin("POST", "accounts/clinic/webhook-deliveries/nope/resend/")).statusCode,
     ).toBe(404);
     expect((await lab.admin("GET", "accounts/nobody/webhook-deliveries/")).statusCode).toBe(404);
+    const noHook = await lab.admin("POST", "accounts/clinic/webhooks/nope/test/");
+    expect(noHook.statusCode).toBe(404);
+    expect(noHook.json().detail).toBe('no webhook "nope"');
     const { app } = await lab.api();
     expect(
       (await app.inject({ method: "GET", url: "/lab/v1/accounts/clinic/webhook-deliveries/" }))
@@ -180,6 +183,9 @@ describe("webhook delivery log, resend", () => {
       expect(none.code).toBe(1);
       expect(none.stderr).toContain('E_STORE_NOT_FOUND: no webhook delivery ""');
     }
+    const noHook = await cli("test", "clinic", "");
+    expect(noHook.code).toBe(1);
+    expect(noHook.stderr).toContain('E_STORE_NOT_FOUND: no webhook ""');
   });
 
   it("rpmlab webhooks test sends a sample to a webhook", async () => {
