@@ -30,7 +30,7 @@ export const DeliveryOut = z.object({
   state: z
     .enum(DELIVERY_STATES)
     .describe(
-      "pending (waiting for an attempt), delivered (a 2xx), failed (a measurement delivery that gave up after 24 hours, or whose webhook was deleted before its attempt), not_retried (a fulfilment, special-order, patient or test delivery whose one attempt failed, spec 6.1; a test delivery is not_retried from the start, its one attempt the sending process's alone).",
+      "pending (waiting for an attempt, or being attempted: in_flight), delivered (a 2xx), failed (a measurement delivery that gave up after 24 hours, or whose webhook was deleted before its attempt), not_retried (a fulfilment, special-order, patient or test delivery whose one attempt failed, spec 6.1; a test delivery is not_retried from the start, its one attempt the sending process's alone).",
     ),
   test: z.boolean().describe("A test send."),
   attempts: z.number().int(),
