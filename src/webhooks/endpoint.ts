@@ -59,14 +59,17 @@ function unquoted(text: string): string {
 
 /**
  * The endpoint as the delivery log shows it: a password in the URL written as ***, so the log
- * (the admin API, the dashboard, `rpmlab webhooks deliveries`) does not hand it out.
+ * (the admin API, the dashboard, `rpmlab webhooks deliveries`) does not hand it out — and a
+ * user name without a password too, since that is how a token rides in a URL
+ * (`https://<token>@host/`: Basic auth with the token as the user name and an empty password).
  */
 export function loggedEndpoint(url: string): string {
   if (!url.includes("@")) return url;
   try {
     const parsed = new URL(url);
-    if (parsed.password === "") return url;
-    parsed.password = "***";
+    if (parsed.password !== "") parsed.password = "***";
+    else if (parsed.username !== "") parsed.username = "***";
+    else return url;
     return parsed.href;
   } catch {
     return url;

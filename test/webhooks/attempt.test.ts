@@ -149,7 +149,7 @@ describe("a webhook attempt's outcome", () => {
     expect(sender.requests.length).toBe(count);
   });
 
-  it("sends an endpoint's user:password as Basic auth, never logs the password, and lets an Authorization auth_header win", async () => {
+  it("sends an endpoint's user:password as Basic auth, never logs the password (nor a user name alone, a token), and lets an Authorization auth_header win", async () => {
     sender.answer = () => ({ statusCode: 200 });
     const endpoint = "https://al%C3%AFce:s3cr%40t@client.example/hook?x=1";
     const withCredentials = { ...webhook, endpoint };
@@ -158,6 +158,13 @@ describe("a webhook attempt's outcome", () => {
       `Basic ${Buffer.from("alïce:s3cr@t").toString("base64")}`,
     );
     expect(outcome.attempt.endpoint).toBe("https://al%C3%AFce:***@client.example/hook?x=1");
+    // A token as the user name, no password: the token is the secret.
+    const token = { ...webhook, endpoint: "https://tok3n@client.example/hook" };
+    const tokenOutcome = await attemptDelivery(deps, delivery(), token, { manual: false });
+    expect(sender.requests.at(-1)!.headers.authorization).toBe(
+      `Basic ${Buffer.from("tok3n:").toString("base64")}`,
+    );
+    expect(tokenOutcome.attempt.endpoint).toBe("https://***@client.example/hook");
     const own = { ...withCredentials, authHeader: "Authorization", authKey: "Bearer t0k" };
     await attemptDelivery(deps, delivery(), own, { manual: false });
     const headers = sender.requests.at(-1)!.headers;
