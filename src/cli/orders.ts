@@ -41,9 +41,9 @@ export function registerOrdersCommand(program: Command, io: CliIo): void {
     orders
       .command("list")
       .description("List orders, oldest first")
-      .option("--status <status>", "a fulfilment status, shipped or pending")
+      .option("--status <status>", "a fulfilment status, shipped or pending (any case)")
       .option("--account <client-domain>", "one account's orders")
-      .option("--kind <kind>", "device or replacement"),
+      .option("--kind <kind>", "device or replacement (any case)"),
   ).action(async (flags: LabFlags & { status?: string; account?: string; kind?: string }) => {
     const rows = await labClient(flags).list<OrderJson>("orders/", {
       status: flags.status,

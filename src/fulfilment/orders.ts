@@ -22,7 +22,12 @@ import {
   type ShipmentStep,
 } from "./shipment-flow.ts";
 import { applyStep, type ShipmentDeps, type StepOptions } from "./shipment-transitions.ts";
-import { FULFILMENT_STATUSES, isFulfilmentStatus, SHIPPED_FILTER } from "./statuses.ts";
+import {
+  FULFILMENT_STATUSES,
+  type FulfilmentStatus,
+  isFulfilmentStatus,
+  SHIPPED_FILTER,
+} from "./statuses.ts";
 
 export interface OrdersDeps extends DeviceServiceDeps {
   readonly fulfilment: FulfilmentConfig;
@@ -60,9 +65,11 @@ export class Orders {
     const status = query.status?.trim();
     if (status !== undefined && status !== "") {
       const lower = status.toLowerCase();
+      // Every name in any case, as `shipped` and `pending` (the CLI's --status "in transit").
+      const named = statusNamed(lower);
       if (lower === "shipped") filter.status = SHIPPED_FILTER;
       else if (lower === "pending") filter.status = PENDING;
-      else if (isFulfilmentStatus(status)) filter.status = status;
+      else if (named !== undefined) filter.status = named;
       else {
         errors.add(
           "status",
@@ -72,7 +79,8 @@ export class Orders {
     }
     const kind = query.kind?.trim();
     if (kind !== undefined && kind !== "") {
-      if (kind === "device" || kind === "replacement") filter.kind = kind as ShipmentKind;
+      const named = kind.toLowerCase();
+      if (named === "device" || named === "replacement") filter.kind = named as ShipmentKind;
       else errors.add("kind", `${MESSAGES.choice(kind)} Use device or replacement.`);
     }
     const account = query.account?.trim();
@@ -297,6 +305,11 @@ function objectBody(errors: FieldErrorCollector, body: unknown): Record<string, 
     errors.throwIfAny();
   }
   return body as Record<string, unknown>;
+}
+
+/** The fulfilment status spelled `lower` in lower case. */
+function statusNamed(lower: string): FulfilmentStatus | undefined {
+  return FULFILMENT_STATUSES.find((s) => s.toLowerCase() === lower);
 }
 
 /** Why an order cannot get to `status`, and where it can go. */

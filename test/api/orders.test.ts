@@ -53,6 +53,11 @@ describe("lab admin API: orders and billing", () => {
       { id: device.id, status: "Ready to Ship", created_on: "2024-10-16T04:10:00.000000Z" },
     ]);
     expect(ok(await admin("GET", "orders/?status=shipped"))).toEqual([]);
+    // Status names and kinds in any case, as shipped and pending are.
+    expect(ok(await admin("GET", "orders/?status=ready%20to%20ship&kind=Device"))).toMatchObject([
+      { id: device.id },
+    ]);
+    expect(ok(await admin("GET", "orders/?status=IN%20TRANSIT"))).toEqual([]);
     const page = ok<{ count: number; results: unknown[] }>(await admin("GET", "orders/?page=1"));
     expect(page).toMatchObject({ count: 1, next: null, previous: null });
 

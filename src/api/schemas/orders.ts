@@ -99,10 +99,10 @@ export function orderJson(o: OrderRecord): z.output<typeof OrderOut> {
 
 export const OrdersQuery = z.object({
   status: queryParam(
-    "A fulfilment status (Unlinked: orders an unlink stopped), `shipped` (Dropshipped, In Transit, Out for Delivery) or `pending` (Client Action Required, On Hold, Ready to Ship).",
+    "A fulfilment status (Unlinked: orders an unlink stopped), `shipped` (Dropshipped, In Transit, Out for Delivery) or `pending` (Client Action Required, On Hold, Ready to Ship), in any case.",
   ),
   account: queryParam("A client domain."),
-  kind: queryParam("device (fulfilment requests) or replacement."),
+  kind: queryParam("device (fulfilment requests) or replacement, in any case."),
 });
 
 /** Documentation only: src/fulfilment/orders.ts validates the bodies field by field. */
