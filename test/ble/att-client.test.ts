@@ -27,8 +27,8 @@ const le16 = (n: number): Buffer => Buffer.from([n & 0xff, n >> 8]);
 const notFound = (opcode: number, handle: number) => att(0x01, opcode, le16(handle), 0x0a);
 
 /**
- * One service 0xFFF0 (handles 1–3) with one readable, writable characteristic 0xFFF1 (value at
- * handle 3), served by a peripheral whose Server Rx MTU is `serverRx`. Responses are sized by
+ * One service 0xFFF0 (handles 1–4) with one readable, writable, notifying characteristic 0xFFF1
+ * (value at handle 3, its CCCD at 4), served by a peripheral whose Server Rx MTU is `serverRx`. Responses are sized by
  * the ATT_MTU it agreed on (§3.4.2.2): a Read Response carries at most ATT_MTU−1 octets, the rest
  * comes by Read Blob (§3.4.4.4, §3.4.4.6). With `exchangeError`, an Exchange MTU Request gets
  * that Error Response; with `ownExchangeFirst`, the peripheral sends its own Exchange MTU Request
@@ -51,10 +51,28 @@ function gattServer(
     clientServerRx: undefined as number | undefined,
     /** PDUs to send before the answer to the PDU at hand. */
     outbox: [] as Buffer[],
+    /** Every request's opcode as it came (Exchange MTU Responses aside). */
+    opcodes: [] as number[],
+    /** The code of an Error Response to the next Write Request to the value, then cleared. */
+    writeError: undefined as number | undefined,
+    /** Refuses the Prepare Write Request with this offset with this code. */
+    prepareError: undefined as { offset: number; code: number } | undefined,
+    /** The code of an Error Response to the next Execute Write Request that writes, then cleared. */
+    executeError: undefined as number | undefined,
+    /** The CCCD (handle 4), and the code of an Error Response to Write Requests to it. */
+    cccd: 0,
+    cccdError: undefined as number | undefined,
+    /** Without a CCCD, Read By Type for one is Attribute Not Found. */
+    hasCccd: true,
+    /** The flags of each Execute Write Request. */
+    executeFlags: [] as number[],
   };
   let prepared: { offset: number; data: Buffer }[] = [];
   const answer = (pdu: Buffer): Buffer | undefined => {
-    if (pdu[0] !== 0x03) state.longestRequest = Math.max(state.longestRequest, pdu.length);
+    if (pdu[0] !== 0x03) {
+      state.longestRequest = Math.max(state.longestRequest, pdu.length);
+      state.opcodes.push(pdu[0]!);
+    }
     switch (pdu[0]) {
       case 0x02:
         // A peripheral without Exchange MTU: ATT_MTU stays 23.
@@ -74,12 +92,16 @@ function gattServer(
       case 0x10: {
         const start = pdu.readUInt16LE(1);
         if (start > 1) return notFound(0x10, start);
-        return att(0x11, 6, le16(1), le16(3), le16(0xfff0));
+        return att(0x11, 6, le16(1), le16(4), le16(0xfff0));
       }
       case 0x08: {
         const start = pdu.readUInt16LE(1);
+        if (pdu.readUInt16LE(5) === 0x2902) {
+          if (!state.hasCccd) return notFound(0x08, start);
+          return att(0x09, 4, le16(4), le16(state.cccd));
+        }
         if (start > 2) return notFound(0x08, start);
-        return att(0x09, 7, le16(2), 0x0a, le16(3), le16(0xfff1));
+        return att(0x09, 7, le16(2), 0x1a, le16(3), le16(0xfff1));
       }
       case 0x04:
         return notFound(0x04, pdu.readUInt16LE(1));
@@ -95,13 +117,31 @@ function gattServer(
         if (offset > state.value.length) return att(0x01, 0x0c, le16(3), 0x07);
         return att(0x0d, state.value.subarray(offset, offset + state.mtu - 1));
       }
-      case 0x12:
-        state.value = Buffer.from(pdu.subarray(3));
+      case 0x12: {
+        const handle = pdu.readUInt16LE(1);
+        const code = handle === 4 ? state.cccdError : state.writeError;
+        if (code !== undefined) {
+          if (handle === 3) state.writeError = undefined;
+          return att(0x01, 0x12, le16(handle), code);
+        }
+        if (handle === 4) state.cccd = pdu.readUInt16LE(3);
+        else state.value = Buffer.from(pdu.subarray(3));
         return att(0x13);
+      }
       case 0x16:
+        if (pdu.readUInt16LE(3) === state.prepareError?.offset) {
+          return att(0x01, 0x16, le16(3), state.prepareError.code);
+        }
         prepared.push({ offset: pdu.readUInt16LE(3), data: Buffer.from(pdu.subarray(5)) });
         return att(0x17, pdu.subarray(1));
       case 0x18: {
+        state.executeFlags.push(pdu[1]!);
+        if (pdu[1] === 0x01 && state.executeError !== undefined) {
+          const code = state.executeError;
+          state.executeError = undefined;
+          prepared = [];
+          return att(0x01, 0x18, le16(3), code);
+        }
         if (pdu[1] === 0x01) {
           const value = Buffer.alloc(Math.max(...prepared.map((p) => p.offset + p.data.length)));
           for (const p of prepared) p.data.copy(value, p.offset);
@@ -290,5 +330,108 @@ describe("the gateway's GATT client when the peripheral exchanges MTU", () => {
     expect(server.state.clientServerRx).toBe(256);
     expect(server.state.mtu).toBe(256);
     expect(link.mtu).toBe(256);
+  }, 30_000);
+});
+
+/** The outcome of `promise` once the clock has run `ms`: its value, its error, or undefined. */
+async function settled<T>(
+  clock: VirtualClock,
+  promise: Promise<T>,
+  ms = 2000,
+): Promise<T | Error | undefined> {
+  let outcome: T | Error | undefined;
+  promise.then(
+    (value) => (outcome = value),
+    (error: Error) => (outcome = error),
+  );
+  await clock.run({ until: clock.now() + ms });
+  return outcome;
+}
+
+describe("the gateway's GATT client when a peripheral refuses a write", () => {
+  it("fails a write answered Write Not Permitted (0x03) at once, naming the error, and writes on", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+
+    server.state.writeError = 0x03;
+    // noble completed a write on its Write Response only: the caller waited for ever.
+    const refused = await settled(clock, link.write("FFF1", pattern(10, 1)));
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(
+      /write FFF1: ATT error 0x03 \(Write Not Permitted\)/,
+    );
+
+    expect(await settled(clock, link.write("FFF1", pattern(10, 2)))).toBeUndefined();
+    expect(server.state.value).toEqual(pattern(10, 2));
+  }, 30_000);
+
+  it("stops a long write at its first refused Prepare Write, cancels what was queued, and names the error", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+    const opcodesBefore = server.state.opcodes.length;
+
+    // 600 octets at ATT_MTU 256: parts of 251 at offsets 0, 251, 502; the second is refused.
+    server.state.prepareError = { offset: 251, code: 0x09 };
+    const refused = await settled(clock, link.write("FFF1", pattern(600, 4)));
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(/write FFF1: ATT error 0x09 \(Prepare Queue Full\)/);
+    // No part after the refused one (Vol 3 Part F §3.4.6.1), and the queue cancelled (0x00).
+    expect(server.state.opcodes.slice(opcodesBefore)).toEqual([0x16, 0x16, 0x18]);
+    expect(server.state.executeFlags).toEqual([0x00]);
+    expect(server.state.value).toEqual(pattern(20, 3));
+
+    server.state.prepareError = undefined;
+    expect(await settled(clock, link.write("FFF1", pattern(600, 5)))).toBeUndefined();
+    expect(server.state.value).toEqual(pattern(600, 5));
+  }, 30_000);
+
+  it("fails a long write whose Execute Write is answered Invalid Offset (0x07)", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+
+    server.state.executeError = 0x07;
+    const refused = await settled(clock, link.write("FFF1", pattern(300, 6)));
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(/write FFF1: ATT error 0x07 \(Invalid Offset\)/);
+  }, 30_000);
+});
+
+describe("the gateway's GATT client when a peripheral refuses a subscription", () => {
+  it("fails a subscribe whose CCCD write is refused, naming the error, and subscribes on", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+
+    server.state.cccdError = 0xfd;
+    const refused = await settled(
+      clock,
+      link.subscribe("FFF1", () => undefined),
+    );
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(/subscribe FFF1: ATT error 0xfd/);
+    expect(server.state.cccd).toBe(0);
+
+    server.state.cccdError = undefined;
+    expect(
+      await settled(
+        clock,
+        link.subscribe("FFF1", () => undefined),
+      ),
+    ).toBeUndefined();
+    expect(server.state.cccd).toBe(0x0001);
+  }, 30_000);
+
+  it("fails a subscribe to a characteristic without a CCCD, naming the missing descriptor", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+
+    server.state.hasCccd = false;
+    const refused = await settled(
+      clock,
+      link.subscribe("FFF1", () => undefined),
+    );
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(
+      /subscribe FFF1: no Client Characteristic Configuration descriptor \(ATT error 0x0a \(Attribute Not Found\)\)/,
+    );
   }, 30_000);
 });

@@ -1,70 +1,9 @@
 import { createRequire } from "node:module";
 import { nobleMultiRole } from "../../config/noble-env.ts";
+import { guardGattWrites } from "./att-client-writes.ts";
+import { attErrorText } from "./att-errors.ts";
 import { agreedMtu } from "./att-mtu-exchange.ts";
-
-/** noble's GATT client, one per connection, as far as the guard uses it (lib/hci-socket/gatt.js). */
-interface NobleGatt {
-  readonly _address: string;
-  /** The connection's ATT_MTU: what noble's reads, writes and long writes are sized by. */
-  _mtu: number;
-  /** noble's Client Rx MTU (256). */
-  readonly _desired_mtu: number;
-  readonly _characteristics: Record<string, Record<string, { valueHandle: number }>>;
-  /** The request awaiting its response, then the queue behind it (noble's `_queueCommand`). */
-  _currentCommand: NobleCommand | null;
-  readonly _commandQueue: NobleCommand[];
-  writeAtt(data: Buffer): void;
-  onAclStreamData(cid: number, data: Buffer): void;
-  _queueCommand(buffer: Buffer, callback: (data: Buffer) => void): void;
-  mtuRequest(mtu: number): Buffer;
-  mtuResponse(mtu: number): Buffer;
-  readRequest(handle: number): Buffer;
-  readBlobRequest(handle: number, offset: number): Buffer;
-  emit(event: "mtu", address: string, mtu: number): boolean;
-  emit(
-    event: "read",
-    address: string,
-    service: string,
-    uuid: string,
-    value: Buffer | Error,
-  ): boolean;
-  exchangeMtu(): void;
-  read(serviceUuid: string, characteristicUuid: string): void;
-}
-
-interface NobleCommand {
-  readonly buffer: Buffer;
-  readonly callback: ((data: Buffer) => void) | null | undefined;
-  readonly writeCallback: (() => void) | undefined;
-}
-
-/** ATT error codes by value (Vol 3 Part F §3.4.1.1), for the error a failed read names. */
-const ATT_ERRORS = [
-  "",
-  "Invalid Handle",
-  "Read Not Permitted",
-  "Write Not Permitted",
-  "Invalid PDU",
-  "Insufficient Authentication",
-  "Request Not Supported",
-  "Invalid Offset",
-  "Insufficient Authorization",
-  "Prepare Queue Full",
-  "Attribute Not Found",
-  "Attribute Not Long",
-  "Encryption Key Size Too Short",
-  "Invalid Attribute Value Length",
-  "Unlikely Error",
-  "Insufficient Encryption",
-  "Unsupported Group Type",
-  "Insufficient Resources",
-];
-
-/** "ATT error 0x02 (Read Not Permitted)"; application and profile codes by value alone. */
-function attErrorText(code: number): string {
-  const name = ATT_ERRORS[code];
-  return `ATT error 0x${code.toString(16).padStart(2, "0")}${name ? ` (${name})` : ""}`;
-}
+import type { NobleGatt } from "./noble-gatt.ts";
 
 const ATT_CID = 0x0004;
 const ERROR_RESPONSE = 0x01;
@@ -90,6 +29,7 @@ const require = createRequire(import.meta.url);
  * request, and the `mtu` event (noble's peripheral.mtu) once the exchange ends, answered or not.
  * Reads as noble's, but one answered with an Error Response fails; an Invalid PDU completes
  * the request it answers; the peripheral's own Exchange MTU sets ATT_MTU too (see below).
+ * Writes and subscriptions complete or fail by the peripheral's answer (att-client-writes.ts).
  */
 export function guardGattClient(): void {
   const gatt = require("@abandonware/noble/lib/hci-socket/gatt") as {
@@ -98,6 +38,7 @@ export function guardGattClient(): void {
   const proto = gatt.prototype;
   if (proto[GUARDED]) return;
   proto[GUARDED] = true;
+  guardGattWrites(proto);
   proto.exchangeMtu = function (this: NobleGatt): void {
     this._queueCommand(this.mtuRequest(this._desired_mtu), (data) => {
       // The L2CAP guard has dropped a response too short for its field.

@@ -42,8 +42,9 @@ export class NobleCentral {
 
   /** Loads a fresh noble on the given sockets and waits for poweredOn. */
   static open(factory: SocketFactory): Promise<NobleCentral> {
-    const noble = loadNoble(factory) as Noble;
+    // Before noble is made: its constructor binds the write handler the guard passes errors on by.
     guardGattClient();
+    const noble = loadNoble(factory) as Noble;
     return new Promise((resolve, reject) => {
       withoutProcessHooks(() =>
         noble.on("stateChange", (state: string) => {
@@ -196,17 +197,36 @@ export class CentralLink {
     return value;
   }
 
+  /** Writes with response; an Error Response fails it naming the ATT error (att-client-writes.ts). */
   async write(uuid: string, value: Uint8Array, service?: string): Promise<void> {
-    await this.char(uuid, service).writeAsync(Buffer.from(value), false);
+    const c = this.char(uuid, service);
+    const error = await new Promise<unknown>((resolve) => {
+      c.once("write", resolve);
+      c.write(Buffer.from(value), false);
+    });
+    if (error instanceof Error) {
+      throw new RpmlabError("E_BLE_GATT", `${this.address}: write ${uuid}: ${error.message}`);
+    }
   }
 
-  /** Enables notifications or indications; `onValue` gets every value pushed after. */
+  /**
+   * Enables notifications or indications; `onValue` gets every value pushed after. A CCCD write
+   * refused, or no CCCD, fails it naming the ATT error (att-client-writes.ts).
+   */
   async subscribe(uuid: string, onValue: (value: Buffer) => void, service?: string): Promise<void> {
     const c = this.char(uuid, service);
-    c.on("data", (data: Buffer, isNotification: boolean) => {
+    const listener = (data: Buffer, isNotification: boolean): void => {
       if (isNotification) onValue(data);
+    };
+    c.on("data", listener);
+    const state = await new Promise<unknown>((resolve) => {
+      c.once("notify", resolve);
+      c.notify(true);
     });
-    await c.subscribeAsync();
+    if (state instanceof Error) {
+      c.removeListener("data", listener);
+      throw new RpmlabError("E_BLE_GATT", `${this.address}: subscribe ${uuid}: ${state.message}`);
+    }
   }
 
   async rssi(): Promise<number> {

@@ -1,0 +1,35 @@
+/** ATT error codes by value (Vol 3 Part F §3.4.1.1), for the errors the client guard names. */
+const ATT_ERRORS = [
+  "",
+  "Invalid Handle",
+  "Read Not Permitted",
+  "Write Not Permitted",
+  "Invalid PDU",
+  "Insufficient Authentication",
+  "Request Not Supported",
+  "Invalid Offset",
+  "Insufficient Authorization",
+  "Prepare Queue Full",
+  "Attribute Not Found",
+  "Attribute Not Long",
+  "Encryption Key Size Too Short",
+  "Invalid Attribute Value Length",
+  "Unlikely Error",
+  "Insufficient Encryption",
+  "Unsupported Group Type",
+  "Insufficient Resources",
+];
+
+/** "ATT error 0x02 (Read Not Permitted)"; application and profile codes by value alone. */
+export function attErrorText(code: number): string {
+  const name = ATT_ERRORS[code];
+  return `ATT error 0x${code.toString(16).padStart(2, "0")}${name ? ` (${name})` : ""}`;
+}
+
+const ERROR_RESPONSE = 0x01;
+
+/** Why a request failed: the code of its Error Response, named, or the response it got instead. */
+export function attFailure(response: Buffer): Error {
+  if (response[0] === ERROR_RESPONSE) return new Error(attErrorText(response[4]!));
+  return new Error(`unexpected ATT response 0x${response[0]!.toString(16).padStart(2, "0")}`);
+}
