@@ -201,20 +201,65 @@ describe("a CCCD on the virtual devices' GATT server, to raw ATT", () => {
     expect(await att(`16${ccc}00000100`)).toEqual([`17${ccc}00000100`]);
     expect(await att("1801")).toEqual([`0118${ccc}fd`]);
     expect(await att(`0a${ccc}`)).toEqual(["0b0000"]);
-    // The queue is bounded.
-    for (let i = 0; i < 16; i++) {
+    // The queue is bounded (64 prepared writes, as NimBLE's).
+    for (let i = 0; i < 64; i++) {
       expect(await att(`16${ccc}00000200`)).toEqual([`17${ccc}00000200`]);
     }
     expect(await att(`16${ccc}00000200`)).toEqual([`0116${ccc}09`]);
     expect(await att("1800")).toEqual(["19"]);
     expect(await att(`0a${ccc}`)).toEqual(["0b0000"]);
-    // One attribute per queue, as bleno queues a value: a second one is Unlikely Error.
+  });
+});
+
+describe("the prepare queue of the virtual devices' GATT server, to raw ATT", () => {
+  /** A valid Current Time (CTS 1.1 §3.1): 2025-01-01 08:00:00, in two parts. */
+  const time1 = "e907010108";
+  const time2 = "0000000000";
+
+  it("queues prepared writes to several attributes and writes them all at the Execute Write", async () => {
+    const { att } = await connectedCuff();
     const time = le16((await declaration(att, 0x2a2b)).value);
+    const ccc = le16((await declaration(att, 0x2a35)).value + 1);
+    // bleno queued one attribute: the second was Unlikely Error (Vol 3 Part F §3.4.6.1).
+    expect(await att(`16${time}0000${time1}`)).toEqual([`17${time}0000${time1}`]);
     expect(await att(`16${ccc}00000200`)).toEqual([`17${ccc}00000200`]);
-    expect(await att(`16${time}0000e907`)).toEqual([`0116${time}0e`]);
-    expect(await att("1800")).toEqual(["19"]);
-    expect(await att(`16${time}0000e907`)).toEqual([`17${time}0000e907`]);
-    expect(await att(`16${ccc}00000200`)).toEqual([`0116${ccc}0e`]);
-    expect(await att("1800")).toEqual(["19"]);
+    expect(await att(`16${time}0500${time2}`)).toEqual([`17${time}0500${time2}`]);
+    expect(await att("1801")).toEqual(["19"]);
+    expect(await att(`0a${ccc}`)).toEqual(["0b0200"]);
+    expect((await att(`0a${time}`))[0]!.slice(0, 10)).toBe(`0b${time1.slice(0, 8)}`);
+  });
+
+  it("checks a value's offsets and length at the Execute Write, not as its parts come", async () => {
+    const { att } = await connectedCuff();
+    const time = le16((await declaration(att, 0x2a2b)).value);
+    const [before] = await att(`0a${time}`);
+    // A part past the end of the value so far: bleno refused it at once as Invalid Offset;
+    // §3.4.6.1 takes it and §3.4.6.3 answers the Execute Write so.
+    expect(await att(`16${time}0000${time1}`)).toEqual([`17${time}0000${time1}`]);
+    expect(await att(`16${time}0600${time2}`)).toEqual([`17${time}0600${time2}`]);
+    expect(await att("1801")).toEqual([`0118${time}07`]);
+    // 513 octets in parts of 18 (ATT_MTU 23): past the 512 an attribute holds (§3.2.9).
+    const part = "00".repeat(18);
+    for (let offset = 0; offset < 513; offset += 18) {
+      const data = offset + 18 > 513 ? "00".repeat(513 - offset) : part;
+      expect(await att(`16${time}${le16(offset)}${data}`)).toEqual([
+        `17${time}${le16(offset)}${data}`,
+      ]);
+    }
+    expect(await att("1801")).toEqual([`0118${time}0d`]);
+    // Nothing was written, and the queue is empty again.
+    expect((await att(`0a${time}`))[0]!.slice(0, 10)).toBe(before!.slice(0, 10));
+    expect(await att("1801")).toEqual(["19"]);
+  });
+
+  it("answers the Execute Write with the first attribute whose write fails, and writes none after it", async () => {
+    const { att } = await connectedCuff();
+    const time = le16((await declaration(att, 0x2a2b)).value);
+    const ccc = le16((await declaration(att, 0x2a35)).value + 1);
+    // A Current Time of 5 octets: the device answers Invalid Attribute Value Length.
+    expect(await att(`16${time}0000${time1}`)).toEqual([`17${time}0000${time1}`]);
+    expect(await att(`16${ccc}00000200`)).toEqual([`17${ccc}00000200`]);
+    expect(await att("1801")).toEqual([`0118${time}0d`]);
+    expect(await att(`0a${ccc}`)).toEqual(["0b0000"]);
   });
 });

@@ -1,0 +1,69 @@
+import type { MtuGatt } from "./att-mtu-exchange.ts";
+
+/**
+ * An entry of bleno's attribute table (lib/hci-socket/gatt.js setServices): a declaration, a
+ * characteristic's value, or a descriptor; a CCCD (uuid 2902) holds its characteristic.
+ */
+export interface BlenoHandle {
+  readonly type: string;
+  readonly uuid?: string;
+  /** Characteristic Properties of a declaration; the permissions bleno gives a descriptor. */
+  readonly properties?: number;
+  /** The properties that need an encrypted link (same bits). */
+  readonly secure?: number;
+  readonly value?: Buffer;
+  readonly attribute?: { readonly properties?: readonly string[] };
+}
+
+export interface AclStream {
+  readonly encrypted?: boolean;
+}
+
+/** bleno's GATT server, as far as the guard reads it (lib/hci-socket/gatt.js). */
+export interface BlenoGatt extends MtuGatt {
+  _handles: readonly (BlenoHandle | undefined)[];
+  readonly _aclStream: AclStream | null;
+  handleRequest(request: Buffer): void;
+  send(data: Buffer): void;
+}
+
+/** ATT opcodes and error codes the server guard answers with (Vol 3 Part F §3.4). */
+export const ATT_OP = {
+  ERROR_RESPONSE: 0x01,
+  EXCHANGE_MTU_REQUEST: 0x02,
+  WRITE_REQUEST: 0x12,
+  WRITE_RESPONSE: 0x13,
+  PREPARE_WRITE_REQUEST: 0x16,
+  PREPARE_WRITE_RESPONSE: 0x17,
+  EXECUTE_WRITE_REQUEST: 0x18,
+  EXECUTE_WRITE_RESPONSE: 0x19,
+  WRITE_COMMAND: 0x52,
+} as const;
+
+export const ATT_ERROR = {
+  INVALID_HANDLE: 0x01,
+  WRITE_NOT_PERMITTED: 0x03,
+  INVALID_PDU: 0x04,
+  INSUFFICIENT_AUTHENTICATION: 0x05,
+  INVALID_OFFSET: 0x07,
+  PREPARE_QUEUE_FULL: 0x09,
+  INVALID_ATTRIBUTE_VALUE_LENGTH: 0x0d,
+  /** CSS Part B §1.2, §2.3. */
+  CCCD_IMPROPERLY_CONFIGURED: 0xfd,
+} as const;
+
+export function errorResponse(opcode: number, handle: number, code: number): Buffer {
+  return Buffer.from([ATT_OP.ERROR_RESPONSE, opcode, handle & 0xff, handle >> 8, code]);
+}
+
+export function isCccd(entry: BlenoHandle): boolean {
+  return entry.type === "descriptor" && entry.uuid === "2902";
+}
+
+/** Whether a CCCD value sets only bits its characteristic's properties allow (Part G Table 3.11). */
+export function cccdAllowed(value: number, entry: BlenoHandle): boolean {
+  const properties = entry.attribute?.properties ?? [];
+  if (value & 0x0001 && !properties.includes("notify")) return false;
+  if (value & 0x0002 && !properties.includes("indicate")) return false;
+  return true;
+}
