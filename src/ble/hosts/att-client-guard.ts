@@ -67,21 +67,28 @@ export function guardGattClient(): void {
       this.emit("mtu", this._address, this._mtu);
       return;
     }
-    const command = this._currentCommand;
-    if (cid !== ATT_CID || data[0] !== ERROR_RESPONSE || data[4] !== INVALID_PDU || !command) {
+    if (cid === ATT_CID && startsPairing(this, data)) awaitingPairing.set(this, data);
+    if (cid !== ATT_CID || data[0] !== ERROR_RESPONSE || data[4] !== INVALID_PDU) {
       onAclStreamData.call(this, cid, data);
       return;
     }
-    command.callback?.(data);
-    this._currentCommand = null;
-    // Then as noble goes on: the next request is sent, commands (no response) on the way.
-    for (let next = this._commandQueue.shift(); next; next = this._commandQueue.shift()) {
-      this._currentCommand = next;
-      this.writeAtt(next.buffer);
-      if (next.callback) return;
-      next.writeCallback?.();
-      this._currentCommand = null;
-    }
+    completeCommand(this, data);
+  };
+  // noble answers an authentication error by pairing, and resends the request once the link is
+  // encrypted; when pairing fails (the peripheral's Pairing Failed, Vol 3 Part H §3.5.5) or
+  // encryption does not start, it did nothing: the request waited for ever, and every later one
+  // behind it. It completes with its Error Response then, so a read fails naming it.
+  const onAclStreamEncrypt = proto.onAclStreamEncrypt;
+  proto.onAclStreamEncrypt = function (this: NobleGatt, encrypt: number | boolean): void {
+    const refusal = awaitingPairing.get(this);
+    awaitingPairing.delete(this);
+    if (encrypt || refusal === undefined) onAclStreamEncrypt.call(this, encrypt);
+    else completeCommand(this, refusal);
+  };
+  proto.onAclStreamEncryptFail = function (this: NobleGatt): void {
+    const refusal = awaitingPairing.get(this);
+    awaitingPairing.delete(this);
+    if (refusal !== undefined) completeCommand(this, refusal);
   };
   // noble's read, but an Error Response fails the read: noble ended it with the value read so
   // far (none for a Read Request), so a refused read came back as an empty value. The error
@@ -109,4 +116,39 @@ export function guardGattClient(): void {
     };
     this._queueCommand(this.readRequest(valueHandle), callback);
   };
+}
+
+/** The Error Response that started pairing, by connection, until the link is encrypted or not. */
+const awaitingPairing = new WeakMap<NobleGatt, Buffer>();
+const INSUFFICIENT_AUTHENTICATION = 0x05;
+const INSUFFICIENT_AUTHORIZATION = 0x08;
+const INSUFFICIENT_ENCRYPTION = 0x0f;
+
+/** Whether noble answers this PDU by pairing (its onAclStreamData): as it tests it. */
+function startsPairing(gatt: NobleGatt, data: Buffer): boolean {
+  const code = data[4];
+  return (
+    data[0] === ERROR_RESPONSE &&
+    gatt._currentCommand !== null &&
+    gatt._security !== "medium" &&
+    (code === INSUFFICIENT_AUTHENTICATION ||
+      code === INSUFFICIENT_AUTHORIZATION ||
+      code === INSUFFICIENT_ENCRYPTION)
+  );
+}
+
+/** Completes the request awaiting its response with `data`, then goes on as noble goes on. */
+function completeCommand(gatt: NobleGatt, data: Buffer): void {
+  const command = gatt._currentCommand;
+  if (command === null) return;
+  command.callback?.(data);
+  gatt._currentCommand = null;
+  // The next request is sent, commands (no response) on the way.
+  for (let next = gatt._commandQueue.shift(); next; next = gatt._commandQueue.shift()) {
+    gatt._currentCommand = next;
+    gatt.writeAtt(next.buffer);
+    if (next.callback) return;
+    next.writeCallback?.();
+    gatt._currentCommand = null;
+  }
 }

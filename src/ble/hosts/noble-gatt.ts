@@ -9,8 +9,12 @@ export interface NobleGatt {
   /** The request awaiting its response, then the queue behind it (noble's `_queueCommand`). */
   _currentCommand: NobleCommand | null;
   readonly _commandQueue: NobleCommand[];
+  /** 'medium' once the link is encrypted; until then an authentication error starts pairing. */
+  readonly _security: string;
   writeAtt(data: Buffer): void;
   onAclStreamData(cid: number, data: Buffer): void;
+  onAclStreamEncrypt(encrypt: number | boolean): void;
+  onAclStreamEncryptFail(): void;
   _queueCommand(
     buffer: Buffer,
     callback: ((data: Buffer) => void) | null,

@@ -1,0 +1,125 @@
+/**
+ * The gateway's GATT client (noble, unmodified, behind the lab's checks) against a peripheral
+ * whose GATT server is written in raw ATT (support/att-peripheral.ts): writes, subscriptions,
+ * and pairing refused.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type Closers,
+  connected as connectedTo,
+  gattServer,
+  pattern,
+  settled,
+} from "./support/att-peripheral.ts";
+
+const closers: Closers = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+const connected = (server: ReturnType<typeof gattServer>) => connectedTo(server, closers);
+
+describe("the gateway's GATT client when pairing fails", () => {
+  it("fails a read answered Insufficient Authentication once the peripheral refuses pairing, and reads on", async () => {
+    const server = gattServer(256, pattern(20, 7));
+    const { clock, link } = await connected(server);
+
+    // noble pairs on Insufficient Authentication (Vol 3 Part F §3.4.1.1) and resends the read
+    // once encrypted; the peripheral answers Pairing Failed (Vol 3 Part H §3.5.5), on which
+    // noble did nothing: the read waited for ever, and every later request behind it.
+    server.state.readError = 0x05;
+    const refused = await settled(clock, link.read("FFF1"));
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(
+      /read FFF1: ATT error 0x05 \(Insufficient Authentication\)/,
+    );
+    expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 7));
+  }, 30_000);
+});
+
+describe("the gateway's GATT client when a peripheral refuses a write", () => {
+  it("fails a write answered Write Not Permitted (0x03) at once, naming the error, and writes on", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+
+    server.state.writeError = 0x03;
+    // noble completed a write on its Write Response only: the caller waited for ever.
+    const refused = await settled(clock, link.write("FFF1", pattern(10, 1)));
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(
+      /write FFF1: ATT error 0x03 \(Write Not Permitted\)/,
+    );
+
+    expect(await settled(clock, link.write("FFF1", pattern(10, 2)))).toBeUndefined();
+    expect(server.state.value).toEqual(pattern(10, 2));
+  }, 30_000);
+
+  it("stops a long write at its first refused Prepare Write, cancels what was queued, and names the error", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+    const opcodesBefore = server.state.opcodes.length;
+
+    // 600 octets at ATT_MTU 256: parts of 251 at offsets 0, 251, 502; the second is refused.
+    server.state.prepareError = { offset: 251, code: 0x09 };
+    const refused = await settled(clock, link.write("FFF1", pattern(600, 4)));
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(/write FFF1: ATT error 0x09 \(Prepare Queue Full\)/);
+    // No part after the refused one (Vol 3 Part F §3.4.6.1), and the queue cancelled (0x00).
+    expect(server.state.opcodes.slice(opcodesBefore)).toEqual([0x16, 0x16, 0x18]);
+    expect(server.state.executeFlags).toEqual([0x00]);
+    expect(server.state.value).toEqual(pattern(20, 3));
+
+    server.state.prepareError = undefined;
+    expect(await settled(clock, link.write("FFF1", pattern(600, 5)))).toBeUndefined();
+    expect(server.state.value).toEqual(pattern(600, 5));
+  }, 30_000);
+
+  it("fails a long write whose Execute Write is answered Invalid Offset (0x07)", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+
+    server.state.executeError = 0x07;
+    const refused = await settled(clock, link.write("FFF1", pattern(300, 6)));
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(/write FFF1: ATT error 0x07 \(Invalid Offset\)/);
+  }, 30_000);
+});
+
+describe("the gateway's GATT client when a peripheral refuses a subscription", () => {
+  it("fails a subscribe whose CCCD write is refused, naming the error, and subscribes on", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+
+    server.state.cccdError = 0xfd;
+    const refused = await settled(
+      clock,
+      link.subscribe("FFF1", () => undefined),
+    );
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(/subscribe FFF1: ATT error 0xfd/);
+    expect(server.state.cccd).toBe(0);
+
+    server.state.cccdError = undefined;
+    expect(
+      await settled(
+        clock,
+        link.subscribe("FFF1", () => undefined),
+      ),
+    ).toBeUndefined();
+    expect(server.state.cccd).toBe(0x0001);
+  }, 30_000);
+
+  it("fails a subscribe to a characteristic without a CCCD, naming the missing descriptor", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+
+    server.state.hasCccd = false;
+    const refused = await settled(
+      clock,
+      link.subscribe("FFF1", () => undefined),
+    );
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(
+      /subscribe FFF1: no Client Characteristic Configuration descriptor \(ATT error 0x0a \(Attribute Not Found\)\)/,
+    );
+  }, 30_000);
+});
