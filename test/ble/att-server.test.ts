@@ -150,6 +150,28 @@ describe("the virtual devices' GATT server, to raw ATT", () => {
     expect(await att("1802")).toEqual(["0118000004"]);
     expect(await att("18ff")).toEqual(["0118000004"]);
   });
+  it("refuses Read By Type of a value without Read with Read Not Permitted, naming its handle", async () => {
+    const { att } = await connectedCuff();
+    // Blood Pressure Measurement indicates only: bleno read it through its handler (Unlikely
+    // Error, 0x0E); Vol 3 Part F §3.4.4.1 refuses it so, with the attribute's handle.
+    const measurement = await declaration(att, 0x2a35);
+    expect(await att(`08${le16(1)}ffff352a`)).toEqual([`0108${le16(measurement.value)}02`]);
+    // A readable value is still read so, and its CCCD.
+    const feature = await declaration(att, 0x2a49);
+    const [read] = await att(`08${le16(1)}ffff492a`);
+    expect(read!.slice(0, 8)).toBe(`0904${le16(feature.value)}`);
+    const ccc = le16(measurement.value + 1);
+    expect(await att(`08${ccc}ffff0229`)).toEqual([`0904${ccc}0000`]);
+  });
+
+  it("answers Read By Group Type of secondary services Attribute Not Found, of «Include» Unsupported Group Type", async () => {
+    const { att } = await connectedCuff();
+    // bleno had them the other way round (Vol 3 Part G §2.5.3: only services group).
+    expect(await att("100100ffff0128")).toEqual(["011001000a"]);
+    expect(await att("100100ffff0228")).toEqual(["0110010010"]);
+    const [primary] = await att("100100ffff0028");
+    expect(primary!.slice(0, 2)).toBe("11");
+  });
 });
 
 describe("a CCCD on the virtual devices' GATT server, to raw ATT", () => {

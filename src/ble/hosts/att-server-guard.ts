@@ -1,5 +1,6 @@
 import { exchangeMtu, type MtuExchanges } from "./att-mtu-exchange.ts";
 import { executeWrite, type PrepareQueues, prepareWrite } from "./att-prepare-queue.ts";
+import { readByGroupTypeRefusal, readByTypeRefusal } from "./att-read-by-type.ts";
 import {
   ATT_ERROR,
   ATT_OP,
@@ -29,7 +30,9 @@ export type AttServerAnswer = Buffer | null | undefined | { readonly writes: Buf
  *   one that only notifies), which Vol 3 Part G §3.3.3.3 (Table 3.11) allows only with the
  *   matching property: bleno then indicated to a central that asked for notifications. Such a
  *   Write Request is Client Characteristic Configuration Descriptor Improperly Configured (0xFD,
- *   CSS Part B §2.3), as BlueZ's gatt-database answers it; a Write Command is dropped.
+ *   CSS Part B §2.3), as BlueZ's gatt-database answers it; a Write Command is dropped;
+ * - Read By Type of a value it may not read, Read By Group Type by a type other than «Primary
+ *   Service» (att-read-by-type.ts).
  * (An Exchange MTU Request is answered before these checks: att-mtu-exchange.ts.)
  * Returns the answer to send, `null` to drop the request, `undefined` to let bleno handle it,
  * or `writes`: Write Requests for bleno to handle in order, answered as the Execute Write.
@@ -41,6 +44,8 @@ export function attServerCheck(
 ): AttServerAnswer {
   const opcode = request[0];
   if (opcode === ATT_OP.PREPARE_WRITE_REQUEST) return prepareWrite(request, gatt, queues);
+  if (opcode === ATT_OP.READ_BY_TYPE_REQUEST) return readByTypeRefusal(request, gatt);
+  if (opcode === ATT_OP.READ_BY_GROUP_TYPE_REQUEST) return readByGroupTypeRefusal(request);
   if (opcode === ATT_OP.EXECUTE_WRITE_REQUEST) {
     if (request[1]! > 0x01) return errorResponse(opcode, 0, ATT_ERROR.INVALID_PDU);
     return executeWrite(request, gatt, queues);

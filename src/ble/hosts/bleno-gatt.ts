@@ -12,6 +12,8 @@ export interface BlenoHandle {
   /** The properties that need an encrypted link (same bits). */
   readonly secure?: number;
   readonly value?: Buffer;
+  /** A characteristic declaration's value handle. */
+  readonly valueHandle?: number;
   readonly attribute?: { readonly properties?: readonly string[] };
 }
 
@@ -31,6 +33,8 @@ export interface BlenoGatt extends MtuGatt {
 export const ATT_OP = {
   ERROR_RESPONSE: 0x01,
   EXCHANGE_MTU_REQUEST: 0x02,
+  READ_BY_TYPE_REQUEST: 0x08,
+  READ_BY_GROUP_TYPE_REQUEST: 0x10,
   WRITE_REQUEST: 0x12,
   WRITE_RESPONSE: 0x13,
   PREPARE_WRITE_REQUEST: 0x16,
@@ -42,12 +46,15 @@ export const ATT_OP = {
 
 export const ATT_ERROR = {
   INVALID_HANDLE: 0x01,
+  READ_NOT_PERMITTED: 0x02,
   WRITE_NOT_PERMITTED: 0x03,
   INVALID_PDU: 0x04,
   INSUFFICIENT_AUTHENTICATION: 0x05,
   INVALID_OFFSET: 0x07,
   PREPARE_QUEUE_FULL: 0x09,
+  ATTRIBUTE_NOT_FOUND: 0x0a,
   INVALID_ATTRIBUTE_VALUE_LENGTH: 0x0d,
+  UNSUPPORTED_GROUP_TYPE: 0x10,
   /** CSS Part B §1.2, §2.3. */
   CCCD_IMPROPERLY_CONFIGURED: 0xfd,
 } as const;

@@ -1,0 +1,67 @@
+/**
+ * Read By Type and Read By Group Type Requests bleno answers wrongly (Vol 3 Part F §3.4.4.1,
+ * §3.4.4.9), answered in front of it.
+ */
+import {
+  ATT_ERROR,
+  ATT_OP,
+  type BlenoGatt,
+  type BlenoHandle,
+  errorResponse,
+} from "./bleno-gatt.ts";
+
+/** Characteristic Properties / descriptor permission bit for Read (Vol 3 Part G §3.3.1.1). */
+const READ = 0x02;
+const PRIMARY_SERVICE = "2800";
+const SECONDARY_SERVICE = "2801";
+const CHARACTERISTIC = "2803";
+
+/** A request's UUID field as bleno spells UUIDs: hex, most significant octet first. */
+const uuidOf = (request: Buffer): string =>
+  Buffer.from(request.subarray(5)).reverse().toString("hex");
+
+/**
+ * Read By Type of a characteristic's value or a descriptor by its UUID (`gatttool
+ * --char-read --uuid`, Android's readUsingCharacteristicUuid): bleno read the first match
+ * without its Read property, so an indicate-only measurement was read through its handler and
+ * answered Unlikely Error, and a read that needs encryption was refused naming the range's
+ * start. §3.4.4.1 refuses the first match with the handle of that attribute: Read Not Permitted,
+ * Insufficient Authentication. `undefined`: bleno answers (matched the same way).
+ */
+export function readByTypeRefusal(request: Buffer, gatt: BlenoGatt): Buffer | undefined {
+  const uuid = uuidOf(request);
+  if (uuid === CHARACTERISTIC) return undefined;
+  const end = request.readUInt16LE(3);
+  for (let handle = request.readUInt16LE(1); handle <= end; handle++) {
+    const entry = gatt._handles[handle];
+    if (entry === undefined) return undefined;
+    if (entry.uuid !== uuid) continue;
+    if (entry.type === "characteristic") return refusal(entry, entry.valueHandle!, gatt);
+    if (entry.type === "descriptor") return refusal(entry, handle, gatt);
+  }
+  return undefined;
+}
+
+function refusal(rights: BlenoHandle, handle: number, gatt: BlenoGatt): Buffer | undefined {
+  let code: number | undefined;
+  if (!((rights.properties ?? 0) & READ)) code = ATT_ERROR.READ_NOT_PERMITTED;
+  else if ((rights.secure ?? 0) & READ && !gatt._aclStream?.encrypted) {
+    code = ATT_ERROR.INSUFFICIENT_AUTHENTICATION;
+  }
+  return code === undefined ? undefined : errorResponse(ATT_OP.READ_BY_TYPE_REQUEST, handle, code);
+}
+
+/**
+ * Read By Group Type: the grouping types are «Primary Service» and «Secondary Service» (Vol 3
+ * Part G §2.5.3, §4.4.1). bleno answered a search for secondary services Unsupported Group Type
+ * (it has none: Attribute Not Found) and grouped by «Include» (0x2802), which is no grouping
+ * type (Unsupported Group Type, §3.4.4.9).
+ */
+export function readByGroupTypeRefusal(request: Buffer): Buffer | undefined {
+  const uuid = uuidOf(request);
+  if (uuid === PRIMARY_SERVICE) return undefined;
+  const start = request.readUInt16LE(1);
+  const code =
+    uuid === SECONDARY_SERVICE ? ATT_ERROR.ATTRIBUTE_NOT_FOUND : ATT_ERROR.UNSUPPORTED_GROUP_TYPE;
+  return errorResponse(ATT_OP.READ_BY_GROUP_TYPE_REQUEST, start, code);
+}
