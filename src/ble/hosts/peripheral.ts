@@ -63,7 +63,8 @@ export class BlenoPeripheral {
     private readonly bleno: Bleno,
     clock: Clock,
   ) {
-    this.outbound = new OutboundQueue(clock);
+    // An indication unconfirmed for 30 s ends the link, as BlueZ shuts the bearer (Vol 3 Part F §3.3.3).
+    this.outbound = new OutboundQueue(clock, () => bleno.disconnect());
     bleno.on("disconnect", () => this.outbound.clear("the central disconnected"));
   }
 
