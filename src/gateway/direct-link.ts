@@ -1,4 +1,5 @@
-import type { CharacteristicDef, ServiceDef } from "../ble/hosts/peripheral.ts";
+import { attErrorText } from "../ble/hosts/att-errors.ts";
+import { ATT, type CharacteristicDef, type ServiceDef } from "../ble/hosts/peripheral.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { canonicalUuid } from "../gatt/uuids.ts";
 import type { GattLink } from "./gatt-link.ts";
@@ -61,17 +62,21 @@ export class DirectLink implements GattLink {
   async read(uuid: string): Promise<Uint8Array> {
     const c = this.char(uuid, "read");
     if (c.read === undefined) throw this.gattError(`${uuid} is not readable`);
-    return c.read();
+    try {
+      return c.read();
+    } catch {
+      // A value that cannot be encoded: bleno's server answers Unlikely Error (peripheral.ts),
+      // and the gateway's client fails the read naming it.
+      throw this.gattError(`read ${uuid}: ${attErrorText(ATT.UNLIKELY_ERROR)}`);
+    }
   }
 
   async write(uuid: string, value: Uint8Array): Promise<void> {
     const c = this.char(uuid, "write");
     if (c.write === undefined) throw this.gattError(`${uuid} is not writable`);
     const status = c.write(Buffer.from(value));
-    // Vol 3 Part F §3.4.1.1: a non-zero status is an Error Response.
-    if (status !== 0) {
-      throw this.gattError(`write ${uuid}: ATT error 0x${status.toString(16).padStart(2, "0")}`);
-    }
+    // Vol 3 Part F §3.4.1.1: a non-zero status is an Error Response, named as over BLE.
+    if (status !== 0) throw this.gattError(`write ${uuid}: ${attErrorText(status)}`);
   }
 
   async subscribe(uuid: string, onValue: (value: Buffer) => void): Promise<void> {
