@@ -1,7 +1,6 @@
 /**
  * The gateway's GATT client (noble, unmodified, behind the lab's checks) against a peripheral
- * whose GATT server is written in raw ATT (support/att-peripheral.ts): writes, subscriptions,
- * and pairing refused.
+ * whose GATT server is written in raw ATT (support/att-peripheral.ts): writes and subscriptions.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -17,24 +16,6 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 const connected = (server: ReturnType<typeof gattServer>) => connectedTo(server, closers);
-
-describe("the gateway's GATT client when pairing fails", () => {
-  it("fails a read answered Insufficient Authentication once the peripheral refuses pairing, and reads on", async () => {
-    const server = gattServer(256, pattern(20, 7));
-    const { clock, link } = await connected(server);
-
-    // noble pairs on Insufficient Authentication (Vol 3 Part F §3.4.1.1) and resends the read
-    // once encrypted; the peripheral answers Pairing Failed (Vol 3 Part H §3.5.5), on which
-    // noble did nothing: the read waited for ever, and every later request behind it.
-    server.state.readError = 0x05;
-    const refused = await settled(clock, link.read("FFF1"));
-    expect(refused).toBeInstanceOf(Error);
-    expect((refused as Error).message).toMatch(
-      /read FFF1: ATT error 0x05 \(Insufficient Authentication\)/,
-    );
-    expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 7));
-  }, 30_000);
-});
 
 describe("the gateway's GATT client when a peripheral refuses a write", () => {
   it("fails a write answered Write Not Permitted (0x03) at once, naming the error, and writes on", async () => {

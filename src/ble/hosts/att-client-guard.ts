@@ -4,6 +4,7 @@ import { guardGattWrites } from "./att-client-writes.ts";
 import { attErrorText } from "./att-errors.ts";
 import { agreedMtu } from "./att-mtu-exchange.ts";
 import type { NobleGatt } from "./noble-gatt.ts";
+import { guardPairing, noteRefusal } from "./noble-pairing.ts";
 
 const ATT_CID = 0x0004;
 const ERROR_RESPONSE = 0x01;
@@ -29,7 +30,8 @@ const require = createRequire(import.meta.url);
  * request, and the `mtu` event (noble's peripheral.mtu) once the exchange ends, answered or not.
  * Reads as noble's, but one answered with an Error Response fails; an Invalid PDU completes
  * the request it answers; the peripheral's own Exchange MTU sets ATT_MTU too (see below).
- * Writes and subscriptions complete or fail by the peripheral's answer (att-client-writes.ts).
+ * Writes and subscriptions complete or fail by the peripheral's answer (att-client-writes.ts),
+ * and pairing as noble-pairing.ts says.
  */
 export function guardGattClient(): void {
   const gatt = require("@abandonware/noble/lib/hci-socket/gatt") as {
@@ -67,29 +69,14 @@ export function guardGattClient(): void {
       this.emit("mtu", this._address, this._mtu);
       return;
     }
-    if (cid === ATT_CID && startsPairing(this, data)) awaitingPairing.set(this, data);
+    if (cid === ATT_CID) noteRefusal(this, data);
     if (cid !== ATT_CID || data[0] !== ERROR_RESPONSE || data[4] !== INVALID_PDU) {
       onAclStreamData.call(this, cid, data);
       return;
     }
     completeCommand(this, data);
   };
-  // noble answers an authentication error by pairing, and resends the request once the link is
-  // encrypted; when pairing fails (the peripheral's Pairing Failed, Vol 3 Part H §3.5.5) or
-  // encryption does not start, it did nothing: the request waited for ever, and every later one
-  // behind it. It completes with its Error Response then, so a read fails naming it.
-  const onAclStreamEncrypt = proto.onAclStreamEncrypt;
-  proto.onAclStreamEncrypt = function (this: NobleGatt, encrypt: number | boolean): void {
-    const refusal = awaitingPairing.get(this);
-    awaitingPairing.delete(this);
-    if (encrypt || refusal === undefined) onAclStreamEncrypt.call(this, encrypt);
-    else completeCommand(this, refusal);
-  };
-  proto.onAclStreamEncryptFail = function (this: NobleGatt): void {
-    const refusal = awaitingPairing.get(this);
-    awaitingPairing.delete(this);
-    if (refusal !== undefined) completeCommand(this, refusal);
-  };
+  guardPairing(proto, completeCommand);
   // noble's read, but an Error Response fails the read: noble ended it with the value read so
   // far (none for a Read Request), so a refused read came back as an empty value. The error
   // goes where the value goes, noble's `read` event, and CentralLink.read throws it.
@@ -116,25 +103,6 @@ export function guardGattClient(): void {
     };
     this._queueCommand(this.readRequest(valueHandle), callback);
   };
-}
-
-/** The Error Response that started pairing, by connection, until the link is encrypted or not. */
-const awaitingPairing = new WeakMap<NobleGatt, Buffer>();
-const INSUFFICIENT_AUTHENTICATION = 0x05;
-const INSUFFICIENT_AUTHORIZATION = 0x08;
-const INSUFFICIENT_ENCRYPTION = 0x0f;
-
-/** Whether noble answers this PDU by pairing (its onAclStreamData): as it tests it. */
-function startsPairing(gatt: NobleGatt, data: Buffer): boolean {
-  const code = data[4];
-  return (
-    data[0] === ERROR_RESPONSE &&
-    gatt._currentCommand !== null &&
-    gatt._security !== "medium" &&
-    (code === INSUFFICIENT_AUTHENTICATION ||
-      code === INSUFFICIENT_AUTHORIZATION ||
-      code === INSUFFICIENT_ENCRYPTION)
-  );
 }
 
 /** Completes the request awaiting its response with `data`, then goes on as noble goes on. */

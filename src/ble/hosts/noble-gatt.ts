@@ -10,7 +10,7 @@ export interface NobleGatt {
   _currentCommand: NobleCommand | null;
   readonly _commandQueue: NobleCommand[];
   /** 'medium' once the link is encrypted; until then an authentication error starts pairing. */
-  readonly _security: string;
+  _security: string;
   writeAtt(data: Buffer): void;
   onAclStreamData(cid: number, data: Buffer): void;
   onAclStreamEncrypt(encrypt: number | boolean): void;

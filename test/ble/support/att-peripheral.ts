@@ -13,6 +13,7 @@ import { EmulatedHciSocket } from "../../../src/ble/socket/emulated-socket.ts";
 import { HciAdapter } from "../../../src/ble/socket/hci-adapter.ts";
 import { Rng } from "../../../src/core/rng.ts";
 import { VirtualClock } from "../../../src/core/virtual-clock.ts";
+import { PairingResponder, type Peer } from "./just-works-responder.ts";
 import { ScriptedHost } from "./scripted-host.ts";
 import { advParams, dataParam } from "./two-controllers.ts";
 
@@ -49,6 +50,10 @@ export function gattServer(
     clientServerRx: undefined as number | undefined,
     /** PDUs to send before the answer to the PDU at hand. */
     outbox: [] as Buffer[],
+    /** Read Requests are kept unanswered while set, until `release` answers them. */
+    holdReads: false,
+    held: [] as Buffer[],
+    readRequests: 0,
     /** Every request's opcode as it came (Exchange MTU Responses aside). */
     opcodes: [] as number[],
     /** The code of an Error Response to the next Write Request to the value, then cleared. */
@@ -104,6 +109,11 @@ export function gattServer(
       case 0x04:
         return notFound(0x04, pdu.readUInt16LE(1));
       case 0x0a:
+        state.readRequests++;
+        if (state.holdReads) {
+          state.held.push(Buffer.from(pdu));
+          return undefined;
+        }
         if (state.readError !== undefined) {
           const code = state.readError;
           state.readError = undefined;
@@ -169,6 +179,12 @@ export async function connected(
   link: CentralLink;
   /** Sends an ATT PDU from the peripheral on the connection. */
   send: (pdu: Buffer) => void;
+  /** Sends an SMP PDU from the peripheral on the connection. */
+  sendSmp: (pdu: Buffer) => void;
+  /** Answers the Read Requests held so far (`holdReads`). */
+  release: () => void;
+  /** Pairing Failed to a Pairing Request (the default), or Just Works. */
+  pairing: PairingResponder;
 }> {
   const clock = new VirtualClock({ startMs: Date.UTC(2026, 0, 5, 8) });
   const rng = new Rng("att-client");
@@ -185,15 +201,30 @@ export async function connected(
   closers.push(() => controller.close());
   radio.medium.move(controller, { x: 1, y: 0 });
   let handle: number | undefined;
-  const send = (pdu: Buffer): void =>
-    peripheral.acl(handle!, 0b00, Buffer.concat([le16(pdu.length), le16(0x0004), pdu]));
+  let initiator: Peer | undefined;
+  const pairing = new PairingResponder(
+    { type: 0, address: Buffer.from("0200000000c0", "hex") },
+    () => initiator!,
+  );
+  const l2cap = (cid: number, pdu: Buffer): void =>
+    peripheral.acl(handle!, 0b00, Buffer.concat([le16(pdu.length), le16(cid), pdu]));
+  const send = (pdu: Buffer): void => l2cap(0x0004, pdu);
+  const sendSmp = (pdu: Buffer): void => l2cap(0x0006, pdu);
   const peripheral: ScriptedHost = new ScriptedHost(controller, (packet) => {
+    if (packet[0] === H4.EVENT && packet[1] === 0x3e && packet[3] === 0x01) {
+      // LE Connection Complete: the central's address, which pairing confirms (§2.2.3).
+      handle = packet.readUInt16LE(5) & 0x0fff;
+      initiator = { type: packet[8]!, address: Buffer.from(packet.subarray(9, 15)) };
+    }
+    if (packet[0] === H4.EVENT && packet[1] === 0x3e && packet[3] === 0x05 && pairing.stk) {
+      // LE Long Term Key Request: the STK pairing agreed on (Vol 3 Part H §2.4.4.1).
+      const reply = Buffer.concat([packet.subarray(4, 6), pairing.stk]);
+      peripheral.command(OP.LE_LTK_REQUEST_REPLY, reply);
+    }
     if (packet[0] !== H4.ACL) return;
     if (packet.readUInt16LE(7) === 0x0006) {
-      // SMP: this peripheral pairs with no one (Pairing Failed, Pairing Not Supported).
-      const pairingFailed = Buffer.from([0x05, 0x05]);
-      const l2cap = Buffer.concat([le16(2), le16(0x0006), pairingFailed]);
-      if (packet[9] === 0x01) peripheral.acl(packet.readUInt16LE(1) & 0x0fff, 0b00, l2cap);
+      const answer = pairing.answer(packet.subarray(9));
+      if (answer !== undefined) sendSmp(answer);
       return;
     }
     if (packet.readUInt16LE(7) !== 0x0004) return;
@@ -238,7 +269,12 @@ export async function connected(
   );
   await clock.run({ until: clock.now() + 2000 });
   expect(discovered).toEqual(new Map([["FFF0", ["FFF1"]]]));
-  return { clock, link, send };
+  const release = (): void => {
+    const held = server.state.held.splice(0).length;
+    for (let i = 0; i < held; i++)
+      send(att(0x0b, server.state.value.subarray(0, server.state.mtu - 1)));
+  };
+  return { clock, link, send, sendSmp, release, pairing };
 }
 
 export const pattern = (length: number, seed: number): Buffer =>

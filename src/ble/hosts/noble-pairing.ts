@@ -1,0 +1,81 @@
+/**
+ * Pairing as noble's GATT client starts it, with what noble leaves out (lib/hci-socket/gatt.js,
+ * smp.js): noble pairs (LE legacy, Just Works) when a request is answered Insufficient
+ * Authentication, Authorization or Encryption, and sends that request again once the link is
+ * encrypted.
+ */
+import { createRequire } from "node:module";
+import type { NobleGatt } from "./noble-gatt.ts";
+
+const require = createRequire(import.meta.url);
+const ERROR_RESPONSE = 0x01;
+const INSUFFICIENT_AUTHENTICATION = 0x05;
+const INSUFFICIENT_AUTHORIZATION = 0x08;
+const INSUFFICIENT_ENCRYPTION = 0x0f;
+const SMP_CID = 0x0006;
+const SECURITY_REQUEST = 0x0b;
+
+/** The Error Response that started pairing, by connection, until the link is encrypted or not. */
+const awaitingPairing = new WeakMap<NobleGatt, Buffer>();
+
+/** noble's SMP side of one connection (lib/hci-socket/smp.js), as far as it is used here. */
+interface NobleSmp {
+  /** noble's Pairing Request, once sent on this connection. */
+  readonly _preq?: Buffer;
+  onAclStreamData(cid: number, data: Buffer): void;
+  sendPairingRequest(): void;
+}
+
+/** Notes an ATT PDU noble will answer by pairing (as its onAclStreamData tests it). */
+export function noteRefusal(gatt: NobleGatt, data: Buffer): void {
+  const code = data[4];
+  if (
+    data[0] === ERROR_RESPONSE &&
+    gatt._currentCommand !== null &&
+    gatt._security !== "medium" &&
+    (code === INSUFFICIENT_AUTHENTICATION ||
+      code === INSUFFICIENT_AUTHORIZATION ||
+      code === INSUFFICIENT_ENCRYPTION)
+  ) {
+    awaitingPairing.set(gatt, data);
+  }
+}
+
+/**
+ * - When pairing fails (the peripheral's Pairing Failed, Vol 3 Part H §3.5.5) or encryption does
+ *   not start, noble did nothing: the request waited for ever, and every later one behind it.
+ *   It completes with its Error Response then (`complete`), so a read fails naming it.
+ * - The peripheral's Security Request (§3.6.7), which noble ignored: a peripheral that bonds
+ *   before it serves (BP cuffs, glucometers) waited out its SMP timeout (30 s, §3.4) and dropped
+ *   the link. noble pairs on it now, as on an authentication error, unless it has paired or is
+ *   pairing on this connection.
+ * - Once encrypted, noble sent the request awaiting its response again: right after an
+ *   authentication error, but with the link encrypted on the peripheral's request it was a
+ *   second transaction on top of the first (Vol 3 Part F §3.3.2), whose response went to the
+ *   next request. It is sent again only when it was refused for want of security.
+ */
+export function guardPairing(
+  proto: NobleGatt,
+  complete: (gatt: NobleGatt, response: Buffer) => void,
+): void {
+  const onAclStreamEncrypt = proto.onAclStreamEncrypt;
+  proto.onAclStreamEncrypt = function (this: NobleGatt, encrypt: number | boolean): void {
+    const refusal = awaitingPairing.get(this);
+    awaitingPairing.delete(this);
+    if (refusal !== undefined) {
+      if (encrypt) onAclStreamEncrypt.call(this, encrypt);
+      else complete(this, refusal);
+    } else if (encrypt) this._security = "medium";
+  };
+  proto.onAclStreamEncryptFail = function (this: NobleGatt): void {
+    const refusal = awaitingPairing.get(this);
+    awaitingPairing.delete(this);
+    if (refusal !== undefined) complete(this, refusal);
+  };
+  const smp = require("@abandonware/noble/lib/hci-socket/smp") as { prototype: NobleSmp };
+  const onSmpData = smp.prototype.onAclStreamData;
+  smp.prototype.onAclStreamData = function (this: NobleSmp, cid: number, data: Buffer): void {
+    if (cid !== SMP_CID || data[0] !== SECURITY_REQUEST) onSmpData.call(this, cid, data);
+    else if (this._preq === undefined) this.sendPairingRequest();
+  };
+}

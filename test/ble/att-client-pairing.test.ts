@@ -1,0 +1,73 @@
+/**
+ * The gateway's GATT client (noble, unmodified, behind the lab's checks) pairing with a
+ * peripheral whose GATT server is written in raw ATT (support/att-peripheral.ts) and whose SMP
+ * answers as a Just Works responder, or refuses (support/just-works-responder.ts).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type Closers,
+  connected as connectedTo,
+  gattServer,
+  pattern,
+  settled,
+} from "./support/att-peripheral.ts";
+
+const closers: Closers = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+const connected = (server: ReturnType<typeof gattServer>) => connectedTo(server, closers);
+
+describe("the gateway's GATT client when pairing fails", () => {
+  it("fails a read answered Insufficient Authentication once the peripheral refuses pairing, and reads on", async () => {
+    const server = gattServer(256, pattern(20, 7));
+    const { clock, link } = await connected(server);
+
+    // noble pairs on Insufficient Authentication (Vol 3 Part F §3.4.1.1) and resends the read
+    // once encrypted; the peripheral answers Pairing Failed (Vol 3 Part H §3.5.5), on which
+    // noble did nothing: the read waited for ever, and every later request behind it.
+    server.state.readError = 0x05;
+    const refused = await settled(clock, link.read("FFF1"));
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(
+      /read FFF1: ATT error 0x05 \(Insufficient Authentication\)/,
+    );
+    expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 7));
+  }, 30_000);
+});
+
+describe("the gateway's GATT client when the peripheral asks for security", () => {
+  it("pairs on the peripheral's Security Request, and sends a waiting read once only", async () => {
+    const server = gattServer(256, pattern(20, 8));
+    const { clock, link, sendSmp, release, pairing } = await connected(server);
+    pairing.mode = "just-works";
+
+    // A read the peripheral has not answered yet when it asks for security.
+    server.state.holdReads = true;
+    const reading = link.read("FFF1");
+    let value: Buffer | Error | undefined;
+    reading.then(
+      (v) => (value = v),
+      (error: Error) => (value = error),
+    );
+    await clock.run({ until: clock.now() + 500 });
+    expect(server.state.readRequests).toBe(1);
+
+    // Security Request, Bonding (Vol 3 Part H §3.6.7): noble ignored it, and a peripheral that
+    // waits for pairing (as BP cuffs that bond do) timed SMP out at 30 s and dropped the link.
+    sendSmp(Buffer.from([0x0b, 0x01]));
+    await clock.run({ until: clock.now() + 2000 });
+    expect(pairing.pairingRequests).toBe(1);
+    expect(pairing.stk).toBeDefined();
+    // noble sent the read again once encrypted, as after an authentication error: a second
+    // transaction on top of the first (Vol 3 Part F §3.3.2), its response taken for another's.
+    expect(server.state.readRequests).toBe(1);
+
+    server.state.holdReads = false;
+    release();
+    await clock.run({ until: clock.now() + 2000 });
+    expect(value).toEqual(pattern(20, 8));
+    expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 8));
+    expect(server.state.readRequests).toBe(2);
+  }, 30_000);
+});
