@@ -74,3 +74,32 @@ export function cccdAllowed(value: number, entry: BlenoHandle): boolean {
   if (value & 0x0002 && !properties.includes("indicate")) return false;
   return true;
 }
+
+/** The value bleno keeps in the CCCD of this characteristic (its bleno object), if it has one. */
+export function cccdValueOf(bleno: unknown, characteristic: object): number | undefined {
+  const gatt = (bleno as { _bindings?: { _gatt?: BlenoGatt } })._bindings?._gatt;
+  const entry = gatt?._handles.find(
+    (h) => h !== undefined && isCccd(h) && h.attribute === characteristic,
+  );
+  return entry?.value?.length === 2 ? entry.value.readUInt16LE(0) : undefined;
+}
+
+/**
+ * bleno's update function, sending an indication: bleno notifies whenever the characteristic
+ * has Notify, so Notify is hidden from it for the call (it reads the properties as it sends).
+ */
+export function indicating(
+  characteristic: { readonly properties: readonly string[] },
+  update: (value: Buffer) => void,
+): (value: Buffer) => void {
+  const target = characteristic as { properties: readonly string[] };
+  return (value) => {
+    const properties = target.properties;
+    target.properties = properties.filter((p) => p !== "notify");
+    try {
+      update(value);
+    } finally {
+      target.properties = properties;
+    }
+  };
+}

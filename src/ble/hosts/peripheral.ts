@@ -2,6 +2,7 @@ import type BlenoModule from "@abandonware/bleno";
 import type { Clock } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import { guardGattServer } from "./att-server-guard.ts";
+import { cccdValueOf, indicating } from "./bleno-gatt.ts";
 import { loadBleno, type SocketFactory, stopDevUpPoll, withoutProcessHooks } from "./load.ts";
 import { OutboundQueue } from "./outbound-queue.ts";
 
@@ -107,9 +108,8 @@ export class BlenoPeripheral {
         new b.PrimaryService({
           uuid: bare(s.uuid),
           characteristics: s.characteristics.map((c) => {
-            const indicates = c.properties.includes("indicate") && !c.properties.includes("notify");
             let confirm: (() => void) | undefined;
-            return new b.Characteristic({
+            const characteristic: InstanceType<Bleno["Characteristic"]> = new b.Characteristic({
               uuid: bare(c.uuid),
               properties: c.properties,
               secure: c.secure ?? [],
@@ -137,7 +137,15 @@ export class BlenoPeripheral {
               onSubscribe:
                 c.subscribe === undefined
                   ? null
-                  : (max, update) =>
+                  : (max, update) => {
+                      // Indications where the central's CCCD asks for them (Vol 3 Part G
+                      // §3.3.3.3): bleno notified whenever the characteristic has Notify, also
+                      // to a central that enabled Indication alone.
+                      const indicates =
+                        c.properties.includes("indicate") &&
+                        (!c.properties.includes("notify") ||
+                          cccdValueOf(b, characteristic) === 0x0002);
+                      const send = indicates ? indicating(characteristic, update) : update;
                       c.subscribe!((v) => {
                         // bleno would cut the value at ATT_MTU − 3 without a word (Vol 3 Part F §3.4.7.1).
                         if (v.length > max) {
@@ -146,9 +154,10 @@ export class BlenoPeripheral {
                         }
                         return this.outbound.push(indicates, (done) => {
                           confirm = done;
-                          update(Buffer.from(v));
+                          send(Buffer.from(v));
                         });
-                      }, max),
+                      }, max);
+                    },
               onUnsubscribe: c.unsubscribe ?? null,
               // Handle Value Confirmation for this characteristic's indication (Vol 3 Part F §3.4.7.3).
               onIndicate: () => {
@@ -157,6 +166,7 @@ export class BlenoPeripheral {
                 done?.();
               },
             });
+            return characteristic;
           }),
         }),
     );
