@@ -188,6 +188,10 @@ describe("a CCCD on the virtual devices' GATT server, to raw ATT", () => {
     expect(await att(`52${le16(measurement)}0100`)).toEqual([]);
     expect(await att(`0a${le16(measurement)}`)).toEqual(["0b0000"]);
     expect(await att(`0a${le16(battery)}`)).toEqual(["0b0000"]);
+    // Reserved bits (past Indication) likewise, as BlueZ refuses them: bleno kept them.
+    expect(await att(`12${le16(measurement)}0600`)).toEqual([`0112${le16(measurement)}fd`]);
+    expect(await att(`12${le16(battery)}0180`)).toEqual([`0112${le16(battery)}fd`]);
+    expect(await att(`0a${le16(measurement)}`)).toEqual(["0b0000"]);
     // The bit the characteristic has is taken.
     expect(await att(`12${le16(measurement)}0200`)).toEqual(["13"]);
     expect(await att(`0a${le16(measurement)}`)).toEqual(["0b0200"]);

@@ -28,7 +28,8 @@ export type AttServerAnswer = Buffer | null | undefined | { readonly writes: Buf
  *   gatt-server answers both;
  * - a CCCD takes the Notification bit on a characteristic that only indicates (and Indication on
  *   one that only notifies), which Vol 3 Part G §3.3.3.3 (Table 3.11) allows only with the
- *   matching property: bleno then indicated to a central that asked for notifications. Such a
+ *   matching property: bleno then indicated to a central that asked for notifications (and it
+ *   kept reserved bits, 0x0004 and up). Such a
  *   Write Request is Client Characteristic Configuration Descriptor Improperly Configured (0xFD,
  *   CSS Part B §2.3), as BlueZ's gatt-database answers it; a Write Command is dropped;
  * - Read By Type of a value it may not read, Read By Group Type by a type other than «Primary

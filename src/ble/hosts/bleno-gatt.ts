@@ -63,15 +63,23 @@ export function errorResponse(opcode: number, handle: number, code: number): Buf
   return Buffer.from([ATT_OP.ERROR_RESPONSE, opcode, handle & 0xff, handle >> 8, code]);
 }
 
+const CCCD_NOTIFICATION = 0x0001;
+const CCCD_INDICATION = 0x0002;
+
 export function isCccd(entry: BlenoHandle): boolean {
   return entry.type === "descriptor" && entry.uuid === "2902";
 }
 
-/** Whether a CCCD value sets only bits its characteristic's properties allow (Part G Table 3.11). */
+/**
+ * Whether a CCCD value sets only bits its characteristic's properties allow (Part G Table 3.11).
+ * Bits past Indication are reserved: bleno stored them and read them back, where BlueZ's
+ * gatt-database (ccc_write_cb) refuses them as 0xFD too.
+ */
 export function cccdAllowed(value: number, entry: BlenoHandle): boolean {
+  if (value & ~(CCCD_NOTIFICATION | CCCD_INDICATION)) return false;
   const properties = entry.attribute?.properties ?? [];
-  if (value & 0x0001 && !properties.includes("notify")) return false;
-  if (value & 0x0002 && !properties.includes("indicate")) return false;
+  if (value & CCCD_NOTIFICATION && !properties.includes("notify")) return false;
+  if (value & CCCD_INDICATION && !properties.includes("indicate")) return false;
   return true;
 }
 
