@@ -103,4 +103,18 @@ describe("the gateway's GATT client when a peripheral refuses a subscription", (
       /subscribe FFF1: no Client Characteristic Configuration descriptor \(ATT error 0x0a \(Attribute Not Found\)\)/,
     );
   }, 30_000);
+
+  it("refuses to subscribe to a characteristic that neither notifies nor indicates, as the direct path does", async () => {
+    // Read and Write only: noble wrote 0x0000 to the CCCD and called it subscribed.
+    const server = gattServer(256, pattern(20, 3), { properties: 0x0a });
+    const { clock, link } = await connected(server);
+    const opcodesBefore = server.state.opcodes.length;
+    const refused = await settled(
+      clock,
+      link.subscribe("FFF1", () => undefined),
+    );
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(/FFF1 cannot notify or indicate$/);
+    expect(server.state.opcodes.length).toBe(opcodesBefore);
+  }, 30_000);
 });

@@ -215,6 +215,10 @@ export class CentralLink {
    */
   async subscribe(uuid: string, onValue: (value: Buffer) => void, service?: string): Promise<void> {
     const c = this.char(uuid, service);
+    // noble wrote the CCCD unchanged and called it subscribed; nothing would ever come.
+    if (!this.canSubscribe(uuid, service)) {
+      throw new RpmlabError("E_BLE_GATT", `${this.address}: ${uuid} cannot notify or indicate`);
+    }
     const listener = (data: Buffer, isNotification: boolean): void => {
       if (isNotification) onValue(data);
     };

@@ -36,7 +36,7 @@ const notFound = (opcode: number, handle: number) => att(0x01, opcode, le16(hand
 export function gattServer(
   serverRx: number,
   initial: Buffer,
-  options: { exchangeError?: number; ownExchangeFirst?: number } = {},
+  options: { exchangeError?: number; ownExchangeFirst?: number; properties?: number } = {},
 ) {
   /** `readError`: the code of an Error Response to the next Read Request, then cleared. */
   const state = {
@@ -104,7 +104,7 @@ export function gattServer(
           return att(0x09, 4, le16(4), le16(state.cccd));
         }
         if (start > 2) return notFound(0x08, start);
-        return att(0x09, 7, le16(2), 0x1a, le16(3), le16(0xfff1));
+        return att(0x09, 7, le16(2), options.properties ?? 0x1a, le16(3), le16(0xfff1));
       }
       case 0x04:
         return notFound(0x04, pdu.readUInt16LE(1));
