@@ -164,6 +164,17 @@ describe("the virtual devices' GATT server, to raw ATT", () => {
     expect(await att(`08${ccc}ffff0229`)).toEqual([`0904${ccc}0000`]);
   });
 
+  it("takes a 16-bit type written out as 128 bits on the Base UUID, as the 16-bit one", async () => {
+    const { att } = await connectedCuff();
+    // «Primary Service» and «Characteristic» as 128-bit UUIDs (Vol 3 Part F §3.2.1): bleno
+    // compared their spelling, and found none.
+    const base = (short: string) => `fb349b5f8000008000100000${short}0000`;
+    expect(await att(`100100ffff${base("0028")}`)).toEqual(await att("100100ffff0028"));
+    expect(await att(`080100ffff${base("0328")}`)).toEqual(await att("080100ffff0328"));
+    const [primary] = await att(`100100ffff${base("0028")}`);
+    expect(primary!.slice(0, 2)).toBe("11");
+  });
+
   it("answers Read By Group Type of secondary services Attribute Not Found, of «Include» Unsupported Group Type", async () => {
     const { att } = await connectedCuff();
     // bleno had them the other way round (Vol 3 Part G §2.5.3: only services group).

@@ -16,6 +16,25 @@ const PRIMARY_SERVICE = "2800";
 const SECONDARY_SERVICE = "2801";
 const CHARACTERISTIC = "2803";
 
+/** The Bluetooth Base UUID's 12 low octets, as sent (least significant first; Vol 3 Part B §2.5.1). */
+const BASE_UUID_LOW = Buffer.from("fb349b5f8000008000100000", "hex");
+
+/**
+ * A Read By Type or Read By Group Type Request whose type is a 16-bit UUID written out on the
+ * Base UUID (0000xxxx-0000-1000-8000-00805F9B34FB), rewritten with the 16-bit form: UUIDs are
+ * compared as 128-bit values (Vol 3 Part F §3.2.1), where bleno compared their spelling and
+ * found no «Characteristic» or «Primary Service» by the 128-bit one. Other requests as they are.
+ */
+export function withShortType(request: Buffer): Buffer {
+  const ranged =
+    request[0] === ATT_OP.READ_BY_TYPE_REQUEST || request[0] === ATT_OP.READ_BY_GROUP_TYPE_REQUEST;
+  if (!ranged || request.length !== 21) return request;
+  if (!request.subarray(5, 17).equals(BASE_UUID_LOW) || request.readUInt16LE(19) !== 0) {
+    return request;
+  }
+  return Buffer.concat([request.subarray(0, 5), request.subarray(17, 19)]);
+}
+
 /** A request's UUID field as bleno spells UUIDs: hex, most significant octet first. */
 const uuidOf = (request: Buffer): string =>
   Buffer.from(request.subarray(5)).reverse().toString("hex");

@@ -1,6 +1,6 @@
 import { exchangeMtu, type MtuExchanges } from "./att-mtu-exchange.ts";
 import { executeWrite, type PrepareQueues, prepareWrite } from "./att-prepare-queue.ts";
-import { readByGroupTypeRefusal, readByTypeRefusal } from "./att-read-by-type.ts";
+import { readByGroupTypeRefusal, readByTypeRefusal, withShortType } from "./att-read-by-type.ts";
 import {
   ATT_ERROR,
   ATT_OP,
@@ -88,7 +88,8 @@ export function guardGattServer(bleno: unknown): void {
   const handle = gatt.handleRequest.bind(gatt);
   const queues: PrepareQueues = new WeakMap();
   const exchanges: MtuExchanges = new WeakSet();
-  gatt.handleRequest = (request: Buffer) => {
+  gatt.handleRequest = (received: Buffer) => {
+    const request = withShortType(received);
     if (request[0] === ATT_OP.EXCHANGE_MTU_REQUEST) {
       exchangeMtu(request, gatt, exchanges);
       return;
