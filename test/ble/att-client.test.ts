@@ -8,6 +8,7 @@ import {
   connected as connectedTo,
   gattServer,
   pattern,
+  settled,
 } from "./support/att-peripheral.ts";
 
 const closers: Closers = [];
@@ -81,6 +82,25 @@ describe("the gateway's GATT client against a peripheral's Error Responses", () 
     failing.catch(() => undefined);
     await clock.run({ until: clock.now() + 2000 });
     await expect(failing).rejects.toThrow(/read FFF1: ATT error 0x02 \(Read Not Permitted\)/);
+  }, 30_000);
+});
+
+describe("the gateway's GATT client reading a long value", () => {
+  it("fails a read that runs past 512 octets (a Read Blob that ignores its offset) instead of reading on for ever", async () => {
+    const server = gattServer(256, pattern(300, 2));
+    const { clock, link } = await connected(server);
+
+    // Every Read Blob answered with the value's first 255 octets: noble asked again and again,
+    // the value growing without end, until its offset overflowed 16 bits and it threw.
+    server.state.blobIgnoresOffset = true;
+    const refused = await settled(clock, link.read("FFF1"));
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(/read FFF1: value runs past 512 octets/);
+    // 255 + 255 + 255 octets: past 512 (Vol 3 Part F §3.2.9) at the second Read Blob.
+    expect(server.state.readBlobRequests).toBe(2);
+
+    server.state.blobIgnoresOffset = false;
+    expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(300, 2));
   }, 30_000);
 });
 

@@ -12,6 +12,8 @@ const INVALID_PDU = 0x04;
 const READ_RESPONSE = 0x0b;
 const READ_BLOB_RESPONSE = 0x0d;
 const ATTRIBUTE_NOT_LONG = 0x0b;
+/** The longest attribute value (Vol 3 Part F §3.2.9). */
+const MAX_VALUE_LENGTH = 512;
 
 const EXCHANGE_MTU_REQUEST = 0x02;
 const EXCHANGE_MTU_RESPONSE = 0x03;
@@ -89,8 +91,14 @@ export function guardGattClient(): void {
     const callback = (data: Buffer): void => {
       if (data[0] === READ_RESPONSE || data[0] === READ_BLOB_RESPONSE) {
         value = Buffer.concat([value, data.subarray(1)]);
+        // No attribute value is longer (§3.2.9): a peripheral whose Read Blob ignores its
+        // offset had noble read on without end, until the offset overflowed and noble threw.
+        if (value.length > MAX_VALUE_LENGTH) {
+          done(new Error(`value runs past ${MAX_VALUE_LENGTH} octets (Vol 3 Part F §3.2.9)`));
+          return;
+        }
         // A part of ATT_MTU−1 octets may not be the last (§3.4.4.4): Read Blob for the rest.
-        if (data.length === this._mtu) {
+        if (data.length === this._mtu && value.length < MAX_VALUE_LENGTH) {
           this._queueCommand(this.readBlobRequest(valueHandle, value.length), callback);
         } else done(value);
       } else if (data[0] === ERROR_RESPONSE && !(data[4] === ATTRIBUTE_NOT_LONG && value.length)) {

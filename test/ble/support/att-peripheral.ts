@@ -44,6 +44,9 @@ export function gattServer(
     mtu: 23,
     longestRequest: 0,
     readError: undefined as number | undefined,
+    /** Read Blob answered from the value's start whatever the offset (firmware that ignores it). */
+    blobIgnoresOffset: false,
+    readBlobRequests: 0,
     /** The Client Rx MTU of this peripheral's own Exchange MTU Request, if it sent one. */
     ownRequestRx: undefined as number | undefined,
     /** The Server Rx MTU of the client's Exchange MTU Response to that request. */
@@ -121,7 +124,8 @@ export function gattServer(
         }
         return att(0x0b, state.value.subarray(0, state.mtu - 1));
       case 0x0c: {
-        const offset = pdu.readUInt16LE(3);
+        state.readBlobRequests++;
+        const offset = state.blobIgnoresOffset ? 0 : pdu.readUInt16LE(3);
         if (offset > state.value.length) return att(0x01, 0x0c, le16(3), 0x07);
         return att(0x0d, state.value.subarray(offset, offset + state.mtu - 1));
       }
