@@ -117,4 +117,17 @@ describe("the gateway's GATT client when a peripheral refuses a subscription", (
     expect((refused as Error).message).toMatch(/FFF1 cannot notify or indicate$/);
     expect(server.state.opcodes.length).toBe(opcodesBefore);
   }, 30_000);
+
+  it("subscribes when the CCCD is listed without its value, where noble threw reading past the response", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+    server.state.cccdWithoutValue = true;
+    expect(
+      await settled(
+        clock,
+        link.subscribe("FFF1", () => undefined),
+      ),
+    ).toBeUndefined();
+    expect(server.state.cccd).toBe(0x0001);
+  }, 30_000);
 });

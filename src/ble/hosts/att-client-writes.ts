@@ -58,7 +58,9 @@ export function guardGattWrites(proto: NobleGatt): void {
       const handle = found.readUInt16LE(2);
       // As noble: the bit the characteristic has, Notification before Indication.
       const bit = properties & NOTIFY ? 0x0001 : properties & INDICATE ? 0x0002 : 0;
-      const current = found.readUInt16LE(4);
+      // An entry without its value (Length 2) read as 0x0000: noble read past the response and
+      // threw, and the subscribe never completed.
+      const current = found.length >= 6 ? found.readUInt16LE(4) : 0;
       const value = Buffer.alloc(2);
       value.writeUInt16LE(notify ? current | bit : current & ~bit, 0);
       this._queueCommand(this.writeRequest(handle, value, false), (response) =>

@@ -70,6 +70,8 @@ export function gattServer(
     cccdError: undefined as number | undefined,
     /** Without a CCCD, Read By Type for one is Attribute Not Found. */
     hasCccd: true,
+    /** Read By Type for the CCCD answers its handle with no value (a malformed entry). */
+    cccdWithoutValue: false,
     /** The flags of each Execute Write Request. */
     executeFlags: [] as number[],
   };
@@ -104,6 +106,7 @@ export function gattServer(
         const start = pdu.readUInt16LE(1);
         if (pdu.readUInt16LE(5) === 0x2902) {
           if (!state.hasCccd) return notFound(0x08, start);
+          if (state.cccdWithoutValue) return att(0x09, 2, le16(4));
           return att(0x09, 4, le16(4), le16(state.cccd));
         }
         if (start > 2) return notFound(0x08, start);
@@ -284,13 +287,13 @@ export async function connected(
 export const pattern = (length: number, seed: number): Buffer =>
   Buffer.from(Array.from({ length }, (_, i) => (i * 7 + seed) & 0xff));
 
-/** The outcome of `promise` once the clock has run `ms`: its value, its error, or undefined. */
+/** The outcome of `promise` once the clock has run `ms`: its value, its error, or "pending". */
 export async function settled<T>(
   clock: VirtualClock,
   promise: Promise<T>,
   ms = 2000,
-): Promise<T | Error | undefined> {
-  let outcome: T | Error | undefined;
+): Promise<T | Error | "pending"> {
+  let outcome: T | Error | "pending" = "pending";
   promise.then(
     (value) => (outcome = value),
     (error: Error) => (outcome = error),
