@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.ts";
+import { RpmlabError } from "../core/errors.ts";
 import { epochFromUtc } from "../core/time.ts";
 import {
   currentTimeAt,
@@ -134,10 +135,17 @@ export async function runSession(link: GattLink, options: SessionOptions): Promi
     result.clockUnset =
       result.clockErrorMs === null || Math.abs(result.clockErrorMs) > CLOCK_UNSET_THRESHOLD_MS;
     const now = encodeCurrentTime(currentTimeAt(gatewayTime()));
-    await run("write Current Time", t.request, () =>
-      link.write(SIG.characteristics.currentTime, now),
-    );
-    result.timeSet = true;
+    try {
+      await run("write Current Time", t.request, () =>
+        link.write(SIG.characteristics.currentTime, now),
+      );
+      result.timeSet = true;
+    } catch (error) {
+      // A device may keep its own time: CTS 1.1 lets Current Time be read-only, and a server
+      // that ignores the value answers 0x80 (Data field ignored). The visit goes on; its
+      // readings keep the clock the device has (clockUnset says whether to trust it).
+      if (!(error instanceof RpmlabError && error.details.attError !== undefined)) throw error;
+    }
   }
 
   const onValue = (uuid: string) => (value: Buffer) => {

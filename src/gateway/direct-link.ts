@@ -9,6 +9,10 @@ export const DIRECT_MTU = 247;
 
 type Send = (value: Uint8Array) => Promise<void>;
 
+/** Vol 3 Part F §3.4.1.1. */
+const ATT_READ_NOT_PERMITTED = 0x02;
+const ATT_WRITE_NOT_PERMITTED = 0x03;
+
 /**
  * `--ble direct`: a gateway session on a device's GATT database in this process, with no HCI,
  * controller or radio between them (DESIGN "Boundaries"). The device's own handlers serve reads,
@@ -61,22 +65,23 @@ export class DirectLink implements GattLink {
 
   async read(uuid: string): Promise<Uint8Array> {
     const c = this.char(uuid, "read");
-    if (c.read === undefined) throw this.gattError(`${uuid} is not readable`);
+    // As the device's GATT server answers over BLE: Read Not Permitted.
+    if (c.read === undefined) throw this.attError(`read ${uuid}`, ATT_READ_NOT_PERMITTED);
     try {
       return c.read();
     } catch {
       // A value that cannot be encoded: bleno's server answers Unlikely Error (peripheral.ts),
       // and the gateway's client fails the read naming it.
-      throw this.gattError(`read ${uuid}: ${attErrorText(ATT.UNLIKELY_ERROR)}`);
+      throw this.attError(`read ${uuid}`, ATT.UNLIKELY_ERROR);
     }
   }
 
   async write(uuid: string, value: Uint8Array): Promise<void> {
     const c = this.char(uuid, "write");
-    if (c.write === undefined) throw this.gattError(`${uuid} is not writable`);
+    if (c.write === undefined) throw this.attError(`write ${uuid}`, ATT_WRITE_NOT_PERMITTED);
     const status = c.write(Buffer.from(value));
     // Vol 3 Part F §3.4.1.1: a non-zero status is an Error Response, named as over BLE.
-    if (status !== 0) throw this.gattError(`write ${uuid}: ${attErrorText(status)}`);
+    if (status !== 0) throw this.attError(`write ${uuid}`, status);
   }
 
   async subscribe(uuid: string, onValue: (value: Buffer) => void): Promise<void> {
@@ -117,6 +122,14 @@ export class DirectLink implements GattLink {
 
   private check(operation: string): void {
     if (this.closed) throw this.gattError(`${operation}: the link is down`);
+  }
+
+  /** An operation the device refused with an ATT error, as CentralLink reports one. */
+  private attError(operation: string, code: number): RpmlabError {
+    return new RpmlabError("E_BLE_GATT", `${this.address}: ${operation}: ${attErrorText(code)}`, {
+      device: this.address,
+      attError: code,
+    });
   }
 
   private gattError(message: string): RpmlabError {

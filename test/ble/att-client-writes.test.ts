@@ -29,6 +29,8 @@ describe("the gateway's GATT client when a peripheral refuses a write", () => {
     expect((refused as Error).message).toMatch(
       /write FFF1: ATT error 0x03 \(Write Not Permitted\)/,
     );
+    // The code, for the session to tell a refusal from a lost link (ble-session.ts).
+    expect(refused).toMatchObject({ code: "E_BLE_GATT", details: { attError: 0x03 } });
 
     expect(await settled(clock, link.write("FFF1", pattern(10, 2)))).toBeUndefined();
     expect(server.state.value).toEqual(pattern(10, 2));

@@ -1,6 +1,12 @@
-/** A direct link's errors read as the BLE path's (the gateway's client over noble) read them. */
+/**
+ * A direct link's errors read as the BLE path's (the gateway's client over noble) read them, and
+ * what a session makes of them.
+ */
 import { describe, expect, it } from "vitest";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { runSession } from "../../src/gateway/ble-session.ts";
 import { DirectLink } from "../../src/gateway/direct-link.ts";
+import { currentTimeAt, encodeCurrentTime } from "../../src/gatt/characteristics/current-time.ts";
 
 const time = (write: number, read: () => Uint8Array) =>
   new DirectLink(
@@ -35,5 +41,50 @@ describe("a direct link's ATT errors", () => {
     const refused = link.read("2A2B");
     await expect(refused).rejects.toMatchObject({ code: "E_BLE_GATT" });
     await expect(refused).rejects.toThrow(/read 2A2B: ATT error 0x0e \(Unlikely Error\)$/);
+  });
+});
+
+describe("a gateway session with a device that will not have its clock set", () => {
+  it("collects the readings with timeSet false when Current Time is read-only or refuses the write", async () => {
+    const clock = new VirtualClock({ startMs: Date.UTC(2026, 0, 5, 8) });
+    const now = encodeCurrentTime(currentTimeAt(clock.now()));
+    for (const write of [undefined, () => 0x80]) {
+      // CTS 1.1: Current Time may be read-only; a server that ignores the time answers 0x80
+      // (Data field ignored). The session failed on the refusal, and fetched nothing.
+      const link = new DirectLink(
+        "c0:00:00:00:00:08",
+        [
+          {
+            uuid: "1805",
+            characteristics: [
+              write === undefined
+                ? { uuid: "2A2B", properties: ["read"], read: () => now }
+                : { uuid: "2A2B", properties: ["read", "write"], read: () => now, write },
+            ],
+          },
+          {
+            uuid: "180F",
+            characteristics: [
+              {
+                uuid: "2A19",
+                properties: ["read", "notify"],
+                read: () => new Uint8Array([90]),
+                subscribe: (send) => void send(new Uint8Array([90])),
+              },
+            ],
+          },
+        ],
+        () => undefined,
+      );
+      const values: string[] = [];
+      const result = await runSession(link, {
+        clock,
+        sensorCode: undefined,
+        lastSequence: undefined,
+        onValue: (v) => values.push(v.uuid),
+      });
+      expect(result).toMatchObject({ timeSet: false, clockUnset: false, live: 1 });
+      expect(values).toEqual(["2A19"]);
+    }
   });
 });

@@ -26,10 +26,18 @@ export function attErrorText(code: number): string {
   return `ATT error 0x${code.toString(16).padStart(2, "0")}${name ? ` (${name})` : ""}`;
 }
 
+/** A request the peer refused with an Error Response: its code, named in the message. */
+export class AttError extends Error {
+  constructor(readonly attCode: number) {
+    super(attErrorText(attCode));
+    this.name = "AttError";
+  }
+}
+
 const ERROR_RESPONSE = 0x01;
 
 /** Why a request failed: the code of its Error Response, named, or the response it got instead. */
 export function attFailure(response: Buffer): Error {
-  if (response[0] === ERROR_RESPONSE) return new Error(attErrorText(response[4]!));
+  if (response[0] === ERROR_RESPONSE) return new AttError(response[4]!);
   return new Error(`unexpected ATT response 0x${response[0]!.toString(16).padStart(2, "0")}`);
 }

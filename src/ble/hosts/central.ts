@@ -3,6 +3,7 @@ import type { Characteristic, Peripheral } from "@abandonware/noble";
 import type { Clock, TimerHandle } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import { guardGattClient } from "./att-client-guard.ts";
+import { AttError } from "./att-errors.ts";
 import { loadNoble, type SocketFactory, stopDevUpPoll, withoutProcessHooks } from "./load.ts";
 
 type Noble = typeof NobleModule;
@@ -191,9 +192,7 @@ export class CentralLink {
   async read(uuid: string, service?: string): Promise<Buffer> {
     // An Error Response comes back in the value's place (att-client-guard.ts).
     const value: Buffer | Error = await this.char(uuid, service).readAsync();
-    if (value instanceof Error) {
-      throw new RpmlabError("E_BLE_GATT", `${this.address}: read ${uuid}: ${value.message}`);
-    }
+    if (value instanceof Error) throw this.failed(`read ${uuid}`, value);
     return value;
   }
 
@@ -204,9 +203,7 @@ export class CentralLink {
       c.once("write", resolve);
       c.write(Buffer.from(value), false);
     });
-    if (error instanceof Error) {
-      throw new RpmlabError("E_BLE_GATT", `${this.address}: write ${uuid}: ${error.message}`);
-    }
+    if (error instanceof Error) throw this.failed(`write ${uuid}`, error);
   }
 
   /**
@@ -229,8 +226,17 @@ export class CentralLink {
     });
     if (state instanceof Error) {
       c.removeListener("data", listener);
-      throw new RpmlabError("E_BLE_GATT", `${this.address}: subscribe ${uuid}: ${state.message}`);
+      throw this.failed(`subscribe ${uuid}`, state);
     }
+  }
+
+  /** E_BLE_GATT for a failed operation; an ATT error's code in details.attError. */
+  private failed(operation: string, error: Error): RpmlabError {
+    const attError = error instanceof AttError ? error.attCode : undefined;
+    return new RpmlabError("E_BLE_GATT", `${this.address}: ${operation}: ${error.message}`, {
+      device: this.address,
+      ...(attError === undefined ? {} : { attError }),
+    });
   }
 
   async rssi(): Promise<number> {
