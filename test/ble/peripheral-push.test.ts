@@ -55,34 +55,45 @@ async function connectedPusher() {
     await clock.run({ until: clock.now() + 1000 });
     return central.acls().map((p) => p.subarray(9).toString("hex"));
   };
-  /** Pushes a value; returns the ATT PDUs sent for it, and whether the push has settled. */
+  /**
+   * Pushes a value; returns the ATT PDUs sent for it, whether the push has settled, and how:
+   * "sent" or its error's message.
+   */
   const push = async (value: string) => {
     central.clear();
-    let settled = false;
-    send!(Buffer.from(value, "hex")).then(() => (settled = true));
+    let outcome: string | undefined;
+    send!(Buffer.from(value, "hex")).then(
+      () => (outcome = "sent"),
+      (error: Error) => (outcome = error.message),
+    );
     await clock.run({ until: clock.now() + 1000 });
     return {
       pdus: central.acls().map((p) => p.subarray(9).toString("hex")),
-      settled: () => settled,
+      settled: () => outcome !== undefined,
+      outcome: () => outcome,
     };
   };
-  return { att, push, clock };
+  return { att, push, clock, central };
 }
+
+/** The value handle of 0xFFF1, by Read By Type of characteristic declarations. */
+async function valueHandle(att: (hex: string) => Promise<string[]>): Promise<number> {
+  for (let start = 1; ; ) {
+    const r = Buffer.from((await att(`08${h(start)}ffff0328`))[0]!, "hex");
+    if (r[0] !== 0x09) throw new Error("no characteristic FFF1");
+    for (let at = 2; at + 7 <= r.length; at += 7) {
+      if (r.readUInt16LE(at + 5) === 0xfff1) return r.readUInt16LE(at + 3);
+      start = r.readUInt16LE(at) + 1;
+    }
+  }
+}
+
+const h = (n: number) => Buffer.from([n & 0xff, n >> 8]).toString("hex");
 
 describe("a virtual device's pushed values, to raw ATT", () => {
   it("indicates to a central whose CCCD enables Indication alone, on a characteristic that has both", async () => {
     const { att, push, clock } = await connectedPusher();
-    const h = (n: number) => Buffer.from([n & 0xff, n >> 8]).toString("hex");
-    // The value handle, by Read By Type of characteristic declarations; its CCCD follows it.
-    let value: number | undefined;
-    for (let start = 1; value === undefined; ) {
-      const r = Buffer.from((await att(`08${h(start)}ffff0328`))[0]!, "hex");
-      if (r[0] !== 0x09) throw new Error("no characteristic FFF1");
-      for (let at = 2; at + 7 <= r.length; at += 7) {
-        if (r.readUInt16LE(at + 5) === 0xfff1) value = r.readUInt16LE(at + 3);
-        start = r.readUInt16LE(at) + 1;
-      }
-    }
+    const value = await valueHandle(att);
 
     // Indication alone (0x0002): bleno notified (0x1B) all the same.
     expect(await att(`12${h(value + 1)}0200`)).toEqual(["13"]);
@@ -99,5 +110,25 @@ describe("a virtual device's pushed values, to raw ATT", () => {
     const notified = await push("2b");
     expect(notified.pdus).toEqual([`1b${h(value)}2b`]);
     expect(notified.settled()).toBe(true);
+  });
+
+  it("sends nothing queued for a characteristic once the central turns its CCCD off", async () => {
+    const { att, push, clock, central } = await connectedPusher();
+    const value = await valueHandle(att);
+    expect(await att(`12${h(value + 1)}0200`)).toEqual(["13"]);
+    const first = await push("01");
+    expect(first.pdus).toEqual([`1d${h(value)}01`]);
+    // Queued behind the unconfirmed indication.
+    const second = await push("02");
+    expect(second.pdus).toEqual([]);
+    expect(await att(`12${h(value + 1)}0000`)).toEqual(["13"]);
+    // The confirmation frees the bearer: bleno sent the queued value to a central that had
+    // turned them off (Vol 3 Part G §3.3.3.3).
+    central.clear();
+    await att("1e");
+    await clock.run({ until: clock.now() + 1000 });
+    expect(central.acls()).toEqual([]);
+    expect(first.outcome()).toBe("sent");
+    expect(second.outcome()).toBe("not sent: the central turned FFF1's CCCD off");
   });
 });

@@ -7,6 +7,8 @@ export const ATT_TRANSACTION_TIMEOUT_MS = 30_000;
 interface Item {
   confirmed: boolean;
   start: (done: () => void) => void;
+  /** Why the value is no longer to be sent when its turn comes, if so. */
+  unwanted: () => string | undefined;
   resolve: () => void;
   reject: (error: Error) => void;
 }
@@ -31,11 +33,19 @@ export class OutboundQueue {
     private readonly onTimeout: () => void = () => undefined,
   ) {}
 
-  /** Queues one value; `confirmed` values wait for `done` from the host before the next goes. */
-  push(confirmed: boolean, start: (done: () => void) => void): Promise<void> {
+  /**
+   * Queues one value; `confirmed` values wait for `done` from the host before the next goes. One
+   * that `unwanted` gives a reason for when its turn comes (the central turned the CCCD off
+   * meanwhile) is not sent, and fails with that reason.
+   */
+  push(
+    confirmed: boolean,
+    start: (done: () => void) => void,
+    unwanted: () => string | undefined = () => undefined,
+  ): Promise<void> {
     if (this.timedOut !== undefined) return Promise.reject(this.timedOut);
     return new Promise((resolve, reject) => {
-      this.items.push({ confirmed, start, resolve, reject });
+      this.items.push({ confirmed, start, unwanted, resolve, reject });
       this.next();
     });
   }
@@ -44,6 +54,12 @@ export class OutboundQueue {
     if (this.busy) return;
     const item = this.items.shift();
     if (item === undefined) return;
+    const reason = item.unwanted();
+    if (reason !== undefined) {
+      item.reject(new RpmlabError("E_BLE_GATT", `not sent: ${reason}`));
+      this.next();
+      return;
+    }
     if (!item.confirmed) {
       item.start(() => undefined);
       item.resolve();

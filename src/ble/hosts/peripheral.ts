@@ -109,6 +109,10 @@ export class BlenoPeripheral {
           uuid: bare(s.uuid),
           characteristics: s.characteristics.map((c) => {
             let confirm: (() => void) | undefined;
+            /** Whether the central's CCCD asks for values: off, what is queued is not sent. */
+            let subscribed = false;
+            const unwanted = () =>
+              subscribed ? undefined : `the central turned ${c.uuid}'s CCCD off`;
             const characteristic: InstanceType<Bleno["Characteristic"]> = new b.Characteristic({
               uuid: bare(c.uuid),
               properties: c.properties,
@@ -146,19 +150,27 @@ export class BlenoPeripheral {
                         (!c.properties.includes("notify") ||
                           cccdValueOf(b, characteristic) === 0x0002);
                       const send = indicates ? indicating(characteristic, update) : update;
+                      subscribed = true;
                       c.subscribe!((v) => {
                         // bleno would cut the value at ATT_MTU − 3 without a word (Vol 3 Part F §3.4.7.1).
                         if (v.length > max) {
                           const why = `${c.uuid}: a ${v.length}-octet value exceeds ATT_MTU − 3 = ${max}`;
                           return Promise.reject(new RpmlabError("E_BLE_GATT", why));
                         }
-                        return this.outbound.push(indicates, (done) => {
-                          confirm = done;
-                          send(Buffer.from(v));
-                        });
+                        return this.outbound.push(
+                          indicates,
+                          (done) => {
+                            confirm = done;
+                            send(Buffer.from(v));
+                          },
+                          unwanted,
+                        );
                       }, max);
                     },
-              onUnsubscribe: c.unsubscribe ?? null,
+              onUnsubscribe: () => {
+                subscribed = false;
+                c.unsubscribe?.();
+              },
               // Handle Value Confirmation for this characteristic's indication (Vol 3 Part F §3.4.7.3).
               onIndicate: () => {
                 const done = confirm;
