@@ -4,7 +4,7 @@ import type { WebhookRow } from "../store/types-ingest.ts";
 import type { AttemptOutcome, DeliveryRow } from "../store/types-webhooks.ts";
 import { endpointOf, loggedEndpoint } from "./endpoint.ts";
 import { nextAttemptAt } from "./retry-policy.ts";
-import type { WebhookRequest, WebhookSender } from "./sender.ts";
+import type { WebhookRequest, WebhookResponse, WebhookSender } from "./sender.ts";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature.ts";
 
 /** The delivery's UUID: the same on every attempt, so a receiver can tell a repeat. */
@@ -140,7 +140,7 @@ export async function attemptDelivery(
     created: delivery.created,
     now,
     attempts: number - delivery.manualAttempts,
-    retryAfterMs: retryAfterMs(response.retryAfter, now),
+    retryAfterMs: retryAfterMs(response, now),
     rng: deps.rng.fork(`delivery:${delivery.id}/attempt:${number}`),
   });
   return next === null
@@ -148,10 +148,17 @@ export async function attemptDelivery(
     : { deliveryId: id, attempt, state: "pending", nextAttemptAt: next };
 }
 
-/** RFC 9110 §10.2.3: delay-seconds or an HTTP-date. */
-function retryAfterMs(value: string | null, now: number): number | null {
-  if (value === null) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+/**
+ * RFC 9110 §10.2.3: delay-seconds, or an HTTP-date counted from the answer's own Date (§6.6.1,
+ * the server's clock on both sides: right on a virtual lab clock or a skewed server), else
+ * from the lab's now.
+ */
+function retryAfterMs(response: WebhookResponse, now: number): number | null {
+  const value = response.retryAfter?.trim();
+  if (value === undefined) return null;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
   const at = Date.parse(value);
-  return Number.isFinite(at) ? Math.max(0, at - now) : null;
+  if (!Number.isFinite(at)) return null;
+  const sent = response.date === null ? Number.NaN : Date.parse(response.date);
+  return Math.max(0, at - (Number.isFinite(sent) ? sent : now));
 }

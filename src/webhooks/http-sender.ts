@@ -37,6 +37,7 @@ export class HttpSender implements WebhookSender {
     return new Promise((resolve) => {
       let statusCode = 0;
       let retryAfter: string | null = null;
+      let date: string | null = null;
       const chunks: Buffer[] = [];
       let read = 0;
       let abort: ((error?: Error) => void) | undefined;
@@ -48,6 +49,7 @@ export class HttpSender implements WebhookSender {
         onHeaders(status, rawHeaders) {
           statusCode = status;
           retryAfter = headerValue(rawHeaders, "retry-after");
+          if (retryAfter !== null) date = headerValue(rawHeaders, "date");
           return true;
         },
         onData(chunk) {
@@ -58,12 +60,12 @@ export class HttpSender implements WebhookSender {
           return true;
         },
         onComplete() {
-          resolve(answered(statusCode, chunks, read, retryAfter, elapsed()));
+          resolve(answered(statusCode, chunks, read, { retryAfter, date }, elapsed()));
         },
         onError(error) {
           // A body cut off after its status came: the answer counts, its body is a snippet.
           if (statusCode !== 0 && read > DRAIN_LIMIT) {
-            resolve(answered(statusCode, chunks, read, retryAfter, elapsed()));
+            resolve(answered(statusCode, chunks, read, { retryAfter, date }, elapsed()));
           } else {
             resolve(failed(describeError(error, timeoutMs), elapsed()));
           }
@@ -126,7 +128,7 @@ function answered(
   statusCode: number,
   chunks: Buffer[],
   read: number,
-  retryAfter: string | null,
+  headers: Pick<WebhookResponse, "retryAfter" | "date">,
   latencyMs: number,
 ): WebhookResponse {
   const text = Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString("utf8");
@@ -135,12 +137,12 @@ function answered(
     error: null,
     latencyMs,
     snippet: text === "" ? null : snippetOf(text, read > SNIPPET_BYTES),
-    retryAfter,
+    ...headers,
   };
 }
 
 function failed(error: string, latencyMs: number): WebhookResponse {
-  return { statusCode: null, error, latencyMs, snippet: null, retryAfter: null };
+  return { statusCode: null, error, latencyMs, snippet: null, retryAfter: null, date: null };
 }
 
 /** What the delivery log says about a failed request. */

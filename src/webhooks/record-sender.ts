@@ -2,7 +2,12 @@ import type { WebhookRequest, WebhookResponse, WebhookSender } from "./sender.ts
 
 /** What the record sender answers: a status code (and body), or a transport error. */
 export type RecordedAnswer =
-  | { readonly statusCode: number; readonly body?: string; readonly retryAfter?: string }
+  | {
+      readonly statusCode: number;
+      readonly body?: string;
+      readonly retryAfter?: string;
+      readonly date?: string;
+    }
   | { readonly error: string };
 
 /**
@@ -23,6 +28,7 @@ export class RecordSender implements WebhookSender {
         latencyMs: 0,
         snippet: null,
         retryAfter: null,
+        date: null,
       };
     }
     return {
@@ -31,6 +37,7 @@ export class RecordSender implements WebhookSender {
       latencyMs: 0,
       snippet: answer.body ?? null,
       retryAfter: answer.retryAfter ?? null,
+      date: answer.date ?? null,
     };
   }
 

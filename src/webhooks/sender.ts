@@ -26,6 +26,11 @@ export interface WebhookResponse {
   readonly snippet: string | null;
   /** The Retry-After header of the answer, as sent. */
   readonly retryAfter: string | null;
+  /**
+   * The Date header of the answer, as sent: the server's own now, from which a Retry-After
+   * HTTP-date counts (neither the lab's clock, virtual in scenarios, nor this machine's).
+   */
+  readonly date: string | null;
 }
 
 /**

@@ -108,4 +108,24 @@ describe("webhook retries", () => {
     const log = await lab.store.webhookDeliveries.attempts(one!.id);
     expect(log[1]!.at - log[0]!.at).toBeGreaterThanOrEqual(600_000);
   });
+
+  it("counts a Retry-After date from the answer's own Date, not the lab's virtual clock", async () => {
+    await lab.webhook({ endpoint: receiver.url("/m") });
+    let answered = 0;
+    // Ten minutes apart on the server's clock, which is years from the lab's (START).
+    const date = "Sun, 06 Nov 1994 08:49:37 GMT";
+    const retryAfter = "Sun, 06 Nov 1994 08:59:37 GMT";
+    receiver.behaviour = () =>
+      answered++ === 0
+        ? { status: 503, headers: { date, "retry-after": retryAfter } }
+        : { status: 200 };
+    await lab.device(bpm, "P-1");
+    await lab.ingest(bpm, readingsOf(bpm, 5, 0).slice(0, 1));
+    await lab.runUntil(START + HOUR);
+    const [one] = (await lab.deliveries()).filter((d) => d.attempts === 2);
+    const log = await lab.store.webhookDeliveries.attempts(one!.id);
+    const waited = log[1]!.at - log[0]!.at;
+    expect(waited).toBeGreaterThanOrEqual(600_000);
+    expect(waited).toBeLessThan(660_000);
+  });
 });
