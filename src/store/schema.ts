@@ -1,19 +1,23 @@
-import type { ColumnType, Generated } from "kysely";
+import type { Generated } from "kysely";
+import type {
+  AsrSettingsTable,
+  GlucometerSupplyOffsetsTable,
+  SupplyRequestsTable,
+} from "./schema-asr.ts";
+import type { AutoId, Bool, Bytes, Json, Ms } from "./schema-columns.ts";
+import type {
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookOutboxTable,
+  WebhooksTable,
+} from "./schema-webhooks.ts";
 
 /**
  * Tables as the database sees them (snake_case, the spec's field names). Both dialects share
- * these types; dialect.ts converts the few column kinds they store differently.
+ * these types; dialect.ts converts the few column kinds they store differently
+ * (schema-columns.ts). The webhook and supply tables are in schema-webhooks.ts and
+ * schema-asr.ts.
  */
-
-/** Epoch ms: integer (SQLite) / bigint (PostgreSQL, parsed to number by the pool). */
-type Ms = number;
-/** integer 0/1 (SQLite) / boolean (PostgreSQL). */
-type Bool = number | boolean;
-/** text (SQLite) / json (PostgreSQL): written as JSON text, read as text or parsed value. */
-type Json = ColumnType<unknown, string | null, string | null>;
-/** blob / bytea. */
-type Bytes = Uint8Array;
-type AutoId = Generated<number>;
 
 export interface StoreMetaTable {
   key: string;
@@ -190,21 +194,6 @@ export interface IngestedMessagesTable {
   received: Ms;
 }
 
-export interface WebhooksTable {
-  id: string;
-  account_id: string;
-  endpoint: string;
-  auth_header: string | null;
-  auth_key: string | null;
-  event: string;
-  post_as_array: Bool;
-  enabled_by_default: Bool;
-  /** 0003: HMAC-SHA256 key of the X-Rpmlab-Signature header; null: unsigned. */
-  signing_secret: string | null;
-  created: Ms;
-  modified: Ms;
-}
-
 export interface DeadLettersTable {
   id: AutoId;
   topic: string;
@@ -260,40 +249,6 @@ export interface ShipmentsTable {
   modified: Ms;
 }
 
-export interface WebhookOutboxTable {
-  id: AutoId;
-  account_id: string;
-  event: string;
-  /** {"ranges": [[first, last], …]} (MEASUREMENT) or {"body": …, "hwi_device_id", "patient_id"}. */
-  payload: Json;
-  created: Ms;
-}
-
-export interface WebhookDeliveriesTable {
-  id: string;
-  account_id: string;
-  webhook_id: string;
-  event: string;
-  /** The JSON text posted. */
-  body: string;
-  state: string;
-  retry: Bool;
-  test: Bool;
-  attempts: number;
-  /** Of `attempts`, the resends a user asked for. */
-  manual_attempts: number;
-  /** Position among the deliveries created together: the claim order after next_attempt_at. */
-  seq: number;
-  next_attempt_at: Ms | null;
-  /** Pending: next_attempt_at is a dispatcher's claim, when it lapses (migration 0014). */
-  claimed: Bool;
-  hwi_device_id: string | null;
-  patient_id: string | null;
-  measurement_ids: Json;
-  created: Ms;
-  modified: Ms;
-}
-
 export interface ShipmentEventsTable {
   id: AutoId;
   shipment_id: string;
@@ -310,70 +265,6 @@ export interface BillingPeriodsTable {
   started: Ms;
   ended: Ms | null;
   basis: string;
-}
-
-export interface WebhookAttemptsTable {
-  id: AutoId;
-  delivery_id: string;
-  number: number;
-  at: Ms;
-  endpoint: string | null;
-  status_code: number | null;
-  error: string | null;
-  latency_ms: number;
-  response_snippet: string | null;
-  manual: Bool;
-}
-
-/** Migration 0006: ASR supply requests (spec 2.7, 4.5). */
-export interface SupplyRequestsTable {
-  id: string;
-  account_id: string;
-  supply_type_id: string;
-  supply_name: string;
-  gateway_id: string | null;
-  imei: string | null;
-  hardware_uuid: string | null;
-  related_device_id: string | null;
-  for_device_id: string | null;
-  patient_external_id: string | null;
-  shipping_name: string;
-  shipping_address: string;
-  shipping_city: string;
-  shipping_state: string;
-  shipping_zip_code: string;
-  notify_emails: string | null;
-  origin: string;
-  strips: number | null;
-  up_front_cost: string;
-  shipping_cost: string;
-  status: string;
-  step: number;
-  next_at: Ms | null;
-  carrier: string | null;
-  tracking_number: string | null;
-  tracking_link: string | null;
-  created: Ms;
-  modified: Ms;
-  shipped_on: Ms | null;
-  delivered_on: Ms | null;
-}
-
-/** Migration 0006: what a PUT of estimated_strips_remaining left on the strip count. */
-export interface GlucometerSupplyOffsetsTable {
-  account_id: string;
-  device_id: string;
-  strips_offset: number;
-  modified: Ms;
-}
-
-/** Migration 0006: automatic reorder thresholds per account (spec 1.4). */
-export interface AsrSettingsTable {
-  account_id: string;
-  strips_below: number | null;
-  days_below: number | null;
-  supply_name: string;
-  modified: Ms;
 }
 
 export interface Database {

@@ -1,7 +1,7 @@
 import type { Selectable } from "kysely";
 import type { Ctx } from "../context.ts";
 import { readBool, readNumOrNull } from "../dialect.ts";
-import type { AsrSettingsTable } from "../schema.ts";
+import type { AsrSettingsTable } from "../schema-asr.ts";
 import type { AsrSettingsRepo } from "../store-asr.ts";
 import type { AutoReorderSettings } from "../types-asr.ts";
 

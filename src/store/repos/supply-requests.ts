@@ -1,7 +1,7 @@
 import { type Selectable, sql } from "kysely";
 import { type Ctx, containsIgnoringCase, countOf, notFound, paged } from "../context.ts";
 import { readNum, readNumOrNull } from "../dialect.ts";
-import type { SupplyRequestsTable } from "../schema.ts";
+import type { SupplyRequestsTable } from "../schema-asr.ts";
 import type { SupplyRequestsRepo } from "../store-asr.ts";
 import type { SupplyOrigin, SupplyRequestRow, SupplyRequestStatus } from "../types-asr.ts";
 

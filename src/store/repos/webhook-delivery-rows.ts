@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from "kysely";
 import type { Ctx } from "../context.ts";
 import { readBool, readNum, readNumOrNull, writeJson } from "../dialect.ts";
-import type { WebhookAttemptsTable, WebhookDeliveriesTable } from "../schema.ts";
+import type { WebhookAttemptsTable, WebhookDeliveriesTable } from "../schema-webhooks.ts";
 import type { WebhookEvent } from "../types-ingest.ts";
 import type {
   AttemptRow,

@@ -2,7 +2,7 @@ import type { Selectable } from "kysely";
 import { type Ctx, invalid, templated, templatedIn } from "../context.ts";
 import { readNum, writeJson } from "../dialect.ts";
 import { param } from "../query-templates.ts";
-import type { WebhookOutboxTable } from "../schema.ts";
+import type { WebhookOutboxTable } from "../schema-webhooks.ts";
 import type { WebhookOutboxRepo } from "../store-webhooks.ts";
 import { type MeasurementRow, WEBHOOK_EVENTS, type WebhookEvent } from "../types-ingest.ts";
 import type { IdRange, OutboxEntry } from "../types-webhooks.ts";

@@ -2,7 +2,7 @@ import type { Selectable } from "kysely";
 import { type Ctx, invalid, notFound, templated, templatedIn } from "../context.ts";
 import { readBool, readNum } from "../dialect.ts";
 import { param } from "../query-templates.ts";
-import type { WebhooksTable } from "../schema.ts";
+import type { WebhooksTable } from "../schema-webhooks.ts";
 import type { WebhooksRepo } from "../store-webhooks.ts";
 import { WEBHOOK_EVENTS, type WebhookEvent, type WebhookRow } from "../types-ingest.ts";
 
