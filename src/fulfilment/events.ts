@@ -79,13 +79,17 @@ export interface HardwareDeliveredEvent {
   readonly via: "doorstep" | "pickup";
   readonly patientExternalId: string | null;
   /**
-   * The gateway in the box, or the patient's gateway the devices pair with; null for IMEIs, and
-   * while that gateway is still in another box (in the mail, held at a facility): it comes then.
+   * The gateway the order's device is on now (the one in the box, or the patient's gateway it
+   * joined); null for IMEIs, and while that gateway is still in another box (in the mail, held
+   * at a facility): it comes then.
    */
   readonly gatewayUuid: string | null;
   /**
-   * The devices to power on (none for a gateway-only box), after the change; a box with a
-   * gateway adds the devices with the patient that joined it and were waiting for it.
+   * The devices with the patient now that may power on, after the change: the box's own device
+   * (a ship_gateway_only request's too, which the patient has, once its gateway is here); a box
+   * with a gateway adds the devices on it that are with the patient: those that joined it and
+   * were waiting for it, or a replacement gateway's. A device whose own box is still in the
+   * mail is not named: its own delivery names it.
    */
   readonly devices: readonly DeviceRow[];
   /** Who signed for it (require_signature), else null. */

@@ -289,23 +289,30 @@ async function handOver(
 ): Promise<void> {
   const { accountId } = shipment;
   const inUse = await startBilling(tx, shipment, via, at);
+  const boxes = new AccountBoxes(tx, accountId, shipment);
   let devices: DeviceRow[];
   if (shipment.kind === "device") {
-    // Its device, and the devices that joined the gateway in it and were waiting for it.
+    // Its device (ship_gateway_only: the one the patient has, in use once its gateway is here),
+    // and the devices that joined the gateway in it and were waiting for it.
     const device = await tx.devices.get(accountId, shipment.deviceId);
     const own = device !== null && shipment.shipsDevice !== false ? [stripPatient(device)] : [];
-    devices = [...own, ...inUse.filter((d) => d.id !== shipment.deviceId)];
+    devices = [...own, ...inUse.filter((d) => own.every((o) => o.id !== d.id))];
   } else {
     const uuid = shipment.hardwareUuid ?? order.device.hardwareUuid;
     const { rows } =
       uuid === null ? { rows: [] } : await tx.devices.list(accountId, { hardwareUuidIexact: uuid });
-    devices =
-      shipment.hardwareUuid === null ? [stripPatient(order.device)] : rows.map(stripPatient);
+    // A replacement gateway carries every device of the old one: those with the patient, not
+    // one whose own box is still in the mail (it comes with that box).
+    const here: DeviceRow[] = [];
+    for (const row of rows) if (await boxes.deviceHere(row)) here.push(stripPatient(row));
+    devices = shipment.hardwareUuid === null ? [stripPatient(order.device)] : here;
   }
-  // The gateway to power on, unless it is still in another box (a device that joined it while
-  // it was in the mail, a replacement device for a box held with it): it comes with that box.
-  const hardware = shipment.hardwareUuid ?? order.device.hardwareUuid;
-  const here = await new AccountBoxes(tx, accountId, shipment).hardwareHere(hardware);
+  // The gateway to power on: the one the order's device is on now (a replacement gateway may
+  // have moved it since its box shipped), unless it is still in another box (a device that
+  // joined it while it was in the mail, a replacement device for a box held with it): it comes
+  // with that box.
+  const hardware = order.device.hardwareUuid;
+  const here = await boxes.hardwareHere(hardware);
   const gateway = hardware === null || !here ? null : await tx.gateways.get(hardware);
   events.add("hardware.delivered", {
     accountId,

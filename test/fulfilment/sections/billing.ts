@@ -208,6 +208,25 @@ export function billingSection(env: FulfilmentEnv): void {
       ]);
     });
 
+    it("a replacement gateway's delivery hands over the devices with the patient, not one still in its own box", async () => {
+      const { device: bpm } = await request(env);
+      await env.services.orders.advance(bpm.id, { status: "Delivered" });
+      const gateway = (await env.services.orders.get(bpm.id)).hardware_uuid;
+      const { device: scale } = await request(env, "P-1", {}, "Vendor Scale");
+      await env.services.orders.advance(scale.id, { status: "In Transit" });
+      // The replacement moves the BPM and the scale (in the mail) to the new gateway.
+      const { replacement } = await gatewayReplacementDelivered(bpm.id);
+      await env.services.orders.advance(scale.id, { status: "Delivered" });
+      const fresh = replacement.newHardwareUuid;
+      const handed = eventsOf(env, "hardware.delivered");
+      expect(handed.map((e) => [e.orderId, e.gatewayUuid, e.devices.map((d) => d.id)])).toEqual([
+        [bpm.id, gateway, [bpm.id]],
+        [replacement.id, fresh, [bpm.id]],
+        // Its box shipped with the old gateway's id: it joins the one it is on now.
+        [scale.id, fresh, [scale.id]],
+      ]);
+    });
+
     it("a device that joined a gateway held at the carrier bills from the delivery of a replacement gateway", async () => {
       const { bpm, scale } = await scaleJoinsGatewayInTheMail();
       await env.services.orders.inject(bpm.id, { event: "held_at_facility" });

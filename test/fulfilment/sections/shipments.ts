@@ -231,7 +231,12 @@ export function shipmentsSection(env: FulfilmentEnv): void {
       const gatewayOrder = await env.services.orders.get(only.device.id);
       expect(gatewayOrder).toMatchObject({ ships_device: false, ships_gateway: true });
       expect(eventsOf(env, "hardware.delivered")).toMatchObject([
-        { orderId: only.device.id, devices: [], gatewayUuid: gatewayOrder.hardware_uuid },
+        // The patient has the device (spec 2.4): it is in use once the gateway is here.
+        {
+          orderId: only.device.id,
+          devices: [{ id: only.device.id }],
+          gatewayUuid: gatewayOrder.hardware_uuid,
+        },
       ]);
 
       const second = await request(env, "P-1", {}, "Vendor Scale");
