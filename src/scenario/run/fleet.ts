@@ -107,7 +107,12 @@ export class Fleet {
     return found;
   }
 
-  /** A delivered box: its gateway and devices power on (fulfilment's hardware.delivered). */
+  /**
+   * A delivered box: what it puts to use powers on (fulfilment's hardware.delivered). A BLE
+   * device powers on only when the event names it (it is with the patient, events.ts) and the
+   * patient's gateway is here: a device whose own box is still in the mail waits for it, even
+   * when the gateway it joined arrives first.
+   */
   async delivered(event: HardwareDeliveredEvent): Promise<void> {
     const patient = this.patients.find(
       (p) => p.externalId === event.patientExternalId && event.patientExternalId !== null,
@@ -132,10 +137,10 @@ export class Fleet {
       }
       patient.gatewayUuid = event.gatewayUuid;
     }
+    const named = new Set(event.devices.map((row) => row.id));
     for (const device of patient.devices) {
-      if (device.profile.connectivity === "gateway" && device.ble === undefined) {
-        await this.powerBle(patient, device);
-      }
+      if (device.profile.connectivity !== "gateway" || device.ble !== undefined) continue;
+      if (named.has(device.hwiDeviceId)) await this.powerBle(patient, device);
     }
     if (patient.gateway === undefined) await this.openGateway(patient);
   }

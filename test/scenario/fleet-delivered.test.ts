@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Rng } from "../../src/core/rng.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import type { HardwareDeliveredEvent } from "../../src/fulfilment/events.ts";
+import type { Gateway } from "../../src/gateway/gateway.ts";
+import { defaultLibrary } from "../../src/scenario/load.ts";
+import {
+  type DeviceRig,
+  Fleet,
+  type FleetDeps,
+  type PatientRig,
+} from "../../src/scenario/run/fleet.ts";
+import { HouseholdBle } from "../../src/scenario/run/household-ble.ts";
+import { DeviceLedger } from "../../src/scenario/run/ledger.ts";
+import type { Cohort, Scenario } from "../../src/scenario/types.ts";
+import type { DeviceRow } from "../../src/store/types.ts";
+
+const T0 = Date.UTC(2026, 0, 5);
+const GATEWAY = "0A1B2C3D4E5F";
+const { catalogue } = defaultLibrary();
+
+/**
+ * Fleet.delivered on its own: a patient whose ordered kit's gateway is on (a stand-in, so no
+ * broker is needed) and whose devices are not, the BLE path direct.
+ */
+function patientWithKit(fleet: Fleet, names: readonly string[]): PatientRig {
+  const devices: DeviceRig[] = names.map((name, i) => ({
+    profile: catalogue.get(name),
+    serial: `SN-${i}`,
+    hwiDeviceId: `00000000-0000-4000-8000-00000000000${i}`,
+    ledger: new DeviceLedger([]),
+    ble: undefined,
+    cellular: undefined,
+    deadUntil: Number.NEGATIVE_INFINITY,
+  }));
+  const patient: PatientRig = {
+    cohort: { id: "gw" } as Cohort,
+    index: 0,
+    externalId: "gw-0001",
+    domain: "clinic",
+    devices,
+    household: new HouseholdBle(undefined, 0),
+    gatewayUuid: GATEWAY,
+    gateway: { stop: async () => {} } as Gateway,
+    unlinked: false,
+    address: undefined,
+  };
+  fleet.patients.push(patient);
+  return patient;
+}
+
+function handedOver(devices: readonly { id: string }[]): HardwareDeliveredEvent {
+  return {
+    accountId: "clinic",
+    orderId: "00000000-0000-4000-8000-000000000000",
+    kind: "device",
+    via: "doorstep",
+    patientExternalId: "gw-0001",
+    gatewayUuid: GATEWAY,
+    devices: devices.map((d) => ({ ...d, hardwareUuid: GATEWAY }) as DeviceRow),
+    signedBy: null,
+    at: T0,
+  };
+}
+
+describe("Fleet.delivered", () => {
+  let fleet: Fleet | undefined;
+  afterEach(async () => {
+    await fleet?.stop();
+    fleet = undefined;
+  });
+
+  it("powers on the devices the box puts to use, not one whose own box is still in the mail", async () => {
+    const deps = {
+      scenario: { transports: { ble: "direct" } } as Scenario,
+      clock: new VirtualClock({ startMs: T0 }),
+      rng: new Rng(1),
+    } as FleetDeps;
+    fleet = new Fleet(deps);
+    const patient = patientWithKit(fleet, ["Vendor BPM - Wide Range", "Vendor Scale"]);
+    const [bpm, scale] = patient.devices;
+
+    // The BPM's box brings the gateway; the scale joined that gateway, its box still on its way.
+    await fleet.delivered(handedOver([{ id: bpm!.hwiDeviceId }]));
+    expect(bpm!.ble).toBeDefined();
+    expect(scale!.ble).toBeUndefined();
+
+    // The scale's box arrives: the scale is with the patient and so is its gateway.
+    await fleet.delivered(handedOver([{ id: scale!.hwiDeviceId }]));
+    expect(scale!.ble).toBeDefined();
+  });
+});
