@@ -187,11 +187,12 @@ function junitSuite(report: ScenarioReport, indent: string): string[] {
     `    <property ${attrs({ name: "dead_letters", value: report.dead_letters.count })}/>`,
     "  </properties>",
   ];
-  for (const e of report.expectations) {
-    const caseAttrs = attrs({ name: e.text, classname: report.scenario, time: "0" });
+  const names = caseNames(report.expectations);
+  report.expectations.forEach((e, i) => {
+    const caseAttrs = attrs({ name: names[i]!, classname: report.scenario, time: "0" });
     if (e.passed) {
       lines.push(`  <testcase ${caseAttrs}/>`);
-      continue;
+      return;
     }
     const message = `expected ${e.expected}, actual ${e.actual}`;
     const detail = `expected: ${e.expected}\nactual: ${e.actual}\nat: ${report.file} ${e.source}`;
@@ -200,9 +201,21 @@ function junitSuite(report: ScenarioReport, indent: string): string[] {
       `    <failure ${attrs({ message, type: "expectation" })}>${escapeXml(detail, false)}</failure>`,
       "  </testcase>",
     );
-  }
+  });
   lines.push("</testsuite>");
   return lines.map((line) => indent + line);
+}
+
+/**
+ * Each expectation's testcase name: its text, and where it is in the file when another of the
+ * suite has the same text (two api.request events at one time, one check written twice). CI
+ * servers key a test by suite and name, so a repeated name showed one of the two, or merged a
+ * failure into a pass.
+ */
+function caseNames(expectations: readonly ExpectationResult[]): string[] {
+  const seen = new Map<string, number>();
+  for (const e of expectations) seen.set(e.text, (seen.get(e.text) ?? 0) + 1);
+  return expectations.map((e) => (seen.get(e.text)! > 1 ? `${e.text} (${e.source})` : e.text));
 }
 
 function seconds(ms: number): string {

@@ -263,6 +263,31 @@ describe("renderJunit", () => {
     );
   });
 
+  it("names a testcase by where it is in the file when another has the same text", () => {
+    // Two api.request events at one time refused, and a check written twice.
+    const refused = (source: string) => ({
+      text: "api.request at 06:00 takes effect",
+      expected: "api.request at 06:00 takes effect",
+      source,
+      passed: false,
+      actual: "GET /hwi/x/: 404",
+    });
+    const twice = renderJunit({
+      ...sample(),
+      expectations: [refused("events[0]"), refused("events[1]"), ...sample().expectations],
+    });
+    const names = [...twice.matchAll(/<testcase\b([^>]*?)\/?>/g)].map(
+      (c) => attributes(c[1] as string).name,
+    );
+    expect(names).toEqual([
+      "api.request at 06:00 takes effect (events[0])",
+      "api.request at 06:00 takes effect (events[1])",
+      "readings.stored >= 100",
+      "readings.missing == 0",
+      TRICKY,
+    ]);
+  });
+
   it("leaves no raw markup characters in text or attributes", () => {
     // Every < starts a tag, every & an entity.
     expect(xml.match(/<(?![?/a-z])/g)).toBeNull();
