@@ -11,6 +11,7 @@ import {
   renderJunitSuites,
   renderText,
   type ScenarioReport,
+  scenarioLabels,
 } from "../scenario/report.ts";
 import { checkTransports } from "../scenario/run/transports.ts";
 import { runScenario } from "../scenario/runner.ts";
@@ -95,11 +96,12 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         io.out(renderText(result));
       }
       for (const { format, file } of reportFiles) writeReport(file, REPORTS[format](reports));
-      const failed = reports.filter((r) => !r.passed);
+      const labels = scenarioLabels(reports);
+      const failed = labels.filter((_, i) => !reports[i]!.passed);
       if (failed.length > 0) {
         throw new RpmlabError(
           "E_SCENARIO_EXPECTATIONS",
-          `expectations did not hold in ${failed.map((r) => r.scenario).join(", ")}`,
+          `expectations did not hold in ${failed.join(", ")}`,
         );
       }
     });

@@ -143,7 +143,7 @@ function orderedReport(report: ScenarioReport): ScenarioReport {
  * seed, digest and file are suite properties, so a failed CI run says how to reproduce it.
  */
 export function renderJunit(report: ScenarioReport): string {
-  return `${XML_DECLARATION}\n${junitSuite(report, "").join("\n")}\n`;
+  return `${XML_DECLARATION}\n${junitSuite(report, report.scenario, "").join("\n")}\n`;
 }
 
 /**
@@ -156,7 +156,8 @@ export function renderJunitSuites(reports: readonly ScenarioReport[]): string {
   const wallMs = reports.reduce((n, r) => n + r.wall_ms, 0);
   const root = attrs({ name: "rpmlab run", tests, failures, errors: 0, time: seconds(wallMs) });
   const lines = [XML_DECLARATION, `<testsuites ${root}>`];
-  for (const report of reports) lines.push(...junitSuite(report, "  "));
+  const names = scenarioLabels(reports);
+  reports.forEach((report, i) => lines.push(...junitSuite(report, names[i]!, "  ")));
   lines.push("</testsuites>");
   return `${lines.join("\n")}\n`;
 }
@@ -168,10 +169,20 @@ export function renderJsonList(reports: readonly ScenarioReport[]): string {
 
 const XML_DECLARATION = `<?xml version="1.0" encoding="UTF-8"?>`;
 
-function junitSuite(report: ScenarioReport, indent: string): string[] {
+/**
+ * Each run's name in a list of runs: its scenario, and its file when another run has the same
+ * scenario name (envs/a/smoke.yaml and envs/b/smoke.yaml): CI servers key a suite and its tests
+ * by name, so two suites of one name showed as one.
+ */
+export function scenarioLabels(reports: readonly ScenarioReport[]): string[] {
+  const count = (name: string) => reports.filter((r) => r.scenario === name).length;
+  return reports.map((r) => (count(r.scenario) > 1 ? `${r.scenario} (${r.file})` : r.scenario));
+}
+
+function junitSuite(report: ScenarioReport, name: string, indent: string): string[] {
   const failures = report.expectations.filter((e) => !e.passed).length;
   const suiteAttrs = attrs({
-    name: report.scenario,
+    name,
     tests: report.expectations.length,
     failures,
     errors: 0,
@@ -189,7 +200,7 @@ function junitSuite(report: ScenarioReport, indent: string): string[] {
   ];
   const names = caseNames(report.expectations);
   report.expectations.forEach((e, i) => {
-    const caseAttrs = attrs({ name: names[i]!, classname: report.scenario, time: "0" });
+    const caseAttrs = attrs({ name: names[i]!, classname: name, time: "0" });
     if (e.passed) {
       lines.push(`  <testcase ${caseAttrs}/>`);
       return;

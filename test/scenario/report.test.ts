@@ -7,6 +7,7 @@ import {
   renderJunitSuites,
   renderText,
   type ScenarioReport,
+  scenarioLabels,
 } from "../../src/scenario/report.ts";
 
 const TRICKY = `api <GET "/hwi/x/?a=1&b='2'"> ok\nnext line`;
@@ -344,6 +345,25 @@ describe("several reports", () => {
     // The single-run document holds the same suite.
     const single = renderJunit(second).split("\n").slice(1).join("\n").trimEnd();
     expect(xml).toContain(single.replace(/^/gm, "  "));
+  });
+
+  it("renderJunitSuites: two runs of one scenario name are told apart by their files", () => {
+    const a = { ...second, file: "envs/a/drill.yaml" };
+    const b = { ...second, file: "envs/b/drill.yaml" };
+    const xml = renderJunitSuites([a, b, sample()]);
+    const suites = [...xml.matchAll(/<testsuite\b([^>]*)>/g)].map(
+      (m) => attributes(m[1] as string).name,
+    );
+    expect(suites).toEqual([
+      "drill (envs/a/drill.yaml)",
+      "drill (envs/b/drill.yaml)",
+      "smoke & <drill>",
+    ]);
+    const classes = [...xml.matchAll(/<testcase\b([^>]*?)\/?>/g)].map(
+      (m) => attributes(m[1] as string).classname,
+    );
+    expect(classes.slice(0, 2)).toEqual(["drill (envs/a/drill.yaml)", "drill (envs/b/drill.yaml)"]);
+    expect(scenarioLabels([a, b, sample()])).toEqual([...suites]);
   });
 
   it("renderJsonList: an array of the reports as renderJson writes each", () => {
