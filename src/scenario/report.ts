@@ -157,7 +157,9 @@ export function renderJunitSuites(reports: readonly ScenarioReport[]): string {
   const root = attrs({ name: "rpmlab run", tests, failures, errors: 0, time: seconds(wallMs) });
   const lines = [XML_DECLARATION, `<testsuites ${root}>`];
   const names = scenarioLabels(reports);
-  reports.forEach((report, i) => lines.push(...junitSuite(report, names[i]!, "  ")));
+  for (const [i, report] of reports.entries()) {
+    lines.push(...junitSuite(report, names[i]!, "  "));
+  }
   lines.push("</testsuites>");
   return `${lines.join("\n")}\n`;
 }
