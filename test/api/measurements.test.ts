@@ -184,6 +184,10 @@ describe("measurements: records, targets, filters", () => {
     ).toHaveLength(1);
     expect(await m.timestamps(url("timestamp__gte=2024-10-12T00:00:00%2B01:00"))).toHaveLength(1);
     expect(await m.timestamps(url("timestamp__gte=2024-10-12T00:00:00+01:00"))).toHaveLength(1);
+    // Every offset form the escaped + takes (±hh, ±hhmm), unescaped as well.
+    expect(await m.timestamps(url("timestamp__gte=2024-10-12T00:00:00+01"))).toHaveLength(1);
+    expect(await m.timestamps(url("timestamp__gte=2024-10-12T00:00:00+0100"))).toHaveLength(1);
+    expect(await m.timestamps(url("timestamp__gte=2024-10-12T00:00:00%2B01"))).toHaveLength(1);
     expect(
       await m.timestamps(
         url("timestamp__gte=2024-10-11T23:30:00.000000Z&timestamp__lt=2024-10-11T23:30:00.000001Z"),

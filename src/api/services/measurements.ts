@@ -86,7 +86,7 @@ export function measurementFilterOf(query: MeasurementQueryString): Filter {
 }
 
 const UNESCAPED_PLUS =
-  /^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?) (\d{2}:?\d{2})$/;
+  /^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?) (\d{2}(?::?\d{2})?)$/;
 
 /**
  * A time bound in whole milliseconds, as records are stored. A bound between two milliseconds
@@ -102,7 +102,8 @@ function parseBound(text: string): number | undefined {
 
 /**
  * An offset's "+" arrives as a space when a client leaves it unescaped in the query string
- * ("2024-10-16T04:10:00 00:00"); read it back as "+".
+ * ("2024-10-16T04:10:00 00:00"); read it back as "+", in each form parseIso reads escaped
+ * (±hh, ±hhmm, ±hh:mm), so "+01" does not turn into a 400 for want of a %2B.
  */
 function plusFromQuery(text: string): string {
   return text.trim().replace(UNESCAPED_PLUS, "$1+$2");
