@@ -244,6 +244,34 @@ describe("webhooks/", () => {
     }
   });
 
+  it("a signed webhook read and written back (PUT or PATCH of the GET body) stays signed with its secret", async () => {
+    const made = await call("POST", "webhooks/", {
+      endpoint: "https://c.example/a",
+      signing_secret: true,
+    });
+    const { id, signing_secret: secret } = made.json();
+    const stored = async () =>
+      (await lab.store.webhooks.get(lab.dev.account.id, id))?.signingSecret;
+    // Reads show the secret as null; writing that null back is no request to stop signing.
+    const read = ok<Record<string, unknown>>(await call("GET", `webhooks/${id}/`));
+    const put = ok(await call("PUT", `webhooks/${id}/`, { ...read, post_as_array: true }));
+    expect(put).toMatchObject({ signed: true, signing_secret: null, post_as_array: true });
+    expect(await stored()).toBe(secret);
+    const again = ok<Record<string, unknown>>(await call("GET", `webhooks/${id}/`));
+    const patched = ok(await call("PATCH", `webhooks/${id}/`, { ...again, event: "PATIENT" }));
+    expect(patched).toMatchObject({ signed: true, signing_secret: null, event: "PATIENT" });
+    expect(await stored()).toBe(secret);
+    // false and "" still turn it off; a POST with null signs nothing.
+    expect(ok(await call("PUT", `webhooks/${id}/`, { ...read, signing_secret: "" }))).toMatchObject(
+      { signed: false },
+    );
+    const unsigned = await call("POST", "webhooks/", {
+      endpoint: "https://c.example/b",
+      signing_secret: null,
+    });
+    expect(unsigned.json()).toMatchObject({ signed: false, signing_secret: null });
+  });
+
   it("DELETE answers 204 then 404; unknown ids are 404 on every method", async () => {
     const created = (await call("POST", "webhooks/", { endpoint: "https://c.example/a" })).json();
     const deleted = await call("DELETE", `webhooks/${created.id}/`);

@@ -21,7 +21,7 @@ import { listSchemas } from "../pagination.ts";
 /** The webhook registry (wire-formats "Webhook registry"; spec 6.1, 6.3). */
 
 const SECRET_HELP =
-  'true: the lab makes a secret (whsec_…), shown in this answer only; a string: your own secret (24 to 200 visible ASCII characters); false, null or "": requests are not signed.';
+  'true: the lab makes a secret (whsec_…), shown in this answer only; a string: your own secret (24 to 200 visible ASCII characters); false or "": requests are not signed; null, as reads show the hidden secret: unchanged on PUT and PATCH (so a read written back keeps the signing), none on POST.';
 const SECRET_PATTERN = /^[\x21-\x7e]{24,200}$/;
 
 /** RFC 9110 §5.1: a field name is a token. */
@@ -137,10 +137,15 @@ export function webhookJson(w: WebhookRow, revealSecret = false): z.output<typeo
   };
 }
 
-/** A signing_secret as sent: true makes one; a string is the secret; false, null, "": none. */
-function secretOf(v: boolean | string | null): string | null {
+/**
+ * A signing_secret as sent: true makes one; a string is the secret; false, "": none. null is what
+ * every read shows for a hidden secret, so it keeps `current` (none on POST): a client that
+ * writes back what it read (GET, change a field, PUT or PATCH) must not turn signing off unseen.
+ */
+function secretOf(v: boolean | string | null, current: string | null): string | null {
   if (v === true) return generateSigningSecret();
-  return v === false || v === null || v === "" ? null : v;
+  if (v === null) return current;
+  return v === false || v === "" ? null : v;
 }
 
 /** Whether a body sets a secret (the answer then shows it). */
@@ -152,8 +157,11 @@ export function setsSecret(b: { signing_secret?: boolean | string | null | undef
 
 const blankToNull = (v: string | null | undefined) => (v === "" ? null : v);
 
-/** A POST or PUT body as the store takes it: every field, defaults filled in. */
-export function newWebhook(b: WebhookInput): NewWebhook {
+/**
+ * A POST or PUT body as the store takes it: every field, defaults filled in. `currentSecret`:
+ * the PUT's webhook's secret, kept by signing_secret null.
+ */
+export function newWebhook(b: WebhookInput, currentSecret: string | null = null): NewWebhook {
   return {
     endpoint: b.endpoint,
     authHeader: blankToNull(b.auth_header) ?? null,
@@ -161,7 +169,8 @@ export function newWebhook(b: WebhookInput): NewWebhook {
     event: b.event ?? "MEASUREMENT",
     postAsArray: b.post_as_array ?? false,
     enabledByDefault: b.enabled_by_default ?? true,
-    signingSecret: b.signing_secret === undefined ? null : secretOf(b.signing_secret),
+    signingSecret:
+      b.signing_secret === undefined ? null : secretOf(b.signing_secret, currentSecret),
   };
 }
 
@@ -174,6 +183,9 @@ export function webhookPatch(b: WebhookPatchInput): WebhookPatch {
   if (b.event !== undefined) patch.event = b.event;
   if (b.post_as_array !== undefined) patch.postAsArray = b.post_as_array;
   if (b.enabled_by_default !== undefined) patch.enabledByDefault = b.enabled_by_default;
-  if (b.signing_secret !== undefined) patch.signingSecret = secretOf(b.signing_secret);
+  // null keeps the secret: leaving signingSecret out of the patch does.
+  if (b.signing_secret !== undefined && b.signing_secret !== null) {
+    patch.signingSecret = secretOf(b.signing_secret, null);
+  }
   return patch;
 }

@@ -119,7 +119,8 @@ export const webhooksRoutes: RoutePlugin = async (app, ctx) => {
         tags: TAGS,
         security: SECURITY,
         summary: "Replace a webhook",
-        description: "The whole webhook: fields left out return to their defaults.",
+        description:
+          'The whole webhook: fields left out return to their defaults. signing_secret null (as reads show it) keeps the secret, so a webhook read and written back stays signed; false or "" turns signing off.',
         params,
         body: WebhookBody,
         response: { 200: WEBHOOK, 400: invalid, 404: notFound, ...clientErrorResponses() },
@@ -129,7 +130,8 @@ export const webhooksRoutes: RoutePlugin = async (app, ctx) => {
     async (request) => {
       const accountId = accountOf(request).id;
       const current = await existing(accountId, request.params.id);
-      const row = await webhooks.update(accountId, current.id, newWebhook(request.body));
+      const body = newWebhook(request.body, current.signingSecret);
+      const row = await webhooks.update(accountId, current.id, body);
       return webhookJson(row, setsSecret(request.body));
     },
   );
