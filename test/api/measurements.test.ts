@@ -66,6 +66,31 @@ describe("measurements: records, targets, filters", () => {
     }
   });
 
+  it("hwi-patient-measurements/ (spec 4.4, 8 name it) answers under the HWI prefix as the v2 path does", async () => {
+    await m.insert([m.at(T0 - 2 * DAY), m.at(T0 - DAY, { metric: "blood_pressure", value2: 80 })]);
+    const query = "patient_id=P-1&page=1&page_size=1";
+    const v2 = ok<{ results: Record[]; next: string }>(
+      await m.get(`/api/v2/hwi/patient-measurements/?${query}`),
+    );
+    const hwi = ok<{ results: Record[]; next: string }>(
+      await m.call("GET", `hwi-patient-measurements/?${query}`),
+    );
+    expect(hwi.results).toEqual(v2.results);
+    expect(hwi.next).toMatch(/\/clients\/acme-dev\/hwi\/hwi-patient-measurements\/\?/);
+    expect((await m.call("GET", "hwi-patient-measurements/")).json()).toEqual({
+      patient_id: ["This field is required."],
+    });
+    expect((await m.call("GET", "hwi-patient-measurements/?patient_id=p-1")).statusCode).toBe(404);
+    // Another account's key on this domain: 403, as every HWI path.
+    const foreign = await send(
+      m.lab.app,
+      "GET",
+      "/clients/acme-dev/hwi/hwi-patient-measurements/?patient_id=P-1",
+      m.lab.other.key,
+    );
+    expect(foreign.statusCode).toBe(403);
+  });
+
   it("patients/{id}/measurements/ spans every device of the patient, matched exactly (spec 4.4)", async () => {
     await m.insert([
       m.at(T0 - 2 * DAY),

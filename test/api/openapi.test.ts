@@ -72,6 +72,7 @@ describe("OpenAPI document", () => {
       [`${hwi}hwi-devices/{id}/properties/`]: ["get", "post", "put"],
       [`${hwi}hwi-devices/{id}/properties/{key}/`]: ["delete", "get"],
       [`${hwi}hwi-devices/{id}/measurements/`]: ["get"],
+      [`${hwi}hwi-patient-measurements/`]: ["get"],
       [`${hwi}hwi-device-types/`]: ["get"],
       [`${hwi}hwi-gateways/`]: ["get"],
       [`${hwi}gateway-info/{gatewayUuid}/`]: ["get"],

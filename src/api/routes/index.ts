@@ -22,7 +22,7 @@ import { labMqttCredentialsRoutes } from "./lab/mqtt-credentials.ts";
 import { labOrdersRoutes } from "./lab/orders.ts";
 import { labOverviewRoutes } from "./lab/overview.ts";
 import { labWebhookDeliveriesRoutes } from "./lab/webhook-deliveries.ts";
-import { v2MeasurementsRoutes } from "./v2/measurements.ts";
+import { hwiPatientMeasurementsRoutes, v2MeasurementsRoutes } from "./v2/measurements.ts";
 
 /**
  * Every route plugin the API serves, per scope (types.ts Scope). Adding a resource: write
@@ -41,6 +41,7 @@ export const API_ROUTES: RouteTable = {
     replacementsRoutes,
     shipmentsRoutes,
     measurementsRoutes,
+    hwiPatientMeasurementsRoutes,
     webhooksRoutes,
   ],
   asr: [supplyTypesRoutes, supplyRequestsRoutes, glucometerSuppliesRoutes],

@@ -15,7 +15,7 @@ import {
   MeasurementPages,
   measurementQuery,
 } from "../../services/measurements.ts";
-import type { RoutePlugin } from "../../types.ts";
+import type { ApiContext, RoutePlugin } from "../../types.ts";
 
 const TAGS = ["measurements"];
 const SECURITY = [{ ApiKey: [] }];
@@ -34,29 +34,7 @@ function required(value: string | undefined, name: string): string {
  */
 export const v2MeasurementsRoutes: RoutePlugin = async (app, ctx) => {
   const pages = new MeasurementPages(ctx);
-  app.get(
-    "/patient-measurements/",
-    {
-      schema: {
-        tags: TAGS,
-        security: SECURITY,
-        summary: "Measurements of every device of a patient (v2 path)",
-        description: `patient_id is the patient's external_id, matched exactly as on patients/{id}/measurements/ (spec 4.4); missing: 400 {"patient_id": ["${REQUIRED}"]}; unknown: 404 "${NO_PATIENT}". The same limits as the other measurement endpoints. ${MEASUREMENT_RULES}`,
-        querystring: z.object({
-          patient_id: requiredQueryParam("The patient's external_id, exactly."),
-          ...measurementQuery,
-        }),
-        response: measurementResponses("An unknown patient_id"),
-      },
-    },
-    async (request, reply) => {
-      const accountId = accountOf(request).id;
-      const id = required(request.query.patient_id, "patient_id");
-      const patientExternalId = await exactPatient(ctx, accountId, id);
-      return pages.send(request, reply, accountId, { patientExternalId }, request.query);
-    },
-  );
-
+  patientMeasurementsRoute(app, ctx, pages, "/patient-measurements/", "(v2 path)");
   app.get(
     "/device-measurements/",
     {
@@ -82,3 +60,46 @@ export const v2MeasurementsRoutes: RoutePlugin = async (app, ctx) => {
     },
   );
 };
+
+/**
+ * The same endpoint under the HWI prefix, {hwi}/hwi-patient-measurements/: spec 4.4 and the
+ * spec 8 table name an endpoint "hwi-patient-measurements" beside the hwi-relative
+ * patients/{id}/measurements and hwi-devices/{id}/measurements, so an integrator following
+ * that naming calls it there.
+ */
+export const hwiPatientMeasurementsRoutes: RoutePlugin = async (app, ctx) => {
+  const pages = new MeasurementPages(ctx);
+  patientMeasurementsRoute(app, ctx, pages, "/hwi-patient-measurements/", "(hwi path)");
+};
+
+/** GET <path>?patient_id=: every device of a patient, by its external_id (spec 4.4). */
+function patientMeasurementsRoute(
+  app: Parameters<RoutePlugin>[0],
+  ctx: ApiContext,
+  pages: MeasurementPages,
+  path: string,
+  where: string,
+): void {
+  app.get(
+    path,
+    {
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        summary: `Measurements of every device of a patient ${where}`,
+        description: `Served at /api/v2/hwi/patient-measurements/ and {hwi}/hwi-patient-measurements/ alike (spec 4.4 names the endpoint hwi-patient-measurements). patient_id is the patient's external_id, matched exactly as on patients/{id}/measurements/ (spec 4.4); missing: 400 {"patient_id": ["${REQUIRED}"]}; unknown: 404 "${NO_PATIENT}". The same limits as the other measurement endpoints. ${MEASUREMENT_RULES}`,
+        querystring: z.object({
+          patient_id: requiredQueryParam("The patient's external_id, exactly."),
+          ...measurementQuery,
+        }),
+        response: measurementResponses("An unknown patient_id"),
+      },
+    },
+    async (request, reply) => {
+      const accountId = accountOf(request).id;
+      const id = required(request.query.patient_id, "patient_id");
+      const patientExternalId = await exactPatient(ctx, accountId, id);
+      return pages.send(request, reply, accountId, { patientExternalId }, request.query);
+    },
+  );
+}
