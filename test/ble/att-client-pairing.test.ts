@@ -70,4 +70,31 @@ describe("the gateway's GATT client when the peripheral asks for security", () =
     expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 8));
     expect(server.state.readRequests).toBe(2);
   }, 30_000);
+
+  it("waits for the pairing the peripheral asked for when a read is refused for want of it, and pairs once", async () => {
+    const server = gattServer(256, pattern(20, 9));
+    const { clock, link, send, sendSmp, pairing } = await connected(server);
+    pairing.mode = "just-works";
+    server.state.holdReads = true;
+    let value: Buffer | Error | undefined;
+    link.read("FFF1").then(
+      (v) => (value = v),
+      (error: Error) => (value = error),
+    );
+    await clock.run({ until: clock.now() + 500 });
+    expect(server.state.readRequests).toBe(1);
+
+    // Security Request, then Insufficient Authentication to the read while the pairing it
+    // started runs: noble sent a second Pairing Request (one pairing per link at a time, Vol 3
+    // Part H §3.4), and the responder started over.
+    server.state.holdReads = false;
+    server.state.held.splice(0);
+    sendSmp(Buffer.from([0x0b, 0x01]));
+    send(Buffer.from([0x01, 0x0a, 0x03, 0x00, 0x05]));
+    await clock.run({ until: clock.now() + 3000 });
+    expect(value).toEqual(pattern(20, 9));
+    expect(pairing.pairingRequests).toBe(1);
+    // The read was sent again once, when the link was encrypted.
+    expect(server.state.readRequests).toBe(2);
+  }, 30_000);
 });

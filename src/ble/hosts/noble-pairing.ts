@@ -17,6 +17,8 @@ const SECURITY_REQUEST = 0x0b;
 
 /** The Error Response that started pairing, by connection, until the link is encrypted or not. */
 const awaitingPairing = new WeakMap<NobleGatt, Buffer>();
+/** The SMP sides (one per connection) whose Pairing Request is out, until pairing ends. */
+const pairing = new WeakSet<NobleSmp>();
 
 /** noble's SMP side of one connection (lib/hci-socket/smp.js), as far as it is used here. */
 interface NobleSmp {
@@ -24,6 +26,16 @@ interface NobleSmp {
   readonly _preq?: Buffer;
   onAclStreamData(cid: number, data: Buffer): void;
   sendPairingRequest(): void;
+  emit(event: string, ...args: unknown[]): boolean;
+}
+
+/** noble's GATT client with its connection's SMP side (lib/hci-socket/acl-stream.js). */
+type PairingGatt = NobleGatt & { readonly _aclStream?: { readonly _smp?: NobleSmp } };
+
+/** Pairing on this connection has ended, encrypted or not: a later one may start. */
+function pairingEnded(gatt: NobleGatt): void {
+  const smp = (gatt as PairingGatt)._aclStream?._smp;
+  if (smp !== undefined) pairing.delete(smp);
 }
 
 /** Notes an ATT PDU noble will answer by pairing (as its onAclStreamData tests it). */
@@ -53,6 +65,11 @@ export function noteRefusal(gatt: NobleGatt, data: Buffer): void {
  *   authentication error, but with the link encrypted on the peripheral's request it was a
  *   second transaction on top of the first (Vol 3 Part F §3.3.2), whose response went to the
  *   next request. It is sent again only when it was refused for want of security.
+ * - One pairing per link at a time (Vol 3 Part H §3.4: a second Pairing Request while one is
+ *   running is out of turn): a request refused for want of security while pairing runs (the
+ *   peripheral answered it Insufficient Authentication right after its Security Request) had
+ *   noble send a second Pairing Request, which restarted the responder's pairing or failed it.
+ *   It waits for the running pairing now, and is sent again once the link is encrypted.
  */
 export function guardPairing(
   proto: NobleGatt,
@@ -62,6 +79,7 @@ export function guardPairing(
   proto.onAclStreamEncrypt = function (this: NobleGatt, encrypt: number | boolean): void {
     const refusal = awaitingPairing.get(this);
     awaitingPairing.delete(this);
+    pairingEnded(this);
     if (refusal !== undefined) {
       if (encrypt) onAclStreamEncrypt.call(this, encrypt);
       else complete(this, refusal);
@@ -70,9 +88,16 @@ export function guardPairing(
   proto.onAclStreamEncryptFail = function (this: NobleGatt): void {
     const refusal = awaitingPairing.get(this);
     awaitingPairing.delete(this);
+    pairingEnded(this);
     if (refusal !== undefined) complete(this, refusal);
   };
   const smp = require("@abandonware/noble/lib/hci-socket/smp") as { prototype: NobleSmp };
+  const sendPairingRequest = smp.prototype.sendPairingRequest;
+  smp.prototype.sendPairingRequest = function (this: NobleSmp): void {
+    if (pairing.has(this)) return;
+    pairing.add(this);
+    sendPairingRequest.call(this);
+  };
   const onSmpData = smp.prototype.onAclStreamData;
   smp.prototype.onAclStreamData = function (this: NobleSmp, cid: number, data: Buffer): void {
     if (cid !== SMP_CID || data[0] !== SECURITY_REQUEST) onSmpData.call(this, cid, data);
