@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { nobleMultiRole } from "../../config/noble-env.ts";
 import { guardGattWrites } from "./att-client-writes.ts";
+import { discoveryFault, noteDiscoveryFault } from "./att-discovery-guard.ts";
 import { AttError } from "./att-errors.ts";
 import { agreedMtu } from "./att-mtu-exchange.ts";
 import type { NobleGatt } from "./noble-gatt.ts";
@@ -11,6 +12,7 @@ const ERROR_RESPONSE = 0x01;
 const INVALID_PDU = 0x04;
 const READ_RESPONSE = 0x0b;
 const READ_BLOB_RESPONSE = 0x0d;
+const ATTRIBUTE_NOT_FOUND = 0x0a;
 const ATTRIBUTE_NOT_LONG = 0x0b;
 /** The longest attribute value (Vol 3 Part F §3.2.9). */
 const MAX_VALUE_LENGTH = 512;
@@ -71,6 +73,7 @@ export function guardGattClient(): void {
       this.emit("mtu", this._address, this._mtu);
       return;
     }
+    if (cid === ATT_CID && endsMalformedDiscovery(this, data)) return;
     if (cid === ATT_CID) noteRefusal(this, data);
     if (cid !== ATT_CID || data[0] !== ERROR_RESPONSE || data[4] !== INVALID_PDU) {
       onAclStreamData.call(this, cid, data);
@@ -111,6 +114,24 @@ export function guardGattClient(): void {
     };
     this._queueCommand(this.readRequest(valueHandle), callback);
   };
+}
+
+/**
+ * A discovery response whose handles noble would loop on (att-discovery-guard.ts): noted for
+ * CentralLink.discover to fail on, and its request completed as Attribute Not Found, on which
+ * noble ends that part of the discovery with what it has.
+ */
+function endsMalformedDiscovery(gatt: NobleGatt, data: Buffer): boolean {
+  const request = gatt._currentCommand?.buffer;
+  if (request === undefined) return false;
+  const fault = discoveryFault(request, data);
+  if (fault === undefined) return false;
+  noteDiscoveryFault(gatt._address, fault);
+  completeCommand(
+    gatt,
+    Buffer.from([ERROR_RESPONSE, request[0]!, request[1]!, request[2]!, ATTRIBUTE_NOT_FOUND]),
+  );
+  return true;
 }
 
 /** Completes the request awaiting its response with `data`, then goes on as noble goes on. */

@@ -3,6 +3,7 @@ import type { Characteristic, Peripheral } from "@abandonware/noble";
 import type { Clock, TimerHandle } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import { guardGattClient } from "./att-client-guard.ts";
+import { watchDiscoveryFaults } from "./att-discovery-guard.ts";
 import { AttError } from "./att-errors.ts";
 import { loadNoble, type SocketFactory, stopDevUpPoll, withoutProcessHooks } from "./load.ts";
 
@@ -157,7 +158,29 @@ export class CentralLink {
 
   /** Discovers every service and characteristic; returns the characteristic UUIDs by service. */
   async discover(): Promise<Map<string, string[]>> {
-    const { services } = await this.peripheral.discoverAllServicesAndCharacteristicsAsync();
+    // A response noble would have looped on fails the discovery at once (att-discovery-guard.ts);
+    // noble's own discovery is left to end as it may.
+    let unwatch = (): void => {};
+    const faulted = new Promise<never>((_, reject) => {
+      unwatch = watchDiscoveryFaults(this.peripheral.address, (fault) =>
+        reject(
+          new RpmlabError("E_BLE_GATT", `${this.address}: discover: ${fault}`, {
+            device: this.address,
+          }),
+        ),
+      );
+    });
+    let services: Awaited<
+      ReturnType<Peripheral["discoverAllServicesAndCharacteristicsAsync"]>
+    >["services"];
+    try {
+      ({ services } = await Promise.race([
+        this.peripheral.discoverAllServicesAndCharacteristicsAsync(),
+        faulted,
+      ]));
+    } finally {
+      unwatch();
+    }
     const out = new Map<string, string[]>();
     for (const s of services) {
       const list: string[] = [];

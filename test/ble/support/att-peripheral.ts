@@ -72,6 +72,9 @@ export function gattServer(
     hasCccd: true,
     /** Read By Type for the CCCD answers its handle with no value (a malformed entry). */
     cccdWithoutValue: false,
+    /** The answer to every Read By Group Type, and to every Read By Type of «Characteristic». */
+    servicesResponse: undefined as Buffer | undefined,
+    characteristicsResponse: undefined as Buffer | undefined,
     /** The flags of each Execute Write Request. */
     executeFlags: [] as number[],
   };
@@ -99,6 +102,7 @@ export function gattServer(
         return undefined;
       case 0x10: {
         const start = pdu.readUInt16LE(1);
+        if (state.servicesResponse !== undefined) return state.servicesResponse;
         if (start > 1) return notFound(0x10, start);
         return att(0x11, 6, le16(1), le16(4), le16(0xfff0));
       }
@@ -109,6 +113,7 @@ export function gattServer(
           if (state.cccdWithoutValue) return att(0x09, 2, le16(4));
           return att(0x09, 4, le16(4), le16(state.cccd));
         }
+        if (state.characteristicsResponse !== undefined) return state.characteristicsResponse;
         if (start > 2) return notFound(0x08, start);
         return att(0x09, 7, le16(2), options.properties ?? 0x1a, le16(3), le16(0xfff1));
       }
