@@ -89,6 +89,11 @@ export function guardGattServer(bleno: unknown): void {
   const queues: PrepareQueues = new WeakMap();
   const exchanges: MtuExchanges = new WeakSet();
   gatt.handleRequest = (received: Buffer) => {
+    if (received.length > gatt._mtu) {
+      const refusal = overMtuAnswer(received);
+      if (refusal !== null) gatt.send(refusal);
+      return;
+    }
     const request = withShortType(received);
     if (request[0] === ATT_OP.EXCHANGE_MTU_REQUEST) {
       exchangeMtu(request, gatt, exchanges);
@@ -100,6 +105,24 @@ export function guardGattServer(bleno: unknown): void {
     else if (Buffer.isBuffer(answer)) gatt.send(answer);
     else gatt.send(executeWrites(answer.writes, gatt, handle));
   };
+}
+
+/** Bit 6 of an ATT opcode: a command, never answered (Vol 3 Part F §3.3.1). */
+const COMMAND_FLAG = 0x40;
+const HANDLE_VALUE_CONFIRMATION = 0x1e;
+
+/**
+ * The answer to a PDU longer than the connection's ATT_MTU, the largest PDU either side may send
+ * (Vol 3 Part F §3.2.8, §3.4.2.2): 23 until Exchange MTU, then the lesser Rx MTU, which the
+ * server's 256 (bleno's maxMtu, what it answers as its Server Rx MTU) caps. bleno took any
+ * length: a central's 300-octet Write Request before any exchange was written. A request is
+ * Invalid PDU (§3.4.1.1); a command, a confirmation or a response (odd opcodes), none of which
+ * is ever answered (§3.3), is dropped.
+ */
+function overMtuAnswer(pdu: Buffer): Buffer | null {
+  const opcode = pdu[0]!;
+  if (opcode & COMMAND_FLAG || opcode & 0x01 || opcode === HANDLE_VALUE_CONFIRMATION) return null;
+  return errorResponse(opcode, 0x0000, ATT_ERROR.INVALID_PDU);
 }
 
 /**
