@@ -97,4 +97,23 @@ describe("the gateway's GATT client when the peripheral asks for security", () =
     // The read was sent again once, when the link was encrypted.
     expect(server.state.readRequests).toBe(2);
   }, 30_000);
+
+  it("pairs on a Security Request that follows a refused pairing (noble ignored it, the peripheral's SMP timing out)", async () => {
+    const server = gattServer(256, pattern(20, 10));
+    const { clock, link, sendSmp, pairing } = await connected(server);
+    // The first Security Request, whose pairing the peripheral refuses (Pairing Not Supported).
+    sendSmp(Buffer.from([0x0b, 0x01]));
+    await clock.run({ until: clock.now() + 2000 });
+    expect(pairing.pairingRequests).toBe(1);
+    expect(pairing.stk).toBeUndefined();
+
+    // It asks again, ready now: the central pairs or refuses (Vol 3 Part H §3.6.7); noble
+    // ignored every Security Request after its first Pairing Request.
+    pairing.mode = "just-works";
+    sendSmp(Buffer.from([0x0b, 0x01]));
+    await clock.run({ until: clock.now() + 2000 });
+    expect(pairing.pairingRequests).toBe(2);
+    expect(pairing.stk).toBeDefined();
+    expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 10));
+  }, 30_000);
 });

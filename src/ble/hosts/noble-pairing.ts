@@ -19,11 +19,11 @@ const SECURITY_REQUEST = 0x0b;
 const awaitingPairing = new WeakMap<NobleGatt, Buffer>();
 /** The SMP sides (one per connection) whose Pairing Request is out, until pairing ends. */
 const pairing = new WeakSet<NobleSmp>();
+/** The SMP sides of links encrypted by a pairing. */
+const encrypted = new WeakSet<NobleSmp>();
 
 /** noble's SMP side of one connection (lib/hci-socket/smp.js), as far as it is used here. */
 interface NobleSmp {
-  /** noble's Pairing Request, once sent on this connection. */
-  readonly _preq?: Buffer;
   onAclStreamData(cid: number, data: Buffer): void;
   sendPairingRequest(): void;
   emit(event: string, ...args: unknown[]): boolean;
@@ -33,9 +33,11 @@ interface NobleSmp {
 type PairingGatt = NobleGatt & { readonly _aclStream?: { readonly _smp?: NobleSmp } };
 
 /** Pairing on this connection has ended, encrypted or not: a later one may start. */
-function pairingEnded(gatt: NobleGatt): void {
+function pairingEnded(gatt: NobleGatt, encrypt: boolean): void {
   const smp = (gatt as PairingGatt)._aclStream?._smp;
-  if (smp !== undefined) pairing.delete(smp);
+  if (smp === undefined) return;
+  pairing.delete(smp);
+  if (encrypt) encrypted.add(smp);
 }
 
 /** Notes an ATT PDU noble will answer by pairing (as its onAclStreamData tests it). */
@@ -59,8 +61,8 @@ export function noteRefusal(gatt: NobleGatt, data: Buffer): void {
  *   It completes with its Error Response then (`complete`), so a read fails naming it.
  * - The peripheral's Security Request (§3.6.7), which noble ignored: a peripheral that bonds
  *   before it serves (BP cuffs, glucometers) waited out its SMP timeout (30 s, §3.4) and dropped
- *   the link. noble pairs on it now, as on an authentication error, unless it has paired or is
- *   pairing on this connection.
+ *   the link. noble pairs on it now, as on an authentication error, unless the link is encrypted
+ *   or pairing runs; also after a pairing that failed (noble then ignored every later one).
  * - Once encrypted, noble sent the request awaiting its response again: right after an
  *   authentication error, but with the link encrypted on the peripheral's request it was a
  *   second transaction on top of the first (Vol 3 Part F §3.3.2), whose response went to the
@@ -79,7 +81,7 @@ export function guardPairing(
   proto.onAclStreamEncrypt = function (this: NobleGatt, encrypt: number | boolean): void {
     const refusal = awaitingPairing.get(this);
     awaitingPairing.delete(this);
-    pairingEnded(this);
+    pairingEnded(this, Boolean(encrypt));
     if (refusal !== undefined) {
       if (encrypt) onAclStreamEncrypt.call(this, encrypt);
       else complete(this, refusal);
@@ -88,7 +90,7 @@ export function guardPairing(
   proto.onAclStreamEncryptFail = function (this: NobleGatt): void {
     const refusal = awaitingPairing.get(this);
     awaitingPairing.delete(this);
-    pairingEnded(this);
+    pairingEnded(this, false);
     if (refusal !== undefined) complete(this, refusal);
   };
   const smp = require("@abandonware/noble/lib/hci-socket/smp") as { prototype: NobleSmp };
@@ -101,6 +103,6 @@ export function guardPairing(
   const onSmpData = smp.prototype.onAclStreamData;
   smp.prototype.onAclStreamData = function (this: NobleSmp, cid: number, data: Buffer): void {
     if (cid !== SMP_CID || data[0] !== SECURITY_REQUEST) onSmpData.call(this, cid, data);
-    else if (this._preq === undefined) this.sendPairingRequest();
+    else if (!encrypted.has(this)) this.sendPairingRequest();
   };
 }
