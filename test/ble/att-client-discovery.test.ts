@@ -63,4 +63,13 @@ describe("the gateway's GATT client discovering a peripheral with malformed hand
     server.state.characteristicsResponse = undefined;
     expect(await settled(clock, link.discover())).toEqual(new Map([["FFF0", ["FFF1"]]]));
   }, 30_000);
+
+  it("finds no services on a peripheral without any, where noble's discovery never ended", async () => {
+    const server = gattServer(23, pattern(4, 4));
+    const { clock, link } = await connected(server);
+    // Attribute Not Found from the first handle (Vol 3 Part G §4.4.1): noble waited for the
+    // characteristics of no service, until the gateway's discovery timeout.
+    server.state.servicesResponse = hex("01 10 0100 0a");
+    expect(await settled(clock, link.discover())).toEqual(new Map());
+  }, 30_000);
 });

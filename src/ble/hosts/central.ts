@@ -1,5 +1,5 @@
 import type NobleModule from "@abandonware/noble";
-import type { Characteristic, Peripheral } from "@abandonware/noble";
+import type { Characteristic, Peripheral, Service } from "@abandonware/noble";
 import type { Clock, TimerHandle } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import { guardGattClient } from "./att-client-guard.ts";
@@ -133,6 +133,17 @@ export class NobleCentral {
   }
 }
 
+/**
+ * Every service and its characteristics, as noble's discoverAllServicesAndCharacteristics finds
+ * them, which never ended for a peripheral without services: it called back once the last
+ * service's characteristics were in, and there was none.
+ */
+async function discoverAll(peripheral: Peripheral): Promise<Service[]> {
+  const services = await peripheral.discoverServicesAsync([]);
+  await Promise.all(services.map((service) => service.discoverCharacteristicsAsync([])));
+  return services;
+}
+
 /** One connection of the central: discovery, reads, writes, subscriptions. */
 export class CentralLink {
   private readonly chars = new Map<string, Characteristic>();
@@ -170,14 +181,9 @@ export class CentralLink {
         ),
       );
     });
-    let services: Awaited<
-      ReturnType<Peripheral["discoverAllServicesAndCharacteristicsAsync"]>
-    >["services"];
+    let services: Service[];
     try {
-      ({ services } = await Promise.race([
-        this.peripheral.discoverAllServicesAndCharacteristicsAsync(),
-        faulted,
-      ]));
+      services = await Promise.race([discoverAll(this.peripheral), faulted]);
     } finally {
       unwatch();
     }
