@@ -87,6 +87,22 @@ describe("the virtual devices' GATT server, to raw ATT", () => {
     expect(await att(`08${ccc}ffff0229`)).toEqual([`0904${ccc}0000`]);
   });
 
+  it("reads by type the attributes within the range asked for: a value by its own handle, never one past the range", async () => {
+    const { att } = await connectedCuff();
+    const time = await declaration(att, 0x2a2b);
+    // A Current Time of 10 octets, at the value's handle.
+    const found = `090c${le16(time.value)}`;
+    const head = async (hex: string) => (await att(hex)).map((pdu) => pdu.slice(0, 8));
+    // The range of the value alone: bleno looked for the declaration, found none, and answered
+    // Attribute Not Found (Vol 3 Part F §3.4.4.1: the attributes between and including the two).
+    expect(await head(`08${le16(time.value)}${le16(time.value)}2b2a`)).toEqual([found]);
+    // The range of the declaration alone: bleno answered the value, past the range's end.
+    expect(await att(`08${le16(time.decl)}${le16(time.decl)}2b2a`)).toEqual([
+      `0108${le16(time.decl)}0a`,
+    ]);
+    expect(await head(`08${le16(time.decl)}${le16(time.value)}2b2a`)).toEqual([found]);
+  });
+
   it("takes a 16-bit type written out as 128 bits on the Base UUID, as the 16-bit one", async () => {
     const { att } = await connectedCuff();
     // «Primary Service» and «Characteristic» as 128-bit UUIDs (Vol 3 Part F §3.2.1): bleno

@@ -41,24 +41,47 @@ const uuidOf = (request: Buffer): string =>
 
 /**
  * Read By Type of a characteristic's value or a descriptor by its UUID (`gatttool
- * --char-read --uuid`, Android's readUsingCharacteristicUuid): bleno read the first match
- * without its Read property, so an indicate-only measurement was read through its handler and
- * answered Unlikely Error, and a read that needs encryption was refused naming the range's
- * start. §3.4.4.1 refuses the first match with the handle of that attribute: Read Not Permitted,
- * Insufficient Authentication. `undefined`: bleno answers (matched the same way).
+ * --char-read --uuid`, Android's readUsingCharacteristicUuid), answered by the first attribute
+ * of that type within the range (§3.4.4.1). bleno matched a value by its declaration, one handle
+ * before it: a range holding the value alone found nothing, one ending at the declaration
+ * answered the value past its end. It read the match without its Read property too, so an
+ * indicate-only measurement was read through its handler and answered Unlikely Error, and a read
+ * that needs encryption was refused naming the range's start. §3.4.4.1 refuses the first match
+ * with the handle of that attribute: Read Not Permitted, Insufficient Authentication. Returns
+ * the answer, or `request`: the request for bleno to answer, narrowed to the match so that
+ * bleno finds it.
  */
-export function readByTypeRefusal(request: Buffer, gatt: BlenoGatt): Buffer | undefined {
+export function readByType(
+  request: Buffer,
+  gatt: BlenoGatt,
+): Buffer | { readonly request: Buffer } {
   const uuid = uuidOf(request);
-  if (uuid === CHARACTERISTIC) return undefined;
+  if (uuid === CHARACTERISTIC) return { request };
+  const start = request.readUInt16LE(1);
   const end = request.readUInt16LE(3);
-  for (let handle = request.readUInt16LE(1); handle <= end; handle++) {
+  for (let handle = start; handle <= end; handle++) {
     const entry = gatt._handles[handle];
-    if (entry === undefined) return undefined;
-    if (entry.uuid !== uuid) continue;
-    if (entry.type === "characteristic") return refusal(entry, entry.valueHandle!, gatt);
-    if (entry.type === "descriptor") return refusal(entry, handle, gatt);
+    if (entry === undefined) break;
+    if (entry.type === "characteristicValue") {
+      const declaration = gatt._handles[handle - 1];
+      if (declaration?.uuid !== uuid) continue;
+      return (
+        refusal(declaration, handle, gatt) ?? { request: narrowed(request, handle - 1, handle) }
+      );
+    }
+    if (entry.type === "descriptor" && entry.uuid === uuid) {
+      return refusal(entry, handle, gatt) ?? { request: narrowed(request, handle, handle) };
+    }
   }
-  return undefined;
+  return errorResponse(ATT_OP.READ_BY_TYPE_REQUEST, start, ATT_ERROR.ATTRIBUTE_NOT_FOUND);
+}
+
+/** The request with its range set to first–last. */
+function narrowed(request: Buffer, first: number, last: number): Buffer {
+  const copy = Buffer.from(request);
+  copy.writeUInt16LE(first, 1);
+  copy.writeUInt16LE(last, 3);
+  return copy;
 }
 
 function refusal(rights: BlenoHandle, handle: number, gatt: BlenoGatt): Buffer | undefined {

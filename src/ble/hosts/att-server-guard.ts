@@ -1,6 +1,6 @@
 import { exchangeMtu, type MtuExchanges } from "./att-mtu-exchange.ts";
 import { executeWrite, type PrepareQueues, prepareWrite } from "./att-prepare-queue.ts";
-import { readByGroupTypeRefusal, readByTypeRefusal, withShortType } from "./att-read-by-type.ts";
+import { readByGroupTypeRefusal, readByType, withShortType } from "./att-read-by-type.ts";
 import {
   ATT_ERROR,
   ATT_OP,
@@ -12,7 +12,12 @@ import {
 } from "./bleno-gatt.ts";
 
 /** What the guard does with a request: see attServerCheck. */
-export type AttServerAnswer = Buffer | null | undefined | { readonly writes: Buffer[] };
+export type AttServerAnswer =
+  | Buffer
+  | null
+  | undefined
+  | { readonly writes: Buffer[] }
+  | { readonly request: Buffer };
 
 /**
  * What bleno's GATT server gets wrong, answered before it reads a request (the L2CAP guard has
@@ -36,7 +41,8 @@ export type AttServerAnswer = Buffer | null | undefined | { readonly writes: Buf
  *   Service» (att-read-by-type.ts).
  * (An Exchange MTU Request is answered before these checks: att-mtu-exchange.ts.)
  * Returns the answer to send, `null` to drop the request, `undefined` to let bleno handle it,
- * or `writes`: Write Requests for bleno to handle in order, answered as the Execute Write.
+ * `request`: another request for bleno to handle in its place, or `writes`: Write Requests for
+ * bleno to handle in order, answered as the Execute Write.
  */
 export function attServerCheck(
   request: Buffer,
@@ -45,7 +51,7 @@ export function attServerCheck(
 ): AttServerAnswer {
   const opcode = request[0];
   if (opcode === ATT_OP.PREPARE_WRITE_REQUEST) return prepareWrite(request, gatt, queues);
-  if (opcode === ATT_OP.READ_BY_TYPE_REQUEST) return readByTypeRefusal(request, gatt);
+  if (opcode === ATT_OP.READ_BY_TYPE_REQUEST) return readByType(request, gatt);
   if (opcode === ATT_OP.READ_BY_GROUP_TYPE_REQUEST) return readByGroupTypeRefusal(request);
   if (opcode === ATT_OP.EXECUTE_WRITE_REQUEST) {
     if (request[1]! > 0x01) return errorResponse(opcode, 0, ATT_ERROR.INVALID_PDU);
@@ -103,6 +109,7 @@ export function guardGattServer(bleno: unknown): void {
     if (answer === undefined) handle(request);
     else if (answer === null) return;
     else if (Buffer.isBuffer(answer)) gatt.send(answer);
+    else if ("request" in answer) handle(answer.request);
     else gatt.send(executeWrites(answer.writes, gatt, handle));
   };
 }
