@@ -132,4 +132,23 @@ describe("the gateway's GATT client when a peripheral refuses a subscription", (
     ).toBeUndefined();
     expect(server.state.cccd).toBe(0x0001);
   }, 30_000);
+
+  it("fails a subscribe whose CCCD is found outside the characteristic, and writes nothing there", async () => {
+    const server = gattServer(256, pattern(20, 3));
+    const { clock, link } = await connected(server);
+    // FFF1 spans handles 0x0002–0x0004; a peripheral that ignores the range answers another
+    // characteristic's CCCD (Vol 3 Part F §3.4.4.1), which noble wrote: that one was enabled,
+    // and the session waited for FFF1's values.
+    server.state.cccdHandle = 0x0009;
+    const writesBefore = server.state.opcodes.filter((op) => op === 0x12).length;
+    const refused = await settled(
+      clock,
+      link.subscribe("FFF1", () => undefined),
+    );
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(
+      /subscribe FFF1: CCCD at handle 0x0009 is outside the characteristic's handles 0x0002–0x0004/,
+    );
+    expect(server.state.opcodes.filter((op) => op === 0x12).length).toBe(writesBefore);
+  }, 30_000);
 });

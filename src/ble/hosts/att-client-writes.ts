@@ -56,6 +56,17 @@ export function guardGattWrites(proto: NobleGatt): void {
         return;
       }
       const handle = found.readUInt16LE(2);
+      // A peripheral that ignores the range answers another characteristic's CCCD (§3.4.4.1):
+      // noble enabled that one, and the session waited for values that never come.
+      if (handle < startHandle || handle > endHandle) {
+        const range = `${hex(startHandle)}–${hex(endHandle)}`;
+        done(
+          new Error(
+            `CCCD at handle ${hex(handle)} is outside the characteristic's handles ${range}`,
+          ),
+        );
+        return;
+      }
       // As noble: the bit the characteristic has, Notification before Indication.
       const bit = properties & NOTIFY ? 0x0001 : properties & INDICATE ? 0x0002 : 0;
       // An entry without its value (Length 2) read as 0x0000: noble read past the response and
@@ -69,6 +80,8 @@ export function guardGattWrites(proto: NobleGatt): void {
     });
   };
 }
+
+const hex = (handle: number): string => `0x${handle.toString(16).padStart(4, "0")}`;
 
 function missingCccd(response: Buffer): Error {
   if (response[0] !== ERROR_RESPONSE || response[4] !== ATTRIBUTE_NOT_FOUND) {

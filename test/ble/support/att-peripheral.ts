@@ -72,6 +72,8 @@ export function gattServer(
     hasCccd: true,
     /** Read By Type for the CCCD answers its handle with no value (a malformed entry). */
     cccdWithoutValue: false,
+    /** The handle Read By Type for the CCCD answers (firmware that ignores the range: another's). */
+    cccdHandle: 4,
     /** The answer to every Read By Group Type, and to every Read By Type of «Characteristic». */
     servicesResponse: undefined as Buffer | undefined,
     characteristicsResponse: undefined as Buffer | undefined,
@@ -110,8 +112,8 @@ export function gattServer(
         const start = pdu.readUInt16LE(1);
         if (pdu.readUInt16LE(5) === 0x2902) {
           if (!state.hasCccd) return notFound(0x08, start);
-          if (state.cccdWithoutValue) return att(0x09, 2, le16(4));
-          return att(0x09, 4, le16(4), le16(state.cccd));
+          if (state.cccdWithoutValue) return att(0x09, 2, le16(state.cccdHandle));
+          return att(0x09, 4, le16(state.cccdHandle), le16(state.cccd));
         }
         if (state.characteristicsResponse !== undefined) return state.characteristicsResponse;
         if (start > 2) return notFound(0x08, start);
