@@ -131,4 +131,22 @@ describe("a virtual device's pushed values, to raw ATT", () => {
     expect(first.outcome()).toBe("sent");
     expect(second.outcome()).toBe("not sent: the central turned FFF1's CCCD off");
   });
+
+  it("sizes a pushed value by the ATT_MTU when it is sent, not by the one at the subscribe", async () => {
+    const { att, push } = await connectedPusher();
+    const value = await valueHandle(att);
+    // Subscribed at ATT_MTU 23, then exchanged to 256: a 30-octet value fits (ATT_MTU − 3 =
+    // 253, Vol 3 Part F §3.4.7.1), where the lab refused it by the 20 of the subscribe.
+    expect(await att(`12${h(value + 1)}0100`)).toEqual(["13"]);
+    expect(await att("020001")).toEqual(["030001"]);
+    const long = await push("5a".repeat(30));
+    expect(long.outcome()).toBe("sent");
+    expect(long.pdus[0]!.startsWith(`1b${h(value)}5a5a`)).toBe(true);
+    // A second exchange lowers it to 30 (27 octets a value): bleno cut a 28-octet value without
+    // a word, where the subscribe's 253 let it through.
+    expect(await att("021e00")).toEqual(["030001"]);
+    const cut = await push("5b".repeat(28));
+    expect(cut.outcome()).toBe("FFF1: a 28-octet value exceeds ATT_MTU − 3 = 27");
+    expect(cut.pdus).toEqual([]);
+  });
 });

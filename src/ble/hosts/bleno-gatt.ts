@@ -92,6 +92,11 @@ export function cccdValueOf(bleno: unknown, characteristic: object): number | un
   return entry?.value?.length === 2 ? entry.value.readUInt16LE(0) : undefined;
 }
 
+/** The ATT_MTU of bleno's connection, if it has a GATT server. */
+export function attMtuOf(bleno: unknown): number | undefined {
+  return (bleno as { _bindings?: { _gatt?: BlenoGatt } })._bindings?._gatt?._mtu;
+}
+
 /**
  * bleno's update function, sending an indication: bleno notifies whenever the characteristic
  * has Notify, so Notify is hidden from it for the call (it reads the properties as it sends).

@@ -2,7 +2,7 @@ import type BlenoModule from "@abandonware/bleno";
 import type { Clock } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import { guardGattServer } from "./att-server-guard.ts";
-import { cccdValueOf, indicating } from "./bleno-gatt.ts";
+import { attMtuOf, cccdValueOf, indicating } from "./bleno-gatt.ts";
 import { loadBleno, type SocketFactory, stopDevUpPoll, withoutProcessHooks } from "./load.ts";
 import { OutboundQueue } from "./outbound-queue.ts";
 
@@ -152,9 +152,12 @@ export class BlenoPeripheral {
                       const send = indicates ? indicating(characteristic, update) : update;
                       subscribed = true;
                       c.subscribe!((v) => {
-                        // bleno would cut the value at ATT_MTU − 3 without a word (Vol 3 Part F §3.4.7.1).
-                        if (v.length > max) {
-                          const why = `${c.uuid}: a ${v.length}-octet value exceeds ATT_MTU − 3 = ${max}`;
+                        // bleno would cut the value at ATT_MTU − 3 without a word (Vol 3 Part F
+                        // §3.4.7.1): the ATT_MTU now, which an Exchange MTU after the subscribe
+                        // may have changed (bleno's `max` is the one at the subscribe).
+                        const limit = (attMtuOf(b) ?? max + 3) - 3;
+                        if (v.length > limit) {
+                          const why = `${c.uuid}: a ${v.length}-octet value exceeds ATT_MTU − 3 = ${limit}`;
                           return Promise.reject(new RpmlabError("E_BLE_GATT", why));
                         }
                         return this.outbound.push(
