@@ -133,3 +133,32 @@ describe("the gateway's GATT client when the peripheral exchanges MTU", () => {
     expect(link.mtu).toBe(256);
   }, 30_000);
 });
+
+describe("the gateway's GATT client when the peripheral indicates", () => {
+  it("confirms an indication at once, also while a read awaits its response, and passes its value on", async () => {
+    const server = gattServer(256, pattern(20, 11));
+    const { clock, link, send, release } = await connected(server);
+    const values: Buffer[] = [];
+    expect(
+      await settled(
+        clock,
+        link.subscribe("FFF1", (v) => values.push(v)),
+      ),
+    ).toBeUndefined();
+    server.state.holdReads = true;
+    const reading = link.read("FFF1");
+    await clock.run({ until: clock.now() + 500 });
+    // An indication while the read waits: noble queued its Handle Value Confirmation behind the
+    // read, and the peripheral, which may send nothing more until confirmed (Vol 3 Part F
+    // §3.3.2, §3.4.7.2), waited for a response it had not sent.
+    send(Buffer.from([0x1d, 0x03, 0x00, 0x2a]));
+    await clock.run({ until: clock.now() + 500 });
+    expect(server.state.opcodes.at(-1)).toBe(0x1e);
+    expect(values).toEqual([Buffer.from([0x2a])]);
+    server.state.holdReads = false;
+    release();
+    await clock.run({ until: clock.now() + 500 });
+    expect(await reading).toEqual(pattern(20, 11));
+    expect(server.state.opcodes.filter((op) => op === 0x1e)).toHaveLength(1);
+  }, 30_000);
+});

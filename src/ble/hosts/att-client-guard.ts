@@ -17,6 +17,8 @@ const ATTRIBUTE_NOT_LONG = 0x0b;
 /** The longest attribute value (Vol 3 Part F §3.2.9). */
 const MAX_VALUE_LENGTH = 512;
 
+const HANDLE_VALUE_NOTIFICATION = 0x1b;
+const HANDLE_VALUE_INDICATION = 0x1d;
 const EXCHANGE_MTU_REQUEST = 0x02;
 const EXCHANGE_MTU_RESPONSE = 0x03;
 const GUARDED = Symbol.for("rpmlab.noble.gatt-client-guard");
@@ -73,6 +75,10 @@ export function guardGattClient(): void {
       this.emit("mtu", this._address, this._mtu);
       return;
     }
+    if (cid === ATT_CID && data[0] === HANDLE_VALUE_INDICATION) {
+      confirmAtOnce(this, data, onAclStreamData);
+      return;
+    }
     if (cid === ATT_CID && endsMalformedDiscovery(this, data)) return;
     if (cid === ATT_CID) noteRefusal(this, data);
     if (cid !== ATT_CID || data[0] !== ERROR_RESPONSE || data[4] !== INVALID_PDU) {
@@ -114,6 +120,25 @@ export function guardGattClient(): void {
     };
     this._queueCommand(this.readRequest(valueHandle), callback);
   };
+}
+
+/**
+ * An indication, confirmed as it comes: noble queued its Handle Value Confirmation behind the
+ * request awaiting its response (and every request queued after it), though the confirmation
+ * is no request (Vol 3 Part F §3.3.2, §3.4.7.3); the peripheral, which sends no other indication
+ * until confirmed, waited on a response it may hold. Its value then goes where noble passes a
+ * notification's (a characteristic's `data` either way).
+ */
+function confirmAtOnce(
+  gatt: NobleGatt,
+  indication: Buffer,
+  onAclStreamData: (this: NobleGatt, cid: number, data: Buffer) => void,
+): void {
+  gatt.writeAtt(gatt.handleConfirmation());
+  const notification = Buffer.from(indication);
+  notification[0] = HANDLE_VALUE_NOTIFICATION;
+  onAclStreamData.call(gatt, ATT_CID, notification);
+  gatt.emit("handleConfirmation", gatt._address, indication.readUInt16LE(1));
 }
 
 /**

@@ -21,6 +21,7 @@ export interface NobleGatt {
     writeCallback?: () => void,
   ): void;
   mtuRequest(mtu: number): Buffer;
+  handleConfirmation(): Buffer;
   mtuResponse(mtu: number): Buffer;
   readRequest(handle: number): Buffer;
   readBlobRequest(handle: number, offset: number): Buffer;
@@ -29,6 +30,7 @@ export interface NobleGatt {
   prepareWriteRequest(handle: number, offset: number, data: Buffer): Buffer;
   executeWriteRequest(handle: number, cancelPreparedWrites?: boolean): Buffer;
   emit(event: "mtu", address: string, mtu: number): boolean;
+  emit(event: "handleConfirmation", address: string, handle: number): boolean;
   emit(
     event: "read",
     address: string,

@@ -121,6 +121,9 @@ export function gattServer(
       }
       case 0x04:
         return notFound(0x04, pdu.readUInt16LE(1));
+      case 0x1e:
+        // Handle Value Confirmation: never answered (Vol 3 Part F §3.4.7.3).
+        return undefined;
       case 0x0a:
         state.readRequests++;
         if (state.holdReads) {
