@@ -72,4 +72,23 @@ describe("the gateway's GATT client discovering a peripheral with malformed hand
     server.state.servicesResponse = hex("01 10 0100 0a");
     expect(await settled(clock, link.discover())).toEqual(new Map());
   }, 30_000);
+
+  it("fails at once on services or characteristics listed with a UUID of neither 16 nor 128 bits", async () => {
+    const server = gattServer(23, pattern(4, 5));
+    const { clock, link } = await connected(server);
+    // Entries of 4 octets, two handles and no UUID: noble read the UUID past the response and
+    // threw, leaving its request awaiting a response for ever (Vol 3 Part G §4.4.1).
+    server.state.servicesResponse = hex("11 04 0100 0400");
+    expect(((await settled(clock, link.discover())) as Error).message).toMatch(
+      /discover: services listed in entries of 4 octets, not 6 or 20/,
+    );
+    // Characteristic declarations of 5 octets, without their UUID (Vol 3 Part G §3.3.1).
+    server.state.servicesResponse = undefined;
+    server.state.characteristicsResponse = hex("09 05 0200 1a 0300");
+    expect(((await settled(clock, link.discover())) as Error).message).toMatch(
+      /discover: characteristics listed in entries of 5 octets, not 7 or 21/,
+    );
+    server.state.characteristicsResponse = undefined;
+    expect(await settled(clock, link.discover())).toEqual(new Map([["FFF0", ["FFF1"]]]));
+  }, 30_000);
 });

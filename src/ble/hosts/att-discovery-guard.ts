@@ -4,8 +4,9 @@
  * Group Handle, after a characteristic's value handle. (The lab never has noble discover
  * descriptors by Find Information.) An entry ending before it starts, or before the range asked
  * for, had it ask for the same range again, and a peripheral answering the same had noble loop
- * until the gateway's discovery timeout ended the session. Such a response ends the discovery
- * here, naming the bad handle.
+ * until the gateway's discovery timeout ended the session. Entries whose UUID is neither 16 nor
+ * 128 bits (Vol 3 Part G §3.3.1, §4.4.1) had noble read past the response and throw, its request
+ * left awaiting a response for ever. Such a response ends the discovery here, naming the fault.
  */
 
 const READ_BY_TYPE_REQUEST = 0x08;
@@ -36,6 +37,7 @@ export function discoveryFault(request: Buffer, response: Buffer): string | unde
 /** Read By Group Type Response: Attribute Handle, End Group Handle, value (§3.4.4.10). */
 function servicesFault(response: Buffer, start: number): string | undefined {
   const size = response[1]!;
+  if (size !== 6 && size !== 20) return `services listed in entries of ${size} octets, not 6 or 20`;
   let next = start;
   for (let at = 2; at + size <= response.length; at += size) {
     const first = response.readUInt16LE(at);
@@ -51,7 +53,9 @@ function servicesFault(response: Buffer, start: number): string | undefined {
 /** Read By Type Response of «Characteristic»: declaration handle, properties, value handle (§3.3.1). */
 function characteristicsFault(response: Buffer, start: number, end: number): string | undefined {
   const size = response[1]!;
-  if (size < 5) return undefined;
+  if (size !== 7 && size !== 21) {
+    return `characteristics listed in entries of ${size} octets, not 7 or 21`;
+  }
   let next = start;
   for (let at = 2; at + size <= response.length; at += size) {
     const declaration = response.readUInt16LE(at);
