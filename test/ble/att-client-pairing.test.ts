@@ -36,6 +36,21 @@ describe("the gateway's GATT client when pairing fails", () => {
   }, 30_000);
 });
 
+describe("the gateway's GATT client when the peripheral's Pairing Random does not match", () => {
+  it("fails pairing with Pairing Failed (Confirm Value Failed), and the refused read with it", async () => {
+    const server = gattServer(256, pattern(20, 12));
+    const { clock, link, pairing } = await connected(server);
+    pairing.mode = "wrong-random";
+    server.state.readError = 0x05;
+    const refused = await settled(clock, link.read("FFF1"));
+    expect((refused as Error).message).toMatch(/read FFF1: ATT error 0x05/);
+    // noble sent 0x04 0x03, a Pairing Random of one octet, which left the peripheral waiting out
+    // its SMP timeout; the initiator aborts with Pairing Failed, Confirm Value Failed (Vol 3
+    // Part H §2.3.5.5, §3.5.5).
+    expect(pairing.received.at(-1)).toEqual(Buffer.from([0x05, 0x04]));
+  }, 30_000);
+});
+
 describe("the gateway's GATT client when the peripheral asks for security", () => {
   it("pairs on the peripheral's Security Request, and sends a waiting read once only", async () => {
     const server = gattServer(256, pattern(20, 8));

@@ -14,6 +14,10 @@ const INSUFFICIENT_AUTHORIZATION = 0x08;
 const INSUFFICIENT_ENCRYPTION = 0x0f;
 const SMP_CID = 0x0006;
 const SECURITY_REQUEST = 0x0b;
+const PAIRING_CONFIRM = 0x03;
+const PAIRING_RANDOM = 0x04;
+const PAIRING_FAILED = 0x05;
+const CONFIRM_VALUE_FAILED = 0x04;
 
 /** The Error Response that started pairing, by connection, until the link is encrypted or not. */
 const awaitingPairing = new WeakMap<NobleGatt, Buffer>();
@@ -26,6 +30,7 @@ const encrypted = new WeakSet<NobleSmp>();
 interface NobleSmp {
   onAclStreamData(cid: number, data: Buffer): void;
   sendPairingRequest(): void;
+  write(data: Buffer): void;
   emit(event: string, ...args: unknown[]): boolean;
 }
 
@@ -72,6 +77,9 @@ export function noteRefusal(gatt: NobleGatt, data: Buffer): void {
  *   peripheral answered it Insufficient Authentication right after its Security Request) had
  *   noble send a second Pairing Request, which restarted the responder's pairing or failed it.
  *   It waits for the running pairing now, and is sent again once the link is encrypted.
+ * - A peripheral's Pairing Random that does not match its Pairing Confirm: noble answered 0x04
+ *   0x03, a Pairing Random of one octet, and failed its side; the peripheral waited out its SMP
+ *   timeout. It sends Pairing Failed, Confirm Value Failed, as §2.3.5.5 aborts pairing.
  */
 export function guardPairing(
   proto: NobleGatt,
@@ -99,6 +107,11 @@ export function guardPairing(
     if (pairing.has(this)) return;
     pairing.add(this);
     sendPairingRequest.call(this);
+  };
+  const write = smp.prototype.write;
+  smp.prototype.write = function (this: NobleSmp, data: Buffer): void {
+    const mismatch = data.length === 2 && data[0] === PAIRING_RANDOM && data[1] === PAIRING_CONFIRM;
+    write.call(this, mismatch ? Buffer.from([PAIRING_FAILED, CONFIRM_VALUE_FAILED]) : data);
   };
   const onSmpData = smp.prototype.onAclStreamData;
   smp.prototype.onAclStreamData = function (this: NobleSmp, cid: number, data: Buffer): void {

@@ -44,7 +44,10 @@ export class PairingResponder {
   pairingRequests = 0;
   /** The STK once pairing has come through Pairing Random. */
   stk: Buffer | undefined;
-  mode: "refuse" | "just-works" = "refuse";
+  /** `wrong-random`: Just Works, but its Pairing Random does not match its Pairing Confirm. */
+  mode: "refuse" | "just-works" | "wrong-random" = "refuse";
+  /** Every SMP PDU the initiator sent, in order. */
+  readonly received: Buffer[] = [];
   private preq: Buffer | undefined;
   private mconfirm: Buffer | undefined;
   /** This side's random value: fixed, the test's runs alike. */
@@ -59,6 +62,7 @@ export class PairingResponder {
 
   /** The SMP PDU to answer `pdu` with, if any. */
   answer(pdu: Buffer): Buffer | undefined {
+    this.received.push(Buffer.from(pdu));
     switch (pdu[0]) {
       case PAIRING_REQUEST:
         this.pairingRequests++;
@@ -72,6 +76,9 @@ export class PairingResponder {
         const mrand = Buffer.from(pdu.subarray(1));
         if (!this.confirm(mrand).equals(this.mconfirm!)) {
           return Buffer.from([PAIRING_FAILED, 0x04]); // Confirm Value Failed
+        }
+        if (this.mode === "wrong-random") {
+          return Buffer.concat([Buffer.from([PAIRING_RANDOM]), Buffer.alloc(16, 0x5a)]);
         }
         this.stk = s1(TK, this.srand, mrand);
         return Buffer.concat([Buffer.from([PAIRING_RANDOM]), this.srand]);
