@@ -3,6 +3,7 @@ import type { Clock } from "../../core/clock.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import { guardGattServer } from "./att-server-guard.ts";
 import { attMtuOf, cccdValueOf, indicating } from "./bleno-gatt.ts";
+import { guardBlenoPairing } from "./bleno-pairing.ts";
 import { loadBleno, type SocketFactory, stopDevUpPoll, withoutProcessHooks } from "./load.ts";
 import { OutboundQueue } from "./outbound-queue.ts";
 
@@ -73,6 +74,7 @@ export class BlenoPeripheral {
   static open(factory: SocketFactory, clock: Clock): Promise<BlenoPeripheral> {
     const bleno = loadBleno(factory) as Bleno;
     guardGattServer(bleno);
+    guardBlenoPairing(bleno);
     return new Promise((resolve, reject) => {
       withoutProcessHooks(() =>
         bleno.on("stateChange", (state) => {

@@ -43,13 +43,13 @@ export async function connectedCuff(closers: Closers) {
   if (complete === undefined || complete[4] !== 0) throw new Error("no connection");
   const handle = complete.readUInt16LE(5);
 
-  /** Sends one ATT PDU and returns the ATT PDUs the cuff answered with (reassembled), as hex. */
-  const att = async (hex: string): Promise<string[]> => {
+  /** Sends one PDU on L2CAP channel `cid` and returns the PDUs the cuff answered with (reassembled), as hex. */
+  const exchange = async (cid: number, hex: string): Promise<string[]> => {
     central.clear();
     const pdu = Buffer.from(hex, "hex");
     const l2cap = Buffer.alloc(4 + pdu.length);
     l2cap.writeUInt16LE(pdu.length, 0);
-    l2cap.writeUInt16LE(0x0004, 2);
+    l2cap.writeUInt16LE(cid, 2);
     pdu.copy(l2cap, 4);
     // In fragments of the controller's 27-octet LE buffer, as a host sends it (Vol 4 Part E §5.4.2).
     for (let at = 0; at < l2cap.length; at += 27) {
@@ -64,7 +64,11 @@ export async function connectedCuff(closers: Closers) {
     }
     return pdus.map((p) => p.toString("hex"));
   };
-  return { att };
+  /** An ATT PDU (CID 0x0004), and what the cuff answered. */
+  const att = (hex: string) => exchange(0x0004, hex);
+  /** An SMP PDU (CID 0x0006), and what the cuff answered. */
+  const smp = (hex: string) => exchange(0x0006, hex);
+  return { att, smp };
 }
 
 /** The declaration handle and value handle of a characteristic, found by Read By Type. */
