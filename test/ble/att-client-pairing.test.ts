@@ -36,6 +36,21 @@ describe("the gateway's GATT client when pairing fails", () => {
   }, 30_000);
 });
 
+describe("the gateway's GATT client pairing with a peripheral of shorter keys", () => {
+  it("encrypts with the STK cut to the agreed key size (7 octets), and reads on", async () => {
+    const server = gattServer(256, pattern(20, 13));
+    const { clock, link, pairing } = await connected(server);
+    pairing.mode = "just-works";
+    pairing.keySize = 7;
+    server.state.readError = 0x05;
+    // noble used all 16 octets of the STK where the peripheral keeps 7 (Vol 3 Part H §2.3.4):
+    // the keys differed, the first encrypted PDU failed its MIC and the link dropped.
+    expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 13));
+    expect(pairing.stk!.subarray(7)).toEqual(Buffer.alloc(9));
+    expect(link.connected).toBe(true);
+  }, 30_000);
+});
+
 describe("the gateway's GATT client when the peripheral's Pairing Random does not match", () => {
   it("fails pairing with Pairing Failed (Confirm Value Failed), and the refused read with it", async () => {
     const server = gattServer(256, pattern(20, 12));

@@ -28,6 +28,9 @@ const encrypted = new WeakSet<NobleSmp>();
 
 /** noble's SMP side of one connection (lib/hci-socket/smp.js), as far as it is used here. */
 interface NobleSmp {
+  /** noble's Pairing Request and the peripheral's Pairing Response (octet 4: Max Encryption Key Size). */
+  readonly _preq?: Buffer;
+  readonly _pres?: Buffer;
   onAclStreamData(cid: number, data: Buffer): void;
   sendPairingRequest(): void;
   write(data: Buffer): void;
@@ -80,6 +83,9 @@ export function noteRefusal(gatt: NobleGatt, data: Buffer): void {
  * - A peripheral's Pairing Random that does not match its Pairing Confirm: noble answered 0x04
  *   0x03, a Pairing Random of one octet, and failed its side; the peripheral waited out its SMP
  *   timeout. It sends Pairing Failed, Confirm Value Failed, as §2.3.5.5 aborts pairing.
+ * - The STK is cut to the agreed key size, the lesser Max Encryption Key Size (§2.3.4: the
+ *   octets above it 0): noble used all 16, so with a peripheral of shorter keys the two keys
+ *   differed, the first encrypted PDU failed its MIC and the link dropped.
  */
 export function guardPairing(
   proto: NobleGatt,
@@ -113,9 +119,22 @@ export function guardPairing(
     const mismatch = data.length === 2 && data[0] === PAIRING_RANDOM && data[1] === PAIRING_CONFIRM;
     write.call(this, mismatch ? Buffer.from([PAIRING_FAILED, CONFIRM_VALUE_FAILED]) : data);
   };
+  const emit = smp.prototype.emit;
+  smp.prototype.emit = function (this: NobleSmp, event: string, ...args: unknown[]): boolean {
+    if (event === "stk" && Buffer.isBuffer(args[0])) args[0] = cutToKeySize(this, args[0]);
+    return emit.call(this, event, ...args);
+  };
   const onSmpData = smp.prototype.onAclStreamData;
   smp.prototype.onAclStreamData = function (this: NobleSmp, cid: number, data: Buffer): void {
     if (cid !== SMP_CID || data[0] !== SECURITY_REQUEST) onSmpData.call(this, cid, data);
     else if (!encrypted.has(this)) this.sendPairingRequest();
   };
+}
+
+const KEY_SIZE_OCTET = 4;
+
+/** The STK (least significant octet first) with the octets past the agreed key size set to 0. */
+function cutToKeySize(smp: NobleSmp, stk: Buffer): Buffer {
+  const size = Math.min(smp._preq?.[KEY_SIZE_OCTET] ?? 16, smp._pres?.[KEY_SIZE_OCTET] ?? 16);
+  return Buffer.from(stk).fill(0, size);
 }

@@ -46,6 +46,8 @@ export class PairingResponder {
   stk: Buffer | undefined;
   /** `wrong-random`: Just Works, but its Pairing Random does not match its Pairing Confirm. */
   mode: "refuse" | "just-works" | "wrong-random" = "refuse";
+  /** Its Max Encryption Key Size (7–16): the STK keeps that many octets (§2.3.4). */
+  keySize = 16;
   /** Every SMP PDU the initiator sent, in order. */
   readonly received: Buffer[] = [];
   private preq: Buffer | undefined;
@@ -68,6 +70,7 @@ export class PairingResponder {
         this.pairingRequests++;
         if (this.mode === "refuse") return Buffer.from([PAIRING_FAILED, PAIRING_NOT_SUPPORTED]);
         this.preq = Buffer.from(pdu);
+        this.pres[4] = this.keySize;
         return this.pres;
       case PAIRING_CONFIRM:
         this.mconfirm = Buffer.from(pdu.subarray(1));
@@ -80,7 +83,8 @@ export class PairingResponder {
         if (this.mode === "wrong-random") {
           return Buffer.concat([Buffer.from([PAIRING_RANDOM]), Buffer.alloc(16, 0x5a)]);
         }
-        this.stk = s1(TK, this.srand, mrand);
+        // The agreed key size is the lesser Max Encryption Key Size; the octets above it are 0.
+        this.stk = s1(TK, this.srand, mrand).fill(0, Math.min(this.keySize, this.preq![4]!));
         return Buffer.concat([Buffer.from([PAIRING_RANDOM]), this.srand]);
       }
       default:
