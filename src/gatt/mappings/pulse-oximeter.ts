@@ -1,9 +1,11 @@
 import type { Profile } from "../../catalogue/schema.ts";
+import { RpmlabError } from "../../core/errors.ts";
 import type { MetricRecord, PhysicalReading } from "../../readings/types.ts";
 import {
   decodePlxSpotCheckMeasurement,
   encodePlxSpotCheckMeasurement,
   PLX_SPOT_CHECK_OFFSETS,
+  type PlxSpotCheckMeasurement,
   plxSpotCheckPaiOffset,
 } from "../characteristics/plx-measurement.ts";
 import { gridValue } from "../grid.ts";
@@ -29,7 +31,8 @@ import {
  * Measurement (2A5E) with SpO2 (`spO2`), PR (`pulse`), its timestamp (device local time) and the
  * Pulse Amplitude Index (`perfusion_index`, %); Battery Level (2A19); the vendor Reading Context
  * for measurement_index and the UTC offset. SpO2 and PR are mandatory fields of 2A5E, so a
- * reading always has both.
+ * reading always has both. Decoding refuses a spot-check that is not a patient's reading at the
+ * time it gives (checkTrustworthy).
  */
 const NAME = "pulse_oximeter mapping";
 const METRICS = new Set(["spO2", "pulse", "perfusion_index", "battery_percentage"]);
@@ -77,11 +80,53 @@ function encode(reading: PhysicalReading, profile: Profile): CharacteristicValue
   return values;
 }
 
+/**
+ * PLXS 1.0.1 Measurement Status bits whose values are no patient's reading: demonstration or
+ * test data, a measurement the device could not make, or one it found invalid.
+ */
+const NOT_A_READING = [
+  ["dataForDemonstration", "data for demonstration (bit 10)"],
+  ["dataForTesting", "data for testing (bit 11)"],
+  ["measurementUnavailable", "measurement unavailable (bit 13)"],
+  ["invalidMeasurementDetected", "invalid measurement detected (bit 15)"],
+] as const;
+/** Measurement Status follows the flags, SpO2, PR and the optional 7-byte Timestamp. */
+function measurementStatusOffset(m: PlxSpotCheckMeasurement): number {
+  return 5 + (m.timestamp === undefined ? 0 : 7);
+}
+
+/**
+ * Refuses a spot-check that is not a patient's reading at the time it gives: one stamped by a
+ * clock the device says is not set (flags bit 4: the Timestamp is not wall-clock time), or one
+ * whose Measurement Status disowns its values (NOT_A_READING).
+ */
+function checkTrustworthy(m: PlxSpotCheckMeasurement): void {
+  if (m.deviceClockNotSet && m.timestamp !== undefined) {
+    throw new RpmlabError(
+      "E_CODEC_FLAGS",
+      `${NAME}: flags at byte 0: the device clock is not set (bit 4), so the Timestamp is not the time of the reading`,
+      { field: "flags", offset: 0 },
+    );
+  }
+  const status = m.measurementStatus;
+  if (status === undefined) return;
+  for (const [flag, what] of NOT_A_READING) {
+    if (!status[flag]) continue;
+    const offset = measurementStatusOffset(m);
+    throw new RpmlabError(
+      "E_CODEC_RESERVED",
+      `${NAME}: measurement_status at byte ${offset}: ${what}; the values are not a patient's reading`,
+      { field: "measurement_status", offset },
+    );
+  }
+}
+
 function decode(values: readonly CharacteristicValue[], profile: Profile): PhysicalReading {
   const c = carried(profile, NAME, METRICS, PARAMS);
   const [spot, battery, context] = pickValues(values, UUIDS, NAME);
   if (spot === undefined) throw mappingError(NAME, "uuid", "no PLX Spot-check Measurement (2A5E)");
   const m = decodePlxSpotCheckMeasurement(spot);
+  checkTrustworthy(m);
   const { timezone, measurementIndex } = readingContextOf(context);
   if (m.timestamp === undefined) {
     throw mappingError(NAME, "timestamp", "the measurement has no timestamp (flags bit 0)");
