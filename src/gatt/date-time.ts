@@ -101,14 +101,34 @@ export function dateTimeFromEpochMs(ms: number, what: string, field: string): Da
   return dt;
 }
 
-/** Epoch ms of a Date Time read as UTC; every part must be known (not 0). */
-export function epochMsFromDateTime(dt: DateTime, what: string, field: string): number {
-  if (dt.year === 0 || dt.month === 0 || dt.day === 0) {
+/**
+ * Epoch ms of a Date Time read as UTC; every part must be known (not 0). `offset`, the byte the
+ * Date Time starts at in its value, lets the error name the byte of the unknown part.
+ */
+export function epochMsFromDateTime(
+  dt: DateTime,
+  what: string,
+  field: string,
+  offset?: number,
+): number {
+  const unknown = dt.year === 0 ? "year" : dt.month === 0 ? "month" : dt.day === 0 ? "day" : "";
+  if (unknown !== "") {
+    const message = `${unknown} is 0 (not known); a reading needs a full date`;
+    if (offset === undefined) {
+      throw new RpmlabError("E_CODEC_RANGE", `${what}: ${field}: ${message}`, { field });
+    }
+    const at = offset + PART_OFFSETS[unknown];
     throw new RpmlabError(
       "E_CODEC_RANGE",
-      `${what}: ${field} has an unknown year, month or day (0); a reading needs a full date`,
-      { field },
+      `${what}: ${field}.${unknown} at byte ${at}: ${message}`,
+      {
+        field: `${field}.${unknown}`,
+        offset: at,
+      },
     );
   }
   return epochFromUtc(dt);
 }
+
+/** Byte of each date part inside the 7 bytes (year is uint16 at 0). */
+const PART_OFFSETS = { year: 0, month: 2, day: 3 } as const;

@@ -69,3 +69,57 @@ describe("pulse_oximeter mapping, PLX Spot-check Measurement (2A5E) of a real ox
     });
   }
 });
+
+describe("a SIG time stamp with an unknown date part (GSS Date Time: 0 = not known)", () => {
+  // Flags, then each mapping's Date Time at its place: 2A35 byte 7, 2A9D byte 3, 2A5E byte 5,
+  // 2A18 byte 3 (after the sequence number).
+  const cases = [
+    {
+      profile: "Vendor BPM - S",
+      uuid: SIG.characteristics.bloodPressureMeasurement,
+      field: "time_stamp",
+      at: 7,
+      bytes: (dt: number[]) => [0x02, 120, 0x00, 80, 0x00, 93, 0x00, ...dt],
+    },
+    {
+      profile: "Vendor Scale",
+      uuid: SIG.characteristics.weightMeasurement,
+      field: "time_stamp",
+      at: 3,
+      bytes: (dt: number[]) => [0x03, 0x10, 0x27, ...dt],
+    },
+    {
+      profile: "Vendor Pulse Ox",
+      uuid: SIG.characteristics.plxSpotCheckMeasurement,
+      field: "timestamp",
+      at: 5,
+      bytes: (dt: number[]) => [0x01, ...SPO2_PR, ...dt],
+    },
+    {
+      profile: "Vendor Glucometer",
+      uuid: SIG.characteristics.glucoseMeasurement,
+      field: "base_time",
+      at: 3,
+      bytes: (dt: number[]) => [0x02, 0x01, 0x00, ...dt, 120, 0xb0, 0x11],
+    },
+  ];
+  for (const c of cases) {
+    for (const [part, index, partAt] of [
+      ["year", 0, 0],
+      ["month", 2, 2],
+      ["day", 3, 3],
+    ] as const) {
+      it(`${c.profile}: ${c.field}.${part} 0 is refused naming byte ${c.at + partAt}`, () => {
+        const profile = catalogue.get(c.profile);
+        const dt = [...DATE_TIME];
+        dt[index] = 0;
+        if (part === "year") dt[1] = 0;
+        const value = Uint8Array.from(c.bytes(dt));
+        const error = refusal(() => mappingFor(profile).decode([{ uuid: c.uuid, value }], profile));
+        expect(error.code).toBe("E_CODEC_RANGE");
+        expect(error.details).toMatchObject({ field: `${c.field}.${part}`, offset: c.at + partAt });
+        expect(error.message).toContain(`at byte ${c.at + partAt}`);
+      });
+    }
+  }
+});

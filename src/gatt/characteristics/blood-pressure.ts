@@ -27,7 +27,12 @@ const FLAGS_DEFINED = 0x1f;
 
 export const BPM_MAX_LENGTH = 1 + 6 + 7 + 2 + 1 + 2;
 /** Offsets of the fixed fields, for errors raised after decoding (a value where a number is due). */
-export const BPM_OFFSETS = { systolic: 1, diastolic: 3, mean_arterial_pressure: 5 } as const;
+export const BPM_OFFSETS = {
+  systolic: 1,
+  diastolic: 3,
+  mean_arterial_pressure: 5,
+  time_stamp: 7,
+} as const;
 
 /** GSS §3.31.2 Measurement Status: one-bit flags; bits 3–4 are the pulse rate range (below). */
 const STATUS = new BitTable({

@@ -45,7 +45,7 @@ export interface PlxSpotCheckMeasurement {
 }
 
 /** Byte offsets of fields, for errors raised after decoding. */
-export const PLX_SPOT_CHECK_OFFSETS = { spo2: 1, pulse_rate: 3 } as const;
+export const PLX_SPOT_CHECK_OFFSETS = { spo2: 1, pulse_rate: 3, timestamp: 5 } as const;
 export function plxSpotCheckPaiOffset(m: PlxSpotCheckMeasurement): number {
   return (
     5 +

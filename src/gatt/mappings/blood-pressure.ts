@@ -164,7 +164,7 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
     records.push({ metric: metric.name, value_1, value_2, filter_params });
   }
   return {
-    timestamp: utcOf(m.timeStamp, timezone, NAME, "time_stamp"),
+    timestamp: utcOf(m.timeStamp, timezone, NAME, "time_stamp", BPM_OFFSETS.time_stamp),
     timezone_offset: timezone,
     records,
   };

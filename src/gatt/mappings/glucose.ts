@@ -50,6 +50,8 @@ const UUIDS = [
   SIG.characteristics.batteryLevel,
   VENDOR.readingContext,
 ] as const;
+/** Base Time follows the flags and the sequence number (GLS 2A18). */
+const BASE_TIME_OFFSET = 3;
 const MG_PER_DL_PER_KG_PER_L = 100_000;
 /** Glucose, 180.156 g/mol: 1 mol/L = 18 015.6 mg/dL. */
 const MG_PER_DL_PER_MOL_PER_L = 18_015.6;
@@ -228,7 +230,14 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
       filter_params: buildParams(metric, source, NAME),
     });
   }
-  const timestamp = utcOf(m.baseTime, timezone, NAME, "base_time", m.timeOffset ?? 0);
+  const timestamp = utcOf(
+    m.baseTime,
+    timezone,
+    NAME,
+    "base_time",
+    BASE_TIME_OFFSET,
+    m.timeOffset ?? 0,
+  );
   return { timestamp, timezone_offset: timezone, records };
 }
 

@@ -168,7 +168,7 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
     });
   }
   return {
-    timestamp: utcOf(m.timestamp, timezone, NAME, "timestamp"),
+    timestamp: utcOf(m.timestamp, timezone, NAME, "timestamp", PLX_SPOT_CHECK_OFFSETS.timestamp),
     timezone_offset: timezone,
     records,
   };

@@ -196,15 +196,20 @@ export function localDateTime(reading: PhysicalReading, what: string): DateTime 
   );
 }
 
-/** UTC epoch ms of a device's local Date Time (plus `extraMinutes`, the glucose time offset). */
+/**
+ * UTC epoch ms of a device's local Date Time, read from byte `at` of its value (plus
+ * `extraMinutes`, the glucose time offset).
+ */
 export function utcOf(
   dt: DateTime,
   offsetHours: number,
   what: string,
   field: string,
+  at: number,
   extraMinutes = 0,
 ): number {
-  return epochMsFromDateTime(dt, what, field) + extraMinutes * 60_000 - offsetHours * MS_PER_HOUR;
+  const local = epochMsFromDateTime(dt, what, field, at);
+  return local + extraMinutes * 60_000 - offsetHours * MS_PER_HOUR;
 }
 
 /**

@@ -35,6 +35,8 @@ const UUIDS = [
 const KG_PER_LB = 0.45359237;
 /** Weight follows the 1-byte flags in 2A9D. */
 const WEIGHT_OFFSET = 1;
+/** The Time Stamp follows the weight. */
+const TIME_STAMP_OFFSET = 3;
 
 function encode(reading: PhysicalReading, profile: Profile): CharacteristicValue[] {
   const c = carried(profile, NAME, METRICS, PARAMS);
@@ -90,7 +92,7 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
     });
   }
   return {
-    timestamp: utcOf(m.timeStamp, timezone, NAME, "time_stamp"),
+    timestamp: utcOf(m.timeStamp, timezone, NAME, "time_stamp", TIME_STAMP_OFFSET),
     timezone_offset: timezone,
     records,
   };
