@@ -123,3 +123,33 @@ describe("a SIG time stamp with an unknown date part (GSS Date Time: 0 = not kno
     }
   }
 });
+
+describe("glucose mapping, Glucose Measurement (2A18) of a real meter", () => {
+  const profile = catalogue.get("Vendor Glucometer");
+  const mapping = mappingFor(profile);
+  /** Flags (concentration, kg/L; + status), sequence 1, base time, 120 mg/dL, type-location. */
+  const measurement = (typeLocation: number, status?: number) =>
+    Uint8Array.from([
+      status === undefined ? 0x02 : 0x0a,
+      0x01,
+      0x00,
+      ...DATE_TIME,
+      120,
+      0xb0,
+      typeLocation,
+      ...(status === undefined ? [] : [status & 0xff, status >>> 8]),
+    ]);
+  const decode = (value: Uint8Array) =>
+    mapping.decode([{ uuid: SIG.characteristics.glucoseMeasurement, value }], profile);
+
+  it("a control solution test (Type 10) is measurement_location control solution", () => {
+    // Type control solution (0x0A) at a location the meter does not know (0xF) or gives as finger.
+    for (const typeLocation of [0xfa, 0x1a]) {
+      const [glucose] = decode(measurement(typeLocation)).records;
+      expect(glucose?.filter_params).toEqual({ measurement_location: "control solution" });
+    }
+    // A capillary sample from the finger stays a finger reading.
+    const [finger] = decode(measurement(0x11)).records;
+    expect(finger?.filter_params).toEqual({ measurement_location: "finger" });
+  });
+});

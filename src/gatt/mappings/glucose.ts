@@ -75,6 +75,7 @@ function reverse<T extends string>(table: Readonly<Record<string, T>>): Readonly
   return new Map(Object.entries(table).map(([spec, sig]) => [sig, spec]));
 }
 const LOCATION_NAMES = reverse(LOCATIONS);
+const CONTROL_SOLUTION = "control solution";
 const MEAL_NAMES = reverse(MEALS);
 /** Sensor Status Annunciation of an above-range reading: bit 5 alone. */
 const ABOVE_RANGE = Object.freeze({
@@ -213,7 +214,12 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
         metric,
         offset,
       );
-      const location = LOCATION_NAMES.get(m.concentration.location);
+      // A control solution test is one by its Type (10), whatever Sample Location the meter
+      // gives with it (often 15, not available): never a patient's finger or earlobe sample.
+      const location =
+        m.concentration.type === "control_solution"
+          ? CONTROL_SOLUTION
+          : LOCATION_NAMES.get(m.concentration.location);
       source.measurement_location =
         location === "N/A" && !enumHas(profile, "measurement_location", "N/A")
           ? undefined
