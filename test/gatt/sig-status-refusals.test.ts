@@ -152,4 +152,30 @@ describe("glucose mapping, Glucose Measurement (2A18) of a real meter", () => {
     const [finger] = decode(measurement(0x11)).records;
     expect(finger?.filter_params).toEqual({ measurement_location: "finger" });
   });
+
+  it("keeps a reading whose Sensor Status Annunciation says only that the battery is low", () => {
+    const [glucose] = decode(measurement(0x11, 0x0001)).records;
+    expect(glucose?.value_1).toBe(120);
+  });
+
+  // GLS 1.0 Sensor Status Annunciation: bits whose result is no valid concentration, or whose
+  // time is not the time of the reading.
+  for (const [bit, what] of [
+    [1, "sensor malfunction"],
+    [2, "sample size insufficient"],
+    [3, "strip insertion error"],
+    [4, "strip type incorrect"],
+    [7, "temperature too high"],
+    [8, "temperature too low"],
+    [9, "read interrupted"],
+    [10, "general device fault"],
+    [11, "time fault"],
+  ] as const) {
+    it(`refuses a result annunciated with ${what} (bit ${bit}), naming byte 13`, () => {
+      const error = refusal(() => decode(measurement(0x11, 1 << bit)));
+      expect(error.code).toBe("E_CODEC_RESERVED");
+      expect(error.details).toMatchObject({ field: "sensor_status_annunciation", offset: 13 });
+      expect(error.message).toContain(what);
+    });
+  }
 });

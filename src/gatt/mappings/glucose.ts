@@ -1,4 +1,5 @@
 import type { MetricSpec, Profile } from "../../catalogue/schema.ts";
+import { RpmlabError } from "../../core/errors.ts";
 import type { FilterParamValue, MetricRecord, PhysicalReading } from "../../readings/types.ts";
 import {
   decodeGlucoseMeasurementContext,
@@ -8,6 +9,7 @@ import {
 import {
   decodeGlucoseMeasurement,
   encodeGlucoseMeasurement,
+  type GlucoseMeasurement,
   type GlucoseSampleLocation,
   glucoseConcentrationOffset,
   SENSOR_STATUS,
@@ -194,6 +196,7 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
       "the measurement has no concentration (flags bit 1)",
     );
   }
+  checkSensorStatus(m);
   const { timezone, measurementIndex } = readingContextOf(readingContext);
   const above = m.sensorStatus?.resultHigherThanDeviceCanProcess === true;
   const below = m.sensorStatus?.resultLowerThanDeviceCanProcess === true;
@@ -245,6 +248,39 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
     m.timeOffset ?? 0,
   );
   return { timestamp, timezone_offset: timezone, records };
+}
+
+/**
+ * GLS 1.0 Sensor Status Annunciation bits whose concentration is no valid result (the strip, the
+ * sample or the meter failed) or whose time is not the time of the reading (time fault). Battery
+ * low and the above/below range bits leave the result as it is.
+ */
+const VOIDING_STATUS = [
+  ["sensorMalfunction", "sensor malfunction (bit 1)"],
+  ["sampleSizeInsufficient", "sample size insufficient (bit 2)"],
+  ["stripInsertionError", "strip insertion error (bit 3)"],
+  ["stripTypeIncorrect", "strip type incorrect (bit 4)"],
+  ["temperatureTooHigh", "temperature too high (bit 7)"],
+  ["temperatureTooLow", "temperature too low (bit 8)"],
+  ["readInterrupted", "read interrupted (bit 9)"],
+  ["generalDeviceFault", "general device fault (bit 10)"],
+  ["timeFault", "time fault (bit 11)"],
+] as const;
+
+/** Refuses a measurement whose Sensor Status Annunciation voids it (VOIDING_STATUS). */
+function checkSensorStatus(m: GlucoseMeasurement): void {
+  const status = m.sensorStatus;
+  if (status === undefined) return;
+  for (const [flag, what] of VOIDING_STATUS) {
+    if (!status[flag]) continue;
+    // The annunciation is the last field: after the concentration and its Type-Sample Location.
+    const offset = glucoseConcentrationOffset(m) + (m.concentration === undefined ? 0 : 3);
+    throw new RpmlabError(
+      "E_CODEC_RESERVED",
+      `${NAME}: sensor_status_annunciation at byte ${offset}: ${what}; the meter gives no valid reading`,
+      { field: "sensor_status_annunciation", offset },
+    );
+  }
 }
 
 function enumHas(profile: Profile, key: string, value: string): boolean {
