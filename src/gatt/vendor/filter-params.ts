@@ -1,4 +1,5 @@
 import { RpmlabError } from "../../core/errors.ts";
+import { firstInvalidUtf8 } from "../../core/utf8.ts";
 import type { FilterParams, FilterParamValue } from "../../readings/types.ts";
 import { rejectReserved } from "../bits.ts";
 import type { ByteReader, ByteWriter } from "../cursor.ts";
@@ -16,7 +17,7 @@ import { MAX_TEXT_BYTES, type MetricLayout, type ParamLayout } from "./schema.ts
 const MAC = /^[0-9A-F]{12}$/;
 const HEX = "0123456789ABCDEF";
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
+const decoder = new TextDecoder("utf-8");
 
 function mapping(what: string, field: string, message: string): RpmlabError {
   return new RpmlabError("E_CODEC_MAPPING", `${what}: ${field}: ${message}`, { field });
@@ -181,24 +182,22 @@ function readText(r: ByteReader, field: string, at: number): string {
   codes.length = 0;
   for (let i = 0; i < length; i++) {
     const c = r.u8(field);
-    if (c >= 0x80) return decodeUtf8(r, start, length, field, at);
+    if (c >= 0x80) return decodeUtf8(r, start, length, field);
     codes.push(c);
   }
   return String.fromCharCode.apply(null, codes);
 }
 
-/** The slow path for non-ASCII text: rewind and decode the whole value as UTF-8. */
-function decodeUtf8(
-  r: ByteReader,
-  start: number,
-  length: number,
-  field: string,
-  at: number,
-): string {
+/**
+ * The slow path for non-ASCII text: rewind and decode the whole value as UTF-8, refusing it at
+ * the first byte that starts no valid character (core/utf8.ts, as Device Information strings).
+ */
+function decodeUtf8(r: ByteReader, start: number, length: number, field: string): string {
   r.seek(start);
-  try {
-    return decoder.decode(r.bytesOf(length, field));
-  } catch {
-    throw r.fail("E_CODEC_RANGE", field, at + 1, "not valid UTF-8");
+  const bytes = r.bytesOf(length, field);
+  const bad = firstInvalidUtf8(bytes);
+  if (bad < bytes.length) {
+    throw r.fail("E_CODEC_RANGE", field, start + bad, "not valid UTF-8");
   }
+  return decoder.decode(bytes);
 }
