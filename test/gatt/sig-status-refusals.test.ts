@@ -179,3 +179,16 @@ describe("glucose mapping, Glucose Measurement (2A18) of a real meter", () => {
     });
   }
 });
+
+describe("weight_scale mapping, Weight Measurement (2A9D) of a real scale", () => {
+  it("refuses Measurement Unsuccessful (weight 0xFFFF), naming the weight's byte", () => {
+    const profile = catalogue.get("Vendor Scale");
+    const value = Uint8Array.from([0x03, 0xff, 0xff, ...DATE_TIME]);
+    const error = refusal(() =>
+      mappingFor(profile).decode([{ uuid: SIG.characteristics.weightMeasurement, value }], profile),
+    );
+    expect(error.code).toBe("E_CODEC_RESERVED");
+    expect(error.details).toMatchObject({ field: "weight", offset: 1 });
+    expect(error.message).toContain("weight at byte 1");
+  });
+});

@@ -1,4 +1,5 @@
 import type { Profile } from "../../catalogue/schema.ts";
+import { RpmlabError } from "../../core/errors.ts";
 import type { MetricRecord, PhysicalReading } from "../../readings/types.ts";
 import { decodeWeightMeasurement, encodeWeightMeasurement } from "../characteristics/weight.ts";
 import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
@@ -75,7 +76,11 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
     let value_1: number;
     if (metric.name === "weight") {
       if (m.weight === null) {
-        throw mappingError(NAME, "weight", "the scale reports Measurement Unsuccessful (0xFFFF)");
+        throw new RpmlabError(
+          "E_CODEC_RESERVED",
+          `${NAME}: weight at byte ${WEIGHT_OFFSET}: 0xFFFF, the scale reports Measurement Unsuccessful`,
+          { field: "weight", offset: WEIGHT_OFFSET },
+        );
       }
       // To the profile's step, in either unit: a real scale's resolution may be finer (WSS
       // 2A9D: 0.01 lb; Weight Scale Feature: 0.1 lb) than the 0.2 lb the lab reports.
