@@ -1,6 +1,7 @@
 import type { Profile } from "../catalogue/schema.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { PAST_YEAR_9999_MS, YEAR_1_MS } from "../core/time.ts";
+import { valuesSayClockNotSet } from "../gatt/clock-not-set.ts";
 import { type CharacteristicValue, mappingFor } from "../gatt/mapping.ts";
 import { canonicalUuid } from "../gatt/uuids.ts";
 import { VENDOR_RECORD_HEADER_LENGTH } from "../gatt/vendor/record.ts";
@@ -72,9 +73,10 @@ export function readingRows(
   const source = uplink.source;
   const origin = provenance(reading.values, profile);
   // Spec wire-formats "Measurement record" estimated_timestamp: a device whose clock was unset
-  // when it took the reading (the gateway says so, `clock_unset`) stamped it with a guess; the
-  // reading is stored at the gateway's receive time instead, flagged as estimated.
-  const estimated = reading.clockUnset;
+  // when it took the reading (the gateway says so, `clock_unset`, or the values do: PLX flags
+  // bit 4) stamped it with a guess; the reading is stored at the gateway's receive time
+  // instead, flagged as estimated.
+  const estimated = reading.clockUnset || valuesSayClockNotSet(reading.values);
   const timestamp = estimated ? reading.receivedAt : decoded.timestamp;
   if (timestamp < YEAR_1_MS || timestamp >= PAST_YEAR_9999_MS) {
     // Every read of it writes four-digit years (wire-formats), and no time filter reaches

@@ -480,6 +480,30 @@ describe("MessageProcessor: one batch, one transaction", () => {
     expect(second.every((r) => !r.estimatedTimestamp)).toBe(true);
   });
 
+  it("stores a pulse oximeter spot-check flagged 'device clock is not set' (PLXS 2A5E flags bit 4) at the receive time, estimated", async () => {
+    const oximeter = senderFor(catalogue.get("Vendor Pulse Ox"), 5);
+    await activateForPatient(store, oximeter);
+    const readings = readingsOf(oximeter, 3, 0).slice(0, 2);
+    const message = uplinkMessage(oximeter, "m-plx-clock", readings);
+    const payload = JSON.parse(message.payload.toString());
+    const spot = (payload.readings[0].values as { uuid: string; value_b64: string }[]).find(
+      (v) => v.uuid.toUpperCase() === "2A5E",
+    )!;
+    const bytes = Buffer.from(spot.value_b64, "base64");
+    bytes[0]! |= 0x10;
+    spot.value_b64 = bytes.toString("base64");
+    const rows = await rowsOf(
+      await run({ topic: message.topic, payload: Buffer.from(JSON.stringify(payload)) }),
+    );
+    const receivedAt = parseIso(payload.readings[0].received_at)!;
+    const first = rows.filter((r) => r.timestamp === receivedAt);
+    expect(first.length).toBe(readings[0]!.records.length);
+    expect(first.every((r) => r.estimatedTimestamp)).toBe(true);
+    const second = rows.filter((r) => r.timestamp === readings[1]!.timestamp);
+    expect(second.length).toBe(readings[1]!.records.length);
+    expect(second.every((r) => !r.estimatedTimestamp)).toBe(true);
+  });
+
   it("keys a reading stored at an estimated time by the device's own stamp: each reading of a visit kept, a re-send stored once", async () => {
     const glucometer = senderFor(catalogue.get("Vendor Glucometer"), 4);
     await activateForPatient(store, glucometer);

@@ -31,8 +31,8 @@ import {
  * Measurement (2A5E) with SpO2 (`spO2`), PR (`pulse`), its timestamp (device local time) and the
  * Pulse Amplitude Index (`perfusion_index`, %); Battery Level (2A19); the vendor Reading Context
  * for measurement_index and the UTC offset. SpO2 and PR are mandatory fields of 2A5E, so a
- * reading always has both. Decoding refuses a spot-check that is not a patient's reading at the
- * time it gives (checkTrustworthy).
+ * reading always has both. Decoding refuses a spot-check whose status says its values are no
+ * patient's reading (checkTrustworthy).
  */
 const NAME = "pulse_oximeter mapping";
 const METRICS = new Set(["spO2", "pulse", "perfusion_index", "battery_percentage"]);
@@ -96,18 +96,11 @@ function measurementStatusOffset(m: PlxSpotCheckMeasurement): number {
 }
 
 /**
- * Refuses a spot-check that is not a patient's reading at the time it gives: one stamped by a
- * clock the device says is not set (flags bit 4: the Timestamp is not wall-clock time), or one
- * whose Measurement Status disowns its values (NOT_A_READING).
+ * Refuses a spot-check whose Measurement Status disowns its values (NOT_A_READING). One stamped
+ * by a clock the device says is not set (flags bit 4) decodes with that stamp: ingestion stores
+ * it at the gateway's receive time, as estimated (clock-not-set.ts, ingest/rows.ts).
  */
 function checkTrustworthy(m: PlxSpotCheckMeasurement): void {
-  if (m.deviceClockNotSet && m.timestamp !== undefined) {
-    throw new RpmlabError(
-      "E_CODEC_FLAGS",
-      `${NAME}: flags at byte 0: the device clock is not set (bit 4), so the Timestamp is not the time of the reading`,
-      { field: "flags", offset: 0 },
-    );
-  }
   const status = m.measurementStatus;
   if (status === undefined) return;
   for (const [flag, what] of NOT_A_READING) {
