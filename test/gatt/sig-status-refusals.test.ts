@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { RpmlabError } from "../../src/core/errors.ts";
+import { valuesSayClockNotSet } from "../../src/gatt/clock-not-set.ts";
 import { mappingFor } from "../../src/gatt/mapping.ts";
 import { SIG } from "../../src/gatt/uuids.ts";
 
@@ -157,6 +158,16 @@ describe("glucose mapping, Glucose Measurement (2A18) of a real meter", () => {
     expect(glucose?.value_1).toBe(120);
   });
 
+  it("keeps a reading with a time fault (bit 11), whose time the values then disown", () => {
+    const value = measurement(0x11, 0x0800);
+    const [glucose] = decode(value).records;
+    expect(glucose?.value_1).toBe(120);
+    const uuid = SIG.characteristics.glucoseMeasurement;
+    expect(valuesSayClockNotSet([{ uuid, value }])).toBe(true);
+    expect(valuesSayClockNotSet([{ uuid, value: measurement(0x11, 0x0001) }])).toBe(false);
+    expect(valuesSayClockNotSet([{ uuid, value: measurement(0x11) }])).toBe(false);
+  });
+
   // GLS 1.0 Sensor Status Annunciation: bits whose result is no valid concentration, or whose
   // time is not the time of the reading.
   for (const [bit, what] of [
@@ -168,7 +179,6 @@ describe("glucose mapping, Glucose Measurement (2A18) of a real meter", () => {
     [8, "temperature too low"],
     [9, "read interrupted"],
     [10, "general device fault"],
-    [11, "time fault"],
   ] as const) {
     it(`refuses a result annunciated with ${what} (bit ${bit}), naming byte 13`, () => {
       const error = refusal(() => decode(measurement(0x11, 1 << bit)));

@@ -252,8 +252,9 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
 
 /**
  * GLS 1.0 Sensor Status Annunciation bits whose concentration is no valid result (the strip, the
- * sample or the meter failed) or whose time is not the time of the reading (time fault). Battery
- * low and the above/below range bits leave the result as it is.
+ * sample or the meter failed). Battery low and the above/below range bits leave the result as it
+ * is; a time fault leaves it too, and ingestion stores it at the receive time, as estimated
+ * (clock-not-set.ts).
  */
 const VOIDING_STATUS = [
   ["sensorMalfunction", "sensor malfunction (bit 1)"],
@@ -264,7 +265,6 @@ const VOIDING_STATUS = [
   ["temperatureTooLow", "temperature too low (bit 8)"],
   ["readInterrupted", "read interrupted (bit 9)"],
   ["generalDeviceFault", "general device fault (bit 10)"],
-  ["timeFault", "time fault (bit 11)"],
 ] as const;
 
 /** Refuses a measurement whose Sensor Status Annunciation voids it (VOIDING_STATUS). */
