@@ -9,7 +9,7 @@ import {
   encodeCurrentTime,
 } from "../gatt/characteristics/current-time.ts";
 import { encodeDeviceInformationString } from "../gatt/characteristics/device-information.ts";
-import { decodeRacp, type RacpMessage } from "../gatt/characteristics/racp.ts";
+import { decodeRacp, type RacpMessage, racpAttErrors } from "../gatt/characteristics/racp.ts";
 import { epochMsFromDateTime } from "../gatt/date-time.ts";
 import { type CharacteristicValue, mappingFor } from "../gatt/mapping.ts";
 import { recordSequenceOf, sequenceAtOrAfter } from "../gatt/record-sequence.ts";
@@ -299,15 +299,17 @@ export class BleDevice {
   /**
    * RACP write: refused while a procedure runs, and without indications on RACP or on the
    * characteristic its records go out on (GLS §4.11; as Nordic's GLS checks both CCCDs), which
-   * would leave a report without its records or its response code.
+   * would leave a report without its records or its response code. The error codes are the
+   * service's (racpAttErrors: GLS 1.0 its own, PLXS and the vendor service CSS's).
    */
   private writeRacp(value: Buffer): number {
     if (this.racp === undefined) return ATT.UNLIKELY_ERROR;
+    const errors = racpAttErrors(this.profile.gatt.service);
     if (this.racpSend === undefined || !this.subscribed.has(this.measurements[0]!)) {
-      return ATT.CCCD_IMPROPERLY_CONFIGURED;
+      return errors.cccdImproperlyConfigured;
     }
     const isAbort = value[0] === 3;
-    if (this.racp.busy && !isAbort) return ATT.PROCEDURE_ALREADY_IN_PROGRESS;
+    if (this.racp.busy && !isAbort) return errors.procedureAlreadyInProgress;
     const racp = this.racp;
     const request = Buffer.from(value);
     this.passedOver(request);

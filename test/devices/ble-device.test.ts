@@ -117,23 +117,40 @@ describe("BleDevice RACP server", () => {
     expect(sent()).toEqual([1, 2]);
   });
 
-  it("refuses an RACP write before indications are enabled (CCCD improperly configured, 0xFD)", async () => {
-    const r = rig("Vendor Glucometer");
-    expect(
-      r.chars.get("2A52")!.write!(
-        Buffer.from(encodeRacp({ opCode: "report_stored_records", operator: "all_records" })),
-      ),
-    ).toBe(0xfd);
+  it("refuses an RACP write before indications are enabled (CCCD improperly configured: GLS 1.0 0x81, PLXS and CSS 0xFD)", async () => {
+    const report = Buffer.from(
+      encodeRacp({ opCode: "report_stored_records", operator: "all_records" }),
+    );
+    expect(rig("Vendor Glucometer").chars.get("2A52")!.write!(report)).toBe(0x81);
+    expect(rig("Vendor Pulse Ox").chars.get("2A52")!.write!(report)).toBe(0xfd);
   });
 
-  it("refuses an RACP write while the Glucose Measurement CCCD is off (0xFD): the report would have nowhere to go", async () => {
+  it("refuses an RACP write while a report runs (procedure already in progress: GLS 1.0 0x80, PLXS and CSS 0xFE)", async () => {
+    for (const [name, code] of [
+      ["Vendor Glucometer", 0x80],
+      ["Vendor Pulse Ox", 0xfe],
+    ] as const) {
+      const r = rig(name);
+      for (const reading of readingsFor(r.profile, "racp-busy", 2)) await r.device.measure(reading);
+      r.subscribeAll();
+      const report = Buffer.from(
+        encodeRacp({ opCode: "report_stored_records", operator: "all_records" }),
+      );
+      expect(r.chars.get("2A52")!.write!(report)).toBe(0);
+      await Promise.resolve();
+      expect(r.chars.get("2A52")!.write!(report)).toBe(code);
+      for (let i = 0; i < 50; i++) await Promise.resolve();
+    }
+  });
+
+  it("refuses an RACP write while the Glucose Measurement CCCD is off (GLS 1.0 0x81): the report would have nowhere to go", async () => {
     const r = rig("Vendor Glucometer");
     for (const reading of readingsFor(r.profile, "racp-cccd", 2)) await r.device.measure(reading);
     r.subscribe("2A52");
     const report = Buffer.from(
       encodeRacp({ opCode: "report_stored_records", operator: "all_records" }),
     );
-    expect(r.chars.get("2A52")!.write!(report)).toBe(0xfd);
+    expect(r.chars.get("2A52")!.write!(report)).toBe(0x81);
     // With the measurement on and its context off, the records go out without it.
     r.subscribe("2A18");
     expect(r.chars.get("2A52")!.write!(report)).toBe(0);

@@ -60,6 +60,26 @@ export const RACP_RESPONSE_CODES = {
 } as const;
 export type RacpResponseCode = keyof typeof RACP_RESPONSE_CODES;
 
+/** ATT application errors a RACP server refuses a write with (before any RACP response). */
+export interface RacpAttErrors {
+  readonly procedureAlreadyInProgress: number;
+  readonly cccdImproperlyConfigured: number;
+}
+
+/**
+ * The Glucose Service defines its own (GLS 1.0 §1.6: 0x80 Procedure Already in Progress, 0x81
+ * Client Characteristic Configuration Descriptor Improperly Configured); later services (PLXS
+ * 1.0, rpmlab's vendor records service) use the common profile error codes of the Core
+ * Specification Supplement (Part B §1.2: 0xFE, 0xFD). A glucose collector built to GLS reads
+ * 0xFD/0xFE as an unknown application error.
+ */
+export function racpAttErrors(serviceUuid: string): RacpAttErrors {
+  return serviceUuid.toUpperCase() === GLUCOSE_SERVICE
+    ? { procedureAlreadyInProgress: 0x80, cccdImproperlyConfigured: 0x81 }
+    : { procedureAlreadyInProgress: 0xfe, cccdImproperlyConfigured: 0xfd };
+}
+const GLUCOSE_SERVICE = "1808";
+
 const FILTER_SEQUENCE = 1;
 const FILTER_TIME = 2;
 
