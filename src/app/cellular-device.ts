@@ -194,6 +194,15 @@ function report(
   device.events.on("link", ({ at, up, cause, signal }) =>
     emit({ event: "link", at: toIsoMicros(at), up, cause, signal }),
   );
+  device.modem.outbox.events.on("setAside", ({ seq, error }) =>
+    emit({
+      event: "set_aside",
+      seq,
+      code: error.code,
+      field: error.details.field,
+      error: error.message,
+    }),
+  );
 }
 
 /**

@@ -164,6 +164,15 @@ export class GatewayRun {
     gateway.modem.link.events.on("change", ({ up, cause, signal }) =>
       out({ event: "link", up, cause, signal }),
     );
+    gateway.modem.outbox.events.on("setAside", ({ seq, error }) =>
+      out({
+        event: "set_aside",
+        seq,
+        code: error.code,
+        field: error.details.field,
+        error: error.message,
+      }),
+    );
   }
 
   /** `--ble direct`: a virtual device for a whitelisted entry, taking readings on a timer. */

@@ -11,7 +11,12 @@ import type { GeneratedReading } from "../readings/generated.ts";
 import type { LinkChange } from "./link.ts";
 import { Modem, type ModemOptions } from "./modem.ts";
 import { drawModemIdentity } from "./modem-identity.ts";
-import { type StoredReading, storedValues, toStoredReading } from "./stored-reading.ts";
+import {
+  type StoredReading,
+  storedReadingFault,
+  storedValues,
+  toStoredReading,
+} from "./stored-reading.ts";
 
 /**
  * A direct-cellular device (spec 2.8: Cellular BPM, glucometer, pulse oximeter, scale): no
@@ -133,6 +138,7 @@ export class CellularDevice {
         capacity: options.outbox?.capacity ?? DEFAULT_OUTBOX_CAPACITY,
         ...(options.outbox?.dir === undefined ? {} : { dir: options.outbox.dir }),
         name: imei,
+        check: storedReadingFault,
       },
       envelope: (batch, sentAt) => ({
         topic: topicOf("cell/up", imei),

@@ -89,10 +89,12 @@ export class Drainer<T> {
       return;
     }
     this.again = false;
-    this.running = this.loop().finally(() => {
-      this.running = undefined;
-      if (this.again) this.kick();
-    });
+    this.running = this.loop()
+      .catch((error: unknown) => this.loopFailed(error))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) this.kick();
+      });
   }
 
   /**
@@ -163,6 +165,21 @@ export class Drainer<T> {
         at: clock.now(),
       });
     }
+  }
+
+  /**
+   * Reading the outbox or building the envelope threw (a disk read error, an item the envelope
+   * refuses): reported and tried again on the Clock, never an unhandled rejection that ends the
+   * process; the items stay queued.
+   */
+  private loopFailed(error: unknown): void {
+    this.stats.failures++;
+    this.events.emit("failed", {
+      messageId: this.lastPublished ?? "",
+      error: error instanceof Error ? error : new Error(String(error)),
+      at: this.options.clock.now(),
+    });
+    this.scheduleRetry();
   }
 
   /** The link or the connection came back: no need to wait for the retry timer. */

@@ -4,7 +4,7 @@ import type { Rng } from "../core/rng.ts";
 import { Drainer, type DrainerOptions } from "./drain.ts";
 import { CellularLink, type CellularLinkOptions } from "./link.ts";
 import { drawModemIdentity, type ModemIdentity } from "./modem-identity.ts";
-import { type Outbox, openOutbox } from "./outbox.ts";
+import { type Outbox, type OutboxOptions, openOutbox } from "./outbox.ts";
 import { UplinkSession, type UplinkSessionOptions } from "./uplink-session.ts";
 
 /**
@@ -28,7 +28,7 @@ export interface ModemOptions<T> {
   /** The MQTT session, less what the modem provides itself. */
   readonly broker: Omit<UplinkSessionOptions, "link" | "clock">;
   /** Capacity, and a directory to keep it on disk (undefined: in memory). */
-  readonly outbox: { readonly capacity: number; readonly dir?: string; readonly name: string };
+  readonly outbox: Pick<OutboxOptions, "capacity" | "dir" | "name" | "check">;
   readonly envelope: DrainerOptions<T>["envelope"];
   readonly maxBatch?: number;
   readonly retryMs?: number;

@@ -1,8 +1,16 @@
 import type BetterSqlite from "better-sqlite3";
 import type { Clock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
+import { TypedEvents } from "../core/events.ts";
 import { MAX_READINGS } from "../mqtt/envelope.ts";
-import { batchOf, checkMax, type Outbox, type OutboxBatch, type OutboxEntry } from "./outbox.ts";
+import {
+  batchOf,
+  checkMax,
+  type Outbox,
+  type OutboxBatch,
+  type OutboxEntry,
+  type OutboxEvents,
+} from "./outbox.ts";
 
 type Database = BetterSqlite.Database;
 type Statement = BetterSqlite.Statement;
@@ -17,7 +25,11 @@ type Statement = BetterSqlite.Statement;
  * store driver, and it is synchronous, so enqueue() is durable once it returns.
  */
 export class SqliteOutbox<T> implements Outbox<T> {
+  readonly events = new TypedEvents<OutboxEvents>();
   private readonly insert: Statement;
+  private readonly keepAside: Statement;
+  private readonly deleteOne: Statement;
+  private setAsideCount: number;
   private readonly dropOldest: Statement;
   private readonly oldest: Statement;
   private readonly deleteUpTo: Statement;
@@ -31,6 +43,7 @@ export class SqliteOutbox<T> implements Outbox<T> {
     private readonly clock: Clock,
     readonly capacity: number,
     private readonly incarnation: string,
+    private readonly check: ((item: unknown) => string | undefined) | undefined,
   ) {
     this.insert = db.prepare("INSERT INTO entries (queued_at, item) VALUES (?, ?)");
     this.dropOldest = db.prepare(
@@ -40,10 +53,15 @@ export class SqliteOutbox<T> implements Outbox<T> {
       "SELECT seq, queued_at, item FROM entries WHERE seq <= ? ORDER BY seq LIMIT ?",
     );
     this.deleteUpTo = db.prepare("DELETE FROM entries WHERE seq <= ?");
+    this.keepAside = db.prepare(
+      "INSERT OR REPLACE INTO set_aside (seq, queued_at, item, fault) VALUES (?, ?, ?, ?)",
+    );
+    this.deleteOne = db.prepare("DELETE FROM entries WHERE seq = ?");
     this.countAll = db.prepare("SELECT count(*) AS n FROM entries").pluck();
     this.setMeta = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
     this.count = this.countAll.get() as number;
     this.droppedCount = Number(meta(db, "dropped") ?? 0);
+    this.setAsideCount = Number(meta(db, "set_aside") ?? 0);
   }
 
   /** `newIncarnation` names a new file's entries (incarnationOf); a reopened file keeps its own. */
@@ -52,6 +70,7 @@ export class SqliteOutbox<T> implements Outbox<T> {
     clock: Clock,
     capacity: number,
     newIncarnation: () => string,
+    check?: (item: unknown) => string | undefined,
   ): Promise<SqliteOutbox<T>> {
     const { default: Sqlite } = await import("better-sqlite3");
     let db: Database | undefined;
@@ -67,13 +86,19 @@ export class SqliteOutbox<T> implements Outbox<T> {
           item TEXT NOT NULL
         );
         CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS set_aside (
+          seq INTEGER PRIMARY KEY,
+          queued_at INTEGER,
+          item,
+          fault TEXT NOT NULL
+        );
       `);
       let incarnation = meta(db, "incarnation");
       if (incarnation === undefined) {
         incarnation = newIncarnation();
         db.prepare("INSERT INTO meta (key, value) VALUES ('incarnation', ?)").run(incarnation);
       }
-      return new SqliteOutbox<T>(db, clock, capacity, incarnation);
+      return new SqliteOutbox<T>(db, clock, capacity, incarnation, check);
     } catch (error) {
       db?.close();
       throw new RpmlabError(
@@ -91,6 +116,10 @@ export class SqliteOutbox<T> implements Outbox<T> {
 
   get dropped(): number {
     return this.droppedCount;
+  }
+
+  get setAside(): number {
+    return this.setAsideCount;
   }
 
   /** Throws E_OUTBOX_UNAVAILABLE when the file cannot take it (a full disk): nothing changes. */
@@ -123,17 +152,60 @@ export class SqliteOutbox<T> implements Outbox<T> {
     })();
   }
 
+  /**
+   * An entry that does not read back as an item (a damaged file, or one edited by hand) is set
+   * aside, not thrown: one bad row must not stop every reading queued after it.
+   */
   take(max = MAX_READINGS, upToSeq = Number.MAX_SAFE_INTEGER): OutboxBatch<T> | null {
     checkMax(max);
-    const rows = this.oldest.all(Math.min(upToSeq, Number.MAX_SAFE_INTEGER), max) as {
-      seq: number;
-      queued_at: number;
-      item: string;
-    }[];
-    return batchOf(
-      this.incarnation,
-      rows.map((r) => ({ seq: r.seq, queuedAt: r.queued_at, item: JSON.parse(r.item) as T })),
+    for (;;) {
+      const rows = this.oldest.all(Math.min(upToSeq, Number.MAX_SAFE_INTEGER), max) as Row[];
+      const entries: OutboxEntry<T>[] = [];
+      for (const row of rows) {
+        const read = this.read(row);
+        if (read === undefined) break;
+        entries.push(read);
+      }
+      if (entries.length === rows.length) return batchOf(this.incarnation, entries);
+    }
+  }
+
+  /** The row as an entry, or undefined once it is set aside. */
+  private read(row: Row): OutboxEntry<T> | undefined {
+    let fault: string | undefined;
+    let item: unknown;
+    if (typeof row.item !== "string" || typeof row.queued_at !== "number") {
+      fault = typeof row.item !== "string" ? "item: not text" : "queued_at: not a number";
+    } else {
+      try {
+        item = JSON.parse(row.item);
+        const field = this.check?.(item);
+        if (field !== undefined) fault = `item.${field}: not what a queued item holds`;
+      } catch (error) {
+        fault = `item: not JSON (${(error as Error).message})`;
+      }
+    }
+    if (fault === undefined) {
+      return { seq: row.seq, queuedAt: row.queued_at as number, item: item as T };
+    }
+    this.putAside(row, fault);
+    return undefined;
+  }
+
+  private putAside(row: Row, fault: string): void {
+    this.db.transaction(() => {
+      this.keepAside.run(row.seq, row.queued_at, row.item, fault);
+      this.deleteOne.run(row.seq);
+      this.setMeta.run("set_aside", String(this.setAsideCount + 1));
+    })();
+    this.setAsideCount++;
+    this.count--;
+    const error = new RpmlabError(
+      "E_OUTBOX_UNAVAILABLE",
+      `outbox ${this.db.name}, entry ${row.seq}: ${fault}; kept in its set_aside table, not sent`,
+      { field: fault.slice(0, fault.indexOf(":")), value: row.seq },
     );
+    this.events.emit("setAside", { seq: row.seq, error });
   }
 
   remove(batch: OutboxBatch<T>): number {
@@ -145,6 +217,12 @@ export class SqliteOutbox<T> implements Outbox<T> {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+interface Row {
+  readonly seq: number;
+  readonly queued_at: unknown;
+  readonly item: unknown;
 }
 
 function meta(db: Database, key: string): string | undefined {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Clock } from "../core/clock.ts";
 import { ensureDirectory } from "../core/directory.ts";
 import { RpmlabError } from "../core/errors.ts";
+import { TypedEvents } from "../core/events.ts";
 import type { Rng } from "../core/rng.ts";
 import { MAX_READINGS } from "../mqtt/envelope.ts";
 import { SqliteOutbox } from "./outbox-sqlite.ts";
@@ -32,7 +33,18 @@ export interface OutboxBatch<T> {
   readonly lastSeq: number;
 }
 
+export interface OutboxEvents extends Record<string, unknown> {
+  /**
+   * A disk entry that cannot be read back (not JSON, or not an item: `check` said which field)
+   * was moved to the file's set_aside table, kept as it was, so the entries after it still go.
+   */
+  setAside: { readonly seq: number; readonly error: RpmlabError };
+}
+
 export interface Outbox<T> {
+  readonly events: TypedEvents<OutboxEvents>;
+  /** Entries set aside as unreadable, over the file's whole life (always 0 in memory). */
+  readonly setAside: number;
   /** Most items held at once. */
   readonly capacity: number;
   /** Items held now. */
@@ -64,6 +76,11 @@ export interface OutboxOptions {
   readonly dir?: string;
   /** The gateway uuid or IMEI the outbox belongs to. */
   readonly name: string;
+  /**
+   * What an item read back from disk must look like: the name of the first field at fault, or
+   * undefined when it is an item. Entries that fail it are set aside (see OutboxEvents).
+   */
+  readonly check?: (item: unknown) => string | undefined;
 }
 
 /**
@@ -87,6 +104,7 @@ export async function openOutbox<T>(options: OutboxOptions): Promise<Outbox<T>> 
     options.clock,
     options.capacity,
     () => incarnationOf(options),
+    options.check,
   );
 }
 
@@ -144,6 +162,9 @@ export function checkMax(max: number): void {
 
 /** The outbox in memory: the same rules, gone with the process. */
 export class MemoryOutbox<T> implements Outbox<T> {
+  /** Items never leave memory as text, so none is ever set aside. */
+  readonly events = new TypedEvents<OutboxEvents>();
+  readonly setAside = 0;
   /** Entries from `head` on are held; the ones before it left (compacted now and then). */
   private entries: OutboxEntry<T>[] = [];
   private head = 0;

@@ -45,3 +45,26 @@ export function storedValues(reading: StoredReading): CharacteristicValue[] {
     };
   });
 }
+
+/**
+ * The first field of `item` that a StoredReading (or a gateway's queued reading) could not hold,
+ * or undefined when it is one: what the disk outbox checks an entry read back against.
+ */
+export function storedReadingFault(item: unknown): string | undefined {
+  if (typeof item !== "object" || item === null) return "(whole item)";
+  const r = item as Record<string, unknown>;
+  for (const key of ["deviceAddress", "sensorCode", "sensorId"] as const) {
+    if (r[key] !== undefined && typeof r[key] !== "string") return key;
+  }
+  if (!Number.isFinite(r.receivedAt)) return "receivedAt";
+  if (!Number.isInteger(r.sequence)) return "sequence";
+  if (!Array.isArray(r.values)) return "values";
+  const at = r.values.findIndex(
+    (v: unknown) =>
+      typeof v !== "object" ||
+      v === null ||
+      typeof (v as { uuid?: unknown }).uuid !== "string" ||
+      typeof (v as { b64?: unknown }).b64 !== "string",
+  );
+  return at === -1 ? undefined : `values[${at}]`;
+}

@@ -247,6 +247,8 @@ function describe(e: Record<string, unknown>): string {
       return `${e.at} sent ${e.message_id}: ${e.readings} reading(s), acknowledged`;
     case "link":
       return `${e.at} link ${e.up ? "up" : `down (${e.cause})`}, signal ${e.signal}`;
+    case "set_aside":
+      return `outbox entry ${e.seq} set aside, not sent: ${e.error}`;
     case "summary":
       return `taken ${e.taken}, sent ${e.sent}, stored offline ${e.stored_offline}, lost by design ${e.lost_by_design}, dropped ${e.dropped}, re-sends ${e.duplicates_sent}, still queued ${e.queued}`;
     default:

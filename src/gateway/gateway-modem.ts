@@ -1,5 +1,5 @@
 import type { ModemOptions } from "../cellular/modem.ts";
-import { storedValues } from "../cellular/stored-reading.ts";
+import { storedReadingFault, storedValues } from "../cellular/stored-reading.ts";
 import { ENVELOPE_VERSION } from "../mqtt/envelope.ts";
 import { topicOf } from "../mqtt/topics.ts";
 import { gatewayUplink } from "../mqtt/uplink.ts";
@@ -39,6 +39,7 @@ export function gatewayModemOptions(
       capacity: options.outbox?.capacity ?? DEFAULT_GATEWAY_OUTBOX,
       ...(dir === undefined ? {} : { dir }),
       name: uuid,
+      check: storedReadingFault,
     },
     envelope: (batch, sentAt) => ({
       topic: topicOf("gw/up", uuid),

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import Sqlite from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Outbox, openOutbox } from "../../src/cellular/outbox.ts";
 import { isRpmlabError } from "../../src/core/errors.ts";
@@ -214,6 +215,52 @@ describe("disk outbox across restarts", () => {
     }
     expect(ids[0]).not.toBe(ids[1]);
     for (const id of ids) expect(id).toMatch(MESSAGE_ID_PATTERN);
+  });
+
+  it("entries that do not read back are set aside, kept and named; the others still go", async () => {
+    const dir = tempDir();
+    const clock = new VirtualClock({ startMs: START });
+    const open = () =>
+      openOutbox<Item>({
+        clock,
+        rng: new Rng("outbox-test"),
+        capacity: 10,
+        name: "G",
+        dir,
+        check: (item) => (Number.isInteger((item as Item).n) ? undefined : "n"),
+      });
+    const first = await open();
+    for (let n = 0; n < 4; n++) first.enqueue({ n });
+    first.close();
+    // A damaged file: entry 2 is cut mid-JSON, entry 3 is JSON but not an item.
+    const db = new Sqlite(join(dir, "G.outbox.db"));
+    db.prepare("UPDATE entries SET item = ? WHERE seq = ?").run('{"n":1', 2);
+    db.prepare("UPDATE entries SET item = ? WHERE seq = ?").run('{"n":"two"}', 3);
+    db.close();
+    const outbox = await open();
+    const setAside: { seq: number; code: string; field: unknown; message: string }[] = [];
+    outbox.events.on("setAside", ({ seq, error }) =>
+      setAside.push({ seq, code: error.code, field: error.details.field, message: error.message }),
+    );
+    expect(items(outbox.take())).toEqual([0, 3]);
+    expect(setAside.map((s) => [s.seq, s.code, s.field])).toEqual([
+      [2, "E_OUTBOX_UNAVAILABLE", "item"],
+      [3, "E_OUTBOX_UNAVAILABLE", "item.n"],
+    ]);
+    expect(setAside[0]!.message).toMatch(/entry 2: item: not JSON .*position 6/);
+    expect(outbox.size).toBe(2);
+    expect(outbox.setAside).toBe(2);
+    outbox.close();
+    // Nothing is lost: the set-aside rows stay in the file as they were, counted across opens.
+    const kept = new Sqlite(join(dir, "G.outbox.db"));
+    expect(kept.prepare("SELECT seq, item FROM set_aside ORDER BY seq").all()).toEqual([
+      { seq: 2, item: '{"n":1' },
+      { seq: 3, item: '{"n":"two"}' },
+    ]);
+    kept.close();
+    const reopened = await open();
+    expect(reopened.setAside).toBe(2);
+    reopened.close();
   });
 
   it("a file that is not an outbox fails with E_OUTBOX_UNAVAILABLE naming it", async () => {
