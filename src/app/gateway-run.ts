@@ -145,6 +145,9 @@ export class GatewayRun {
       for (const held of added) this.simulate(held);
     });
     gateway.events.on("checkin", ({ signal }) => out({ event: "checkin", signal }));
+    gateway.events.on("downlinkRefused", ({ error }) =>
+      out({ event: "downlink_refused", field: error.details.field, error: error.message }),
+    );
     gateway.events.on("session", ({ address, result, error }) =>
       out({ event: "session", address, ...(error === null ? { result } : { error }) }),
     );

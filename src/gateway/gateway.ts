@@ -70,6 +70,8 @@ export interface GatewayEvents extends Record<string, unknown> {
     readonly result: SessionResult | null;
     readonly error: string | null;
   };
+  /** A downlink off its topic or schema was refused and changed nothing: the error names why. */
+  downlinkRefused: { readonly at: number; readonly error: RpmlabError };
 }
 
 /** Counters a drill or a dashboard reads (all cumulative since start, except gauges). */
@@ -276,11 +278,21 @@ export class Gateway {
   private downlink(topic: string, payload: Buffer): void {
     let message: ReturnType<typeof parsePayload<"gw/down">>;
     try {
-      if (topic !== topicOf("gw/down", this.uuid)) throw new Error(`unexpected topic ${topic}`);
+      if (topic !== topicOf("gw/down", this.uuid)) {
+        throw new RpmlabError("E_MQTT_TOPIC", `a downlink on ${topic}, not this gateway's`, {
+          field: "topic",
+          value: topic,
+        });
+      }
       message = parsePayload("gw/down", payload);
     } catch (error) {
       this.counts.badDownlinks++;
       this.options.logger?.warn({ err: error, gateway: this.uuid }, "downlink refused");
+      // Said where the user looks (rpmlab gateway prints it): a silent count hid which field.
+      this.events.emit("downlinkRefused", {
+        at: this.options.clock.now(),
+        error: error as RpmlabError,
+      });
       return;
     }
     if (message.type === "time") {

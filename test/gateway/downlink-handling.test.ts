@@ -106,8 +106,15 @@ describe("the gateway's downlink", () => {
 
   it("counts a downlink off its schema and goes on; acknowledges a whitelist once", async () => {
     const { statuses, send } = await start(0);
+    const refused: { field: unknown; message: string }[] = [];
+    gateway.events.on("downlinkRefused", ({ error }) =>
+      refused.push({ field: error.details.field, message: error.message }),
+    );
     await send(Buffer.from('{"v":1,"type":"whitelist","devices":[{"mac_address":"nope"}]}'));
     expect(gateway.stats.downlinks.bad).toBe(1);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.field).toMatch(/^devices\.0\./);
+    expect(refused[0]!.message).toContain("rpm/v1/gw/{gateway_uuid}/down");
     expect(gateway.rules.list()).toEqual([]);
     const whitelist = {
       v: 1 as const,
