@@ -49,12 +49,25 @@ export class GatewayState {
     return this.data.lastSequences[mac];
   }
 
+  /**
+   * Takes the update in memory, then writes the file: E_OUTBOX_UNAVAILABLE naming it when the
+   * write fails (a full disk), the update still held in memory and the old file left whole.
+   */
   save(update: Partial<GatewayStateData>): void {
     this.data = { ...this.data, ...update };
     if (this.file === undefined) return;
     const tmp = `${this.file}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.data));
-    renameSync(tmp, this.file);
+    try {
+      writeFileSync(tmp, JSON.stringify(this.data));
+      renameSync(tmp, this.file);
+    } catch (error) {
+      throw new RpmlabError(
+        "E_OUTBOX_UNAVAILABLE",
+        `cannot write the gateway state ${this.file}: ${(error as Error).message}`,
+        { field: "outbox", value: this.file },
+        error,
+      );
+    }
   }
 
   setLastSequence(mac: string, sequence: number): void {

@@ -70,6 +70,11 @@ export interface GatewayEvents extends Record<string, unknown> {
     readonly result: SessionResult | null;
     readonly error: string | null;
   };
+  /**
+   * The state file could not be written (a full disk): the change is held in memory and the
+   * gateway goes on; a restart would miss it (the service sends the whitelist again).
+   */
+  stateNotSaved: { readonly at: number; readonly error: RpmlabError };
   /** A downlink off its topic or schema was refused and changed nothing: the error names why. */
   downlinkRefused: { readonly at: number; readonly error: RpmlabError };
 }
@@ -305,7 +310,7 @@ export class Gateway {
     }
     this.counts.whitelistDownlinks++;
     const change = this.rules.apply(message);
-    this.state.save({ held: this.rules.list() });
+    this.keepState(() => this.state.save({ held: this.rules.list() }));
     this.events.emit("whitelist", { ...change, at: this.options.clock.now() });
     this.options.ble.whitelistChanged(change.removed);
     // Acknowledge (spec 2.3: RE → CO) when the held list changed or the service still lists a
@@ -343,6 +348,21 @@ export class Gateway {
     this.counts.clockCorrections++;
   }
 
+  /**
+   * Saves state without letting a failed write escape into the MQTT or BLE handler that called
+   * it (an uncaught exception there ended the process).
+   */
+  private keepState(save: () => void): void {
+    try {
+      save();
+    } catch (error) {
+      this.events.emit("stateNotSaved", {
+        at: this.options.clock.now(),
+        error: error as RpmlabError,
+      });
+    }
+  }
+
   private bleHost() {
     return {
       gatewayUuid: this.uuid,
@@ -370,7 +390,8 @@ export class Gateway {
         this.counts.sessions++;
         if (outcome.timeSet) this.counts.deviceClocksSet++;
         if (outcome.lastSequence !== undefined) {
-          this.state.setLastSequence(macOf(address), outcome.lastSequence);
+          const last = outcome.lastSequence;
+          this.keepState(() => this.state.setLastSequence(macOf(address), last));
         }
         this.events.emit("session", { address, at, result: outcome, error: null });
       },
