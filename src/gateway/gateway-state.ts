@@ -30,12 +30,13 @@ export class GatewayState {
         if ((error as { code?: unknown }).code !== "ENOENT") throw unreadable(state.file, error);
       }
       if (text !== undefined) {
+        let parsed: unknown;
         try {
-          const parsed = JSON.parse(text) as GatewayStateData;
-          state.data = { held: parsed.held ?? [], lastSequences: parsed.lastSequences ?? {} };
+          parsed = JSON.parse(text);
         } catch (error) {
           throw unreadable(state.file, error);
         }
+        state.data = checked(parsed, state.file);
       }
     }
     return state;
@@ -73,6 +74,44 @@ export class GatewayState {
   setLastSequence(mac: string, sequence: number): void {
     this.save({ lastSequences: { ...this.data.lastSequences, [mac]: sequence } });
   }
+}
+
+/**
+ * The state as saved, or E_OUTBOX_UNAVAILABLE naming the first field at fault (a hand-edited
+ * or damaged file): taken unchecked, a `held` that is not a list threw a bare TypeError, and an
+ * entry without its address was reported to the service in every check-in.
+ */
+function checked(parsed: unknown, file: string): GatewayStateData {
+  const bad = (field: string) =>
+    new RpmlabError(
+      "E_OUTBOX_UNAVAILABLE",
+      `cannot read the gateway state ${file}: ${field} is not what a gateway keeps there`,
+      { field, value: file },
+    );
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw bad("(root)");
+  const { held = [], lastSequences = {} } = parsed as Record<string, unknown>;
+  if (!Array.isArray(held)) throw bad("held");
+  held.forEach((d: unknown, i) => {
+    const entry = (typeof d === "object" && d !== null ? d : {}) as Record<string, unknown>;
+    if (typeof entry.mac !== "string" || !/^[0-9A-F]{12}$/.test(entry.mac)) {
+      throw bad(`held[${i}].mac`);
+    }
+    if (typeof entry.sensorCode !== "string") throw bad(`held[${i}].sensorCode`);
+    const sensorId = entry.sensorId ?? null;
+    if (sensorId !== null && typeof sensorId !== "string") {
+      throw bad(`held[${i}].sensorId`);
+    }
+  });
+  if (typeof lastSequences !== "object" || lastSequences === null || Array.isArray(lastSequences)) {
+    throw bad("lastSequences");
+  }
+  for (const [mac, seq] of Object.entries(lastSequences)) {
+    if (!Number.isInteger(seq)) throw bad(`lastSequences.${mac}`);
+  }
+  return {
+    held: held as HeldDevice[],
+    lastSequences: lastSequences as Record<string, number>,
+  };
 }
 
 function unreadable(file: string, error: unknown): RpmlabError {

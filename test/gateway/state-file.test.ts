@@ -1,0 +1,49 @@
+/**
+ * The gateway's state file read back (GatewayState.open): a damaged or hand-edited one is
+ * refused with E_OUTBOX_UNAVAILABLE naming the file and the field at fault, never a bare
+ * TypeError or an entry the gateway would report to the service without its address.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { isRpmlabError } from "../../src/core/errors.ts";
+import { GatewayState } from "../../src/gateway/gateway-state.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "rpmlab-gw-state-file-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function openWith(text: string): unknown {
+  writeFileSync(join(dir, "G.state.json"), text);
+  try {
+    return GatewayState.open(dir, "G");
+  } catch (error) {
+    return error;
+  }
+}
+
+describe("gateway state file", () => {
+  it.each([
+    ['{"held": 5}', "held"],
+    ['{"held": [{"sensorCode": "10", "sensorId": null}]}', "held[0].mac"],
+    ['{"held": [{"mac": "C00000000001", "sensorId": null}]}', "held[0].sensorCode"],
+    ['{"held": [], "lastSequences": {"C00000000001": "7"}}', "lastSequences.C00000000001"],
+    ["[]", "(root)"],
+  ])("%s is refused naming %s", (text, field) => {
+    const error = openWith(text);
+    expect(isRpmlabError(error, "E_OUTBOX_UNAVAILABLE")).toBe(true);
+    expect((error as { details: { field: string } }).details.field).toBe(field);
+    expect((error as Error).message).toContain("G.state.json");
+  });
+
+  it("a state as saved reads back", () => {
+    const state = openWith(
+      JSON.stringify({
+        held: [{ mac: "C00000000001", sensorCode: "10", sensorId: null }],
+        lastSequences: { C00000000001: 7 },
+      }),
+    ) as GatewayState;
+    expect(state.held).toEqual([{ mac: "C00000000001", sensorCode: "10", sensorId: null }]);
+    expect(state.lastSequence("C00000000001")).toBe(7);
+  });
+});
