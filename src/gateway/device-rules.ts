@@ -82,6 +82,13 @@ export class DeviceRules {
       const mac = entry.mac_address;
       const sensorCode = entry.sensor_code;
       const refuse = (reason: string) => refused.push({ mac, sensorCode, reason });
+      const listed = next.get(mac);
+      if (listed !== undefined) {
+        // One address is one device: a second entry replaced the first unseen, and the slot
+        // the first took stayed taken, refusing the device that had the right to it.
+        refuse(`${mac} is listed already, under sensor code ${listed.sensorCode}`);
+        continue;
+      }
       const profile = this.catalogue
         .withSensorCode(sensorCode)
         .find((p) => p.connectivity === "gateway");

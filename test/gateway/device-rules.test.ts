@@ -43,6 +43,28 @@ describe("the gateway's whitelist and the device rules of spec 2.8", () => {
     expect(rules.admits("c0:00:00:00:00:02", "10")).toBeUndefined();
   });
 
+  it("holds an address listed twice once, under its first entry; the other slot stays free", () => {
+    const rules = new DeviceRules(catalogue);
+    const change = rules.apply(
+      down([
+        { mac: "C00000000001", code: "10" },
+        { mac: "C00000000001", code: "34" },
+        { mac: "C00000000002", code: "34" },
+      ]),
+    );
+    expect(rules.list()).toEqual([
+      { mac: "C00000000001", sensorCode: "10", sensorId: null },
+      { mac: "C00000000002", sensorCode: "34", sensorId: null },
+    ]);
+    expect(change.refused).toEqual([
+      {
+        mac: "C00000000001",
+        sensorCode: "34",
+        reason: "C00000000001 is listed already, under sensor code 10",
+      },
+    ]);
+  });
+
   it("lets inhalers share the code by sensor id, and refuses one without", () => {
     const rules = new DeviceRules(catalogue);
     const change = rules.apply(
