@@ -170,6 +170,11 @@ export class GatewayRun {
     gateway.modem.link.events.on("change", ({ up, cause, signal }) =>
       out({ event: "link", up, cause, signal }),
     );
+    // A reconnection the broker refuses (the password rotated by another issue of credentials)
+    // is retried on and on: said each time, or the gateway looked merely quiet.
+    gateway.modem.session.events.on("connectFailed", (error) =>
+      out({ event: "connect_failed", ...errorFields(error) }),
+    );
     gateway.modem.outbox.events.on("setAside", ({ seq, error }) =>
       out({
         event: "set_aside",
@@ -265,4 +270,10 @@ async function credentialsFor(
     role: "gateway",
     username,
   });
+}
+
+/** An error as an event line's fields: its code when it has one, and its message. */
+function errorFields(error: Error): { code?: string; error: string } {
+  const code = (error as { code?: unknown }).code;
+  return { ...(typeof code === "string" ? { code } : {}), error: error.message };
 }

@@ -4,6 +4,7 @@
  * offer, or one given without --broker, is refused before anything connects.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { AdminClient } from "../../src/app/admin-client.ts";
 import { GatewayRun } from "../../src/app/gateway-run.ts";
 import type { CliIo } from "../../src/cli/io.ts";
 import { main } from "../../src/cli/main.ts";
@@ -89,6 +90,39 @@ describe("rpmlab gateway --checkin-every", () => {
     expect(offPeriod(fast, 5 * MINUTE)).toEqual([]);
     expect(slow.filter((t) => t >= T0 + MINUTE).length).toBe(3);
     expect(offPeriod(slow, 15 * MINUTE)).toEqual([]);
+  }, 30_000);
+
+  it("prints a reconnection the broker refuses (its password rotated meanwhile)", async () => {
+    const clock = new VirtualClock({ startMs: T0 });
+    serve = await ServeLab.start(clock);
+    const admin = { baseUrl: serve.info.base_url, token: serve.info.admin_token };
+    const events: Record<string, unknown>[] = [];
+    const run = await GatewayRun.start({
+      broker: serve.info.mqtt_url,
+      ble: { kind: "direct" },
+      gatewayUuid: "B1B2C3D4E5F6",
+      credentials: { admin },
+      seed: "refused",
+      everyMs: 0,
+      lingerMs: 0,
+      onEvent: (e) => events.push(e),
+      clock,
+    });
+    runs.push(run);
+    await new AdminClient(admin).post("mqtt-credentials/", {
+      role: "gateway",
+      username: "B1B2C3D4E5F6",
+    });
+    const link = run.gateway.modem.link;
+    link.outage();
+    link.restore();
+    const refused = () => events.find((e) => e.event === "connect_failed");
+    const deadline = performance.now() + 10_000;
+    while (refused() === undefined && performance.now() < deadline) {
+      await run.gateway.modem.session.settled();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(refused()).toMatchObject({ event: "connect_failed", code: "E_BROKER_REFUSED" });
   }, 30_000);
 
   it("refuses a period outside 1m to 1h, naming the flag, before connecting", async () => {
