@@ -107,7 +107,7 @@ export async function runCellularDevice(
       ...(options.outboxDir === undefined ? {} : { outbox: { dir: options.outboxDir } }),
     });
     try {
-      report(device, profile.name, options, readings.length);
+      report(device, profile.name, options, readings.length, clock);
       try {
         await device.start(signal);
       } catch (error) {
@@ -161,6 +161,7 @@ function report(
   deviceType: string,
   options: CellularDeviceAppOptions,
   readings: number,
+  clock: Clock,
 ): void {
   const emit = options.onEvent;
   emit({
@@ -193,6 +194,14 @@ function report(
   );
   device.events.on("link", ({ at, up, cause, signal }) =>
     emit({ event: "link", at: toIsoMicros(at), up, cause, signal }),
+  );
+  device.modem.session.events.on("connectFailed", (error) =>
+    emit({
+      event: "connect_failed",
+      at: toIsoMicros(clock.now()),
+      code: (error as { code?: unknown }).code,
+      error: error.message,
+    }),
   );
   device.modem.outbox.events.on("setAside", ({ seq, error }) =>
     emit({

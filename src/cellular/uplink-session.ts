@@ -2,7 +2,7 @@ import type { MqttClient } from "mqtt";
 import type { Clock, TimerHandle } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
-import { connectClient, subscribeAll } from "../mqtt/client.ts";
+import { brokerError, connectClient, subscribeAll } from "../mqtt/client.ts";
 import { TOPIC_QOS } from "../mqtt/topics.ts";
 import type { CellularLink } from "./link.ts";
 
@@ -40,7 +40,10 @@ export interface SessionEvents extends Record<string, unknown> {
   disconnected: { readonly at: number; readonly reason: string };
   /** A downlink message; its payload is the raw bytes (the receiver parses with its schema). */
   message: { readonly topic: string; readonly payload: Buffer };
-  /** A connection attempt failed after start() (start() itself rejects on the first). */
+  /**
+   * A connection attempt failed after start() (start() itself rejects on the first), its own or
+   * MQTT.js's after the broker dropped the session: once per cause until connected again.
+   */
   connectFailed: Error;
 }
 
@@ -50,6 +53,8 @@ export class UplinkSession {
   readonly events = new TypedEvents<SessionEvents>();
   private client: MqttClient | undefined;
   private connecting: Promise<void> | undefined;
+  /** The message of the last reconnection failure reported, until connected again. */
+  private lastFailure: string | undefined;
   /** Aborts the connection attempt under way (stop() does, not to wait for a silent broker). */
   private attempt: AbortController | undefined;
   private retryTimer: TimerHandle | undefined;
@@ -193,6 +198,8 @@ export class UplinkSession {
       ...(o.keepaliveSeconds === undefined ? {} : { keepalive: o.keepaliveSeconds }),
       // Installed before CONNECT: a persistent session delivers queued downlink at once.
       prepare: (client) => this.watch(client),
+      // MQTT.js's own reconnections (after the broker dropped us) fail here, not in open().
+      onError: (error) => this.reconnectFailed(brokerError(error, o.url, o.clientId)),
       signal: attempt.signal,
     })
       .then(async (client) => {
@@ -208,6 +215,7 @@ export class UplinkSession {
           return;
         }
         this.client = client;
+        this.lastFailure = undefined;
         this.events.emit("connected", { at: o.clock.now() });
       })
       .finally(() => {
@@ -229,8 +237,20 @@ export class UplinkSession {
     });
     client.on("connect", () => {
       // MQTT.js reconnected by itself after the broker dropped us (the link stayed up).
-      if (this.client === client) this.events.emit("connected", { at: this.options.clock.now() });
+      if (this.client !== client) return;
+      this.lastFailure = undefined;
+      this.events.emit("connected", { at: this.options.clock.now() });
     });
+  }
+
+  /**
+   * Reported once per cause until connected again: MQTT.js retries each second, and a refusal
+   * (a rotated password) would otherwise go on unseen, the modem merely quiet.
+   */
+  private reconnectFailed(failure: Error): void {
+    if (failure.message === this.lastFailure) return;
+    this.lastFailure = failure.message;
+    this.events.emit("connectFailed", failure);
   }
 
   /** The modem left the network: the socket dies without DISCONNECT, so the will fires. */
@@ -250,7 +270,7 @@ export class UplinkSession {
     this.open().catch((error: unknown) => {
       // Given up by stop(): not a failure of the broker.
       if (!this.started) return;
-      this.events.emit("connectFailed", error as Error);
+      this.reconnectFailed(error as Error);
       this.retryTimer = this.options.clock.setTimeout(() => {
         this.retryTimer = undefined;
         if (this.options.link.up) this.reconnect();

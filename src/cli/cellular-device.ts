@@ -247,6 +247,8 @@ function describe(e: Record<string, unknown>): string {
       return `${e.at} sent ${e.message_id}: ${e.readings} reading(s), acknowledged`;
     case "link":
       return `${e.at} link ${e.up ? "up" : `down (${e.cause})`}, signal ${e.signal}`;
+    case "connect_failed":
+      return `${e.at} reconnection failed, retrying: ${e.error}`;
     case "set_aside":
       return `outbox entry ${e.seq} set aside, not sent: ${e.error}`;
     case "summary":

@@ -42,6 +42,29 @@ const REFUSED: Record<number, string> = {
   5: "not authorized",
 };
 
+/**
+ * An MQTT.js client error in the lab's terms: E_BROKER_REFUSED with the CONNACK's reason when
+ * the broker refused the client, E_BROKER_UNAVAILABLE otherwise; the URL without credentials.
+ */
+export function brokerError(error: Error & { code?: unknown }, url: string, clientId: string) {
+  const where = redactBrokerSpec(url);
+  const code = error.code;
+  const refused = typeof code === "number" ? REFUSED[code] : undefined;
+  return refused === undefined
+    ? new RpmlabError(
+        "E_BROKER_UNAVAILABLE",
+        `cannot reach the MQTT broker at ${where}: ${error.message}`,
+        { field: "broker", value: where },
+        error,
+      )
+    : new RpmlabError(
+        "E_BROKER_REFUSED",
+        `the MQTT broker at ${where} refused client ${clientId}: ${refused}`,
+        { field: "broker", value: where, returnCode: code },
+        error,
+      );
+}
+
 export function connectClient(url: string, options: LabClientOptions): Promise<MqttClient> {
   if (options.signal?.aborted) return Promise.reject(options.signal.reason);
   const opts: IClientOptions = {
@@ -67,7 +90,6 @@ export function connectClient(url: string, options: LabClientOptions): Promise<M
       : new MqttClient(inProcess, { ...credentialsOf(url), ...opts });
   if (options.handleMessage !== undefined) client.handleMessage = options.handleMessage;
   options.prepare?.(client);
-  const where = redactBrokerSpec(url);
   return new Promise((resolve, reject) => {
     const { signal } = options;
     const onConnect = () => {
@@ -97,23 +119,7 @@ export function connectClient(url: string, options: LabClientOptions): Promise<M
     };
     const onError = (error: Error & { code?: unknown }) => {
       drop();
-      const code = error.code;
-      const refused = typeof code === "number" ? REFUSED[code] : undefined;
-      reject(
-        refused === undefined
-          ? new RpmlabError(
-              "E_BROKER_UNAVAILABLE",
-              `cannot reach the MQTT broker at ${where}: ${error.message}`,
-              { field: "broker", value: where },
-              error,
-            )
-          : new RpmlabError(
-              "E_BROKER_REFUSED",
-              `the MQTT broker at ${where} refused client ${options.clientId}: ${refused}`,
-              { field: "broker", value: where, returnCode: code },
-              error,
-            ),
-      );
+      reject(brokerError(error, url, options.clientId));
     };
     client.once("connect", onConnect);
     client.once("error", onError);

@@ -400,6 +400,33 @@ describe("modem: link, outbox, session and drainer on the embedded broker", () =
     expect(second.outbox.size).toBe(0);
   });
 
+  it("a reconnection the broker refuses after it dropped the session is reported, not silent", async () => {
+    const m = await modem();
+    m.link.start();
+    await m.session.start();
+    const failures: Error[] = [];
+    const failed = new Promise<void>((resolve) =>
+      m.session.events.on("connectFailed", (error) => {
+        failures.push(error);
+        resolve();
+      }),
+    );
+    // Another issue of the IMEI's credentials rotates its password, and a client of the same id
+    // takes the session over: the broker drops the modem, whose own reconnection is refused.
+    const { password } = await issueCredentials(store.mqttCredentials, "cellular", IMEI);
+    clients.add(
+      await connectClient(lab.broker.url, {
+        clientId: IMEI,
+        username: IMEI,
+        password,
+        clean: true,
+      }),
+    );
+    await within(failed, "the refused reconnection");
+    expect(isRpmlabError(failures[0], "E_BROKER_REFUSED")).toBe(true);
+    expect(failures[0]!.message).toContain(`refused client ${IMEI}`);
+  });
+
   it("start() rejects with E_BROKER_REFUSED on wrong credentials and leaves nothing running", async () => {
     await issueCredentials(store.mqttCredentials, "cellular", IMEI);
     const m = await modem({ password: "wrong" });
