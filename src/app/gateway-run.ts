@@ -145,6 +145,9 @@ export class GatewayRun {
       for (const held of added) this.simulate(held);
     });
     gateway.events.on("checkin", ({ signal }) => out({ event: "checkin", signal }));
+    gateway.events.on("readingNotQueued", ({ address, error }) =>
+      out({ event: "reading_not_queued", address, error: error.message }),
+    );
     gateway.events.on("stateNotSaved", ({ error }) =>
       out({ event: "state_not_saved", error: error.message }),
     );

@@ -16,8 +16,9 @@ import { parsePayload } from "../mqtt/payload.ts";
 import { topicOf } from "../mqtt/topics.ts";
 import type { SessionOptions, SessionResult } from "./ble-session.ts";
 import { CHECKIN_EVERY_MS } from "./checkin-period.ts";
-import { DeviceRules, type WhitelistChange } from "./device-rules.ts";
+import { DeviceRules } from "./device-rules.ts";
 import type { GatewayBle } from "./gateway-ble.ts";
+import type { GatewayEvents, GatewayStats } from "./gateway-events.ts";
 import { gatewayModemOptions } from "./gateway-modem.ts";
 import { GatewayState } from "./gateway-state.ts";
 import { type AssembledReading, macOf, ReadingAssembler } from "./reading-assembler.ts";
@@ -58,50 +59,7 @@ const MAX_UNANSWERED = 16;
 /** How far the service's time may fall outside the check-in's round trip before it is applied. */
 const CLOCK_TOLERANCE_MS = 1000;
 
-export interface GatewayEvents extends Record<string, unknown> {
-  /** A reading left a device and is queued for the uplink. */
-  reading: { readonly reading: AssembledReading; readonly at: number };
-  /** The whitelist from the service was applied. */
-  whitelist: WhitelistChange & { readonly at: number };
-  checkin: { readonly at: number; readonly signal: number };
-  session: {
-    readonly address: string;
-    readonly at: number;
-    readonly result: SessionResult | null;
-    readonly error: string | null;
-  };
-  /**
-   * The state file could not be written (a full disk): the change is held in memory and the
-   * gateway goes on; a restart would miss it (the service sends the whitelist again).
-   */
-  stateNotSaved: { readonly at: number; readonly error: RpmlabError };
-  /** A downlink off its topic or schema was refused and changed nothing: the error names why. */
-  downlinkRefused: { readonly at: number; readonly error: RpmlabError };
-}
-
-/** Counters a drill or a dashboard reads (all cumulative since start, except gauges). */
-export interface GatewayStats {
-  readonly readings: number;
-  readonly clockUnsetReadings: number;
-  readonly sessions: number;
-  readonly sessionFailures: number;
-  readonly deviceClocksSet: number;
-  /** Time downlinks that moved the gateway clock (those within the round trip do not). */
-  readonly clockCorrections: number;
-  readonly checkins: number;
-  readonly checkinFailures: number;
-  readonly downlinks: { readonly whitelist: number; readonly time: number; readonly bad: number };
-  readonly whitelist: { readonly held: number; readonly refusedEntries: number };
-  /** Gauges: readings waiting now; dropped over the outbox's life (on disk too). */
-  readonly outbox: { readonly queued: number; readonly dropped: number };
-  readonly uplink: {
-    readonly messages: number;
-    readonly readings: number;
-    readonly failures: number;
-    readonly resent: number;
-  };
-  readonly link: { readonly up: boolean; readonly signal: number; readonly cause: string };
-}
+export type { GatewayEvents, GatewayStats } from "./gateway-events.ts";
 
 /**
  * The simulated cellular gateway (spec 1.1, 2.2, 2.3): a hub that pairs with the patient's BLE
@@ -141,6 +99,8 @@ export class Gateway {
   };
   /** Gateway times of the check-ins the service's time has not answered yet, oldest first. */
   private readonly unanswered: number[] = [];
+  /** Devices with a reading of the visit under way that the outbox refused. */
+  private readonly unqueued = new Set<string>();
   private readonly assembler: ReadingAssembler;
   private checkinTimer: TimerHandle | undefined;
   private readonly unlisten: (() => void)[] = [];
@@ -381,6 +341,8 @@ export class Gateway {
       }),
       sessionEnded: (address: string, outcome: SessionResult | Error) => {
         this.assembler.end(address);
+        // A reading of this visit that never reached the outbox: fetched again next visit.
+        const refused = this.unqueued.delete(macOf(address));
         const at = this.options.clock.now();
         if (outcome instanceof Error) {
           this.counts.sessionFailures++;
@@ -389,7 +351,7 @@ export class Gateway {
         }
         this.counts.sessions++;
         if (outcome.timeSet) this.counts.deviceClocksSet++;
-        if (outcome.lastSequence !== undefined) {
+        if (outcome.lastSequence !== undefined && !refused) {
           const last = outcome.lastSequence;
           this.keepState(() => this.state.setLastSequence(macOf(address), last));
         }
@@ -403,7 +365,16 @@ export class Gateway {
       ...toStoredReading(reading),
       ...(reading.clockUnset ? { clockUnset: true as const } : {}),
     };
-    this.modem.send(item);
+    try {
+      this.modem.send(item);
+    } catch (error) {
+      // Thrown back into the BLE session it would be lost unseen, the visit counted a success.
+      this.unqueued.add(reading.deviceAddress);
+      const at = this.options.clock.now();
+      const address = reading.deviceAddress;
+      this.events.emit("readingNotQueued", { at, address, error: error as RpmlabError });
+      return;
+    }
     this.counts.readings++;
     if (reading.clockUnset) this.counts.clockUnsetReadings++;
     this.events.emit("reading", { reading, at: this.options.clock.now() });
