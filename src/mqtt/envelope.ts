@@ -31,8 +31,16 @@ const UTC_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
 export const MAX_READINGS = 256;
 /** Characteristic values of one reading. */
 export const MAX_VALUES = 16;
-/** ATT: an attribute value is at most 512 bytes, 684 characters of base64. */
+/** ATT (Core Vol 3 Part F §3.2.9): an attribute value is at most 512 bytes. */
+export const MAX_VALUE_BYTES = 512;
+/** 684 characters of base64; 513 bytes are 684 characters too, so the length alone is not enough. */
 export const MAX_VALUE_B64 = 684;
+
+/** Bytes a well-formed base64 string decodes to: three per four characters, less the padding. */
+function decodedLength(b64: string): number {
+  const padding = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
+  return (b64.length / 4) * 3 - padding;
+}
 
 /**
  * Text a device reports about itself (firmware and bootloader versions, a device type name):
@@ -69,7 +77,13 @@ export const characteristicValueSchema = z
     value_b64: z
       .base64()
       .max(MAX_VALUE_B64)
-      .describe("The characteristic value exactly as the device sent it, base64."),
+      .refine(
+        (b64) => decodedLength(b64) <= MAX_VALUE_BYTES,
+        `must decode to at most ${MAX_VALUE_BYTES} bytes (an ATT attribute value)`,
+      )
+      .describe(
+        "The characteristic value exactly as the device sent it (at most 512 bytes, ATT), base64.",
+      ),
   })
   .meta({ id: "CharacteristicValue" });
 

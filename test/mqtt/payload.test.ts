@@ -134,6 +134,16 @@ describe("uplink envelope v1", () => {
     expect(errorOf(() => parsePayload("gw/up", bytes(broken))).message).toMatch(
       /readings\.0\.values\.1\.value_b64/,
     );
+    // ATT caps a value at 512 bytes; 513 bytes are 684 base64 characters, as many as 512's.
+    const oversized = sample();
+    oversized.readings[0]!.values[0]!.value_b64 = Buffer.alloc(513).toString("base64");
+    expect(errorOf(() => parsePayload("gw/up", bytes(oversized))).message).toMatch(
+      /readings\.0\.values\.0\.value_b64: must decode to at most 512 bytes/,
+    );
+    oversized.readings[0]!.values[0]!.value_b64 = Buffer.alloc(512).toString("base64");
+    expect(parsePayload("gw/up", bytes(oversized)).readings[0]!.values[0]!.value_b64).toHaveLength(
+      684,
+    );
     expect(errorOf(() => parsePayload("gw/up", Buffer.from("{nope"))).message).toMatch(/not JSON/);
     expect(errorOf(() => parsePayload("gw/up", Buffer.from([0xff, 0xfe]))).message).toMatch(
       /not UTF-8 text: byte 0 starts no valid character/,
