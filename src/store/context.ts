@@ -188,11 +188,15 @@ export function checkedInt(field: string, value: number): number {
   return value;
 }
 
+/** Text folded for `search`, the same on both dialects: lower(), then final sigma as σ. */
+const folded = (value: unknown) => sql`replace(lower(${value}), 'ς', 'σ')`;
+
 /**
- * `lower(column) LIKE lower('%text%')`, the wildcard characters of `text` escaped: `search`
- * (spec 4.5) ignoring case, with one lower() for both sides — the store's own (PostgreSQL's,
- * or JavaScript's on SQLite, open.ts). A pattern lowered here in JavaScript missed stored text
- * PostgreSQL folds otherwise ("ΝΙΚΟΣ": a final Σ is ς there, σ here).
+ * `folded(column) LIKE folded('%text%')`, the wildcard characters of `text` escaped: `search`
+ * (spec 4.5) ignoring case, with one fold for both sides, in the store (a pattern lowered in
+ * JavaScript missed stored text PostgreSQL folds otherwise). PostgreSQL's lower() maps every Σ
+ * to σ, so a name typed as a Greek keyboard writes it, "Νικος", missed "ΝΙΚΟΣ" there, while
+ * SQLite's (JavaScript's, open.ts) found it: ς is taken as σ on both.
  */
 export function containsIgnoringCase(
   column: string | RawBuilder<unknown>,
@@ -200,7 +204,7 @@ export function containsIgnoringCase(
 ): RawBuilder<boolean> {
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const value = typeof column === "string" ? sql.ref(column) : column;
-  return sql<boolean>`lower(${value}) like lower(${pattern}) escape '\\'`;
+  return sql<boolean>`${folded(value)} like ${folded(pattern)} escape '\\'`;
 }
 
 export function notFound(what: string, details: Record<string, unknown>): RpmlabError {

@@ -75,9 +75,11 @@ async function openSqlite(
     sqlite.pragma("foreign_keys = ON");
     // SQLite's own lower() folds ASCII only: `search` (hwi-devices, supply-requests) lowers
     // column and pattern alike, so "Zoë" never matched "zoë" here while it did on PostgreSQL.
-    // JavaScript's folding is Unicode's, as PostgreSQL's on a UTF-8 database.
+    // JavaScript's folding is Unicode's, as PostgreSQL's on a UTF-8 database, but for İ: its
+    // full mapping is i + U+0307, so "İlker" was never found searching "ilker" here while
+    // PostgreSQL (the simple mapping, i) found it. Final sigma: context.ts containsIgnoringCase.
     sqlite.function("lower", { deterministic: true }, (text: unknown) =>
-      typeof text === "string" ? text.toLowerCase() : text,
+      typeof text === "string" ? text.replaceAll("\u0130", "i").toLowerCase() : text,
     );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

@@ -102,10 +102,17 @@ export function devicesListContract(env: ContractEnv): void {
       expect(await patients("ZOË ÜNÏ")).toEqual([zoe]);
       expect(await patients("zoë")).toEqual([zoe]);
       expect(await patients("zoe")).toEqual([]);
-      // One lower() folds both sides: PostgreSQL's maps a final Σ to ς, JavaScript's to σ.
+      const ilker = await scaleOf("p-tr", "İlker Işık");
+      // One fold for both sides and both stores: PostgreSQL's lower() maps Σ to σ and İ to i,
+      // JavaScript's to ς at the end of a word and İ to i + U+0307; ς is taken as σ.
       expect(await patients("ΝΙΚΟΣ")).toEqual([nikos]);
       expect(await patients("ΠΑΠΑΣ")).toEqual([nikos]);
       expect(await patients("Νικ")).toEqual([nikos]);
+      // As a Greek keyboard writes it, final sigma and all.
+      expect(await patients("Νικος")).toEqual([nikos]);
+      expect(await patients("νικοσ παπ")).toEqual([nikos]);
+      expect(await patients("ilker")).toEqual([ilker]);
+      expect(await patients("İLKER")).toEqual([ilker]);
     });
 
     it("pages in creation order with a total that ignores the page", async () => {
