@@ -77,7 +77,10 @@ export type NewMeasurement = Omit<MeasurementRow, "id" | "created"> & {
 };
 
 export interface InsertManyResult {
-  /** Rows stored by this call, in input order. */
+  /**
+   * Rows stored by this call, and the orphans a device's duplicate took over (the same reading
+   * relayed by another gateway first), as they are now; by id, i.e. in insertion order.
+   */
   readonly inserted: MeasurementRow[];
   /**
    * Input positions of records already stored (by an earlier call, or earlier in this batch):

@@ -158,6 +158,22 @@ describe("MessageProcessor: one batch, one transaction", () => {
     expect(later.stored.every((r) => r.deviceId === device.id)).toBe(true);
   });
 
+  it("gives the device a reading another gateway relayed first as an orphan, when its own gateway relays it too", async () => {
+    const { device } = await activateForPatient(store, bpm, "P-3");
+    // A second gateway in range with the device's address on its whitelist (a replaced one).
+    const neighbour = { ...bpm, hardwareUuid: "A1B2C3D4E099" };
+    const readings = readingsOf(bpm, 1, 0).slice(0, 1);
+    const first = await run(uplinkMessage(neighbour, "n-1", readings));
+    expect(first.stored.length).toBeGreaterThan(0);
+    expect(first.stored.every((r) => r.deviceId === null)).toBe(true);
+    const own = await run(uplinkMessage(bpm, "n-1", readings));
+    expect(own.outcomes[0]).toMatchObject({ stored: first.stored.length, duplicates: 0 });
+    // Announced again, the device's now: its measurement webhooks get the reading.
+    expect(own.stored.map((r) => r.id)).toEqual(first.stored.map((r) => r.id));
+    const rows = await rowsOf(own);
+    expect(rows.every((r) => r.deviceId === device.id && r.patientExternalId === "P-3")).toBe(true);
+  });
+
   /** `readings` as taken from `clock.now()` on, a minute apart (the generator's values). */
   const takenFromNow = (readings: readonly GeneratedReading[]) =>
     readings.map((r, i) => ({ ...r, timestamp: clock.now() + i * 60_000 }));

@@ -3,7 +3,7 @@ import { atomic, CHUNK, type Ctx } from "../context.ts";
 import { readNum } from "../dialect.ts";
 import type { MeasurementsTable } from "../schema.ts";
 import type { InsertManyResult, MeasurementRow, NewMeasurement } from "../types-ingest.ts";
-import { dedupeKey, toInsertable } from "./measurement-rows.ts";
+import { dedupeKey, toInsertable, toMeasurementRow } from "./measurement-rows.ts";
 
 type Row = Insertable<MeasurementsTable>;
 
@@ -39,23 +39,73 @@ export async function insertMeasurements(
       keys.push(key);
     }
   }
-  const ids = await atomic(ctx, (tx) =>
-    insertDistinct(
+  const inserted: MeasurementRow[] = [];
+  const adopted = await atomic(ctx, async (tx) => {
+    const ids = await insertDistinct(
       tx,
       candidates.map((i) => rows[i]!),
       keys,
-    ),
-  );
-  const inserted: MeasurementRow[] = [];
-  for (const [c, i] of candidates.entries()) {
-    const id = ids[c];
-    if (id === undefined) duplicates.push(i);
-    else inserted.push(storedRow(input[i]!, id, readNum(rows[i]!.created)));
+    );
+    for (const [c, i] of candidates.entries()) {
+      const id = ids[c];
+      if (id === undefined) duplicates.push(i);
+      else inserted.push(storedRow(input[i]!, id, readNum(rows[i]!.created)));
+    }
+    return adoptOrphans(tx, rows, duplicates);
+  });
+  for (const [position, row] of adopted) {
+    duplicates.splice(duplicates.indexOf(position), 1);
+    const earlier = inserted.findIndex((m) => m.id === row.id);
+    if (earlier >= 0) inserted.splice(earlier, 1);
+    inserted.push(row);
   }
   duplicates.sort((a, b) => a - b);
   // Ids grow in insertion order; PostgreSQL does not promise RETURNING in that order.
   inserted.sort((a, b) => a.id - b.id);
   return { inserted, duplicates };
+}
+
+/**
+ * The same reading relayed by two gateways is one row, kept as the first relay left it: an
+ * orphan when that gateway had no device for it (another gateway in range, a replaced one), so
+ * the copy from the gateway the device is activated on was dropped as a duplicate and the
+ * reading never reached its patient. A duplicate of a device's takes over the orphan it
+ * repeats (unless the orphan is already another account's, as attachOrphans), and counts as
+ * stored. Returns the rows taken over, by input position.
+ */
+async function adoptOrphans(
+  ctx: Ctx,
+  rows: readonly Row[],
+  duplicates: readonly number[],
+): Promise<Map<number, MeasurementRow>> {
+  const adopted = new Map<number, MeasurementRow>();
+  for (const position of duplicates) {
+    const row = rows[position]!;
+    if (row.device_id === null || row.device_id === undefined) continue;
+    const owner = row.account_id ?? null;
+    const taken = await ctx.db
+      .updateTable("measurements")
+      .set({
+        account_id: owner,
+        device_id: row.device_id,
+        device_name: row.device_name ?? null,
+        patient_external_id: row.patient_external_id ?? null,
+      })
+      .where("source", "=", row.source)
+      .where("metric", "=", row.metric)
+      .where("device_timestamp", "=", row.device_timestamp)
+      .where("dedupe_index", "=", row.dedupe_index)
+      .where("device_id", "is", null)
+      .where((eb) =>
+        owner === null
+          ? eb("account_id", "is", null)
+          : eb.or([eb("account_id", "is", null), eb("account_id", "=", owner)]),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    if (taken !== undefined) adopted.set(position, toMeasurementRow(ctx, taken));
+  }
+  return adopted;
 }
 
 /** The row as stored, built field by field: one object shape for every row (the spread of a

@@ -101,6 +101,40 @@ export function ingestContract(env: ContractEnv): void {
       expect(await env.store.measurements.get(kept!.id)).toEqual(kept);
     });
 
+    it("gives an orphan to the device whose gateway relays the same reading again, never across accounts", async () => {
+      const a = await newAccount(env);
+      const owner = { accountId: a.id, deviceId: "bpm-1", deviceName: "Vendor BPM - Wide Range" };
+      const relayed = { measurementIndex: 5, messageId: "g2-1", hardwareUuid: "AAAAAAAAAAAA" };
+      // Another gateway in range relayed the reading first: no device there, an orphan.
+      const [orphan] = (await env.store.measurements.insertMany([reading(relayed)])).inserted;
+      const mine = { ...owner, measurementIndex: 5, messageId: "g1-1", patientExternalId: "P-1" };
+      const result = await env.store.measurements.insertMany([
+        reading({ ...mine, metric: "spO2" }), // a new record of the same reading
+        reading(mine),
+      ]);
+      expect(result.duplicates).toEqual([]);
+      const taken = { ...orphan!, ...owner, patientExternalId: "P-1" };
+      expect(result.inserted).toEqual([taken, expect.objectContaining({ metric: "spO2" })]);
+      expect(await env.store.measurements.get(orphan!.id)).toEqual(taken);
+      // Once the device's, a copy is a duplicate again; within a batch, the orphan first.
+      expect((await env.store.measurements.insertMany([reading(mine)])).duplicates).toEqual([0]);
+      const batch = await env.store.measurements.insertMany([
+        reading({ ...relayed, measurementIndex: 6 }),
+        reading({ ...mine, measurementIndex: 6 }),
+      ]);
+      expect(batch.duplicates).toEqual([]);
+      expect(batch.inserted).toEqual([expect.objectContaining({ deviceId: "bpm-1" })]);
+      // An orphan another account's gateway kept stays there.
+      const b = await newAccount(env);
+      await env.store.measurements.insertMany([
+        reading({ ...relayed, measurementIndex: 7, accountId: b.id }),
+      ]);
+      const other = await env.store.measurements.insertMany([
+        reading({ ...mine, measurementIndex: 7 }),
+      ]);
+      expect(other).toEqual({ inserted: [], duplicates: [0] });
+    });
+
     it("dedupes inhaler records on device_log_index, and records without index on time", async () => {
       const log = (i: number) =>
         reading({
