@@ -46,11 +46,23 @@ function notJson(payload: Uint8Array, text: string): string {
   return `not JSON: ${error.problem} at byte ${byte} (${JSON.stringify(char)})`;
 }
 
+/**
+ * Control characters and unpaired surrogates as \uXXXX. zod quotes an unknown key as sent:
+ * a key of a lone surrogate made a reason each store keeps changed, and differently (SQLite
+ * three U+FFFD, PostgreSQL one), so the same dead letter read back otherwise on each.
+ */
+function escaped(text: string): string {
+  return text.replace(
+    /[\p{Cc}\p{Cs}]/gu,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 /** "readings.0.values.1.value_b64: Invalid base64-encoded string; …" */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   const shown = issues.slice(0, SHOWN_ISSUES).map((issue) => {
     const path = issue.path.map(String).join(".");
-    return clipped(path === "" ? issue.message : `${path}: ${issue.message}`);
+    return clipped(escaped(path === "" ? issue.message : `${path}: ${issue.message}`));
   });
   const more = issues.length - shown.length;
   return more > 0 ? `${shown.join("; ")} (and ${more} more)` : shown.join("; ");

@@ -144,6 +144,16 @@ describe("uplink envelope v1", () => {
     expect(parsePayload("gw/up", bytes(oversized)).readings[0]!.values[0]!.value_b64).toHaveLength(
       684,
     );
+    // An unknown key is quoted escaped: a lone surrogate or a control character as \uXXXX.
+    for (const [key, shown] of [
+      ["\\ud800", "\\\\ud800"],
+      ["a\\u0000\\u001b[31m", "a\\\\u0000\\\\u001b\\[31m"],
+    ]) {
+      const text = `${JSON.stringify(sample()).slice(0, -1)},"${key}":1}`;
+      const reason = errorOf(() => parsePayload("gw/up", Buffer.from(text))).message;
+      expect(reason).toMatch(new RegExp(`Unrecognized key: "${shown}"$`));
+      expect(reason).not.toMatch(/[\p{Cc}\p{Cs}]/u);
+    }
     expect(errorOf(() => parsePayload("gw/up", Buffer.from("{nope"))).message).toMatch(/not JSON/);
     expect(errorOf(() => parsePayload("gw/up", Buffer.from([0xff, 0xfe]))).message).toMatch(
       /not UTF-8 text: byte 0 starts no valid character/,
