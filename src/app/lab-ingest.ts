@@ -12,6 +12,7 @@ import type { BrokerTap } from "../ingest/sources/broker-tap.ts";
 import { MqttSubscription } from "../ingest/sources/subscription.ts";
 import { workerStoreOf } from "../ingest/worker-processor.ts";
 import type { Broker } from "../mqtt/broker.ts";
+import { WHITELIST_MAX } from "../mqtt/envelope.ts";
 import type { Store } from "../store/store.ts";
 
 export interface LabIngestDeps {
@@ -82,8 +83,16 @@ export async function startIngest(deps: LabIngestDeps): Promise<void> {
     if (statuses.length === 0) return;
     services.adoption
       .adoptAll(statuses.map((s) => s.gateway.gatewayUuid))
-      .then((results) =>
-        Promise.all(
+      .then((results) => {
+        for (const { gatewayUuid, crowdedOut } of results) {
+          if (crowdedOut.length === 0) continue;
+          // The whitelist is full (64): these stay Unknown Gateway ID until devices are unlinked.
+          logger.warn(
+            { gateway: gatewayUuid, devices: crowdedOut.map((d) => d.id), max: WHITELIST_MAX },
+            "gateway whitelist full: devices left waiting",
+          );
+        }
+        return Promise.all(
           statuses.map(({ gateway, online, whitelistHeld, receivedAt, checkinAt }, i) =>
             online
               ? downlinks.checkedIn(
@@ -93,8 +102,8 @@ export async function startIngest(deps: LabIngestDeps): Promise<void> {
                 )
               : undefined,
           ),
-        ),
-      )
+        );
+      })
       .catch((error: unknown) => {
         logger.error(
           { err: error, gateways: statuses.map((s) => s.gateway.gatewayUuid) },

@@ -18,6 +18,7 @@ import {
   PENDING_STATUSES,
   UNKNOWN_GATEWAY,
 } from "./statuses.ts";
+import { checkWhitelistRoom } from "./whitelist-room.ts";
 
 export interface ActivationResult {
   readonly device: DeviceWithPatient;
@@ -63,6 +64,7 @@ export class DeviceActivation {
       const patient = ensured?.patient ?? null;
       if (ensured?.created)
         events.add("patient.written", { action: "created", patient: ensured.patient });
+      await recheckWhitelistRoom(tx, accountId, input);
       const { status, reason } = await this.initialStatus(tx, accountId, input, patient);
       const created = await this.create(tx, accountId, input, patient, status, reason, at);
       const binding = await bindHardware(tx, events, {
@@ -130,7 +132,10 @@ export class DeviceActivation {
     });
   }
 
-  /** The rules that need the store, reported together (spec 2.8 slots, spec 4.2 owner). */
+  /**
+   * The rules that need the store, reported together (spec 2.8 slots, spec 4.2 owner, the
+   * whitelist's length: whitelist-room.ts).
+   */
   private async checkHardware(accountId: string, input: ActivationInput): Promise<void> {
     const { hardwareUuid, profile } = input;
     if (hardwareUuid === null) return;
@@ -147,6 +152,7 @@ export class DeviceActivation {
       if (owner !== null && owner !== accountId) {
         throw gatewayOwnedElsewhere(hardwareUuid);
       }
+      await checkWhitelistRoom(this.deps.store, errors, { accountId, profile, hardwareUuid });
     }
     errors.throwIfAny();
   }
@@ -205,6 +211,19 @@ export class DeviceActivation {
       throw error;
     }
   }
+}
+
+/** Another activation may have filled the gateway since checkHardware looked: the same 400. */
+async function recheckWhitelistRoom(
+  tx: StoreRepositories,
+  accountId: string,
+  input: ActivationInput,
+): Promise<void> {
+  const { hardwareUuid, profile } = input;
+  if (hardwareUuid === null) return;
+  const errors = new FieldErrorCollector();
+  await checkWhitelistRoom(tx, errors, { accountId, profile, hardwareUuid });
+  errors.throwIfAny();
 }
 
 /**

@@ -1,3 +1,4 @@
+import { WHITELIST_MAX } from "../mqtt/envelope.ts";
 import type { DeviceRow } from "../store/types.ts";
 import type { GatewayStatus, WhitelistRow } from "../store/types-hardware.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
@@ -11,6 +12,12 @@ export interface AdoptionResult {
   readonly accountId: string | null;
   /** Devices that left Unknown Gateway ID for Active. */
   readonly adopted: readonly DeviceRow[];
+  /**
+   * Devices of that account left waiting (Unknown Gateway ID) because the gateway's whitelist
+   * was full (WHITELIST_MAX): the caller logs them; they are adopted at a later check-in once
+   * devices are unlinked from the gateway.
+   */
+  readonly crowdedOut: readonly DeviceRow[];
 }
 
 /**
@@ -22,7 +29,10 @@ export interface AdoptionResult {
  *
  * A gateway serves one account: if it is already associated, only that account's devices are
  * adopted; otherwise the account of the earliest waiting device wins, and devices of any other
- * account stay Unknown Gateway ID.
+ * account stay Unknown Gateway ID. The whitelist holds at most WHITELIST_MAX devices (activation
+ * refuses more, whitelist-room.ts, but devices activated before that rule, or racing on
+ * PostgreSQL, may wait in excess): the oldest are adopted up to the limit, the rest stay Unknown
+ * Gateway ID and are reported as crowdedOut, so every whitelist sent still fits the downlink.
  */
 export class GatewayAdoption {
   constructor(private readonly deps: DeviceServiceDeps) {}
@@ -73,7 +83,7 @@ export class GatewayAdoption {
     candidates: readonly DeviceRow[],
   ): Promise<AdoptionResult> {
     const { store } = this.deps;
-    const none = { gatewayUuid, accountId: null, adopted: [] };
+    const none = { gatewayUuid, accountId: null, adopted: [], crowdedOut: [] };
     if (candidates.length === 0) return none;
     const gateway = await store.gateways.get(gatewayUuid);
     if (gateway === null) return none;
@@ -83,10 +93,11 @@ export class GatewayAdoption {
     if (waiting.length === 0) return none;
     const accountId = gateway.accountId ?? waiting[0]!.accountId;
     const mine = waiting.filter((d) => d.accountId === accountId);
-    const adopted = await atomically(this.deps, async (tx, events) => {
+    const { adopted, crowdedOut } = await atomically(this.deps, async (tx, events) => {
       const at = this.deps.clock.now();
+      const room = Math.max(0, WHITELIST_MAX - (await tx.whitelist.list(gatewayUuid)).length);
       const out: DeviceRow[] = [];
-      for (const waitingDevice of mine) {
+      for (const waitingDevice of mine.slice(0, room)) {
         const profile = this.deps.catalogue.get(waitingDevice.name);
         const device = await tx.devices.update(accountId, waitingDevice.id, { status: ACTIVE });
         const patient =
@@ -103,9 +114,9 @@ export class GatewayAdoption {
         });
         out.push(device);
       }
-      return out;
+      return { adopted: out, crowdedOut: mine.slice(room) };
     });
-    return { gatewayUuid, accountId, adopted };
+    return { gatewayUuid, accountId, adopted, crowdedOut };
   }
 
   /** Spec 2.3: the gateway confirmed a whitelisted device (RE → CO). Null when not listed. */

@@ -17,6 +17,13 @@ export const ENVELOPE_VERSION = 1;
 export const GATEWAY_UUID_PATTERN = /^[0-9A-F]{12}$/;
 /** 15 decimal digits (an IMEI with its check digit). */
 export const IMEI_PATTERN = /^\d{15}$/;
+/**
+ * The most devices a gateway's whitelist holds (the downlink's and the check-in's limit): the
+ * service refuses to activate a device past it (src/fulfilment/whitelist-room.ts), since a longer
+ * whitelist could never be sent.
+ */
+export const WHITELIST_MAX = 64;
+
 /** Spec 2.3 whitelist mac_address: 12 characters, no separators; upper-case hex here. */
 export const MAC_PATTERN = /^[0-9A-F]{12}$/;
 /** A sender-chosen id, unique per gateway or IMEI, kept across re-sends of the same message. */
@@ -189,7 +196,7 @@ export const gatewayOnlineSchema = z
     ),
     whitelist: z
       .array(heldDeviceSchema)
-      .max(64)
+      .max(WHITELIST_MAX)
       .optional()
       .describe(
         "The whitelist the gateway holds and enforces now (its acknowledgement of the downlink): the service confirms these entries (RE to CO, spec 2.3) and sets back to RE any it does not list. Absent: no change.",
@@ -222,7 +229,7 @@ export const whitelistDownSchema = z
           whitelist_status: z.enum(["RE", "CO"]).describe("Spec 2.3: Requested or Confirmed."),
         }),
       )
-      .max(64)
+      .max(WHITELIST_MAX)
       .describe("The whole whitelist: devices not listed are dropped."),
   })
   .meta({ id: "WhitelistDown" });

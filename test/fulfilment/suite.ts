@@ -15,6 +15,7 @@ import { replacementShippingSection } from "./sections/replacement-shipping.ts";
 import { replacementsSection } from "./sections/replacements.ts";
 import { shipmentsSection } from "./sections/shipments.ts";
 import { unlinkSection } from "./sections/unlink.ts";
+import { whitelistRoomSection } from "./sections/whitelist-room.ts";
 
 /**
  * The device services against one store implementation: every rule as an integrator would see
@@ -47,5 +48,6 @@ export function fulfilmentSuite(name: string, harness: FulfilmentHarness): void 
     ordersSection(env);
     replacementOrdersSection(env);
     billingSection(env);
+    whitelistRoomSection(env);
   });
 }

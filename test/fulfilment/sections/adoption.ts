@@ -104,6 +104,7 @@ export function adoptionSection(env: FulfilmentEnv): void {
         gatewayUuid: GW,
         accountId: null,
         adopted: [],
+        crowdedOut: [],
       });
     });
 
