@@ -3,6 +3,7 @@ import type { Profile } from "../catalogue/schema.ts";
 import { isRpmlabError } from "../core/errors.ts";
 import { fieldError } from "../core/field-errors.ts";
 import type { Rng } from "../core/rng.ts";
+import { WHITELIST_MAX } from "../mqtt/envelope.ts";
 import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceRow, HardwareChange, Ms } from "../store/types.ts";
 import type { ReplacementRow, WhitelistRow } from "../store/types-hardware.ts";
@@ -16,6 +17,7 @@ import {
   normalizeImei,
 } from "./identifiers.ts";
 import { GATEWAY } from "./replacement-waits.ts";
+import { whitelistUse } from "./whitelist-room.ts";
 
 /** What left the warehouse when an order shipped (Dropshipped). */
 export interface ShippedHardware {
@@ -190,7 +192,8 @@ async function shipGateway(
 
 /**
  * The patient's gateway a new device can join: one of the account's gateways that another
- * device of the patient is on, with this device's slot free (spec 2.8). Oldest device first.
+ * device of the patient is on, with this device's slot free (spec 2.8) and room on its
+ * whitelist (whitelist-room.ts). Oldest device first.
  */
 async function patientGateway(
   tx: StoreRepositories,
@@ -213,7 +216,10 @@ async function patientGateway(
       sensorCode: device.sensorCode,
       ...(profile.per_gateway === "many_by_sensor_id" ? { sensorId: device.sensorId } : {}),
     });
-    if (taken === null) return gateway.gatewayUuid;
+    if (taken !== null) continue;
+    // A full whitelist could never be sent with this device on it: ship a gateway instead.
+    if ((await whitelistUse(tx, uuid, device.accountId)) < WHITELIST_MAX)
+      return gateway.gatewayUuid;
   }
   return null;
 }

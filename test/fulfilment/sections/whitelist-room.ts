@@ -1,7 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { WHITELIST_MAX, type WhitelistDown } from "../../../src/mqtt/envelope.ts";
 import { encodePayload } from "../../../src/mqtt/payload.ts";
-import { activate, type FulfilmentEnv, fieldErrors, GW, IMEI, knownGateway } from "../env.ts";
+import {
+  activate,
+  DAY,
+  drive,
+  type FulfilmentEnv,
+  fieldErrors,
+  GW,
+  IMEI,
+  knownGateway,
+  patientWithAddress,
+  request,
+  startSimulator,
+  T0,
+} from "../env.ts";
 
 const INHALER = "Vendor Inhaler Sensor";
 
@@ -73,6 +86,21 @@ export function whitelistRoomSection(env: FulfilmentEnv): void {
         })),
       };
       expect(() => encodePayload("gw/down", down)).not.toThrow();
+    });
+
+    it("ships a new gateway for a patient whose gateway's whitelist is full", async () => {
+      await knownGateway(env);
+      await patientWithAddress(env, "P-1");
+      for (let n = 0; n < WHITELIST_MAX; n++) {
+        await activate(env, { ...inhalerOn(GW, n), patient: { external_id: "P-1" } });
+      }
+      const sim = await startSimulator(env);
+      const { device } = await request(env, "P-1", {}, "Vendor Scale");
+      await drive(env, sim, T0 + 30 * DAY);
+      const order = await env.services.orders.get(device.id);
+      expect(order).toMatchObject({ ships_device: true, ships_gateway: true });
+      expect(order.hardware_uuid).not.toBe(GW);
+      expect(await env.store.whitelist.list(GW)).toHaveLength(WHITELIST_MAX);
     });
   });
 }
