@@ -42,8 +42,12 @@ export class EmulatedRadio {
     return controller;
   }
 
-  /** Powers a controller off and takes it off the medium for good (its host has gone). */
+  /**
+   * Powers a controller off and takes it off the medium for good (its host has gone). The capture
+   * records its Delete Index now, at the time it went, not when the capture ends.
+   */
   release(controller: VirtualController): void {
+    this.capture?.remove(controller);
     controller.close();
     this.controllers.delete(controller);
   }

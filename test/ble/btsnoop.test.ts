@@ -290,3 +290,29 @@ if (tshark !== undefined) {
     });
   });
 }
+
+describe("btsnoop capture of controllers that come and go", () => {
+  it("records a released controller's Delete Index when its host leaves, not at the capture's end", () => {
+    // A TCP host of `rpmlab controller --listen --btsnoop` disconnecting releases its controller.
+    const chunks: Buffer[] = [];
+    const clock = new VirtualClock({ startMs: START_MS });
+    const radio = new EmulatedRadio(clock, new Rng("snoop"));
+    radio.captureTo(
+      new BtsnoopWriter({ write: (b) => void chunks.push(b), close: () => {} }, () => clock.now()),
+    );
+    const first = radio.controller("tcp-host-1");
+    clock.runSync({ until: START_MS + 1000 });
+    radio.release(first);
+    const afterRelease = btsnoopRecords(Buffer.concat(chunks)).map(([op]) => op);
+    expect(afterRelease).toEqual([0, 1]); // New Index, Delete Index: written already
+    clock.runSync({ until: START_MS + 5000 });
+    radio.close();
+    const file = Buffer.concat(chunks);
+    const deleteAt = 16 + 24 + 16; // after the header and the New Index record
+    expect(file.readUInt32BE(deleteAt + 8)).toBe(1); // index 0, Delete Index
+    expect(file.readBigInt64BE(deleteAt + 16)).toBe(
+      BigInt(START_MS + 1000) * 1000n + 0x00dcddb30f2f8000n,
+    );
+    expect(btsnoopRecords(file).map(([op]) => op)).toEqual([0, 1]); // once, not again at close
+  });
+});
