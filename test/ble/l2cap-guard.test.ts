@@ -161,3 +161,79 @@ describe("the ATT guard before the host stacks (Vol 3 Part F)", () => {
     adapter.close();
   });
 });
+
+/** An L2CAP PDU on channel `cid` of handle 0x0040, split as a controller does into ACL packets of `size` octets. */
+function fragmentsFromAir(hex: string, size: number, cid = 0x0004): Buffer[] {
+  const pdu = Buffer.alloc(4);
+  pdu.writeUInt16LE(hex.length / 2, 0);
+  pdu.writeUInt16LE(cid, 2);
+  const l2cap = Buffer.concat([pdu, Buffer.from(hex, "hex")]);
+  const out: Buffer[] = [];
+  for (let at = 0; at < l2cap.length; at += size) {
+    const data = l2cap.subarray(at, at + size);
+    const packet = Buffer.alloc(5 + data.length);
+    packet[0] = 0x02;
+    packet.writeUInt16LE(0x0040 | ((at === 0 ? 0b10 : 0b01) << 12), 1);
+    packet.writeUInt16LE(data.length, 3);
+    data.copy(packet, 5);
+    out.push(packet);
+  }
+  return out;
+}
+
+describe("the guard on PDUs the controller splits over several ACL packets (Vol 3 Part A §7.2)", () => {
+  function adapterHarness() {
+    const sent: Buffer[] = [];
+    let toHost: (packet: Buffer) => void = () => {};
+    const transport: HciTransport = {
+      send: (packet) => sent.push(packet),
+      setReceiver: (receiver) => {
+        toHost = receiver;
+      },
+      close: () => {},
+    };
+    const adapter = new HciAdapter(0, transport);
+    const socket = new EmulatedHciSocket(adapter);
+    const seen: Buffer[] = [];
+    socket.on("data", (d: Buffer) => seen.push(d));
+    socket.bindUser(0);
+    socket.start();
+    const close = () => {
+      socket.stop();
+      adapter.close();
+    };
+    return { sent, seen, toHost: (p: Buffer) => toHost(p), close };
+  }
+
+  it("keeps a fragmented Read By Type Response with entry Length 0 from noble (its endless loop)", async () => {
+    const h = adapterHarness();
+    // 2 + 36 octets of list in a 40-octet ATT PDU: 44 octets of L2CAP in two 27-octet packets.
+    for (const p of fragmentsFromAir(`0900${"ab".repeat(38)}`, 27)) h.toHost(p);
+    await Promise.resolve();
+    expect(h.seen).toEqual([]);
+    h.close();
+  });
+
+  it("answers a fragmented request of the wrong length as a whole one (Invalid PDU)", async () => {
+    const h = adapterHarness();
+    // Read By Type Request of 25 octets: neither a 16- nor a 128-bit UUID.
+    for (const p of fragmentsFromAir(`080100ffff${"cd".repeat(20)}`, 27)) h.toHost(p);
+    await Promise.resolve();
+    expect(h.seen).toEqual([]);
+    expect(h.sent.map((p) => p.toString("hex"))).toEqual(["0240000900050004000108000004"]);
+    h.close();
+  });
+
+  it("hands a well-formed fragmented PDU on as the fragments came, and what a disconnection cuts short", async () => {
+    const h = adapterHarness();
+    const good = fragmentsFromAir(`1b2a00${"ef".repeat(40)}`, 27); // a 43-octet notification
+    for (const p of good) h.toHost(p);
+    const cut = fragmentsFromAir(`1b2a00${"ef".repeat(40)}`, 27)[0]!;
+    h.toHost(cut);
+    const disconnected = Buffer.from("0405040040001300", "hex").subarray(0, 7);
+    h.toHost(disconnected);
+    await Promise.resolve();
+    expect(h.seen).toEqual([...good, cut, disconnected]);
+    h.close();
+  });
+});

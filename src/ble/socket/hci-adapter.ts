@@ -1,6 +1,7 @@
 import type { Direction } from "../controller/virtual-controller.ts";
 import { EVT, H4, LE_EVT, OP } from "../hci/constants.ts";
-import { answersCommand, guardFromAir } from "../hci/l2cap-guard.ts";
+import { FragmentGuard } from "../hci/fragment-guard.ts";
+import { answersCommand } from "../hci/l2cap-guard.ts";
 import type { EmulatedHciSocket } from "./emulated-socket.ts";
 import {
   type LongTermKey,
@@ -24,6 +25,8 @@ export class HciAdapter {
   private keys: LongTermKey[] = [];
   private closed = false;
   private readonly taps = new Set<(direction: Direction, packet: Buffer) => void>();
+  /** Checks each L2CAP PDU from the air, whole, before a host stack reads it. */
+  private readonly guard = new FragmentGuard();
   readonly name: string;
   /** Unknown on this side of the transport until the host reads it; captures show zeros. */
   readonly address = "00:00:00:00:00:00";
@@ -98,11 +101,12 @@ export class HciAdapter {
 
   private fromController(packet: Buffer): void {
     for (const t of this.taps) t("controller-to-host", packet);
-    const att = guardFromAir(packet);
-    if (!att.deliver) {
-      if (att.reply !== undefined) this.toController(att.reply);
-      return;
-    }
+    const { deliver, reply } = this.guard.take(packet);
+    if (reply !== undefined) this.toController(reply);
+    for (const p of deliver) this.toHosts(p);
+  }
+
+  private toHosts(packet: Buffer): void {
     const user = this.userChannel();
     if (user !== undefined) {
       user.deliver(packet);

@@ -1,7 +1,8 @@
 import { EventEmitter } from "node:events";
 import { createRequire } from "node:module";
 import { RpmlabError } from "../../core/errors.ts";
-import { answersCommand, guardFromAir } from "../hci/l2cap-guard.ts";
+import { FragmentGuard } from "../hci/fragment-guard.ts";
+import { answersCommand } from "../hci/l2cap-guard.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -67,16 +68,16 @@ export class PinnedSocket extends EventEmitter {
     private readonly devId: number,
   ) {
     super();
+    const guard = new FragmentGuard();
     native.on("data", (d: Buffer) => {
-      const att = guardFromAir(d);
-      if (!att.deliver) {
-        if (att.reply !== undefined) native.write(att.reply);
-        return;
-      }
-      try {
-        this.emit("data", d);
-      } catch (error) {
-        this.onHostError(error);
+      const { deliver, reply } = guard.take(d);
+      if (reply !== undefined) native.write(reply);
+      for (const packet of deliver) {
+        try {
+          this.emit("data", packet);
+        } catch (error) {
+          this.onHostError(error);
+        }
       }
     });
     native.on("error", (e: Error) => this.emit("error", e));
