@@ -1,6 +1,7 @@
 import type { Insertable } from "kysely";
-import { atomic, CHUNK, type Ctx } from "../context.ts";
+import { atomic, CHUNK, type Ctx, templated } from "../context.ts";
 import { readNum } from "../dialect.ts";
+import { param } from "../query-templates.ts";
 import type { MeasurementsTable } from "../schema.ts";
 import type { InsertManyResult, MeasurementRow, NewMeasurement } from "../types-ingest.ts";
 import { dedupeKey, toInsertable, toMeasurementRow } from "./measurement-rows.ts";
@@ -82,27 +83,41 @@ async function adoptOrphans(
   for (const position of duplicates) {
     const row = rows[position]!;
     if (row.device_id === null || row.device_id === undefined) continue;
-    const owner = row.account_id ?? null;
-    const taken = await ctx.db
-      .updateTable("measurements")
-      .set({
-        account_id: owner,
-        device_id: row.device_id,
-        device_name: row.device_name ?? null,
-        patient_external_id: row.patient_external_id ?? null,
-      })
-      .where("source", "=", row.source)
-      .where("metric", "=", row.metric)
-      .where("device_timestamp", "=", row.device_timestamp)
-      .where("dedupe_index", "=", row.dedupe_index)
-      .where("device_id", "is", null)
-      .where((eb) =>
-        owner === null
-          ? eb("account_id", "is", null)
-          : eb.or([eb("account_id", "is", null), eb("account_id", "=", owner)]),
-      )
-      .returningAll()
-      .executeTakeFirst();
+    // Every duplicate of a device's comes here (a gateway's resends too): one statement,
+    // prepared once (query-templates.ts). An account_id = null never holds, so a reading no
+    // account owns yet takes only an orphan no account holds.
+    const [taken] = await templated(
+      ctx,
+      "measurements.adoptOrphan",
+      () =>
+        ctx.db
+          .updateTable("measurements")
+          .set({
+            account_id: param<string | null>("owner"),
+            device_id: param<string>("deviceId"),
+            device_name: param<string | null>("deviceName"),
+            patient_external_id: param<string | null>("patientExternalId"),
+          })
+          .where("source", "=", param<string>("source"))
+          .where("metric", "=", param<string>("metric"))
+          .where("device_timestamp", "=", param<number>("deviceTimestamp"))
+          .where("dedupe_index", "=", param<number>("dedupeIndex"))
+          .where("device_id", "is", null)
+          .where((eb) =>
+            eb.or([eb("account_id", "is", null), eb("account_id", "=", param<string>("owner"))]),
+          )
+          .returningAll(),
+      {
+        owner: row.account_id ?? null,
+        deviceId: row.device_id,
+        deviceName: row.device_name ?? null,
+        patientExternalId: row.patient_external_id ?? null,
+        source: row.source,
+        metric: row.metric,
+        deviceTimestamp: row.device_timestamp,
+        dedupeIndex: row.dedupe_index,
+      },
+    );
     if (taken !== undefined) adopted.set(position, toMeasurementRow(ctx, taken));
   }
   return adopted;
