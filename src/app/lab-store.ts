@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { resolveStoreSpec } from "../config/lab-store.ts";
+import { resolveStoreSpec, storeSource } from "../config/lab-store.ts";
 import { parseStoreSpec } from "../config/store-spec.ts";
 import { type Clock, SystemClock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
@@ -19,13 +19,14 @@ export async function withLabStore<T>(
   options: { readonly create?: boolean } = {},
 ): Promise<T> {
   const resolved = resolveStoreSpec(spec);
-  const parsed = parseStoreSpec(resolved);
+  const source = storeSource(spec);
+  const parsed = parseStoreSpec(resolved, source === "--store" ? undefined : source);
   if (parsed.kind === "sqlite" && parsed.memory) {
     // A memory store lives in the one process that opened it: this command would open an empty
     // one of its own and answer from it ("no dead letters", an account nobody else sees).
     throw new RpmlabError(
       "E_USAGE",
-      `--store ${resolved.trim()} is a store inside one process (rpmlab serve --store memory keeps its own): a command cannot reach it. Use that serve's lab admin API (/lab/v1/), or give both a sqlite:PATH or postgres:// store`,
+      `${source} ${resolved.trim()} is a store inside one process (rpmlab serve --store memory keeps its own): a command cannot reach it. Use that serve's lab admin API (/lab/v1/), or give both a sqlite:PATH or postgres:// store`,
       { field: "store" },
     );
   }
@@ -34,7 +35,7 @@ export async function withLabStore<T>(
     // path would list nothing and look fine.
     throw new RpmlabError(
       "E_STORE_NOT_FOUND",
-      `no store at ${parsed.path} (--store ${resolved.trim()}): \`rpmlab accounts create\` or \`rpmlab serve\` makes one there`,
+      `no store at ${parsed.path} (${source} ${resolved.trim()}): \`rpmlab accounts create\` or \`rpmlab serve\` makes one there`,
       { field: "store", value: resolved.trim() },
     );
   }

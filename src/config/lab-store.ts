@@ -16,3 +16,16 @@ export function resolveStoreSpec(
   const fromEnv = env[STORE_ENV];
   return fromEnv !== undefined && fromEnv !== "" ? fromEnv : DEFAULT_SERVE_STORE;
 }
+
+/**
+ * Where resolveStoreSpec found the spec, for errors: `--store`, `$RPMLAB_STORE` (a CI job's
+ * environment, which no command line shows), or the default file.
+ */
+export function storeSource(
+  flag: string | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  if (flag !== undefined && flag !== "") return "--store";
+  const fromEnv = env[STORE_ENV];
+  return fromEnv !== undefined && fromEnv !== "" ? `$${STORE_ENV}` : "the default store";
+}

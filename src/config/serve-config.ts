@@ -8,7 +8,7 @@ import {
   fulfilmentConfig,
   readFulfilmentFile,
 } from "./fulfilment-config.ts";
-import { resolveStoreSpec } from "./lab-store.ts";
+import { resolveStoreSpec, storeSource } from "./lab-store.ts";
 import { parseRateLimit, type RateLimit } from "./rate-limit.ts";
 import { parseStoreSpec } from "./store-spec.ts";
 import {
@@ -101,7 +101,8 @@ export function serveConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ServeConfig {
   const store = resolveStoreSpec(flags.store, env);
-  parseStoreSpec(store);
+  const source = storeSource(flags.store, env);
+  parseStoreSpec(store, source === "--store" ? undefined : source);
   const broker = flags.broker ?? DEFAULT_BROKER;
   parseBrokerSpec(broker);
   const portText = flags.port ?? String(DEFAULT_HTTP_PORT);

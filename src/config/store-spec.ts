@@ -24,8 +24,26 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 const HELP = "expected memory, sqlite:PATH, or postgres://user@host:port/db[?schema=NAME]";
 
-export function parseStoreSpec(spec: string): StoreSpec {
+/**
+ * `source` names where the spec came from in errors when it is not the --store flag: a bad
+ * $RPMLAB_STORE in a CI job's environment is not something the command line shows.
+ */
+export function parseStoreSpec(spec: string, source?: string): StoreSpec {
   const text = spec.trim();
+  try {
+    return parseTrimmed(spec, text);
+  } catch (error) {
+    if (source === undefined || !(error instanceof RpmlabError)) throw error;
+    throw new RpmlabError(
+      error.code,
+      `${source}: ${error.message}`,
+      { ...error.details, source },
+      error.cause,
+    );
+  }
+}
+
+function parseTrimmed(spec: string, text: string): StoreSpec {
   if (text === "memory" || text === "sqlite::memory:") {
     return { kind: "sqlite", path: ":memory:", memory: true };
   }

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/api/app.ts";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
@@ -191,6 +191,27 @@ describe("rpmlab accounts / keys", () => {
     expect((await runCli("accounts", "list", "--store", `sqlite:${typo}`)).stdout).toContain(
       "acme-dev",
     );
+  });
+
+  it("names $RPMLAB_STORE, not --store, when the store a command cannot use came from it", async () => {
+    const typo = join(dir, "typo", "lab.db");
+    vi.stubEnv("RPMLAB_STORE", `sqlite:${typo}`);
+    try {
+      const listed = await runCli("accounts", "list");
+      expect(listed.code).toBe(1);
+      expect(listed.stderr).toContain(`no store at ${typo} ($RPMLAB_STORE sqlite:${typo})`);
+      vi.stubEnv("RPMLAB_STORE", "memory");
+      const memory = await runCli("accounts", "list");
+      expect(memory.code).toBe(2);
+      expect(memory.stderr).toContain(
+        "E_USAGE: $RPMLAB_STORE memory is a store inside one process",
+      );
+      vi.stubEnv("RPMLAB_STORE", "mysql://x");
+      const bad = await runCli("accounts", "list");
+      expect(bad.stderr).toContain('E_CONFIG_INVALID: $RPMLAB_STORE: invalid store "mysql://x"');
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("revokes the key itself, and nothing for a text that only starts like a key", async () => {

@@ -41,6 +41,16 @@ describe("rpmlab serve configuration", () => {
     );
   });
 
+  it("says when a bad store came from RPMLAB_STORE, which no command line shows", () => {
+    expect(() => serveConfig({}, { RPMLAB_STORE: "mysql://x" })).toThrow(
+      /^\$RPMLAB_STORE: invalid store "mysql:\/\/x": expected memory/,
+    );
+    expect(fieldOf(() => serveConfig({}, { RPMLAB_STORE: "sqlite:" }))).toBe("store");
+    expect(() => serveConfig({ store: "mysql://x" }, { RPMLAB_STORE: "memory" })).toThrow(
+      /^invalid store "mysql:\/\/x"/,
+    );
+  });
+
   it("reads an empty RPMLAB_ADMIN_TOKEN as unset, and says where a short token came from", () => {
     expect(serveConfig({}, { RPMLAB_ADMIN_TOKEN: "" }).adminToken).toBeUndefined();
     expect(() => serveConfig({}, { RPMLAB_ADMIN_TOKEN: "short" })).toThrow(
