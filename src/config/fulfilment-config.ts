@@ -86,31 +86,51 @@ export interface FulfilmentConfig {
   readonly carriers: readonly Carrier[];
 }
 
-const range = z.string().transform((text, ctx) => {
-  const parsed = parseDurationRange(text);
-  if (parsed === undefined) {
-    ctx.addIssue({
-      code: "custom",
-      message: `"${text}" is not a duration or a range of them, e.g. 4h, 1.5d, 2d..5d (units ms, s, m, h, d)`,
-    });
-    return z.NEVER;
-  }
-  return parsed;
-});
+const RANGE_EXAMPLE = "e.g. 4h, 1.5d, 2d..5d (units ms, s, m, h, d)";
 
-const intRange = z.union([z.number(), z.string()]).transform((value, ctx) => {
-  const m = /^(\d+)(?:\.\.(\d+))?$/.exec(String(value).trim());
-  const min = Number(m?.[1]);
-  const max = Number(m?.[2] ?? m?.[1]);
-  if (m === null || min < 1 || max < min || max > 50) {
-    ctx.addIssue({
-      code: "custom",
-      message: `"${value}" is not a whole number or range from 1 to 50, e.g. 3 or 2..5`,
-    });
-    return z.NEVER;
-  }
-  return { min, max };
-});
+// zod's own type errors ("Invalid input: expected string, received number") say nothing a
+// platform team writing `in_transit: 5` in YAML can act on: each schema says what it takes.
+const range = z
+  .string({
+    error: (issue) =>
+      `${shown(issue.input)} is not a duration or a range of them, ${RANGE_EXAMPLE}`,
+  })
+  .transform((text, ctx) => {
+    const parsed = parseDurationRange(text);
+    if (parsed === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        message: `"${text}" is not a duration or a range of them, ${RANGE_EXAMPLE}`,
+      });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+
+const INT_RANGE_EXPECTED = "a whole number or range from 1 to 50, e.g. 3 or 2..5";
+
+const intRange = z
+  .union([z.number(), z.string()], {
+    error: (issue) => `${shown(issue.input)} is not ${INT_RANGE_EXPECTED}`,
+  })
+  .transform((value, ctx) => {
+    const m = /^(\d+)(?:\.\.(\d+))?$/.exec(String(value).trim());
+    const min = Number(m?.[1]);
+    const max = Number(m?.[2] ?? m?.[1]);
+    if (m === null || min < 1 || max < min || max > 50) {
+      ctx.addIssue({
+        code: "custom",
+        message: `"${value}" is not ${INT_RANGE_EXPECTED}`,
+      });
+      return z.NEVER;
+    }
+    return { min, max };
+  });
+
+/** A value as the error shows it: YAML's `5` and `"5"` read differently, so say which. */
+function shown(value: unknown): string {
+  return typeof value === "string" ? `"${value}"` : String(JSON.stringify(value) ?? value);
+}
 
 const probability = z
   .number({ error: "must be a number from 0 to 1" })
@@ -119,6 +139,9 @@ const probability = z
 
 const SEED_EXPECTED = "an integer or a non-empty string";
 const SEED_RANGE = "an integer from -9007199254740991 to 9007199254740991 or a non-empty string";
+
+const ATTEMPTS_EXPECTED = "must be a whole number from 1 to 10";
+const CARRIERS_EXPECTED = `must be a list of one or more of ${CARRIERS.join(", ")}, e.g. [ups, usps]`;
 
 const FulfilmentFile = z.strictObject({
   // As a scenario's seed: (and --seed): a number YAML could not keep exactly (past 2^53-1, it
@@ -134,7 +157,9 @@ const FulfilmentFile = z.strictObject({
       { error: SEED_EXPECTED },
     )
     .transform(String),
-  time_scale: z.number().positive("must be a number greater than 0"),
+  time_scale: z
+    .number({ error: "must be a number greater than 0" })
+    .positive("must be a number greater than 0"),
   tracking_base_url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
   durations: z.strictObject({
     restock: range,
@@ -144,7 +169,10 @@ const FulfilmentFile = z.strictObject({
     out_for_delivery: range,
     reattempt: range,
     pickup: range,
-    duplicate_cleanup: z.union([z.literal("off"), range]),
+    duplicate_cleanup: z.union([z.literal("off"), range], {
+      error: (issue) =>
+        `${shown(issue.input)} is not off, a duration or a range of them, ${RANGE_EXAMPLE}`,
+    }),
   }),
   in_transit_scans: intRange,
   probabilities: z.strictObject({
@@ -153,8 +181,13 @@ const FulfilmentFile = z.strictObject({
     delivery_issue_signature: probability,
     carrier_hold: probability,
   }),
-  max_delivery_attempts: z.int().min(1).max(10),
-  carriers: z.array(z.enum(CARRIERS)).min(1),
+  max_delivery_attempts: z
+    .int({ error: ATTEMPTS_EXPECTED })
+    .min(1, ATTEMPTS_EXPECTED)
+    .max(10, ATTEMPTS_EXPECTED),
+  carriers: z
+    .array(z.enum(CARRIERS, { error: CARRIERS_EXPECTED }), { error: CARRIERS_EXPECTED })
+    .min(1, CARRIERS_EXPECTED),
 });
 
 /** A bad setting: its key's path under `fulfilment`, and what is wrong. */
@@ -188,17 +221,30 @@ export function checkFulfilmentConfig(
   if (!result.success) {
     return {
       // An unknown key at its own path, as a scenario's other unknown keys are (scenario/load.ts).
-      problems: result.error.issues.flatMap((i) =>
-        i.code === "unrecognized_keys"
-          ? i.keys.map((key) => ({
-              path: ["fulfilment", ...i.path.map(String), key],
-              message: "unknown key",
-            }))
-          : [{ path: ["fulfilment", ...i.path.map(String)], message: i.message }],
+      problems: distinct(
+        result.error.issues.flatMap((i) =>
+          i.code === "unrecognized_keys"
+            ? i.keys.map((key) => ({
+                path: ["fulfilment", ...i.path.map(String), key],
+                message: "unknown key",
+              }))
+            : [{ path: ["fulfilment", ...i.path.map(String)], message: i.message }],
+        ),
       ),
     };
   }
   return { config: toConfig(result.data) };
+}
+
+/** zod may report one key twice (a wrong type, then a check on it) with the same message. */
+function distinct(problems: FulfilmentProblem[]): FulfilmentProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.path.join(".")}\n${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function toConfig(f: z.output<typeof FulfilmentFile>): FulfilmentConfig {

@@ -87,6 +87,33 @@ describe("fulfilment configuration", () => {
     expect(serve.fulfilment).toMatchObject({ seed: "demo", maxDeliveryAttempts: 1 });
   });
 
+  it("says what a key takes when its value is of the wrong type, not zod's 'Invalid input'", () => {
+    const error = configError(() =>
+      fulfilmentConfig({
+        time_scale: "fast",
+        durations: { in_transit: 5, duplicate_cleanup: 3 },
+        in_transit_scans: true,
+        max_delivery_attempts: 2.5,
+        carriers: "ups",
+      }),
+    );
+    for (const key of [
+      "fulfilment.time_scale: must be a number greater than 0",
+      "fulfilment.durations.in_transit: 5 is not a duration or a range of them, e.g. 4h",
+      "fulfilment.durations.duplicate_cleanup: 3 is not off, a duration or a range of them",
+      "fulfilment.in_transit_scans: true is not a whole number or range from 1 to 50",
+      "fulfilment.max_delivery_attempts: must be a whole number from 1 to 10",
+      "fulfilment.carriers: must be a list of one or more of ups, fedex, usps",
+    ]) {
+      expect(error.message).toContain(key);
+    }
+    expect(error.message).not.toMatch(/Invalid input|expected (string|number|int|array)/);
+    // An empty value is one problem, said once.
+    expect(configError(() => fulfilmentConfig(fulfilmentAssignments(["carriers="]))).message).toBe(
+      "fulfilment.carriers: must be a list of one or more of ups, fedex, usps, e.g. [ups, usps]",
+    );
+  });
+
   it("reports every problem at once, each named by its key", () => {
     const error = configError(() =>
       fulfilmentConfig({
