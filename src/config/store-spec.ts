@@ -63,6 +63,11 @@ function parsePostgres(spec: string, text: string): StoreSpec {
   try {
     url = new URL(text);
   } catch (cause) {
+    // The URL parser refuses a port past 65535 as it refuses garbage: say which (as --broker does).
+    const port = /^postgres(?:ql)?:\/\/[^/?]*:(\d+)(?:[/?]|$)/.exec(text)?.[1];
+    if (port !== undefined && Number(port) > 65_535) {
+      throw invalid(spec, `the port must be a whole number from 1 to 65535, got "${port}"`, cause);
+    }
     throw invalid(spec, "not a valid URL", cause);
   }
   if (url.hostname === "" && !url.searchParams.has("host")) {

@@ -41,6 +41,13 @@ describe("rpmlab serve configuration", () => {
     );
   });
 
+  it("says a PostgreSQL store's port is out of range rather than 'not a valid URL'", () => {
+    expect(() => serveConfig({ store: "postgres://u:secret@db:99999/lab" }, {})).toThrow(
+      /^invalid store "postgres:\/\/u:\*\*\*@db:99999\/lab": the port must be a whole number from 1 to 65535, got "99999"$/,
+    );
+    expect(fieldOf(() => serveConfig({ store: "postgresql://db:70000" }, {}))).toBe("store");
+  });
+
   it("says when a bad store came from RPMLAB_STORE, which no command line shows", () => {
     expect(() => serveConfig({}, { RPMLAB_STORE: "mysql://x" })).toThrow(
       /^\$RPMLAB_STORE: invalid store "mysql:\/\/x": expected memory/,
