@@ -187,7 +187,7 @@ export function parseEnvironment(text: string): Environment {
   if (value === "production" || value === "prod") return "production";
   throw new RpmlabError(
     "E_CONFIG_INVALID",
-    `environment must be development or production, got "${text}"`,
+    `--environment must be development or production (or dev, prod), got "${text}"`,
     { field: "environment", value: text },
   );
 }

@@ -76,7 +76,11 @@ export function registerAccountsCommand(program: Command, io: CliIo): void {
     .option("--json", "print the account as JSON")
     .action(async (domain: string, state: string, flags: StoreFlags) => {
       if (state !== "on" && state !== "off") {
-        throw new RpmlabError("E_USAGE", `expected on or off, got "${state}"`, { field: "state" });
+        throw new RpmlabError(
+          "E_USAGE",
+          `accounts asr <on|off>: expected on or off, got "${state}"`,
+          { field: "state" },
+        );
       }
       const account = await withLabStore(flags.store, (store) =>
         setAsrEnabled(store, domain, state === "on"),
@@ -95,9 +99,13 @@ export function registerAccountsCommand(program: Command, io: CliIo): void {
     .option("--json", "print the account as JSON")
     .action(async (domain: string, choice: string, flags: StoreFlags) => {
       if (choice !== "send" && choice !== "omit") {
-        throw new RpmlabError("E_USAGE", `expected send or omit, got "${choice}"`, {
-          field: "choice",
-        });
+        throw new RpmlabError(
+          "E_USAGE",
+          `accounts status-metrics <send|omit>: expected send or omit, got "${choice}"`,
+          {
+            field: "choice",
+          },
+        );
       }
       const account = await withLabStore(flags.store, (store) =>
         setOmitStatusMetrics(store, domain, choice === "omit"),

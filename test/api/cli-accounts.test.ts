@@ -214,6 +214,21 @@ describe("rpmlab accounts / keys", () => {
     }
   });
 
+  it("names the option or argument at fault in a bad environment, ASR or status-metrics choice", async () => {
+    const env = await cli("accounts", "create", "acme", "--environment", "staging");
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain(
+      'E_CONFIG_INVALID: --environment must be development or production (or dev, prod), got "staging"',
+    );
+    await cli("accounts", "create", "acme-dev");
+    const asr = await cli("accounts", "asr", "acme-dev", "maybe");
+    expect(asr.stderr).toContain('E_USAGE: accounts asr <on|off>: expected on or off, got "maybe"');
+    const metrics = await cli("accounts", "status-metrics", "acme-dev", "drop");
+    expect(metrics.stderr).toContain(
+      'E_USAGE: accounts status-metrics <send|omit>: expected send or omit, got "drop"',
+    );
+  });
+
   it("revokes the key itself, and nothing for a text that only starts like a key", async () => {
     await cli("accounts", "create", "acme-dev");
     const created = JSON.parse((await cli("keys", "create", "acme-dev", "--json")).stdout);
