@@ -3,21 +3,11 @@
  * peripheral whose discovery responses are malformed (support/att-peripheral.ts): handles that
  * do not advance had noble ask for the same range again and again.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RpmlabError } from "../../src/core/errors.ts";
-import {
-  type Closers,
-  connected as connectedTo,
-  gattServer,
-  pattern,
-  settled,
-} from "./support/att-peripheral.ts";
+import { closedAfterEach, gattServer, pattern, settled } from "./support/att-peripheral.ts";
 
-const closers: Closers = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-const connected = (server: ReturnType<typeof gattServer>) => connectedTo(server, closers);
+const connected = closedAfterEach();
 const hex = (s: string) => Buffer.from(s.replaceAll(" ", ""), "hex");
 
 describe("the gateway's GATT client discovering a peripheral with malformed handles", () => {

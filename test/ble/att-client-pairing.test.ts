@@ -3,20 +3,10 @@
  * peripheral whose GATT server is written in raw ATT (support/att-peripheral.ts) and whose SMP
  * answers as a Just Works responder, or refuses (support/just-works-responder.ts).
  */
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  type Closers,
-  connected as connectedTo,
-  gattServer,
-  pattern,
-  settled,
-} from "./support/att-peripheral.ts";
+import { describe, expect, it } from "vitest";
+import { closedAfterEach, gattServer, pattern, settled } from "./support/att-peripheral.ts";
 
-const closers: Closers = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-const connected = (server: ReturnType<typeof gattServer>) => connectedTo(server, closers);
+const connected = closedAfterEach();
 
 describe("the gateway's GATT client when pairing fails", () => {
   it("fails a read answered Insufficient Authentication once the peripheral refuses pairing, and reads on", async () => {

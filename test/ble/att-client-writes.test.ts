@@ -2,20 +2,10 @@
  * The gateway's GATT client (noble, unmodified, behind the lab's checks) against a peripheral
  * whose GATT server is written in raw ATT (support/att-peripheral.ts): writes and subscriptions.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  type Closers,
-  connected as connectedTo,
-  gattServer,
-  pattern,
-  settled,
-} from "./support/att-peripheral.ts";
+import { describe, expect, it } from "vitest";
+import { closedAfterEach, gattServer, pattern, settled } from "./support/att-peripheral.ts";
 
-const closers: Closers = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-const connected = (server: ReturnType<typeof gattServer>) => connectedTo(server, closers);
+const connected = closedAfterEach();
 
 describe("the gateway's GATT client when a peripheral refuses a write", () => {
   it("fails a write answered Write Not Permitted (0x03) at once, naming the error, and writes on", async () => {

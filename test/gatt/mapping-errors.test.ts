@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { type Profile, profileSchema } from "../../src/catalogue/schema.ts";
-import { type ErrorCode, RpmlabError } from "../../src/core/errors.ts";
+import type { ErrorCode } from "../../src/core/errors.ts";
 import { mappingFor } from "../../src/gatt/mapping.ts";
 import { VENDOR } from "../../src/gatt/uuids.ts";
 import {
@@ -15,19 +15,10 @@ import {
 } from "../../src/gatt/vendor/features.ts";
 import { decodeVendorRecord } from "../../src/gatt/vendor/record.ts";
 import type { MetricRecord, PhysicalReading } from "../../src/readings/types.ts";
+import { refusal } from "../support/refusal.ts";
 
 const catalogue = Catalogue.load();
 const T = Date.UTC(2024, 9, 16, 4, 10);
-
-function refusal(run: () => unknown): RpmlabError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof RpmlabError) return error;
-    throw error;
-  }
-  throw new Error("expected an RpmlabError");
-}
 
 function expectRefusal(run: () => unknown, code: ErrorCode, field: string): void {
   const error = refusal(run);

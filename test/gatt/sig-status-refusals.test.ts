@@ -5,22 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
-import { RpmlabError } from "../../src/core/errors.ts";
 import { valuesSayClockNotSet } from "../../src/gatt/clock-not-set.ts";
 import { mappingFor } from "../../src/gatt/mapping.ts";
 import { SIG } from "../../src/gatt/uuids.ts";
+import { refusal } from "../support/refusal.ts";
 
 const catalogue = Catalogue.load();
-
-function refusal(run: () => unknown): RpmlabError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof RpmlabError) return error;
-    throw error;
-  }
-  throw new Error("expected an RpmlabError");
-}
 
 /** 2024-10-16 04:10:00 as a GSS Date Time. */
 const DATE_TIME = [0xe8, 0x07, 10, 16, 4, 10, 0];

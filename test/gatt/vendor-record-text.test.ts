@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
-import { RpmlabError } from "../../src/core/errors.ts";
 import { mappingFor } from "../../src/gatt/mapping.ts";
 import { decodeVendorRecord } from "../../src/gatt/vendor/record.ts";
+import { refusal } from "../support/refusal.ts";
 
 const catalogue = Catalogue.load();
 const profile = catalogue.get("Vendor Inhaler Sensor");
@@ -38,16 +38,6 @@ function inhalerRecord(): { value: Uint8Array; serialAt: number } {
   const serialAt = value.findIndex((_, i) => text.every((b, j) => value[i + j] === b));
   expect(value[serialAt - 1]).toBe(SERIAL.length);
   return { value, serialAt };
-}
-
-function refusal(run: () => unknown): RpmlabError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof RpmlabError) return error;
-    throw error;
-  }
-  throw new Error("expected an RpmlabError");
 }
 
 describe("Vendor Record text filter param that is not UTF-8", () => {

@@ -3,7 +3,7 @@
  * lab's virtual devices do not (Vol 3 Part F §3.4), and the gateway's central (noble,
  * unmodified, behind the lab's checks) connected to it.
  */
-import { expect } from "vitest";
+import { afterEach, expect } from "vitest";
 import { VirtualController } from "../../../src/ble/controller/virtual-controller.ts";
 import { H4, OP } from "../../../src/ble/hci/constants.ts";
 import { type CentralLink, NobleCentral } from "../../../src/ble/hosts/central.ts";
@@ -185,6 +185,20 @@ export function gattServer(
     return att(0x02, le16(rx));
   };
   return { state, answer, exchangeMtu };
+}
+
+/**
+ * `connected` for a test file: every link its tests open is closed after each test, in the
+ * reverse order it was opened.
+ */
+export function closedAfterEach(): (
+  server: ReturnType<typeof gattServer>,
+) => ReturnType<typeof connected> {
+  const closers: Closers = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+  return (server) => connected(server, closers);
 }
 
 /** The gateway's central connected to a scripted peripheral answering with `server`. */
