@@ -11,15 +11,17 @@ import type { ShipmentRow } from "../store/types-shipments.ts";
  * the patient's gateway while that gateway was still in the mail (or held at a facility), or
  * that a replacement gateway carries. A device billing already keeps its period (open() keeps
  * an open one): a replacement never stops or restarts it. Returns the candidates in use now.
+ * `boxes` is the delivery's own (AccountBoxes of `delivered`), shared with the caller so the
+ * account's boxes are read once per delivery.
  */
 export async function startBilling(
   tx: StoreRepositories,
+  boxes: AccountBoxes,
   delivered: ShipmentRow,
   via: "doorstep" | "pickup",
   at: Ms,
 ): Promise<DeviceRow[]> {
   const { accountId } = delivered;
-  const boxes = new AccountBoxes(tx, accountId, delivered);
   const candidates = [delivered.deviceId];
   if (delivered.shipsGateway === true && delivered.hardwareUuid !== null) {
     const { rows } = await tx.devices.list(accountId, {

@@ -288,8 +288,8 @@ async function handOver(
   at: Ms,
 ): Promise<void> {
   const { accountId } = shipment;
-  const inUse = await startBilling(tx, shipment, via, at);
   const boxes = new AccountBoxes(tx, accountId, shipment);
+  const inUse = await startBilling(tx, boxes, shipment, via, at);
   let devices: DeviceRow[];
   if (shipment.kind === "device") {
     // Its device (ship_gateway_only: the one the patient has, in use once its gateway is here),
