@@ -12,9 +12,8 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { NODE_FLAGS } from "./_node-flags.ts";
 
-/** As on bin/rpmlab's line 2. */
-const NODE_FLAGS = ["--max-semi-space-size=64"];
 const dir = fileURLToPath(new URL(".", import.meta.url));
 const args = process.argv.slice(2);
 const firstOption = args.findIndex((a) => a.startsWith("-"));

@@ -1,7 +1,11 @@
 /**
  * Webhook benchmark (issue 4 §1). Prints figures, asserts nothing.
  *
- *   node --import tsx test/bench/webhooks.ts [deliveries] [seconds-at-1000-readings/s]
+ *   npm run bench -- webhooks
+ *   node --max-semi-space-size=64 --import tsx test/bench/webhooks.ts [deliveries] [seconds-at-1000-readings/s]
+ *
+ * Started with plain `node`, it runs on V8's default young generation, not bin/rpmlab's, and
+ * says so first (_node-flags.ts).
  *
  * 1. Throughput: measurement webhooks delivered per second by the dispatcher to a local receiver
  *    (a plain node:http server in a worker thread answering 200), from deliveries waiting in a
@@ -49,6 +53,7 @@ import { dispatchStoreFor } from "../../src/webhooks/dispatch-stores.ts";
 import { WebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { measurementWebhookRecord } from "../../src/webhooks/payloads/measurement.ts";
 import { createWebhookSender } from "../../src/webhooks/sender.ts";
+import { missingNodeFlags } from "./_node-flags.ts";
 import { ReadyDeliveries, readyDelivery } from "./_ready-deliveries.ts";
 import { ReceiverThread } from "./_receiver-thread.ts";
 
@@ -236,6 +241,8 @@ async function storeFloor(store: Store, accountId: string, body: string, count: 
   return cpuMicros(process.cpuUsage(used)) / count;
 }
 
+const flagsNote = missingNodeFlags();
+if (flagsNote !== undefined) console.log(flagsNote);
 const receiver = new ReceiverThread();
 await receiver.start();
 const dir = mkdtempSync(join(tmpdir(), "rpmlab-bench-webhooks-"));
