@@ -213,6 +213,7 @@ function description(config: ApiConfig): string {
     "Decisions where the specification is silent:",
     "",
     "- **Auth**: `Authorization: Api-Key <key>`, scheme case-sensitive. 401 for a missing header, another scheme or spelling, or an unknown, malformed or revoked key. 403 for a valid key on another client domain (or one that does not exist) or of another environment: an account is one environment; keys carry it (`rpm_dev_…`, `rpm_prod_…`); a team uses one client domain per environment.",
+    "- **HEAD**: every GET path answers HEAD too, with the status and headers its GET would have and no body (RFC 9110 §9.3.2); those are not listed path by path. `HEAD /lab/v1/events/` is listed: it answers the stream's headers and ends, opening no stream. `unlink-gateway/{id}/` refuses HEAD (405), since its GET unlinks.",
     "- **Trailing slash**: a known path without its slash answers 301 to the slashed URL (query kept), before authentication.",
     '- **Errors**: `{"detail": "…"}`; 400 keyed by field, Django REST framework style (nested fields nest, whole-body problems under `non_field_errors`); 405 with Allow; 413 for a body over 1 MiB; 414 for a path segment over 1000 characters; 415 for a body that is not JSON; 500 with a `request_id` (also in the X-Request-Id header and the server log).',
     '- **Duplicate external_id** on POST hwi-patients: 400 `{"external_id": ["patient with this external id already exists."]}`, as a DRF unique field answers; the lookup ignores case.',

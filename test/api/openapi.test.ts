@@ -31,8 +31,15 @@ const PATIENT = "/clients/{clientDomain}/hwi/hwi-patients/{externalId}/";
 describe("OpenAPI document", () => {
   let lab: Lab;
   let doc: Doc;
+  /** Every route the app serves, as Fastify registered it (collected before the app is ready). */
+  const served: { method: string; url: string; hidden: boolean }[] = [];
   beforeAll(async () => {
     lab = await makeLab();
+    lab.app.addHook("onRoute", (route) => {
+      for (const method of [route.method].flat()) {
+        served.push({ method, url: route.url, hidden: route.schema?.hide === true });
+      }
+    });
     const res = await lab.app.inject({ method: "GET", url: "/docs/json" });
     expect(res.statusCode).toBe(200);
     doc = res.json();
@@ -97,6 +104,54 @@ describe("OpenAPI document", () => {
     }
     const clientPaths = Object.keys(doc.paths).filter((p) => !p.startsWith("/lab/"));
     expect(clientPaths.sort()).toEqual(Object.keys(expected).sort());
+  });
+
+  it("documents every route the app serves, and none it does not", () => {
+    const path = (url: string) => url.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([p, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`),
+      ),
+    );
+    const visible = served.filter((r) => !r.hidden);
+    // The explorer and the dashboard page are hidden on purpose; the API is all there.
+    expect(visible.some((r) => r.url.startsWith("/lab/v1/"))).toBe(true);
+    for (const { method, url } of visible) {
+      const operation = `${method} ${path(url)}`;
+      // The HEAD Fastify derives from a GET answers the GET's headers: the description says
+      // so once, rather than one more operation per path.
+      if (method === "HEAD" && !documented.has(operation)) {
+        expect(documented, operation).toContain(`GET ${path(url)}`);
+        continue;
+      }
+      expect(documented, operation).toContain(operation);
+    }
+    const servedOperations = new Set(visible.map((r) => `${r.method} ${path(r.url)}`));
+    for (const operation of documented) expect(servedOperations, operation).toContain(operation);
+    expect(doc.info.description).toContain("**HEAD**");
+  });
+
+  it("documents HEAD /lab/v1/events/, which opens no stream, as its own operation", async () => {
+    const head = doc.paths["/lab/v1/events/"]!.head as Operation & { description: string };
+    expect(head).toBeDefined();
+    expect(head.operationId).toBe("headLabV1Events");
+    expect(head.security).toEqual([{ AdminToken: [] }]);
+    expect(head.description).toContain("no stream");
+    // A HEAD response has no body; its headers are what it answers.
+    expect(head.responses["200"]!.content).toBeUndefined();
+    expect(head.responses["200"]!.headers).toHaveProperty("Content-Type");
+    expect(Object.keys(head.responses).sort()).toEqual(["200", "401", "403"]);
+    // And it answers as documented.
+    const res = await lab.app.inject({
+      method: "HEAD",
+      url: "/lab/v1/events/",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+    expect(res.body).toBe("");
+    const refused = await lab.app.inject({ method: "HEAD", url: "/lab/v1/events/" });
+    expect(refused.statusCode).toBe(401);
   });
 
   it("states the decisions the spec leaves open, globally and per route", () => {

@@ -11,6 +11,7 @@ const CLOCK_EVERY_MS = 1000;
  * `dropped` event): a stalled browser tab must not hold the lab's memory.
  */
 const MAX_UNREAD_BYTES = 256 * 1024;
+const STREAM_TYPE = "text/event-stream; charset=utf-8";
 
 /**
  * GET /lab/v1/events/: the lab's live feed as Server-Sent Events (the WHATWG HTML standard,
@@ -29,9 +30,12 @@ export const labEventsRoutes: RoutePlugin = async (app, ctx) => {
     for (const response of open) response.end();
   });
 
+  // HEAD has a route of its own (below), documented: Fastify's derived one is left out of the
+  // OpenAPI document, and would open a stream a HEAD response can never end.
   app.get(
     "/events/",
     {
+      exposeHeadRoute: false,
       schema: {
         tags: ["lab"],
         security: [{ AdminToken: [] }],
@@ -52,19 +56,7 @@ export const labEventsRoutes: RoutePlugin = async (app, ctx) => {
     async (request, reply) => {
       const response = reply.raw;
       reply.hijack();
-      response.writeHead(200, {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-store",
-        // nginx and its kind buffer responses unless told not to.
-        "x-accel-buffering": "no",
-        "x-request-id": request.id,
-      });
-      // HEAD (Fastify answers it with this GET route): the headers, and no stream to follow —
-      // node drops a HEAD response's body, so frames would never end it.
-      if (request.method === "HEAD") {
-        response.end();
-        return;
-      }
+      response.writeHead(200, streamHeaders(request.id));
       open.add(response);
       let dropped = 0;
       const full = () => response.writableLength > MAX_UNREAD_BYTES;
@@ -96,7 +88,52 @@ export const labEventsRoutes: RoutePlugin = async (app, ctx) => {
       tick();
     },
   );
+
+  // A probe (a proxy's health check, `curl -I`) learns what GET would answer without a stream:
+  // node drops a HEAD response's body, so frames would never end it (RFC 9110 §9.3.2).
+  app.head(
+    "/events/",
+    {
+      // @fastify/swagger leaves HEAD routes out unless told; this one behaves unlike its GET.
+      config: { swagger: { exposeHeadRoute: true } },
+      schema: {
+        tags: ["lab"],
+        security: [{ AdminToken: [] }],
+        summary: "Live feed's headers, no stream",
+        description:
+          "What GET /lab/v1/events/ answers before its first event — status and headers — and nothing more: the response ends at once, no stream is opened.",
+        response: {
+          200: {
+            type: "null",
+            description: "The stream's headers, no body.",
+            headers: {
+              "Content-Type": { type: "string", const: STREAM_TYPE },
+              "Cache-Control": { type: "string", const: "no-store" },
+            },
+          },
+          401: DETAIL_SCHEMA,
+          403: DETAIL_SCHEMA,
+        },
+      },
+    },
+    async (request, reply) => {
+      reply.hijack();
+      reply.raw.writeHead(200, streamHeaders(request.id));
+      reply.raw.end();
+    },
+  );
 };
+
+/** What GET answers before its first frame, and HEAD alone. */
+function streamHeaders(requestId: string): Record<string, string> {
+  return {
+    "content-type": STREAM_TYPE,
+    "cache-control": "no-store",
+    // nginx and its kind buffer responses unless told not to.
+    "x-accel-buffering": "no",
+    "x-request-id": requestId,
+  };
+}
 
 /** One event: its type as the event name, the rest as one line of JSON. */
 function frame(event: FeedEvent): string {
