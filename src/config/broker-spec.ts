@@ -3,7 +3,7 @@ import { RpmlabError } from "../core/errors.ts";
 /**
  * The MQTT broker boundary's spec strings (DESIGN.md, "Boundaries"): `embedded` (aedes in this
  * process on the standard port), `embedded:PORT` (0: any free port), or an external broker by
- * URL, `mqtt://host[:port]` / `mqtts://host[:port]`.
+ * URL, `mqtt://[user:password@]host[:port]` / `mqtts://…`, with no path, query or fragment.
  */
 export type BrokerSpec =
   | { readonly kind: "embedded"; readonly port: number }
@@ -54,6 +54,21 @@ function parseUrl(spec: string, text: string): BrokerSpec {
   if (url.pathname !== "" && url.pathname !== "/") {
     throw invalid(spec, `an MQTT broker URL has no path, got "${url.pathname}"`);
   }
+  // MQTT.js reads a query's clientId over the client id it is given: every client of the lab
+  // (ingestion, downlinks, gateways) would connect under that one id and take each other's
+  // session ([MQTT-3.1.4-2]). Its other keys were silently dropped. The URL carries the host,
+  // port and credentials; the rest is the lab's (README "Broker").
+  if (url.search !== "" || text.includes("?")) {
+    const keys = [...new Set(url.searchParams.keys())].filter((k) => k !== "");
+    const got = keys.length === 0 ? "an empty one" : keys.map((k) => `"${k}"`).join(", ");
+    throw invalid(
+      spec,
+      `an MQTT broker URL takes no query, got ${got}: client ids and session options are the lab's, set per client`,
+    );
+  }
+  if (url.hash !== "" || text.includes("#")) {
+    throw invalid(spec, `an MQTT broker URL takes no fragment, got "${url.hash || "#"}"`);
+  }
   return { kind: "external", url: text, tls: url.protocol === "mqtts:" };
 }
 
@@ -65,9 +80,17 @@ export function withoutCredentials(url: string): string {
   return url.replace(/^(mqtts?:\/\/)[^/@]*@/, "$1");
 }
 
-/** The spec string with any password replaced, for messages and logs. */
+/**
+ * The spec string with any password replaced, for messages and logs; a query's values too (a
+ * refused `?password=…` must not be echoed).
+ */
 export function redactBrokerSpec(spec: string): string {
-  return spec.replace(/^(mqtts?:\/\/[^:/@]*):[^@/]*@/, "$1:***@");
+  const query = spec.indexOf("?");
+  const redacted =
+    query < 0
+      ? spec
+      : spec.slice(0, query) + spec.slice(query).replace(/([?&][^=&#]*=)[^&#]*/g, "$1***");
+  return redacted.replace(/^(mqtts?:\/\/[^:/@]*):[^@/]*@/, "$1:***@");
 }
 
 function invalid(spec: string, why: string, cause?: unknown): RpmlabError {

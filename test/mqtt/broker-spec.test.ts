@@ -50,6 +50,33 @@ describe("broker spec strings (DESIGN.md Boundaries)", () => {
     }
   });
 
+  it("refuses a query or a fragment, naming the keys (MQTT.js would give every client the query's clientId)", () => {
+    for (const [spec, why] of [
+      ["mqtt://127.0.0.1:1883?clientId=x", /takes no query, got "clientId"/],
+      ["mqtt://127.0.0.1:1883/?clean=false&keepalive=5", /got "clean", "keepalive"/],
+      ["mqtt://127.0.0.1:1883?", /takes no query, got an empty one/],
+      ["mqtts://broker.example:8883#tls", /takes no fragment, got "#tls"/],
+    ] as const) {
+      let error: unknown;
+      try {
+        parseBrokerSpec(spec);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, spec).toBeInstanceOf(RpmlabError);
+      expect((error as RpmlabError).message, spec).toMatch(/^invalid broker "/);
+      expect((error as RpmlabError).message, spec).toMatch(why);
+      expect((error as RpmlabError).details).toMatchObject({ field: "broker" });
+    }
+    // The keys are named, their values never shown (a query may carry a password).
+    const message = errorOf(() =>
+      parseBrokerSpec("mqtt://svc:s3cret@127.0.0.1:1883?clientId=ingest&password=hunter2"),
+    );
+    expect(message).toContain('got "clientId", "password"');
+    expect(message).not.toMatch(/hunter2|s3cret|ingest/);
+    expect(() => createBroker("mqtt://127.0.0.1:1883?clientId=x")).toThrow(/takes no query/);
+  });
+
   it("never shows a password", () => {
     expect(redactBrokerSpec("mqtts://user:secret@broker.example:8883")).toBe(
       "mqtts://user:***@broker.example:8883",
@@ -76,3 +103,12 @@ describe("broker spec strings (DESIGN.md Boundaries)", () => {
     expect(external.sharedSubscriptions).toBe(true);
   });
 });
+
+function errorOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error("expected an error");
+}
