@@ -1,7 +1,7 @@
 import mqtt from "mqtt";
-import { Lab, type LabInfo } from "../../src/app/lab.ts";
+import { Lab, type LabDeps, type LabInfo } from "../../src/app/lab.ts";
 import { serveConfig } from "../../src/config/serve-config.ts";
-import { createLogger } from "../../src/core/logger.ts";
+import { createLogger, type Logger } from "../../src/core/logger.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { LabApi } from "../support/lab-api.ts";
 
@@ -20,13 +20,22 @@ export class ServeLab {
     this.api = new LabApi(info);
   }
 
-  /** On `port` (default: a free one), e.g. the port of a lab stopped before: a restart. */
-  static async start(clock: VirtualClock, broker = "embedded:0", port = 0): Promise<ServeLab> {
+  /**
+   * On `port` (default: a free one), e.g. the port of a lab stopped before: a restart. `logger`
+   * (default silent) hears what the lab logs; `deps` open its store (to see or seed it).
+   */
+  static async start(
+    clock: VirtualClock,
+    broker = "embedded:0",
+    port = 0,
+    options: { readonly logger?: Logger; readonly deps?: LabDeps } = {},
+  ): Promise<ServeLab> {
     const config = serveConfig(
       { store: "memory", broker, port: String(port), adminToken: "gateway-e2e-admin-token" },
       {},
     );
-    const lab = new Lab(config, createLogger({ level: "silent" }), clock);
+    const logger = options.logger ?? createLogger({ level: "silent" });
+    const lab = new Lab(config, logger, clock, options.deps);
     return new ServeLab(lab, await lab.start());
   }
 
