@@ -213,7 +213,12 @@ export class DeviceActivation {
   }
 }
 
-/** Another activation may have filled the gateway since checkHardware looked: the same 400. */
+/**
+ * Another activation may have filled the gateway since checkHardware looked: the same 400. The
+ * count holds until this transaction commits because the store runs its transactions one at a
+ * time (BEGIN IMMEDIATE on SQLite, an advisory lock on PostgreSQL: postgres-dialect.ts), so two
+ * racing activations cannot both take the last entry (test: whitelist-room section, on each store).
+ */
 async function recheckWhitelistRoom(
   tx: StoreRepositories,
   accountId: string,

@@ -30,9 +30,10 @@ export interface AdoptionResult {
  * A gateway serves one account: if it is already associated, only that account's devices are
  * adopted; otherwise the account of the earliest waiting device wins, and devices of any other
  * account stay Unknown Gateway ID. The whitelist holds at most WHITELIST_MAX devices (activation
- * refuses more, whitelist-room.ts, but devices activated before that rule, or racing on
- * PostgreSQL, may wait in excess): the oldest are adopted up to the limit, the rest stay Unknown
- * Gateway ID and are reported as crowdedOut, so every whitelist sent still fits the downlink.
+ * refuses more, whitelist-room.ts, even when activations race: transactions run one at a time per
+ * store; but devices activated before that rule may wait in excess): the oldest are adopted up to
+ * the limit, the rest stay Unknown Gateway ID and are reported as crowdedOut, so every whitelist
+ * sent still fits the downlink.
  */
 export class GatewayAdoption {
   constructor(private readonly deps: DeviceServiceDeps) {}

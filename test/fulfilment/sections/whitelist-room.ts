@@ -56,6 +56,33 @@ export function whitelistRoomSection(env: FulfilmentEnv): void {
       await activate(env, { device: { name: "Vendor Cellular BPM", hardware_uuid: IMEI } });
     });
 
+    // Each activation checks the room again inside its transaction; on PostgreSQL, with a pool of
+    // connections, those transactions run at the same time unless the check holds a lock.
+    for (const known of [true, false]) {
+      it(`lets only as many racing activations through as there is room (${known ? "known gateway" : "devices waiting for an unknown one"})`, async () => {
+        if (known) await knownGateway(env);
+        const ROOM = 2;
+        for (let n = 0; n < WHITELIST_MAX - ROOM; n++) await activate(env, inhalerOn(GW, n));
+        const racing = Array.from({ length: 6 }, (_, i) =>
+          env.services.activation.activate(env.account.id, inhalerOn(GW, 1000 + i)),
+        );
+        const outcomes = await Promise.allSettled(racing);
+        const created = outcomes.filter((o) => o.status === "fulfilled");
+        expect(created).toHaveLength(ROOM);
+        for (const o of outcomes) {
+          if (o.status === "rejected") {
+            expect(o.reason).toMatchObject({ code: "E_API_VALIDATION" });
+            expect((o.reason as { details: { fields: unknown } }).details.fields).toHaveProperty(
+              "device.hardware_uuid",
+            );
+          }
+        }
+        const onGateway = await env.store.devices.findAllByHardware([GW]);
+        expect(onGateway).toHaveLength(WHITELIST_MAX);
+        if (known) expect(await env.store.whitelist.list(GW)).toHaveLength(WHITELIST_MAX);
+      });
+    }
+
     it("counts the devices waiting for an unknown gateway, and adopts no more than fit", async () => {
       await fill(env, GW);
       const refused = await fieldErrors(activate(env, inhalerOn(GW, WHITELIST_MAX)));
