@@ -84,9 +84,10 @@ export async function startIngest(deps: LabIngestDeps): Promise<void> {
     services.adoption
       .adoptAll(statuses.map((s) => s.gateway.gatewayUuid))
       .then((results) => {
-        for (const { gatewayUuid, crowdedOut } of results) {
-          if (crowdedOut.length === 0) continue;
+        for (const [i, { gatewayUuid, crowdedOut }] of results.entries()) {
           // The whitelist is full (64): these stay Unknown Gateway ID until devices are unlinked.
+          // Said at each check-in (README "Devices"); a last will is the gateway leaving, not one.
+          if (crowdedOut.length === 0 || !statuses[i]!.online) continue;
           logger.warn(
             { gateway: gatewayUuid, devices: crowdedOut.map((d) => d.id), max: WHITELIST_MAX },
             "gateway whitelist full: devices left waiting",
