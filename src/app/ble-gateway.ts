@@ -60,7 +60,7 @@ export class NobleBle implements GatewayBle {
       this.capture = new BtsnoopWriter(fileSink(this.options.btsnoop), () => clock.now());
       this.capture.add(this.backend.tap);
     }
-    this.central = await NobleCentral.open(this.backend.factory);
+    this.central = await NobleCentral.open(this.backend.factory, clock);
     void this.loop(this.central, host);
   }
 

@@ -70,7 +70,7 @@ async function visit(central: NobleCentral, req: GatewayRequest): Promise<void> 
 
 async function main(): Promise<void> {
   const { factory } = await workerSockets();
-  const central = await NobleCentral.open(factory);
+  const central = await NobleCentral.open(factory, clock);
   let queue = Promise.resolve();
   port.on("message", (m: GatewayRequest) => {
     if (typeof m !== "object" || m === null || m.type !== "visit") return;

@@ -32,7 +32,7 @@ export async function startDevice(profile: Profile, serial: string) {
 }
 
 export async function startCentral(name: string) {
-  return await NobleCentral.open(sockets(name));
+  return await NobleCentral.open(sockets(name), clock);
 }
 
 export function load(): string {

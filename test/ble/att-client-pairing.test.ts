@@ -137,3 +137,70 @@ describe("the gateway's GATT client when the peripheral asks for security", () =
     expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 10));
   }, 30_000);
 });
+
+describe("the gateway's GATT client when the peripheral stalls pairing (SMP timeout)", () => {
+  it("fails the refused read naming the SMP timeout 30 s after its Pairing Request, and pairs no more on the link", async () => {
+    const server = gattServer(256, pattern(20, 14));
+    const { clock, link, sendSmp, pairing } = await connected(server);
+    pairing.mode = "silent";
+    server.state.readError = 0x05;
+    // noble had no Security Manager Timer: a responder that never answered its Pairing Request
+    // left the read, and every request behind it, waiting for ever. A procedure not completed
+    // within 30 s has failed (Core Vol 3 Part H §3.4), timed on the lab's clock.
+    const reading = link.read("FFF1");
+    expect(await settled(clock, reading, 29_000)).toBe("pending");
+    expect(pairing.pairingRequests).toBe(1);
+    const refused = await settled(clock, reading, 2000);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(
+      /read FFF1: ATT error 0x05 \(Insufficient Authentication\): SMP timeout: pairing not completed within 30 s/,
+    );
+
+    // No further SMP command on that link (§3.4): a later refusal fails at once, naming the
+    // timeout, and the peripheral's Security Request starts nothing.
+    const sent = pairing.received.length;
+    server.state.readError = 0x05;
+    const again = await settled(clock, link.read("FFF1"));
+    expect((again as Error).message).toMatch(/ATT error 0x05 .*SMP timeout/);
+    sendSmp(Buffer.from([0x0b, 0x01]));
+    await clock.run({ until: clock.now() + 2000 });
+    expect(pairing.received.length).toBe(sent);
+    // Reads that need no security go on.
+    expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 14));
+    expect(link.connected).toBe(true);
+  }, 30_000);
+
+  it("restarts the timer at each SMP command it sends: a responder slow at every step but within 30 s pairs", async () => {
+    const server = gattServer(256, pattern(20, 15));
+    const { clock, link, sendSmp, pairing } = await connected(server);
+    pairing.mode = "held";
+    server.state.readError = 0x05;
+    const reading = link.read("FFF1");
+    // Pairing Response, Confirm and Random each 25 s after the command they answer: 75 s in
+    // all, but never 30 s since the initiator's last command (§3.4).
+    for (let step = 0; step < 3; step++) {
+      expect(await settled(clock, reading, 25_000)).toBe("pending");
+      expect(pairing.held).toHaveLength(1);
+      sendSmp(pairing.held.shift()!);
+    }
+    expect(await settled(clock, reading)).toEqual(pattern(20, 15));
+    expect(pairing.stk).toBeDefined();
+    expect(link.connected).toBe(true);
+  }, 30_000);
+
+  it("stops the timer when the peripheral refuses pairing: a Security Request 40 s later pairs", async () => {
+    const server = gattServer(256, pattern(20, 16));
+    const { clock, link, sendSmp, pairing } = await connected(server);
+    sendSmp(Buffer.from([0x0b, 0x01]));
+    await clock.run({ until: clock.now() + 40_000 });
+    expect(pairing.pairingRequests).toBe(1);
+    // Pairing Failed ended that procedure (§3.4: the timer stops when it completes); a timer
+    // left running would have called the link's SMP timed out and ignored this request.
+    pairing.mode = "just-works";
+    sendSmp(Buffer.from([0x0b, 0x01]));
+    await clock.run({ until: clock.now() + 2000 });
+    expect(pairing.pairingRequests).toBe(2);
+    expect(pairing.stk).toBeDefined();
+    expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 16));
+  }, 30_000);
+});

@@ -111,7 +111,7 @@ describe("noble and bleno in process on a VirtualClock", () => {
     const peripheral = await BlenoPeripheral.open(cuff.factory, clock);
     closers.push(() => peripheral.quiesce());
     await peripheral.serve(device.services());
-    const central = await NobleCentral.open(sockets("hub", 0).factory);
+    const central = await NobleCentral.open(sockets("hub", 0).factory, clock);
     closers.push(() => central.quiesce());
     await peripheral.advertiseData(
       advertisingData(profile),

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { nobleMultiRole } from "../../config/noble-env.ts";
 import { guardGattWrites } from "./att-client-writes.ts";
 import { discoveryFault, noteDiscoveryFault } from "./att-discovery-guard.ts";
-import { AttError } from "./att-errors.ts";
+import { attFailure } from "./att-errors.ts";
 import { agreedMtu } from "./att-mtu-exchange.ts";
 import type { NobleGatt } from "./noble-gatt.ts";
 import { guardPairing, noteRefusal } from "./noble-pairing.ts";
@@ -111,7 +111,7 @@ export function guardGattClient(): void {
           this._queueCommand(this.readBlobRequest(valueHandle, value.length), callback);
         } else done(value);
       } else if (data[0] === ERROR_RESPONSE && !(data[4] === ATTRIBUTE_NOT_LONG && value.length)) {
-        done(new AttError(data[4]!));
+        done(attFailure(data));
       } else {
         // A Read Blob refused as Attribute Not Long (the value was exactly ATT_MTU−1 octets), or
         // a response of another type: the value so far, as noble ends it.

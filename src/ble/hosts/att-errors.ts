@@ -26,18 +26,34 @@ export function attErrorText(code: number): string {
   return `ATT error 0x${code.toString(16).padStart(2, "0")}${name ? ` (${name})` : ""}`;
 }
 
-/** A request the peer refused with an Error Response: its code, named in the message. */
+/**
+ * A request the peer refused with an Error Response: its code, named in the message, and why it
+ * stands when the client could not get past it (pairing timed out).
+ */
 export class AttError extends Error {
-  constructor(readonly attCode: number) {
-    super(attErrorText(attCode));
+  constructor(
+    readonly attCode: number,
+    reason?: string,
+  ) {
+    super(`${attErrorText(attCode)}${reason === undefined ? "" : `: ${reason}`}`);
     this.name = "AttError";
   }
 }
 
 const ERROR_RESPONSE = 0x01;
 
+/** Error Responses a request completes with, with why the client stopped at them. */
+const reasons = new WeakMap<Buffer, string>();
+
+/** A copy of the Error Response `response` that fails its request naming `reason` too. */
+export function withReason(response: Buffer, reason: string): Buffer {
+  const copy = Buffer.from(response);
+  reasons.set(copy, reason);
+  return copy;
+}
+
 /** Why a request failed: the code of its Error Response, named, or the response it got instead. */
 export function attFailure(response: Buffer): Error {
-  if (response[0] === ERROR_RESPONSE) return new AttError(response[4]!);
+  if (response[0] === ERROR_RESPONSE) return new AttError(response[4]!, reasons.get(response));
   return new Error(`unexpected ATT response 0x${response[0]!.toString(16).padStart(2, "0")}`);
 }

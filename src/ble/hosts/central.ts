@@ -6,6 +6,7 @@ import { guardGattClient } from "./att-client-guard.ts";
 import { watchDiscoveryFaults } from "./att-discovery-guard.ts";
 import { AttError } from "./att-errors.ts";
 import { loadNoble, type SocketFactory, stopDevUpPoll, withoutProcessHooks } from "./load.ts";
+import { timeSmpOn } from "./smp-timer.ts";
 
 type Noble = typeof NobleModule;
 
@@ -42,11 +43,16 @@ export class NobleCentral {
     noble.on("discover", (p: Peripheral) => this.peripherals.set(p.id, p));
   }
 
-  /** Loads a fresh noble on the given sockets and waits for poweredOn. */
-  static open(factory: SocketFactory): Promise<NobleCentral> {
+  /**
+   * Loads a fresh noble on the given sockets and waits for poweredOn. `clock` times what noble
+   * leaves untimed on its links (the SMP timeout, smp-timer.ts).
+   */
+  static open(factory: SocketFactory, clock: Clock): Promise<NobleCentral> {
     // Before noble is made: its constructor binds the write handler the guard passes errors on by.
     guardGattClient();
     const noble = loadNoble(factory) as Noble;
+    const hci = (noble as unknown as { _bindings?: { _hci?: object } })._bindings?._hci;
+    if (hci !== undefined) timeSmpOn(hci, clock);
     return new Promise((resolve, reject) => {
       withoutProcessHooks(() =>
         noble.on("stateChange", (state: string) => {

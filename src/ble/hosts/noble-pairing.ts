@@ -5,7 +5,15 @@
  * encrypted.
  */
 import { createRequire } from "node:module";
+import { withReason } from "./att-errors.ts";
 import type { NobleGatt } from "./noble-gatt.ts";
+import {
+  restartSmpTimer,
+  SMP_TIMEOUT_REASON,
+  smpTimedOut,
+  stopSmpTimer,
+  type TimedSmp,
+} from "./smp-timer.ts";
 
 const require = createRequire(import.meta.url);
 const ERROR_RESPONSE = 0x01;
@@ -27,11 +35,12 @@ const pairing = new WeakSet<NobleSmp>();
 const encrypted = new WeakSet<NobleSmp>();
 
 /** noble's SMP side of one connection (lib/hci-socket/smp.js), as far as it is used here. */
-interface NobleSmp {
+interface NobleSmp extends TimedSmp {
   /** noble's Pairing Request and the peripheral's Pairing Response (octet 4: Max Encryption Key Size). */
   readonly _preq?: Buffer;
   readonly _pres?: Buffer;
   onAclStreamData(cid: number, data: Buffer): void;
+  onAclStreamEnd(): void;
   sendPairingRequest(): void;
   write(data: Buffer): void;
   emit(event: string, ...args: unknown[]): boolean;
@@ -40,12 +49,24 @@ interface NobleSmp {
 /** noble's GATT client with its connection's SMP side (lib/hci-socket/acl-stream.js). */
 type PairingGatt = NobleGatt & { readonly _aclStream?: { readonly _smp?: NobleSmp } };
 
-/** Pairing on this connection has ended, encrypted or not: a later one may start. */
+const smpOf = (gatt: NobleGatt): NobleSmp | undefined => (gatt as PairingGatt)._aclStream?._smp;
+
+/**
+ * Pairing on this connection has ended, encrypted or not: a later one may start, and its timer
+ * stops (at encryption: the gateway keeps no distributed key, noble drops them).
+ */
 function pairingEnded(gatt: NobleGatt, encrypt: boolean): void {
-  const smp = (gatt as PairingGatt)._aclStream?._smp;
+  const smp = smpOf(gatt);
   if (smp === undefined) return;
+  stopSmpTimer(smp);
   pairing.delete(smp);
   if (encrypt) encrypted.add(smp);
+}
+
+/** The refused request's Error Response, naming the SMP timeout once the link's SMP timed out. */
+function refusalOf(gatt: NobleGatt, refusal: Buffer): Buffer {
+  const smp = smpOf(gatt);
+  return smp !== undefined && smpTimedOut(smp) ? withReason(refusal, SMP_TIMEOUT_REASON) : refusal;
 }
 
 /** Notes an ATT PDU noble will answer by pairing (as its onAclStreamData tests it). */
@@ -86,6 +107,11 @@ export function noteRefusal(gatt: NobleGatt, data: Buffer): void {
  * - The STK is cut to the agreed key size, the lesser Max Encryption Key Size (§2.3.4: the
  *   octets above it 0): noble used all 16, so with a peripheral of shorter keys the two keys
  *   differed, the first encrypted PDU failed its MIC and the link dropped.
+ * - The Security Manager Timer (§3.4, smp-timer.ts), which noble lacked: a peripheral that never
+ *   answered the Pairing Request left the refused request, and every later one, waiting for
+ *   ever. At 30 s since the last SMP command sent, pairing fails as on Pairing Failed, the
+ *   request naming the timeout; after it the link's SMP is silent both ways (a late answer is
+ *   dropped, a refusal for want of security fails at once, a Security Request starts nothing).
  */
 export function guardPairing(
   proto: NobleGatt,
@@ -98,26 +124,41 @@ export function guardPairing(
     pairingEnded(this, Boolean(encrypt));
     if (refusal !== undefined) {
       if (encrypt) onAclStreamEncrypt.call(this, encrypt);
-      else complete(this, refusal);
+      else complete(this, refusalOf(this, refusal));
     } else if (encrypt) this._security = "medium";
   };
   proto.onAclStreamEncryptFail = function (this: NobleGatt): void {
     const refusal = awaitingPairing.get(this);
     awaitingPairing.delete(this);
     pairingEnded(this, false);
-    if (refusal !== undefined) complete(this, refusal);
+    if (refusal !== undefined) complete(this, refusalOf(this, refusal));
   };
   const smp = require("@abandonware/noble/lib/hci-socket/smp") as { prototype: NobleSmp };
   const sendPairingRequest = smp.prototype.sendPairingRequest;
   smp.prototype.sendPairingRequest = function (this: NobleSmp): void {
+    // After a timeout no procedure starts on this link (§3.4): fail the request at once.
+    if (smpTimedOut(this)) {
+      this.emit("fail");
+      return;
+    }
     if (pairing.has(this)) return;
     pairing.add(this);
     sendPairingRequest.call(this);
   };
   const write = smp.prototype.write;
   smp.prototype.write = function (this: NobleSmp, data: Buffer): void {
+    if (smpTimedOut(this)) return;
     const mismatch = data.length === 2 && data[0] === PAIRING_RANDOM && data[1] === PAIRING_CONFIRM;
-    write.call(this, mismatch ? Buffer.from([PAIRING_FAILED, CONFIRM_VALUE_FAILED]) : data);
+    const pdu = mismatch ? Buffer.from([PAIRING_FAILED, CONFIRM_VALUE_FAILED]) : data;
+    // Reset at each SMP command queued for transmission (§3.4); Pairing Failed ends pairing.
+    if (pdu[0] === PAIRING_FAILED) stopSmpTimer(this);
+    else restartSmpTimer(this, () => this.emit("fail"));
+    write.call(this, pdu);
+  };
+  const onSmpEnd = smp.prototype.onAclStreamEnd;
+  smp.prototype.onAclStreamEnd = function (this: NobleSmp): void {
+    stopSmpTimer(this);
+    onSmpEnd.call(this);
   };
   const emit = smp.prototype.emit;
   smp.prototype.emit = function (this: NobleSmp, event: string, ...args: unknown[]): boolean {
@@ -126,6 +167,7 @@ export function guardPairing(
   };
   const onSmpData = smp.prototype.onAclStreamData;
   smp.prototype.onAclStreamData = function (this: NobleSmp, cid: number, data: Buffer): void {
+    if (cid === SMP_CID && smpTimedOut(this)) return;
     if (cid !== SMP_CID || data[0] !== SECURITY_REQUEST) onSmpData.call(this, cid, data);
     else if (!encrypted.has(this)) this.sendPairingRequest();
   };

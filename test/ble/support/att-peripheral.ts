@@ -274,7 +274,7 @@ export async function connected(
     "hub",
   );
   closers.push(() => adapter.close());
-  const central = await NobleCentral.open(() => new EmulatedHciSocket(adapter));
+  const central = await NobleCentral.open(() => new EmulatedHciSocket(adapter), clock);
   closers.push(() => central.quiesce());
   let seen: string | undefined;
   const stop = await central.startScan([], (adv) => {

@@ -44,8 +44,14 @@ export class PairingResponder {
   pairingRequests = 0;
   /** The STK once pairing has come through Pairing Random. */
   stk: Buffer | undefined;
-  /** `wrong-random`: Just Works, but its Pairing Random does not match its Pairing Confirm. */
-  mode: "refuse" | "just-works" | "wrong-random" = "refuse";
+  /**
+   * `wrong-random`: Just Works, but its Pairing Random does not match its Pairing Confirm.
+   * `silent`: takes every SMP PDU and answers none (a responder that stalls, §3.4).
+   * `held`: Just Works, its answers kept in `held` for the test to send when it will.
+   */
+  mode: "refuse" | "just-works" | "wrong-random" | "silent" | "held" = "refuse";
+  /** In `held` mode, the answers not sent yet, in order. */
+  readonly held: Buffer[] = [];
   /** Its Max Encryption Key Size (7–16): the STK keeps that many octets (§2.3.4). */
   keySize = 16;
   /** Every SMP PDU the initiator sent, in order. */
@@ -65,9 +71,17 @@ export class PairingResponder {
   /** The SMP PDU to answer `pdu` with, if any. */
   answer(pdu: Buffer): Buffer | undefined {
     this.received.push(Buffer.from(pdu));
+    if (pdu[0] === PAIRING_REQUEST) this.pairingRequests++;
+    if (this.mode === "silent") return undefined;
+    const answer = this.justWorks(pdu);
+    if (this.mode !== "held" || answer === undefined) return answer;
+    this.held.push(answer);
+    return undefined;
+  }
+
+  private justWorks(pdu: Buffer): Buffer | undefined {
     switch (pdu[0]) {
       case PAIRING_REQUEST:
-        this.pairingRequests++;
         if (this.mode === "refuse") return Buffer.from([PAIRING_FAILED, PAIRING_NOT_SUPPORTED]);
         this.preq = Buffer.from(pdu);
         this.pres[4] = this.keySize;
