@@ -227,6 +227,29 @@ function deviceRules(profile: Obj): RuleIssue[] {
   return issues;
 }
 
+/** Properties a characteristic of a role must have, by the SIG service that defines it. */
+const REQUIRED_PROPERTIES: Record<string, { name: string; properties: string[]; clause: string }> =
+  {
+    time: { name: "Current Time (2A2B)", properties: ["read", "notify"], clause: "CTS 1.1 §3.1" },
+  };
+
+function gattRules(profile: Obj): RuleIssue[] {
+  const issues: RuleIssue[] = [];
+  const characteristics = isObj(profile.gatt) ? list(profile.gatt.characteristics) : [];
+  characteristics.forEach((c, i) => {
+    const required = isObj(c) ? REQUIRED_PROPERTIES[text(c.role) ?? ""] : undefined;
+    if (!isObj(c) || required === undefined) return;
+    const has = list(c.properties);
+    const missing = required.properties.filter((p) => !has.includes(p));
+    if (missing.length === 0) return;
+    issues.push({
+      path: ["gatt", "characteristics", i, "properties"],
+      message: `${required.name} must have ${required.properties.join(" and ")} (${required.clause}); it lacks ${missing.join(" and ")}`,
+    });
+  });
+  return issues;
+}
+
 /** Every cross-field problem of a (possibly partly invalid) profile value. */
 export function profileRuleIssues(value: unknown): RuleIssue[] {
   if (!isObj(value)) return [];
@@ -236,5 +259,6 @@ export function profileRuleIssues(value: unknown): RuleIssue[] {
     ...filterParamRules(value),
     ...aboveRangeRules(value),
     ...deviceRules(value),
+    ...gattRules(value),
   ];
 }

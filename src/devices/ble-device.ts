@@ -62,6 +62,8 @@ export class BleDevice {
   private readonly measurements: string[];
   private readonly racp: RacpServer | undefined;
   private racpSend: Send | undefined;
+  /** Where Current Time notifications go while the central's CCCD asks for them. */
+  private timeSend: Send | undefined;
   private nextSequence: number;
   private battery = 100;
   private flushing: Promise<void> | undefined;
@@ -177,6 +179,7 @@ export class BleDevice {
   disconnected(): void {
     this.subscribed.clear();
     this.racpSend = undefined;
+    this.timeSend = undefined;
   }
 
   /**
@@ -223,6 +226,16 @@ export class BleDevice {
     else if (role === "time") {
       def.read = () => encodeCurrentTime(currentTimeAt(this.clock.now()));
       def.write = (value) => this.writeTime(value);
+      // CTS 1.1 §3.1: Notify is mandatory; the value goes out when the clock is set.
+      if (properties.includes("notify")) {
+        def.subscribe = (send) => {
+          this.timeSend = send;
+        };
+        def.unsubscribe = () => {
+          this.timeSend = undefined;
+        };
+      }
+      return def;
     } else if (role === "racp") {
       def.write = (value) => this.writeRacp(value);
       def.subscribe = (send) => {
@@ -270,10 +283,24 @@ export class BleDevice {
         Math.floor((t.fractions256 * 1000) / 256);
       this.clock.set(ms);
       this.counts.timeWrites++;
+      this.notifyTime();
       return ATT.SUCCESS;
     } catch {
       return ATT.VALUE_NOT_ALLOWED;
     }
+  }
+
+  /**
+   * The Current Time just set, notified to a central whose CCCD asks for it (CTS 1.1 §3.1), with
+   * Adjust Reason "manual time update" (bit 0): the device cannot tell who wrote it, and Zephyr's
+   * CTS server answers a write the same way. After the Write Response, as RACP's indications go.
+   */
+  private notifyTime(): void {
+    const send = this.timeSend;
+    if (send === undefined) return;
+    const value = encodeCurrentTime(currentTimeAt(this.clock.now(), MANUAL_TIME_UPDATE));
+    // A link that drops first loses the notification: nothing to retry (CTS keeps no queue).
+    queueMicrotask(() => void send(value).catch(() => undefined));
   }
 
   /**
@@ -318,6 +345,13 @@ export class BleDevice {
     return ATT.SUCCESS;
   }
 }
+
+const MANUAL_TIME_UPDATE = {
+  manualTimeUpdate: true,
+  externalReferenceTimeUpdate: false,
+  changeOfTimeZone: false,
+  changeOfDst: false,
+};
 
 /** `count` record sequence numbers on from `sequence`: 16 bits, wrapping past 0 to 1. */
 function sequenceAfter(sequence: number, count: number): number {

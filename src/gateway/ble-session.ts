@@ -72,7 +72,7 @@ const RACP = SIG.characteristics.recordAccessControlPoint;
 
 /**
  * One gateway visit to a device over an open link: discover, set the device clock (Current Time),
- * subscribe to everything it pushes, fetch stored records through RACP since the last sequence
+ * subscribe to everything it pushes (Current Time aside), fetch stored records through RACP since the last sequence
  * held (or take the stored measurements a device without RACP flushes on subscription), collect
  * live readings for `lingerMs`, disconnect. Every request goes through the device's queue, timed
  * from when it is sent.
@@ -174,7 +174,11 @@ export async function runSession(link: GattLink, options: SessionOptions): Promi
     });
   };
 
-  const pushed = [...services.entries()].flatMap(([, chars]) => chars).filter((u) => u !== RACP);
+  // Current Time notifies (CTS 1.1 §3.1) when its clock is set: the gateway is the time source
+  // and its notifications are no readings, so it is not subscribed to (nor relayed).
+  const pushed = [...services.entries()]
+    .flatMap(([, chars]) => chars)
+    .filter((u) => u !== RACP && u !== SIG.characteristics.currentTime);
   hasRacp = all.includes(RACP);
   if (hasRacp) {
     await run("subscribe RACP", t.request, () =>

@@ -20,6 +20,11 @@ import { BleDevice } from "../../src/devices/ble-device.ts";
 import type { SessionResult } from "../../src/gateway/ble-session.ts";
 import type { BleHost } from "../../src/gateway/gateway-ble.ts";
 import type { RawCharacteristicValue } from "../../src/gateway/raw-values.ts";
+import {
+  currentTimeAt,
+  decodeCurrentTime,
+  encodeCurrentTime,
+} from "../../src/gatt/characteristics/current-time.ts";
 import { mappingFor } from "../../src/gatt/mapping.ts";
 import { catalogue, readingsFor } from "./support/lab.ts";
 
@@ -141,5 +146,62 @@ describe("noble and bleno in process on a VirtualClock", () => {
     await clock.run({ until: clock.now() + 1000 });
     await closed;
     expect(link.connected).toBe(false);
+  }, 30_000);
+
+  it("a cuff serves Current Time with a CCCD and notifies the time a central sets (CTS 1.1 §3.1)", async () => {
+    const profile = catalogue.get("Vendor BPM - S");
+    const clock = new VirtualClock({ startMs: Date.UTC(2026, 0, 5, 8) });
+    const radio = new EmulatedRadio(clock, new Rng("cts-notify"));
+    closers.push(() => radio.close());
+    const sockets = (name: string, x: number) => {
+      const adapter = new HciAdapter(
+        0,
+        new DirectTransport(radio.controller(name, { x, y: 0 })),
+        name,
+      );
+      closers.push(() => adapter.close());
+      return () => new EmulatedHciSocket(adapter);
+    };
+    const device = new BleDevice({ profile, clock, serial: "BPM0003", clockOffsetMs: 600_000 });
+    const peripheral = await BlenoPeripheral.open(sockets("cuff", 1), clock);
+    closers.push(() => peripheral.quiesce());
+    await peripheral.serve(device.services());
+    await peripheral.advertiseData(
+      advertisingData(profile),
+      scanResponseData(device.localName, profile.sensor_code),
+    );
+    const central = await NobleCentral.open(sockets("hub", 0), clock);
+    closers.push(() => central.quiesce());
+    let seen: string | undefined;
+    const stop = await central.startScan([], (adv) => {
+      seen ??= adv.id;
+    });
+    await clock.run({ until: clock.now() + 2000 });
+    await stop();
+    const connecting = central.connect(seen!);
+    await clock.run({ until: clock.now() + 2000 });
+    const link = await connecting;
+    closers.push(async () => {
+      const closed = link.disconnect();
+      await clock.run({ until: clock.now() + 1000 });
+      await closed;
+    });
+    const settle = async <T>(p: Promise<T>): Promise<T> => {
+      await clock.run({ until: clock.now() + 2000 });
+      return await p;
+    };
+    await settle(link.discover());
+    expect(link.canSubscribe("2A2B")).toBe(true);
+
+    // The subscribe finds the CCCD (a characteristic without one fails it, naming it).
+    const notified: Buffer[] = [];
+    await settle(link.subscribe("2A2B", (v) => notified.push(v)));
+    const set = encodeCurrentTime(currentTimeAt(clock.now()));
+    await settle(link.write("2A2B", set));
+    expect(notified).toHaveLength(1);
+    const ct = decodeCurrentTime(notified[0]!);
+    expect(ct.dateTime).toEqual(decodeCurrentTime(set).dateTime);
+    expect(ct.adjustReason.manualTimeUpdate).toBe(true);
+    expect(Math.abs(device.clock.error())).toBeLessThan(1000);
   }, 30_000);
 });

@@ -29,7 +29,8 @@ const CONTEXT = char(
   "notify",
 );
 const BATTERY = char("2A19", "180F", "battery", "read", "notify");
-const TIME = char("2A2B", "1805", "time", "read", "write");
+// CTS 1.1 §3.1: Read and Notify mandatory, Write optional (the gateway sets the clock with it).
+const TIME = char("2A2B", "1805", "time", "read", "write", "notify");
 const racp = (service: string) => char("2A52", service, "racp", "write", "indicate");
 
 const LAYOUT: Record<string, { service: string; characteristics: Char[] }> = {

@@ -195,6 +195,18 @@ describe("loadYamlDir with the profile schema", () => {
     expect(issues.every((i) => basename(i.file) === "vendor-case.yaml")).toBe(true);
   });
 
+  it("reports a Current Time without Read or Notify, which CTS 1.1 §3.1 makes mandatory", () => {
+    writeProfile("vendor-time.yaml", (p) => {
+      const time = p.gatt.characteristics.find((c: Raw) => c.uuid === "2A2B");
+      time.properties = ["read", "write"];
+    });
+    const found = lines(issuesOf(loadYamlDir(dir, profileSchema)));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(
+      /^vendor-time\.yaml: gatt\.characteristics\[\d+\]\.properties: Current Time \(2A2B\) must have read and notify \(CTS 1\.1 §3\.1\); it lacks notify$/,
+    );
+  });
+
   it("reports a missing field once, not again as a contradiction with other fields", () => {
     writeProfile("vendor-missing.yaml", (p) => {
       delete p.family;

@@ -7,7 +7,11 @@ import type { CharacteristicDef } from "../../src/ble/hosts/peripheral.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { BleDevice } from "../../src/devices/ble-device.ts";
-import { currentTimeAt, encodeCurrentTime } from "../../src/gatt/characteristics/current-time.ts";
+import {
+  currentTimeAt,
+  decodeCurrentTime,
+  encodeCurrentTime,
+} from "../../src/gatt/characteristics/current-time.ts";
 import { decodeGlucoseFeature } from "../../src/gatt/characteristics/glucose-feature.ts";
 import { decodePlxFeatures } from "../../src/gatt/characteristics/plx-features.ts";
 import { decodeRacp, encodeRacp, type RacpMessage } from "../../src/gatt/characteristics/racp.ts";
@@ -290,5 +294,41 @@ describe("device clock", () => {
     }
     expect(r.device.counts.timeWrites).toBe(0);
     expect(Buffer.from(time.read!())).toEqual(before);
+  });
+
+  it("notifies a subscribed central of the Current Time it set (CTS 1.1 §3.1: Notify mandatory), Adjust Reason manual update", async () => {
+    const r = rig("Vendor BPM - S", { driftPpm: 0, clockOffsetMs: 3_600_000 });
+    const time = r.chars.get("2A2B")!;
+    expect(time.properties).toContain("notify");
+    const written = Buffer.from(encodeCurrentTime(currentTimeAt(r.clock.now())));
+    // Without a subscription nothing is sent.
+    expect(time.write!(written)).toBe(0);
+    await Promise.resolve();
+    expect(r.sent).toEqual([]);
+
+    r.subscribe("2A2B");
+    const bad = Buffer.from(written);
+    bad[2] = 13;
+    expect(time.write!(bad)).toBe(0x13);
+    expect(time.write!(written)).toBe(0);
+    // After the Write Response, as the RACP's indications follow theirs.
+    expect(r.sent).toEqual([]);
+    await Promise.resolve();
+    expect(r.sent.map((s) => s.uuid)).toEqual(["2A2B"]);
+    const notified = decodeCurrentTime(r.sent[0]!.value);
+    expect(notified.dateTime).toEqual(decodeCurrentTime(written).dateTime);
+    expect(notified.adjustReason).toMatchObject({
+      manualTimeUpdate: true,
+      externalReferenceTimeUpdate: false,
+    });
+
+    // CCCD off, or the central gone: nothing more.
+    time.unsubscribe!();
+    expect(time.write!(written)).toBe(0);
+    r.subscribe("2A2B");
+    r.device.disconnected();
+    expect(time.write!(written)).toBe(0);
+    await Promise.resolve();
+    expect(r.sent).toHaveLength(1);
   });
 });

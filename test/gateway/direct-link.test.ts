@@ -88,3 +88,39 @@ describe("a gateway session with a device that will not have its clock set", () 
     }
   });
 });
+
+describe("a gateway session with a device whose Current Time notifies (CTS 1.1 §3.1)", () => {
+  it("sets the clock but does not subscribe to Current Time: its notifications are no readings to relay", async () => {
+    const clock = new VirtualClock({ startMs: Date.UTC(2026, 0, 5, 8) });
+    const now = encodeCurrentTime(currentTimeAt(clock.now()));
+    const subscribed: string[] = [];
+    const notifying = (uuid: string, value: Uint8Array) => ({
+      uuid,
+      properties: ["read", "write", "notify"] as const,
+      read: () => value,
+      write: () => 0,
+      subscribe: (send: (v: Uint8Array) => Promise<void>) => {
+        subscribed.push(uuid);
+        void send(value);
+      },
+    });
+    const link = new DirectLink(
+      "c0:00:00:00:00:09",
+      [
+        { uuid: "1805", characteristics: [notifying("2A2B", now)] },
+        { uuid: "180F", characteristics: [notifying("2A19", new Uint8Array([80]))] },
+      ],
+      () => undefined,
+    );
+    const values: string[] = [];
+    const result = await runSession(link, {
+      clock,
+      sensorCode: undefined,
+      lastSequence: undefined,
+      onValue: (v) => values.push(v.uuid),
+    });
+    expect(result).toMatchObject({ timeSet: true, live: 1 });
+    expect(subscribed).toEqual(["2A19"]);
+    expect(values).toEqual(["2A19"]);
+  });
+});
