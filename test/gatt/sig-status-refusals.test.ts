@@ -191,3 +191,48 @@ describe("weight_scale mapping, Weight Measurement (2A9D) of a real scale", () =
     expect(error.message).toContain("weight at byte 1");
   });
 });
+
+describe("User ID of a multi-user cuff or scale (BLS 1.1 flags bit 3, WSS 1.0 flags bit 2)", () => {
+  const decoded = (profileName: string, uuid: string, bytes: number[]) => {
+    const profile = catalogue.get(profileName);
+    return () => mappingFor(profile).decode([{ uuid, value: Uint8Array.from(bytes) }], profile);
+  };
+  /** SFLOAT 128/84/99 mmHg, then the Date Time, then pulse 86 bpm. */
+  const bp = (flags: number, ...tail: number[]) =>
+    decoded("Vendor BPM - S", SIG.characteristics.bloodPressureMeasurement, [
+      flags,
+      ...[0x80, 0x00, 0x54, 0x00, 0x63, 0x00],
+      ...DATE_TIME,
+      ...[0x56, 0x00],
+      ...tail,
+    ]);
+  /** 180.40 lb, then the Date Time. */
+  const scale = (flags: number, ...tail: number[]) =>
+    decoded("Vendor Scale", SIG.characteristics.weightMeasurement, [
+      flags,
+      0x78,
+      0x46,
+      ...DATE_TIME,
+      ...tail,
+    ]);
+
+  it("takes a known user's reading as the device's patient's, the User ID not kept", () => {
+    // Flags 0x1E: time stamp, pulse rate, User ID 2 at byte 16, then Measurement Status.
+    expect(bp(0x1e, 0x02, 0x00, 0x00)()).toStrictEqual(bp(0x16, 0x00, 0x00)());
+    expect(scale(0x07, 0x01)()).toStrictEqual(scale(0x03)());
+  });
+
+  it("refuses a reading for the unknown user (0xFF), naming the User ID's byte", () => {
+    // The cuff did not know who took it (GSS User ID 0xFF): not the patient's reading to store.
+    for (const [read, at] of [
+      [bp(0x1e, 0xff, 0x00, 0x00), 16],
+      [bp(0x0e, 0xff), 16],
+      [scale(0x07, 0xff), 10],
+    ] as const) {
+      const error = refusal(read);
+      expect(error.code).toBe("E_CODEC_RESERVED");
+      expect(error.details).toMatchObject({ field: "user_id", offset: at });
+      expect(error.message).toMatch(new RegExp(`user_id at byte ${at}: 0xFF, the unknown user`));
+    }
+  });
+});

@@ -67,6 +67,11 @@ export function bpmPulseRateOffset(m: BloodPressureMeasurement): number {
   return 7 + (m.timeStamp === undefined ? 0 : 7);
 }
 
+/** Byte offset of the User ID field in an encoding of `m` (after time stamp and pulse rate). */
+export function bpmUserIdOffset(m: BloodPressureMeasurement): number {
+  return bpmPulseRateOffset(m) + (m.pulseRate === undefined ? 0 : 2);
+}
+
 const NAME = "Blood Pressure Measurement";
 const writer = new ByteWriter(BPM_MAX_LENGTH, NAME);
 

@@ -44,6 +44,11 @@ export interface WeightMeasurement {
   readonly height?: number | undefined;
 }
 
+/** Byte offset of the User ID field in an encoding of `m` (after weight and time stamp). */
+export function weightUserIdOffset(m: WeightMeasurement): number {
+  return 3 + (m.timeStamp === undefined ? 0 : 7);
+}
+
 const NAME = "Weight Measurement";
 const writer = new ByteWriter(WEIGHT_MAX_LENGTH, NAME);
 

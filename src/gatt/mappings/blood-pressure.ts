@@ -4,6 +4,7 @@ import {
   type BloodPressureMeasurement,
   BPM_OFFSETS,
   bpmPulseRateOffset,
+  bpmUserIdOffset,
   decodeBloodPressureMeasurement,
   encodeBloodPressureMeasurement,
 } from "../characteristics/blood-pressure.ts";
@@ -21,6 +22,7 @@ import {
   needNumber,
   noValue2,
   pickValues,
+  refuseUnknownUser,
   slotRecords,
   utcOf,
   value1Of,
@@ -128,6 +130,7 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
   const [bpm, battery, context] = pickValues(values, UUIDS, NAME);
   if (bpm === undefined) throw mappingError(NAME, "uuid", "no Blood Pressure Measurement (2A35)");
   const m = decodeBloodPressureMeasurement(bpm);
+  refuseUnknownUser(m.userId, NAME, bpmUserIdOffset(m));
   const { timezone, measurementIndex } = readingContextOf(context);
   if (m.timeStamp === undefined) {
     throw mappingError(NAME, "time_stamp", "the measurement has no time stamp (flags bit 1)");

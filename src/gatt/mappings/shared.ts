@@ -22,6 +22,24 @@ export function mappingError(what: string, field: string, message: string): Rpml
   return new RpmlabError("E_CODEC_MAPPING", `${what}: ${field}: ${message}`, { field });
 }
 
+/** GSS User ID (BLS 1.1 Blood Pressure Measurement, WSS 1.0 Weight Measurement): 0xFF. */
+export const UNKNOWN_USER = 0xff;
+
+/**
+ * What rpmlab does with the User ID of a multi-user device (README "Bluetooth LE"): a device is
+ * one patient's, so a known user's reading (0–254) is that patient's and the User ID is not
+ * kept (no measurement field holds it); a reading for the unknown user (0xFF: nobody the device
+ * knows took it) is refused, naming the byte, rather than stored as the patient's.
+ */
+export function refuseUnknownUser(userId: number | undefined, what: string, offset: number): void {
+  if (userId !== UNKNOWN_USER) return;
+  throw new RpmlabError(
+    "E_CODEC_RESERVED",
+    `${what}: user_id at byte ${offset}: 0xFF, the unknown user: the device did not know who took this reading, so it is not the patient's`,
+    { field: "user_id", offset },
+  );
+}
+
 /**
  * The compiled profile, after checking once that the mapping carries every metric and filter
  * param it holds (E_CODEC_MAPPING naming the first it cannot carry).

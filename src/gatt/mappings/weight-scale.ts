@@ -1,7 +1,11 @@
 import type { Profile } from "../../catalogue/schema.ts";
 import { RpmlabError } from "../../core/errors.ts";
 import type { MetricRecord, PhysicalReading } from "../../readings/types.ts";
-import { decodeWeightMeasurement, encodeWeightMeasurement } from "../characteristics/weight.ts";
+import {
+  decodeWeightMeasurement,
+  encodeWeightMeasurement,
+  weightUserIdOffset,
+} from "../characteristics/weight.ts";
 import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
 import { SIG, VENDOR } from "../uuids.ts";
 import { batteryValue, companionValues, readingContextOf } from "./companions.ts";
@@ -13,6 +17,7 @@ import {
   mappingError,
   noValue2,
   pickValues,
+  refuseUnknownUser,
   slotRecords,
   utcOf,
   value1Of,
@@ -66,6 +71,7 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
   const [measurement, battery, context] = pickValues(values, UUIDS, NAME);
   if (measurement === undefined) throw mappingError(NAME, "uuid", "no Weight Measurement (2A9D)");
   const m = decodeWeightMeasurement(measurement);
+  refuseUnknownUser(m.userId, NAME, weightUserIdOffset(m));
   const { timezone, measurementIndex } = readingContextOf(context);
   if (m.timeStamp === undefined) {
     throw mappingError(NAME, "time_stamp", "the measurement has no time stamp (flags bit 1)");
