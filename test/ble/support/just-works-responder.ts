@@ -16,14 +16,21 @@ function e(key: Buffer, data: Buffer): Buffer {
 const xor = (a: Buffer, b: Buffer): Buffer => Buffer.from(a.map((x, i) => x ^ b[i]!));
 
 /** The confirm value function c1 (§2.2.3); addresses and types as SMP sends them. */
-function c1(k: Buffer, r: Buffer, pres: Buffer, preq: Buffer, initiator: Peer, responder: Peer) {
+export function c1(
+  k: Buffer,
+  r: Buffer,
+  pres: Buffer,
+  preq: Buffer,
+  initiator: Peer,
+  responder: Peer,
+) {
   const p1 = Buffer.concat([Buffer.from([initiator.type, responder.type]), preq, pres]);
   const p2 = Buffer.concat([responder.address, initiator.address, Buffer.alloc(4)]);
   return e(k, xor(e(k, xor(r, p1)), p2));
 }
 
 /** The key generation function s1 (§2.2.4): STK from Srand and Mrand. */
-const s1 = (k: Buffer, r1: Buffer, r2: Buffer): Buffer =>
+export const s1 = (k: Buffer, r1: Buffer, r2: Buffer): Buffer =>
   e(k, Buffer.concat([r2.subarray(0, 8), r1.subarray(0, 8)]));
 
 /** An address type (0 public, 1 random) and its 6 octets, least significant first. */
@@ -38,7 +45,7 @@ const PAIRING_RANDOM = 0x04;
 const PAIRING_FAILED = 0x05;
 const PAIRING_NOT_SUPPORTED = 0x05;
 /** Just Works: TK zero (§2.3.5.2). */
-const TK = Buffer.alloc(16);
+export const TK = Buffer.alloc(16);
 
 export class PairingResponder {
   pairingRequests = 0;

@@ -2,7 +2,8 @@
  * A virtual cuff's GATT server (bleno, behind the lab's checks) on a virtual controller, and a
  * scripted central connected to it that writes raw ATT (Vol 3 Part F §3.4).
  */
-import { OP } from "../../../src/ble/hci/constants.ts";
+import { bdAddrToWire } from "../../../src/ble/hci/address.ts";
+import { EVT, OP } from "../../../src/ble/hci/constants.ts";
 import { BlenoPeripheral } from "../../../src/ble/hosts/peripheral.ts";
 import { EmulatedRadio } from "../../../src/ble/radio.ts";
 import { DirectTransport } from "../../../src/ble/socket/direct-transport.ts";
@@ -42,6 +43,11 @@ export async function connectedCuff(closers: Closers) {
   const complete = central.events(0x3e, 0x01).at(-1);
   if (complete === undefined || complete[4] !== 0) throw new Error("no connection");
   const handle = complete.readUInt16LE(5);
+  /** Both ends as SMP's c1 takes them (Vol 3 Part H §2.2.3): address type, octets LSB first. */
+  const peers = {
+    initiator: { type: 0, address: Buffer.from(bdAddrToWire(central.controller.address)) },
+    responder: { type: complete[8]!, address: Buffer.from(complete.subarray(9, 15)) },
+  };
 
   /** Sends one PDU on L2CAP channel `cid` and returns the PDUs the cuff answered with (reassembled), as hex. */
   const exchange = async (cid: number, hex: string): Promise<string[]> => {
@@ -68,7 +74,24 @@ export async function connectedCuff(closers: Closers) {
   const att = (hex: string) => exchange(0x0004, hex);
   /** An SMP PDU (CID 0x0006), and what the cuff answered. */
   const smp = (hex: string) => exchange(0x0006, hex);
-  return { att, smp };
+  /** LE Enable Encryption with `key` (Rand and EDIV 0, as after legacy pairing); the events seen. */
+  const encrypt = async (key: Buffer): Promise<{ status: number; enabled: number } | undefined> => {
+    central.clear();
+    const p = Buffer.alloc(28);
+    p.writeUInt16LE(handle, 0);
+    key.copy(p, 12);
+    central.command(OP.LE_ENABLE_ENCRYPTION, p);
+    await clock.run({ until: clock.now() + 1000 });
+    const change = central.events(EVT.ENCRYPTION_CHANGE).at(-1);
+    return change === undefined ? undefined : { status: change[3]!, enabled: change[6]! };
+  };
+  /** SMP PDUs the cuff sent since the last exchange or encrypt, as hex. */
+  const smpSent = (): string[] =>
+    central
+      .acls()
+      .filter((p) => p.readUInt16LE(7) === 0x0006)
+      .map((p) => p.subarray(9).toString("hex"));
+  return { att, smp, encrypt, smpSent, peers };
 }
 
 /** The declaration handle and value handle of a characteristic, found by Read By Type. */
