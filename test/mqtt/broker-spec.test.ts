@@ -4,9 +4,9 @@ import {
   redactBrokerSpec,
   withoutCredentials,
 } from "../../src/config/broker-spec.ts";
-import { RpmlabError } from "../../src/core/errors.ts";
 import { createBroker, ExternalBroker } from "../../src/mqtt/broker.ts";
 import { EmbeddedBroker } from "../../src/mqtt/embedded-broker.ts";
+import { refusal } from "../support/refusal.ts";
 
 describe("broker spec strings (DESIGN.md Boundaries)", () => {
   it("parses embedded, embedded:PORT and broker URLs", () => {
@@ -37,16 +37,10 @@ describe("broker spec strings (DESIGN.md Boundaries)", () => {
       // Not "any port": MQTT.js would quietly connect to 1883.
       ["mqtt://127.0.0.1:0", /port must be a whole number from 1 to 65535, got "0"/],
     ] as const) {
-      let error: unknown;
-      try {
-        parseBrokerSpec(spec);
-      } catch (e) {
-        error = e;
-      }
-      expect(error, spec).toBeInstanceOf(RpmlabError);
-      expect((error as RpmlabError).code).toBe("E_CONFIG_INVALID");
-      expect((error as RpmlabError).message).toContain(`"${spec}"`);
-      expect((error as RpmlabError).message).toMatch(why);
+      const error = refusal(() => parseBrokerSpec(spec));
+      expect(error.code, spec).toBe("E_CONFIG_INVALID");
+      expect(error.message).toContain(`"${spec}"`);
+      expect(error.message).toMatch(why);
     }
   });
 
@@ -57,16 +51,10 @@ describe("broker spec strings (DESIGN.md Boundaries)", () => {
       ["mqtt://127.0.0.1:1883?", /takes no query, got an empty one/],
       ["mqtts://broker.example:8883#tls", /takes no fragment, got "#tls"/],
     ] as const) {
-      let error: unknown;
-      try {
-        parseBrokerSpec(spec);
-      } catch (e) {
-        error = e;
-      }
-      expect(error, spec).toBeInstanceOf(RpmlabError);
-      expect((error as RpmlabError).message, spec).toMatch(/^invalid broker "/);
-      expect((error as RpmlabError).message, spec).toMatch(why);
-      expect((error as RpmlabError).details).toMatchObject({ field: "broker" });
+      const error = refusal(() => parseBrokerSpec(spec));
+      expect(error.message, spec).toMatch(/^invalid broker "/);
+      expect(error.message, spec).toMatch(why);
+      expect(error.details).toMatchObject({ field: "broker" });
     }
     // The keys are named, their values never shown (a query may carry a password).
     const message = errorOf(() =>
