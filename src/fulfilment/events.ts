@@ -92,6 +92,11 @@ export interface HardwareDeliveredEvent {
    * mail is not named: its own delivery names it.
    */
   readonly devices: readonly DeviceRow[];
+  /**
+   * Devices of `devices` whose own unit the box brings anew (a replacement naming the device's
+   * type, spec 4.3): the unit the patient had goes back to the vendor and powers off now.
+   */
+  readonly replacedUnits: readonly string[];
   /** Who signed for it (require_signature), else null. */
   readonly signedBy: string | null;
   readonly at: Ms;

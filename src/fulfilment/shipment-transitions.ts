@@ -8,6 +8,7 @@ import type { ShipmentPatch, ShipmentRow } from "../store/types-shipments.ts";
 import { AccountBoxes, startBilling } from "./billing-start.ts";
 import { describeStep } from "./carrier-history.ts";
 import type { PendingEvents } from "./events.ts";
+import { GATEWAY } from "./replacement-waits.ts";
 import { PICKED_UP, type ShipmentStep } from "./shipment-flow.ts";
 import {
   type ShippedHardware,
@@ -322,6 +323,10 @@ async function handOver(
     patientExternalId: order.device.patient?.externalId ?? null,
     gatewayUuid: gateway?.gatewayUuid ?? null,
     devices,
+    // A replacement names "Gateway" and/or the device's own type: the latter is a new unit.
+    replacedUnits: order.replacement?.deviceTypes.some((t) => t !== GATEWAY)
+      ? [order.device.id]
+      : [],
     signedBy: shipment.signedBy,
     at,
   });

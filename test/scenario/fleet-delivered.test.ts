@@ -3,6 +3,9 @@ import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import type { HardwareDeliveredEvent } from "../../src/fulfilment/events.ts";
 import type { Gateway } from "../../src/gateway/gateway.ts";
+import { generateReadings } from "../../src/readings/generate.ts";
+import type { GeneratedReading } from "../../src/readings/generated.ts";
+import { PatientModels } from "../../src/readings/patients.ts";
 import { defaultLibrary } from "../../src/scenario/load.ts";
 import {
   type DeviceRig,
@@ -23,12 +26,16 @@ const { catalogue } = defaultLibrary();
  * Fleet.delivered on its own: a patient whose ordered kit's gateway is on (a stand-in, so no
  * broker is needed) and whose devices are not, the BLE path direct.
  */
-function patientWithKit(fleet: Fleet, names: readonly string[]): PatientRig {
+function patientWithKit(
+  fleet: Fleet,
+  names: readonly string[],
+  readings: (name: string) => GeneratedReading[] = () => [],
+): PatientRig {
   const devices: DeviceRig[] = names.map((name, i) => ({
     profile: catalogue.get(name),
     serial: `SN-${i}`,
     hwiDeviceId: `00000000-0000-4000-8000-00000000000${i}`,
-    ledger: new DeviceLedger([]),
+    ledger: new DeviceLedger(readings(name)),
     ble: undefined,
     cellular: undefined,
     deadUntil: Number.NEGATIVE_INFINITY,
@@ -49,18 +56,34 @@ function patientWithKit(fleet: Fleet, names: readonly string[]): PatientRig {
   return patient;
 }
 
-function handedOver(devices: readonly { id: string }[]): HardwareDeliveredEvent {
+function handedOver(
+  devices: readonly { id: string }[],
+  replaced: readonly string[] = [],
+): HardwareDeliveredEvent {
   return {
     accountId: "clinic",
     orderId: "00000000-0000-4000-8000-000000000000",
-    kind: "device",
+    kind: replaced.length > 0 ? "replacement" : "device",
     via: "doorstep",
     patientExternalId: "gw-0001",
     gatewayUuid: GATEWAY,
     devices: devices.map((d) => ({ ...d, hardwareUuid: GATEWAY }) as DeviceRow),
+    replacedUnits: replaced,
     signedBy: null,
     at: T0,
   };
+}
+
+/** Three days of the scale's readings from T0, no re-sends. */
+function scaleDays(name: string): GeneratedReading[] {
+  return generateReadings({
+    devices: [catalogue.get(name)],
+    patient: PatientModels.load().get("hypertensive"),
+    rng: new Rng(7),
+    start: T0,
+    days: 3,
+    duplicateRate: 0,
+  }).filter((r) => !r.duplicate);
 }
 
 describe("Fleet.delivered", () => {
@@ -88,5 +111,35 @@ describe("Fleet.delivered", () => {
     // The scale's box arrives: the scale is with the patient and so is its gateway.
     await fleet.delivered(handedOver([{ id: scale!.hwiDeviceId }]));
     expect(scale!.ble).toBeDefined();
+  });
+
+  it("powers off a replaced device's old unit when the replacement is delivered: only the new one takes readings", async () => {
+    // Spec 4.3 replacement order: the replaced unit goes back to the vendor once the new one is
+    // with the patient, as a replaced gateway stops when its replacement arrives.
+    const clock = new VirtualClock({ startMs: T0 });
+    fleet = new Fleet({
+      scenario: { transports: { ble: "direct" } } as Scenario,
+      clock,
+      rng: new Rng(1),
+    } as FleetDeps);
+    const patient = patientWithKit(fleet, ["Vendor Scale"], scaleDays);
+    const scale = patient.devices[0]!;
+    const readings = scale.ledger.readings;
+    expect(readings.length).toBeGreaterThan(1);
+    await fleet.delivered(handedOver([{ id: scale.hwiDeviceId }]));
+    const old = scale.ble!;
+
+    // The replacement arrives between the first reading and the rest.
+    await clock.run({ until: readings[0]!.timestamp });
+    expect(old.ble.stampOf(readings[0]!)).toBeDefined();
+    await fleet.delivered(handedOver([{ id: scale.hwiDeviceId }], [scale.hwiDeviceId]));
+    const replacement = scale.ble!;
+    expect(replacement).not.toBe(old);
+
+    await clock.run({ until: readings.at(-1)!.timestamp });
+    for (const reading of readings.slice(1)) {
+      expect(old.ble.stampOf(reading)).toBeUndefined();
+      expect(replacement.ble.stampOf(reading)).toBeDefined();
+    }
   });
 });

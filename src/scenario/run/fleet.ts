@@ -86,6 +86,8 @@ export class Fleet {
   /** The run's emulated BLE world (`transports.ble: emulated`), on the run's clock. */
   readonly radio: EmulatedRadio | undefined;
   private readonly stops: (() => Promise<void>)[] = [];
+  /** Each cellular unit's stop (once: a replaced unit stops at delivery, the rest at the end). */
+  private readonly cellularStops = new Map<CellularDevice, () => Promise<void>>();
 
   constructor(private readonly deps: FleetDeps) {
     this.radio =
@@ -111,7 +113,8 @@ export class Fleet {
    * A delivered box: what it puts to use powers on (fulfilment's hardware.delivered). A BLE
    * device powers on only when the event names it (it is with the patient, events.ts) and the
    * patient's gateway is here: a device whose own box is still in the mail waits for it, even
-   * when the gateway it joined arrives first.
+   * when the gateway it joined arrives first. A replacement unit takes over from the unit the
+   * patient had, which goes back to the vendor (spec 4.3), as a replaced gateway stops.
    */
   async delivered(event: HardwareDeliveredEvent): Promise<void> {
     const patient = this.patients.find(
@@ -121,6 +124,7 @@ export class Fleet {
     for (const row of event.devices) {
       const device = patient.devices.find((d) => d.hwiDeviceId === row.id);
       if (device === undefined) continue;
+      if (event.replacedUnits.includes(row.id)) await this.retire(device);
       if (device.profile.connectivity === "cellular" && row.hardwareUuid !== null) {
         if (device.cellular === undefined) await this.powerCellular(device, row.hardwareUuid);
       }
@@ -143,6 +147,15 @@ export class Fleet {
       if (named.has(device.hwiDeviceId)) await this.powerBle(patient, device);
     }
     if (patient.gateway === undefined) await this.openGateway(patient);
+  }
+
+  /** A device's unit powers off for good (replaced): it takes no more readings. */
+  private async retire(device: DeviceRig): Promise<void> {
+    const { ble, cellular } = device;
+    device.ble = undefined;
+    device.cellular = undefined;
+    await ble?.close();
+    if (cellular !== undefined) await this.cellularStops.get(cellular)?.();
   }
 
   async stop(): Promise<void> {
@@ -332,6 +345,8 @@ export class Fleet {
       if (reading.timestamp < clock.now()) continue;
       if (!reading.duplicate) originals.set(reading.records, reading);
       clock.schedule(reading.timestamp, () => {
+        // A unit replaced since (retire) is back with the vendor: its successor takes it.
+        if (device.ble !== hardware) return;
         if (patient.unlinked || clock.now() < device.deadUntil) return;
         // Sent again unchanged (DESIGN "devices re-send"), stamped as the first time: between
         // the two a gateway may have set the device's clock, and a new stamp is a new reading.
@@ -365,7 +380,13 @@ export class Fleet {
     });
     device.cellular = cellular;
     await cellular.start();
-    this.stops.push(() => cellular.stop());
+    let stopped: Promise<void> | undefined;
+    const stop = () => {
+      stopped ??= cellular.stop();
+      return stopped;
+    };
+    this.cellularStops.set(cellular, stop);
+    this.stops.push(stop);
   }
 
   private async openGateway(patient: PatientRig): Promise<void> {

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { parseScenario } from "../../src/scenario/load.ts";
+import { renderText } from "../../src/scenario/report.ts";
+import { runScenario } from "../../src/scenario/runner.ts";
+
+/**
+ * A device replaced in a scenario (spec 4.3 replacement order, POST hwi-replacements/ through
+ * api.request with the device's literal id: ids are drawn from the run's seed): the patient
+ * keeps the old unit until the replacement is delivered, then uses the new one only.
+ */
+describe("a scenario's replaced devices", () => {
+  it("a direct-cellular device: its readings come from the new unit once delivered, none go missing", async () => {
+    // Shipped, carried and delivered on Monday between the patient's 06:00 and 20:00 readings.
+    const text = `scenario: replaced-cellular
+seed: 1
+clock: { start: 2026-01-05T00:00:00Z }
+duration: 3d
+accounts: [{ id: clinic }]
+cohorts:
+  - { id: cell, account: clinic, count: 1, model: hypertensive, kit: [Vendor Cellular BPM], connectivity: cellular, adherence: 1, schedule: ["06:00", "20:00"] }
+fulfilment:
+  durations: { processing: 1h, first_scan: 1h, in_transit: 2h, out_for_delivery: 1h }
+  in_transit_scans: 1
+  probabilities: { stock_shortage: 0, delivery_issue: 0, delivery_issue_signature: 0, carrier_hold: 0 }
+events:
+  - at: 0d 09:00
+    action: api.request
+    account: clinic
+    method: POST
+    path: /hwi/hwi-replacements/
+    body: { hwi_device_id: 1be4cd8b-02c8-4629-8b97-b4887af6ba43, device_types: [{ name: Vendor Cellular BPM }] }
+expect:
+  - fulfilment: { status: Delivered, count: 1 }
+  - readings: { missing: 0, stored: ">= 5" }
+`;
+    const report = await runScenario(parseScenario(text, "/scenarios/replaced-cellular.yaml"));
+    expect(report.passed, renderText(report)).toBe(true);
+    expect(report.counts.readings, renderText(report)).toMatchObject({
+      taken: 6,
+      stored: 6,
+      missing: 0,
+    });
+  }, 60_000);
+});
