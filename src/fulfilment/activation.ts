@@ -9,6 +9,7 @@ import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import { withFulfilmentRequest } from "./device-meta.ts";
 import { checkSlotFree } from "./gateway-slots.ts";
 import { bindHardware, gatewayOwnedElsewhere, isKnownGateway } from "./hardware-binding.ts";
+import { successorGateway } from "./replaced-gateway.ts";
 import { addressProblem, duplicateReason } from "./request-review.ts";
 import { openShipment } from "./shipment-intake.ts";
 import {
@@ -40,7 +41,8 @@ export interface DeviceActivationDeps extends DeviceServiceDeps {
  * POST hwi-devices (spec 2.4, 4.3; wire-formats "Devices"). The status a new device gets:
  * - hardware in hand (device.hardware_uuid sent):
  *   Active on a known gateway or on an IMEI; Unknown Gateway ID on a gateway id the lab has
- *   never seen (still created, 201), until that gateway shows up (gateway-adoption.ts).
+ *   never seen (still created, 201), until that gateway shows up (gateway-adoption.ts). On a
+ *   gateway a replacement took over from: on the replacement gateway (replaced-gateway.ts).
  * - no hardware_uuid: a fulfilment request (the lab ships the device, or only a gateway with
  *   ship_gateway_only): Ready to Ship (On Hold on a seeded stock shortage), or Client Action
  *   Required when the patient's address is missing or Invalid (and not confirmed) or the
@@ -53,7 +55,7 @@ export class DeviceActivation {
   constructor(private readonly deps: DeviceActivationDeps) {}
 
   async activate(accountId: string, body: unknown): Promise<ActivationResult> {
-    const input = parseActivation(this.deps.catalogue, body);
+    const input = await this.onSuccessor(accountId, parseActivation(this.deps.catalogue, body));
     await this.checkHardware(accountId, input);
     return atomically(this.deps, async (tx, events) => {
       const at = this.deps.clock.now();
@@ -130,6 +132,16 @@ export class DeviceActivation {
         reason,
       };
     });
+  }
+
+  /**
+   * A gateway device activated on a gateway id a replacement took over from goes on the
+   * replacement gateway, with the devices it moved (replaced-gateway.ts; README "Devices").
+   */
+  private async onSuccessor(accountId: string, input: ActivationInput): Promise<ActivationInput> {
+    if (input.hardwareUuid === null || input.profile.identity !== "gateway") return input;
+    const successor = await successorGateway(this.deps.store, accountId, input.hardwareUuid);
+    return successor === null ? input : { ...input, hardwareUuid: successor };
   }
 
   /**

@@ -41,4 +41,31 @@ expect:
       missing: 0,
     });
   }, 60_000);
+
+  it("a device activated while the patient's replacement gateway is in the mail joins it: its readings reach the platform", async () => {
+    // Spec 4.3: a replacement gateway updates hardware_uuid on every device of the old gateway.
+    // The second inhaler is activated on the patient's gateway id, the old one, at 11:00: the
+    // replacement shipped at 10:00 and is delivered in the afternoon.
+    const text = `scenario: activated-meanwhile
+seed: 1
+clock: { start: 2026-01-05T00:00:00Z }
+duration: 2d
+accounts: [{ id: clinic }]
+cohorts:
+  - { id: gw, account: clinic, count: 1, model: hypertensive, kit: [Vendor BPM - Wide Range, Vendor Inhaler Sensor], connectivity: gateway, adherence: 1, schedule: ["06:00", "12:00", "20:00"] }
+fulfilment:
+  durations: { processing: 1h, first_scan: 1h, in_transit: 2h, out_for_delivery: 1h }
+  in_transit_scans: 1
+  probabilities: { stock_shortage: 0, delivery_issue: 0, delivery_issue_signature: 0, carrier_hold: 0 }
+events:
+  - { at: 0d 09:00, action: gateway.replace, target: gw }
+  - { at: 0d 11:00, action: api.activate_device, target: gw, device: Vendor Inhaler Sensor }
+expect:
+  - fulfilment: { status: Delivered, count: 1 }
+  - readings: { missing: 0 }
+`;
+    const report = await runScenario(parseScenario(text, "/scenarios/activated-meanwhile.yaml"));
+    expect(report.passed, renderText(report)).toBe(true);
+    expect(report.counts.readings.stored, renderText(report)).toBe(report.counts.readings.taken);
+  }, 60_000);
 });

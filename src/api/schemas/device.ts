@@ -90,7 +90,7 @@ export const ACTIVATION_BODY = documentedBody(
         "A name hwi-device-types lists; legacy names are accepted and mapped (Vendor BPM - L → Vendor BPM - Wide Range, spec 2.4).",
       ),
       hardware_uuid: optionalText(
-        "The gateway id (12 hex characters, hyphens and case ignored) or, for a direct-cellular type, the 15-digit IMEI. Left out: a fulfilment request (the lab ships the hardware).",
+        "The gateway id (12 hex characters, hyphens and case ignored) or, for a direct-cellular type, the 15-digit IMEI. Left out: a fulfilment request (the lab ships the hardware). A gateway a replacement gateway took over from (spec 4.3) puts the device on the replacement, with the old gateway's devices: the response's hardware_uuid says which.",
       ),
     }),
     sensor_id: optionalText(

@@ -17,6 +17,36 @@ import {
 /** Issue 4 §2 "Other": replacement orders move through shipment statuses too. */
 export function replacementOrdersSection(env: FulfilmentEnv): void {
   describe("replacement orders", () => {
+    it("a device activated on a gateway id replaced twice goes on the latest replacement gateway", async () => {
+      // Spec 4.3: each replacement gateway takes the devices of the one before (README "Devices").
+      const a = env.account.id;
+      const sim = await startSimulator(env);
+      await knownGateway(env);
+      const { device: bpm } = await activate(env, {
+        device: { name: "Vendor BPM - S", hardware_uuid: GW },
+        patient: { external_id: "P-1" },
+      });
+      const replace = () =>
+        env.services.replacements.create(a, {
+          hwi_device_id: bpm.id,
+          device_types: [{ name: "Gateway" }],
+        });
+      await replace();
+      await drive(env, sim, T0 + 30 * DAY);
+      await replace();
+      await drive(env, sim, T0 + 60 * DAY);
+      const newest = (await env.store.devices.get(a, bpm.id))!.hardwareUuid;
+      expect(
+        eventsOf(env, "replacement.status").filter((e) => e.status === "Delivered"),
+      ).toHaveLength(2);
+      const { device: scale } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+        patient: { external_id: "P-1" },
+      });
+      expect(scale.hardwareUuid).toBe(newest);
+      expect(newest).not.toBe(GW);
+    });
+
     it("moves a gateway replacement to Delivered: replacement.status events, Replaced at Dropshipped, special-order dates", async () => {
       const a = env.account.id;
       const sim = await startSimulator(env);

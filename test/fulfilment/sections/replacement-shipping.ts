@@ -85,6 +85,31 @@ export function replacementShippingSection(env: FulfilmentEnv): void {
       await expect(ship(replacement.id)).rejects.toMatchObject({ code: "E_STORE_CONFLICT" });
     });
 
+    it("puts a device activated on the old gateway id once the replacement shipped on the replacement gateway, with the others", async () => {
+      // Spec 4.3: a replacement gateway updates hardware_uuid on every device of the old one.
+      const a = env.account.id;
+      await knownGateway(env);
+      const { device: bpm } = await activate(env, {
+        device: { name: "Vendor BPM - S", hardware_uuid: GW },
+        patient: { external_id: "P-1" },
+      });
+      const replacement = await env.services.replacements.create(a, {
+        hwi_device_id: bpm.id,
+        device_types: [{ name: "Gateway" }],
+      });
+      const fresh = (await ship(replacement.id)).newHardwareUuid!;
+      // The client still knows the patient's gateway by its old id (lower case, hyphens too).
+      const { device: scale } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: "2970-5612-0bd7" },
+        patient: { external_id: "P-1" },
+      });
+      expect(scale).toMatchObject({ hardwareUuid: fresh, status: "Active" });
+      expect((await env.store.whitelist.list(fresh)).map((w) => w.macAddress).sort()).toEqual(
+        [deviceMacAddress(bpm.id), deviceMacAddress(scale.id)].sort(),
+      );
+      expect(await env.store.whitelist.list(GW)).toEqual([]);
+    });
+
     it("draws the new gateway id from the shipment's Rng (forked by replacement id and step)", async () => {
       await knownGateway(env);
       const { device } = await activate(env, {
