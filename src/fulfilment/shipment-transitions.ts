@@ -9,6 +9,7 @@ import { AccountBoxes, startBilling } from "./billing-start.ts";
 import { describeStep } from "./carrier-history.ts";
 import type { PendingEvents } from "./events.ts";
 import { GATEWAY } from "./replacement-waits.ts";
+
 import { PICKED_UP, type ShipmentStep } from "./shipment-flow.ts";
 import {
   type ShippedHardware,
@@ -16,7 +17,7 @@ import {
   shipRequestHardware,
 } from "./shipment-hardware.ts";
 import { planNext, shipmentRng, transitPlan } from "./shipment-plan.ts";
-import type { FulfilmentStatus } from "./statuses.ts";
+import { ACTIVE, type FulfilmentStatus } from "./statuses.ts";
 import { drawHub, drawTracking, type Tracking } from "./tracking.ts";
 
 /** What every shipment transition needs beside the transaction. */
@@ -298,15 +299,27 @@ async function handOver(
     const device = await tx.devices.get(accountId, shipment.deviceId);
     const own = device !== null && shipment.shipsDevice !== false ? [stripPatient(device)] : [];
     devices = [...own, ...inUse.filter((d) => own.every((o) => o.id !== d.id))];
+  } else if (shipment.hardwareUuid === null) {
+    // Only the device's own unit (a gateway device replaced without its gateway).
+    devices = [stripPatient(order.device)];
   } else {
-    const uuid = shipment.hardwareUuid ?? order.device.hardwareUuid;
-    const { rows } =
-      uuid === null ? { rows: [] } : await tx.devices.list(accountId, { hardwareUuidIexact: uuid });
-    // A replacement gateway carries every device of the old one: those with the patient, not
-    // one whose own box is still in the mail (it comes with that box).
+    const { rows } = await tx.devices.list(accountId, {
+      hardwareUuidIexact: shipment.hardwareUuid,
+    });
+    // A replacement gateway (or IMEI) carries every device of the old one: those with the
+    // patient, not one whose own box is still in the mail (it comes with that box).
     const here: DeviceRow[] = [];
-    for (const row of rows) if (await boxes.deviceHere(row)) here.push(stripPatient(row));
-    devices = shipment.hardwareUuid === null ? [stripPatient(order.device)] : here;
+    for (const row of rows) {
+      if (!(await boxes.deviceHere(row))) continue;
+      // Replaced lasts while the replacement travels (spec 3: not shown after): with the patient,
+      // its devices are in use again, Active as on hardware in hand (README "Fulfilment").
+      here.push(
+        row.status === "Replaced"
+          ? await tx.devices.update(accountId, row.id, { status: ACTIVE })
+          : stripPatient(row),
+      );
+    }
+    devices = here;
   }
   // The gateway to power on: the one the order's device is on now (a replacement gateway may
   // have moved it since its box shipped), unless it is still in another box (a device that

@@ -56,7 +56,7 @@ export const DeviceOut = z.object({
   status: z
     .string()
     .describe(
-      "Active, Unknown Gateway ID (gateway id never seen: still created), a fulfilment status of spec 3 (Ready to Ship, Client Action Required, Dropshipped, …), Replaced or Unlinked.",
+      "Active, Unknown Gateway ID (gateway id never seen: still created), a fulfilment status of spec 3 (Ready to Ship, Client Action Required, Dropshipped, …), Replaced or Unlinked. Replaced lasts while the replacement gateway (or new unit of a direct-cellular device) is on its way: once it is delivered or collected, the devices it carries are Active again (rpmlab's decision; the spec shows no status after Replaced).",
     ),
   hardware_uuid: text().describe("Current gateway id or IMEI; null once unlinked (spec 3)."),
   sensor_id: text(),

@@ -8,6 +8,7 @@ import {
   eventsOf,
   type FulfilmentEnv,
   GW,
+  IMEI,
   knownGateway,
   startSimulator,
   T0,
@@ -109,20 +110,47 @@ export function replacementOrdersSection(env: FulfilmentEnv): void {
       ]);
       expect(replaced.every((e) => e.at === shipped.at)).toBe(true);
       expect(replaced.every((e) => e.trackingLink === record.tracking_link)).toBe(true);
-      // The device records are kept; their status stays Replaced while the box travels.
-      expect((await env.store.devices.get(a, bpm.id))?.status).toBe("Replaced");
+      // The device records are kept; Replaced while the box travels (replacement-shipping),
+      // Active again once the new gateway is with the patient (README "Fulfilment").
+      for (const id of [bpm.id, scale.id]) {
+        expect((await env.store.devices.get(a, id))?.status).toBe("Active");
+        expect(await env.services.views.get(a, id)).toMatchObject({ status: "Active" });
+      }
       expect(eventsOf(env, "hardware.delivered")).toMatchObject([
         {
           kind: "replacement",
           orderId: replacement.id,
           gatewayUuid: fresh,
-          devices: [{ id: bpm.id }, { id: scale.id }],
+          devices: [
+            { id: bpm.id, status: "Active" },
+            { id: scale.id, status: "Active" },
+          ],
         },
       ]);
       // Billing carries on through a replacement: still the activation's period.
       expect(await env.store.billingPeriods.list({ accountId: a })).toMatchObject([
         { deviceId: bpm.id, ended: null, basis: "activation" },
         { deviceId: scale.id, ended: null, basis: "activation" },
+      ]);
+    });
+
+    it("a direct-cellular device replaced by a new unit is Replaced in transit, Active once delivered", async () => {
+      const a = env.account.id;
+      const sim = await startSimulator(env);
+      const { device } = await activate(env, {
+        device: { name: "Vendor Cellular BPM", hardware_uuid: IMEI },
+        patient: { external_id: "P-1" },
+      });
+      await env.services.replacements.create(a, {
+        hwi_device_id: device.id,
+        device_types: [{ name: "Vendor Cellular BPM" }],
+      });
+      await drive(env, sim, T0 + 30 * DAY);
+      const statuses = eventsOf(env, "fulfilment.status").map((e) => [e.status, e.device.status]);
+      expect(statuses).toEqual([["Replaced", "Replaced"]]);
+      expect(await env.services.views.get(a, device.id)).toMatchObject({ status: "Active" });
+      expect(eventsOf(env, "hardware.delivered")).toMatchObject([
+        { devices: [{ id: device.id, status: "Active" }], replacedUnits: [device.id] },
       ]);
     });
 
