@@ -150,7 +150,10 @@ export class Unlink {
     }
   }
 
-  /** Spec 6.2: an Unlinked fulfilment event per device, device_id = the prior hardware uuid. */
+  /**
+   * Spec 6.2: an Unlinked fulfilment event per device, device_id = the prior hardware uuid, and
+   * the tracking link of its last box that shipped (lastTrackingLink).
+   */
   private async announce(
     tx: StoreRepositories,
     events: PendingEvents,
@@ -168,9 +171,34 @@ export class Unlink {
         status: UNLINKED,
         previousHardwareUuid,
         reason: null,
-        trackingLink: null,
+        trackingLink: await lastTrackingLink(tx, accountId, device.id),
         at,
       });
     }
   }
+}
+
+/**
+ * wire-formats "Fulfilment webhook": tracking_link as the device's other statuses carry it: the
+ * link of its last box that shipped, its own request's or a replacement's of it since (a box
+ * stopped on its way by this unlink included); null when none shipped (hardware in hand).
+ */
+async function lastTrackingLink(
+  tx: StoreRepositories,
+  accountId: string,
+  deviceId: string,
+): Promise<string | null> {
+  const { rows } = await tx.replacements.list(accountId, { deviceId });
+  let link: string | null = null;
+  let latest = Number.NEGATIVE_INFINITY;
+  for (const id of [deviceId, ...rows.map((r) => r.id)]) {
+    const shipment = await tx.shipments.get(id);
+    if (shipment?.accountId !== accountId || shipment.trackingLink === null) continue;
+    const shippedOn = shipment.shippedOn ?? Number.NEGATIVE_INFINITY;
+    if (shippedOn >= latest) {
+      latest = shippedOn;
+      link = shipment.trackingLink;
+    }
+  }
+  return link;
 }

@@ -395,6 +395,46 @@ export function shipmentsSection(env: FulfilmentEnv): void {
       expect(statusesOf(env, device.id).at(-1)).toBe("Delivered");
     });
 
+    it("an Unlinked webhook carries the tracking link of the device's box that shipped (wire-formats fulfilment webhook)", async () => {
+      const a = env.account.id;
+      const sim = await startSimulator(env);
+      await knownGateway(env);
+      const inHand = await env.services.activation.activate(a, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+        patient: { external_id: "P-2" },
+      });
+      const { device } = await request(env);
+      const replaced = await env.services.replacements.create(a, {
+        hwi_device_id: inHand.device.id,
+        device_types: [{ name: "Gateway" }],
+      });
+      await drive(env, sim, T0 + 3 * DAY);
+      const order = await env.services.orders.get(device.id);
+      expect(SHIPPED).toContain(order.status);
+      const replacement = await env.services.replacements.get(a, replaced.id);
+      expect(replacement.tracking_link).not.toBeNull();
+      await env.services.unlink.unlink(a, device.id);
+      await env.services.unlink.unlink(a, inHand.device.id);
+      const unlinked = eventsOf(env, "fulfilment.status")
+        .filter((e) => e.status === "Unlinked")
+        .map(fulfilmentWebhookBody);
+      expect(unlinked).toMatchObject([
+        { hwi_device_id: device.id, tracking_link: order.tracking_link },
+        // Activated in hand, its gateway since replaced: the replacement's box.
+        { hwi_device_id: inHand.device.id, tracking_link: replacement.tracking_link },
+      ]);
+      // Activated in hand and never shipped anything: no link.
+      const bare = await env.services.activation.activate(a, {
+        device: { name: "Vendor Cellular BPM", hardware_uuid: "356938035643809" },
+      });
+      await env.services.unlink.unlink(a, bare.device.id);
+      expect(fulfilmentWebhookBody(eventsOf(env, "fulfilment.status").at(-1)!)).toMatchObject({
+        hwi_device_id: bare.device.id,
+        status: "Unlinked",
+        tracking_link: null,
+      });
+    });
+
     it("stops an unlinked device's shipment and its billing", async () => {
       const a = env.account.id;
       const sim = await startSimulator(env);
