@@ -68,4 +68,30 @@ expect:
     expect(report.passed, renderText(report)).toBe(true);
     expect(report.counts.readings.stored, renderText(report)).toBe(report.counts.readings.taken);
   }, 60_000);
+
+  it("a gateway unlinked while its replacement is in the mail unlinks the patient's devices, which are on the replacement", async () => {
+    // Spec 4.2: unlink is called when a patient is unenrolled; the devices moved to the
+    // replacement gateway when it shipped (spec 4.3), so that is the gateway to unlink.
+    const text = `scenario: unlinked-meanwhile
+seed: 1
+clock: { start: 2026-01-05T00:00:00Z }
+duration: 2d
+accounts: [{ id: clinic }]
+cohorts:
+  - { id: gw, account: clinic, count: 1, model: hypertensive, kit: [Vendor BPM - Wide Range, Vendor Scale], connectivity: gateway, adherence: 1, schedule: ["06:00", "20:00"] }
+fulfilment:
+  durations: { processing: 1h, first_scan: 1h, in_transit: 2h, out_for_delivery: 1h }
+  in_transit_scans: 1
+  probabilities: { stock_shortage: 0, delivery_issue: 0, delivery_issue_signature: 0, carrier_hold: 0 }
+events:
+  - { at: 0d 09:00, action: gateway.replace, target: gw }
+  - { at: 0d 11:00, action: gateway.unlink, target: gw }
+expect:
+  - api: { account: clinic, get: "/hwi/hwi-devices/?status=Unlinked&page=1", count: 2 }
+    text: both devices are unlinked
+  - readings: { missing: 0 }
+`;
+    const report = await runScenario(parseScenario(text, "/scenarios/unlinked-meanwhile.yaml"));
+    expect(report.passed, renderText(report)).toBe(true);
+  }, 60_000);
 });

@@ -89,9 +89,10 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
       return;
     case "gateway.unlink":
       for (const p of withGateway(fleet, event)) {
+        const gatewayUuid = await linkedGateway(deps, p);
         await expectOk(
-          deps.client.hwi(p.domain, "POST", `/hwi/unlink-gateway/${p.gatewayUuid}/`),
-          `unlinking ${p.externalId}'s gateway`,
+          deps.client.hwi(p.domain, "POST", `/hwi/unlink-gateway/${gatewayUuid}/`),
+          `unlinking ${p.externalId}'s gateway ${gatewayUuid}`,
         );
         // Spec 4.2: unlink is called when a patient is unenrolled; they measure no more.
         p.unlinked = true;
@@ -296,6 +297,23 @@ function interfere(
   );
   medium.setInterferenceAround(stations, loss);
   return () => medium.setInterferenceAround(stations, 0);
+}
+
+/**
+ * The gateway the lab has the patient's devices on: the one at home, or a replacement in the
+ * mail, which they moved to when it shipped (spec 4.3); unlinking the one at home then would
+ * unlink nothing. Read as a platform would, from one of the devices (GET hwi-devices/{id}/).
+ */
+async function linkedGateway(deps: ActionDeps, patient: PatientRig): Promise<string> {
+  const device = patient.devices.find((d) => d.profile.connectivity === "gateway");
+  if (device === undefined) return patient.gatewayUuid!;
+  const { status, body } = await deps.client.hwi<{ hardware_uuid?: unknown }>(
+    patient.domain,
+    "GET",
+    `/hwi/hwi-devices/${device.hwiDeviceId}/`,
+  );
+  const uuid = status === 200 ? body.hardware_uuid : undefined;
+  return typeof uuid === "string" ? uuid : patient.gatewayUuid!;
 }
 
 /** A replacement gateway ordered for the patient (spec 4.3); it powers on when delivered. */
