@@ -142,4 +142,28 @@ describe("Fleet.delivered", () => {
       expect(replacement.ble.stampOf(reading)).toBeDefined();
     }
   });
+
+  it("powers a replaced device's new unit on even while the patient's gateway is in the mail", async () => {
+    // The unit is with the patient: it keeps what it takes until a gateway reads it.
+    const clock = new VirtualClock({ startMs: T0 });
+    fleet = new Fleet({
+      scenario: { transports: { ble: "direct" } } as Scenario,
+      clock,
+      rng: new Rng(1),
+    } as FleetDeps);
+    const patient = patientWithKit(fleet, ["Vendor Scale"], scaleDays);
+    const scale = patient.devices[0]!;
+    await fleet.delivered(handedOver([{ id: scale.hwiDeviceId }]));
+    const old = scale.ble!;
+    await fleet.delivered({
+      ...handedOver([{ id: scale.hwiDeviceId }], [scale.hwiDeviceId]),
+      gatewayUuid: null,
+    });
+    expect(scale.ble).toBeDefined();
+    expect(scale.ble).not.toBe(old);
+    const [first] = scale.ledger.readings;
+    await clock.run({ until: first!.timestamp });
+    expect(scale.ble!.ble.stampOf(first!)).toBeDefined();
+    expect(scale.ledger.takenCount).toBe(1);
+  });
 });

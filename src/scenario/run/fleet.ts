@@ -124,7 +124,12 @@ export class Fleet {
     for (const row of event.devices) {
       const device = patient.devices.find((d) => d.hwiDeviceId === row.id);
       if (device === undefined) continue;
-      if (event.replacedUnits.includes(row.id)) await this.retire(device);
+      if (event.replacedUnits.includes(row.id)) {
+        await this.retire(device);
+        // The new unit is with the patient, its gateway here or not: it keeps what it takes
+        // until a gateway reads it.
+        if (device.profile.connectivity === "gateway") await this.powerBle(patient, device);
+      }
       if (device.profile.connectivity === "cellular" && row.hardwareUuid !== null) {
         if (device.cellular === undefined) await this.powerCellular(device, row.hardwareUuid);
       }
