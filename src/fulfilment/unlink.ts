@@ -4,6 +4,7 @@ import type { DeviceRow, HardwareChange } from "../store/types.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import type { PendingEvents } from "./events.ts";
 import { deviceMacAddress, isUuid, normalizeGatewayUuid, normalizeImei } from "./identifiers.ts";
+import { successorGateway } from "./replaced-gateway.ts";
 import { stopForUnlink } from "./shipment-intake.ts";
 
 /** Which id the caller gave (wire-formats "Unlink": say in the response which was unlinked). */
@@ -21,6 +22,11 @@ export interface UnlinkResult {
   readonly id: string;
   /** Devices this call unlinked; empty when everything was unlinked already (idempotent). */
   readonly devices: readonly UnlinkedDevice[];
+  /**
+   * Nothing to unlink on a gateway a replacement took over from: the gateway its devices are on
+   * now (replaced-gateway.ts), which the caller may have meant. Absent otherwise.
+   */
+  readonly replacedBy?: string;
 }
 
 const UNLINKED = "Unlinked";
@@ -105,7 +111,14 @@ export class Unlink {
           )
         ).rows.length > 0;
       if (!known) throw notFound(uuid);
-      return { by, id: uuid, devices: [] };
+      // Replaced, not unlinked: its devices moved on (spec 4.3) and are still linked there.
+      const successor = by === "gateway_id" ? await successorGateway(store, accountId, uuid) : null;
+      return {
+        by,
+        id: uuid,
+        devices: [],
+        ...(successor === null ? {} : { replacedBy: successor }),
+      };
     }
     const devices = await atomically(this.deps, async (tx, events) => {
       const changes = await tx.devices.unlinkGateway(accountId, uuid, { status: UNLINKED });

@@ -140,6 +140,24 @@ describe("hwi-replacements/", () => {
     ]);
   });
 
+  it("unlink-gateway/ of a replaced gateway id says the devices moved to the replacement, not that they were unlinked", async () => {
+    // A client that trusted "already unlinked" would tell the clinic the patient's hardware was
+    // unlinked (spec 4.2: check for a 2xx before confirming) while it goes on billing.
+    const created = (await replace(device.id, [{ name: "Gateway" }])).json() as { id: string };
+    await labServices(lab).replacementShipping.ship(lab.dev.account.id, created.id, {
+      hardwareUuid: GW2,
+    });
+    expect(ok(await call("POST", `unlink-gateway/${GW}/`))).toEqual({
+      detail: `Nothing to unlink on gateway ${GW}: it was replaced by ${GW2}, which its devices moved to (spec 4.3); unlink ${GW2} to unlink them.`,
+      unlinked_by: "gateway_id",
+      id: GW,
+      devices: [],
+    });
+    expect(ok(await call("GET", `hwi-devices/${device.id}/`))).toMatchObject({
+      hardware_uuid: GW2,
+    });
+  });
+
   it("refuses a replacement while the device's package is on its way, keyed by hwi_device_id; takes it once held for pickup, or for hardware in hand", async () => {
     await call("POST", "hwi-patients/", { external_id: "P-1", name: "Pat One", ...ADDRESS });
     const ordered = await activate(lab, { device: { name: BPM }, patient: { external_id: "P-1" } });

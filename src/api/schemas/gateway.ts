@@ -103,9 +103,11 @@ export function unlinkJson(r: UnlinkResult): z.output<typeof UnlinkOut> {
   const what = `${KIND[r.by]} ${r.id}`;
   return {
     detail:
-      n === 0
-        ? `Nothing to unlink on ${what}: already unlinked.`
-        : `Unlinked ${n} device${n === 1 ? "" : "s"} of ${what}.`,
+      n > 0
+        ? `Unlinked ${n} device${n === 1 ? "" : "s"} of ${what}.`
+        : r.replacedBy !== undefined
+          ? `Nothing to unlink on ${what}: it was replaced by ${r.replacedBy}, which its devices moved to (spec 4.3); unlink ${r.replacedBy} to unlink them.`
+          : `Nothing to unlink on ${what}: already unlinked.`,
     unlinked_by: r.by,
     id: r.id,
     devices: r.devices.map((d) => ({
