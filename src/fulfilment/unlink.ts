@@ -1,6 +1,7 @@
 import { RpmlabError } from "../core/errors.ts";
 import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceRow, HardwareChange } from "../store/types.ts";
+import type { ShipmentRow } from "../store/types-shipments.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
 import type { PendingEvents } from "./events.ts";
 import { deviceMacAddress, isUuid, normalizeGatewayUuid, normalizeImei } from "./identifiers.ts";
@@ -174,7 +175,12 @@ export class Unlink {
     changes: readonly HardwareChange[],
   ): Promise<void> {
     const at = this.deps.clock.now();
-    for (const { device, previousHardwareUuid } of changes) {
+    const replacements =
+      changes.length === 0
+        ? []
+        : (await tx.shipments.list({ accountId, kind: "replacement" })).rows;
+    for (const change of changes) {
+      const { device, previousHardwareUuid } = change;
       const patient =
         device.patientId === null ? null : await tx.patients.getById(accountId, device.patientId);
       events.add("fulfilment.status", {
@@ -184,7 +190,7 @@ export class Unlink {
         status: UNLINKED,
         previousHardwareUuid,
         reason: null,
-        trackingLink: await lastTrackingLink(tx, accountId, device.id),
+        trackingLink: await lastTrackingLink(tx, accountId, change, replacements),
         at,
       });
     }
@@ -193,24 +199,37 @@ export class Unlink {
 
 /**
  * wire-formats "Fulfilment webhook": tracking_link as the device's other statuses carry it: the
- * link of its last box that shipped, its own request's or a replacement's of it since (a box
- * stopped on its way by this unlink included); null when none shipped (hardware in hand).
+ * link of its last box that shipped — its own request's, a replacement's of it, or the
+ * replacement that brought the gateway (or IMEI) it is unlinked from, whose link its Replaced
+ * webhook carried (a box stopped on its way by this unlink included); null when none shipped
+ * (hardware in hand). `replacements`: the account's replacement shipments.
  */
 async function lastTrackingLink(
   tx: StoreRepositories,
   accountId: string,
-  deviceId: string,
+  change: HardwareChange,
+  replacements: readonly ShipmentRow[],
 ): Promise<string | null> {
-  const { rows } = await tx.replacements.list(accountId, { deviceId });
+  const { device, previousHardwareUuid } = change;
+  const { rows } = await tx.replacements.list(accountId, { deviceId: device.id });
+  const own = [device.id, ...rows.map((r) => r.id)];
+  const boxes: ShipmentRow[] = [];
+  for (const id of own) {
+    const shipment = await tx.shipments.get(id);
+    if (shipment?.accountId === accountId) boxes.push(shipment);
+  }
+  const prior = previousHardwareUuid?.toUpperCase();
+  if (prior !== undefined) {
+    boxes.push(...replacements.filter((s) => s.hardwareUuid?.toUpperCase() === prior));
+  }
   let link: string | null = null;
   let latest = Number.NEGATIVE_INFINITY;
-  for (const id of [deviceId, ...rows.map((r) => r.id)]) {
-    const shipment = await tx.shipments.get(id);
-    if (shipment?.accountId !== accountId || shipment.trackingLink === null) continue;
-    const shippedOn = shipment.shippedOn ?? Number.NEGATIVE_INFINITY;
+  for (const box of boxes) {
+    if (box.trackingLink === null) continue;
+    const shippedOn = box.shippedOn ?? Number.NEGATIVE_INFINITY;
     if (shippedOn >= latest) {
       latest = shippedOn;
-      link = shipment.trackingLink;
+      link = box.trackingLink;
     }
   }
   return link;

@@ -403,6 +403,11 @@ export function shipmentsSection(env: FulfilmentEnv): void {
         device: { name: "Vendor Scale", hardware_uuid: GW },
         patient: { external_id: "P-2" },
       });
+      // On the same gateway: the replacement ordered for the scale moves it too.
+      const beside = await env.services.activation.activate(a, {
+        device: { name: "Vendor Pulse Ox", hardware_uuid: GW },
+        patient: { external_id: "P-2" },
+      });
       const { device } = await request(env);
       const replaced = await env.services.replacements.create(a, {
         hwi_device_id: inHand.device.id,
@@ -414,14 +419,16 @@ export function shipmentsSection(env: FulfilmentEnv): void {
       const replacement = await env.services.replacements.get(a, replaced.id);
       expect(replacement.tracking_link).not.toBeNull();
       await env.services.unlink.unlink(a, device.id);
-      await env.services.unlink.unlink(a, inHand.device.id);
+      await env.services.unlink.unlink(a, replacement.new_hardware_uuid!);
       const unlinked = eventsOf(env, "fulfilment.status")
         .filter((e) => e.status === "Unlinked")
         .map(fulfilmentWebhookBody);
       expect(unlinked).toMatchObject([
         { hwi_device_id: device.id, tracking_link: order.tracking_link },
-        // Activated in hand, its gateway since replaced: the replacement's box.
+        // Activated in hand, their gateway since replaced: the replacement's box, whose link
+        // their Replaced webhooks carried.
         { hwi_device_id: inHand.device.id, tracking_link: replacement.tracking_link },
+        { hwi_device_id: beside.device.id, tracking_link: replacement.tracking_link },
       ]);
       // Activated in hand and never shipped anything: no link.
       const bare = await env.services.activation.activate(a, {
