@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { fulfilmentWebhookBody } from "../../../src/fulfilment/events.ts";
 import { deviceMacAddress } from "../../../src/fulfilment/identifiers.ts";
 import { shipmentRng } from "../../../src/fulfilment/shipment-plan.ts";
-import { activate, eventsOf, type FulfilmentEnv, GW, IMEI, knownGateway } from "../env.ts";
+import {
+  activate,
+  eventsOf,
+  type FulfilmentEnv,
+  GW,
+  IMEI,
+  knownGateway,
+  patientWithAddress,
+} from "../env.ts";
 
 /** Spec 3 "gateway replaced → Replaced", 4.3, 6.2: what happens when a replacement ships. */
 export function replacementShippingSection(env: FulfilmentEnv): void {
@@ -108,6 +116,38 @@ export function replacementShippingSection(env: FulfilmentEnv): void {
         [deviceMacAddress(bpm.id), deviceMacAddress(scale.id)].sort(),
       );
       expect(await env.store.whitelist.list(GW)).toEqual([]);
+    });
+
+    it("a device ordered for a patient whose gateway is being replaced ends on the replacement gateway, whichever box ships first", async () => {
+      // Spec 4.3: the replacement gateway takes every device of the old one.
+      const a = env.account.id;
+      await knownGateway(env);
+      await patientWithAddress(env, "P-1");
+      const { device: bpm } = await activate(env, {
+        device: { name: "Vendor BPM - S", hardware_uuid: GW },
+        patient: { external_id: "P-1" },
+      });
+      const replace = () =>
+        env.services.replacements.create(a, {
+          hwi_device_id: bpm.id,
+          device_types: [{ name: "Gateway" }],
+        });
+      const order = (name: string) =>
+        activate(env, { device: { name }, patient: { external_id: "P-1" } });
+      // The order ships first: it joins the old gateway, and moves with it.
+      const first = await replace();
+      const { device: scale } = await order("Vendor Scale");
+      await env.services.orders.advance(scale.id, { status: "Dropshipped" });
+      expect((await env.store.devices.get(a, scale.id))?.hardwareUuid).toBe(GW);
+      const fresh = (await ship(first.id)).newHardwareUuid!;
+      expect((await env.store.devices.get(a, scale.id))?.hardwareUuid).toBe(fresh);
+      // The replacement has shipped: the next order joins the replacement gateway.
+      const { device: ox } = await order("Vendor Pulse Ox");
+      await env.services.orders.advance(ox.id, { status: "Dropshipped" });
+      expect((await env.store.devices.get(a, ox.id))?.hardwareUuid).toBe(fresh);
+      expect((await env.store.whitelist.list(fresh)).map((w) => w.macAddress).sort()).toEqual(
+        [bpm.id, scale.id, ox.id].map(deviceMacAddress).sort(),
+      );
     });
 
     it("draws the new gateway id from the shipment's Rng (forked by replacement id and step)", async () => {
