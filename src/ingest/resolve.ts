@@ -42,12 +42,20 @@ interface Departure {
  * took it: one relayed late — queued through an outage, then sent after an unlink or a
  * replacement — goes to the device and patient it was taken for (spec 6.2: patient_id "stable
  * across gateway replacement or unlinking"), never to the next device activated in the slot.
+ * A slot a replacement emptied (spec 4.3: the device moved to the new gateway or IMEI when its
+ * box shipped) still belongs to that device while nothing else holds it: the patient measures
+ * on the old hardware until the new arrives, and those readings are the device's, not orphans.
  */
 export class Resolver {
   /** Devices by lower-cased gateway uuid or IMEI, oldest first (as findByHardware orders). */
   private readonly devices = new Map<string, DeviceWithPatient[]>();
   /** Devices that left each lower-cased gateway uuid or IMEI, oldest departure first. */
   private readonly departures = new Map<string, Departure[]>();
+  /**
+   * Devices a replacement moved off each lower-cased gateway uuid or IMEI that no device holds
+   * now, latest move first.
+   */
+  private readonly movedOff = new Map<string, Departure[]>();
   private readonly gatewayAccounts = new Map<string, string | null>();
 
   private constructor(private readonly catalogue: Catalogue) {}
@@ -86,6 +94,10 @@ export class Resolver {
         }
       }
     }
+    await resolver.loadMovedOff(
+      tx,
+      ids.filter((id) => !resolver.devices.has(id.toLowerCase())),
+    );
     const gateways = uplinks.flatMap((u) =>
       u.source.kind === "gateway" ? [u.source.gatewayUuid] : [],
     );
@@ -93,6 +105,26 @@ export class Resolver {
       resolver.gatewayAccounts.set(gateway.gatewayUuid.toLowerCase(), gateway.accountId);
     }
     return resolver;
+  }
+
+  /** The devices replacements moved off these empty slots, still linked (movedOff). */
+  private async loadMovedOff(tx: StoreRepositories, vacant: readonly string[]): Promise<void> {
+    if (vacant.length === 0) return;
+    const moves = await tx.hardwareLogs.replacedFrom(vacant);
+    if (moves.length === 0) return;
+    const moved = new Map(
+      (await tx.devices.getManyById(moves.map((m) => m.deviceId))).map((d) => [d.id, d]),
+    );
+    for (const { deviceId, previousHardwareUuid, created } of moves.reverse()) {
+      const device = moved.get(deviceId);
+      // Unlinked since (its patient unenrolled): nothing of the old hardware is its any more.
+      if (device === undefined || device.hardwareUuid === null) continue;
+      push(this.movedOff, previousHardwareUuid!, {
+        device,
+        at: created,
+        patientExternalId: device.patient?.externalId ?? null,
+      });
+    }
   }
 
   resolve(source: UplinkSource, reading: UplinkReading): Resolution {
@@ -105,8 +137,9 @@ export class Resolver {
    * The device that held the slot when the reading was taken (`takenAt`, the sender's clock):
    * the first to leave it after then, if it existed by then and `took` the reading, with its
    * patient of then; otherwise the device in it now (DevicesRepo.findByHardware over the loaded
-   * devices), whose readings from before its activation are its own. A sender's clock gone far
-   * back (a reset) so finds no device that left, not one from years before.
+   * devices), whose readings from before its activation are its own; with none, the device a
+   * replacement moved off it before the reading (movedOff). A sender's clock gone far back (a
+   * reset) so finds no device that left, not one from years before.
    */
   private find(
     hardwareUuid: string,
@@ -125,7 +158,9 @@ export class Resolver {
       );
     }
     const device = this.devices.get(key)?.find(fits);
-    return device === undefined ? undefined : this.ofDevice(device);
+    if (device !== undefined) return this.ofDevice(device);
+    const moved = this.movedOff.get(key)?.find((d) => d.at <= takenAt && took(d.device));
+    return moved === undefined ? undefined : this.ofDevice(moved.device);
   }
 
   private gatewaySlot(gatewayUuid: string, reading: UplinkReading): Resolution {

@@ -267,6 +267,11 @@ export interface HardwareLogsRepo {
    * gateways or IMEIs (any case, any account) after `since`, oldest first.
    */
   departures(hardwareUuids: readonly string[], since: Ms): Promise<HardwareLogRow[]>;
+  /**
+   * For ingestion: the entries that moved a device off one of these gateways or IMEIs to a
+   * replacement (reason "replacement"; any case, any account, any time), oldest first.
+   */
+  replacedFrom(hardwareUuids: readonly string[]): Promise<HardwareLogRow[]>;
 }
 
 export interface ReplacementsRepo {

@@ -234,6 +234,57 @@ describe("MessageProcessor: one batch, one transaction", () => {
     expect(result.stored.every((r) => r.deviceId === device.id)).toBe(true);
   });
 
+  it("gives the readings an old unit sends while its replacement is in the mail to the device, until the device is unlinked", async () => {
+    const account = await store.accounts.create({
+      clientDomain: "clinic",
+      environment: "development",
+    });
+    const device = await deviceForPatient(store, account.id, cellScale, "P-C");
+    hour();
+    // The new unit ships (spec 4.3): the device moves to its IMEI; the patient still has the old.
+    await store.devices.replaceHardware(account.id, cellScale.hardwareUuid, "356938035643899");
+    hour();
+    const [meanwhile, afterUnlink] = takenFromNow(readingsOf(cellScale, 2, 0).slice(0, 2));
+    const kept = await run(uplinkMessage(cellScale, "old-1", [meanwhile!]));
+    expect(kept.deadLetters).toEqual([]);
+    expect(kept.stored.length).toBeGreaterThan(0);
+    for (const row of await rowsOf(kept)) {
+      expect(row).toMatchObject({
+        deviceId: device.id,
+        accountId: account.id,
+        patientExternalId: "P-C",
+        source: cellScale.hardwareUuid,
+      });
+    }
+    // Unlinked (the patient unenrolled): what the old unit sends after is nobody's.
+    hour();
+    await store.devices.unlinkDevice(account.id, device.id);
+    const orphaned = await run(uplinkMessage(cellScale, "old-2", [afterUnlink!]));
+    expect(orphaned.stored.length).toBeGreaterThan(0);
+    for (const row of await rowsOf(orphaned)) {
+      expect(row).toMatchObject({ deviceId: null, accountId: null, patientExternalId: null });
+    }
+  });
+
+  it("gives a reading an old gateway takes after a replacement moved its cuff to the device, and to the next device activated on that gateway once there is one", async () => {
+    const { account, device } = await activateForPatient(store, bpm, "P-A");
+    hour();
+    await store.devices.replaceHardware(account.id, bpm.hardwareUuid, "0F0E0D0C0B0A");
+    hour();
+    const [first, second] = takenFromNow(readingsOf(bpm, 3, 0).slice(0, 2));
+    const kept = await run(uplinkMessage(bpm, "old-1", [first!]));
+    expect(kept.stored.length).toBeGreaterThan(0);
+    for (const row of await rowsOf(kept)) {
+      expect(row).toMatchObject({ deviceId: device.id, patientExternalId: "P-A" });
+    }
+    hour();
+    const next = await deviceForPatient(store, account.id, bpm, "P-B");
+    const taken = await run(uplinkMessage(bpm, "old-2", takenFromNow([second!]), 8));
+    for (const row of await rowsOf(taken)) {
+      expect(row).toMatchObject({ deviceId: next.id, patientExternalId: "P-B" });
+    }
+  });
+
   it("refuses for its device_type a reading of another known type than the device activated on its IMEI", async () => {
     await activateCellular(store, cellScale);
     const cellBpm = {

@@ -1,6 +1,8 @@
+import { sql } from "kysely";
 import { type Ctx, countOf, paged, templatedIn } from "../context.ts";
 import { param } from "../query-templates.ts";
 import type { HardwareLogsRepo } from "../store.ts";
+import type { HardwareLogReason, HardwareLogRow } from "../types.ts";
 import { addHardwareLog, toHardwareLogRow } from "./devices-hardware.ts";
 
 /** hwi-hardware-uuid-logs (spec 4.3): oldest first. */
@@ -31,7 +33,26 @@ export function hardwareLogsRepo(ctx: Ctx): HardwareLogsRepo {
             .where("created", ">", param<number>("since")),
         { since },
       );
-      return rows.map(toHardwareLogRow).sort((a, b) => a.created - b.created || a.id - b.id);
+      return rows.map(toHardwareLogRow).sort(byCreation);
+    },
+    async replacedFrom(hardwareUuids) {
+      const rows = await templatedIn(
+        ctx,
+        "hardwareLogs.replacedFrom",
+        [...new Set(hardwareUuids.map((u) => u.toLowerCase()))],
+        (list) =>
+          ctx.db
+            .selectFrom("hardware_logs")
+            .selectAll()
+            .where("previous_hardware_uuid_lc", "in", list)
+            .where("reason", "=", sql.lit<HardwareLogReason>("replacement")),
+        {},
+      );
+      return rows.map(toHardwareLogRow).sort(byCreation);
     },
   };
+}
+
+function byCreation(a: HardwareLogRow, b: HardwareLogRow): number {
+  return a.created - b.created || a.id - b.id;
 }
