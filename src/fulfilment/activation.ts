@@ -97,9 +97,14 @@ export class DeviceActivation {
         if (shipment.status !== status) {
           await tx.devices.update(accountId, created.id, { status: shipment.status });
         }
-      } else if (await new AccountBoxes(tx, accountId).hardwareHere(created.hardwareUuid)) {
+      } else if (
+        status !== UNKNOWN_GATEWAY &&
+        (await new AccountBoxes(tx, accountId).hardwareHere(created.hardwareUuid))
+      ) {
         // Hardware in hand bills from now; a device on a gateway still in one of the lab's boxes
         // (on its way, or held) from that box's delivery (README "Billing", billing-start.ts).
+        // A gateway id the lab has never seen (a typo, or a hub not yet powered) has no device
+        // in use behind it: billing starts when the gateway first reports (gateway-adoption.ts).
         await tx.billingPeriods.open(accountId, created.id, at, "activation");
       }
       const device = (await tx.devices.get(accountId, created.id))!;

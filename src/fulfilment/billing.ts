@@ -18,8 +18,9 @@ import type { BillingBasis, BillingPeriodRow } from "../store/types-shipments.ts
  * both with the patient, a device without its gateway sending nothing (spec 1.1): a device
  * that joined a gateway still in the mail bills from that gateway's delivery, and when the
  * device's own package never reached the patient, the replacement that completes it starts it
- * (billing-start.ts). A device-day is a UTC calendar day on which the device was billable at
- * any moment.
+ * (billing-start.ts); one activated on a gateway id the lab has never seen (Unknown Gateway ID)
+ * bills from that gateway's first check-in (gateway-adoption.ts). A device-day is a UTC calendar
+ * day on which the device was billable at any moment.
  *
  * Hardware: each shipment counts the device and/or gateway in its box (ship_gateway_only: the
  * gateway only, spec 2.4 "only the gateway cost is billed"; a device joining the patient's

@@ -101,6 +101,9 @@ export class GatewayAdoption {
       for (const waitingDevice of mine.slice(0, room)) {
         const profile = this.deps.catalogue.get(waitingDevice.name);
         const device = await tx.devices.update(accountId, waitingDevice.id, { status: ACTIVE });
+        // Billing starts now that the gateway is known and the device on its whitelist (README
+        // "Billing"): while it waited, nothing behind that gateway id was known to be in use.
+        await tx.billingPeriods.open(accountId, device.id, at, "activation");
         const patient =
           device.patientId === null ? null : await tx.patients.getById(accountId, device.patientId);
         const patientExternalId = patient?.externalId ?? null;

@@ -269,6 +269,34 @@ export function billingSection(env: FulfilmentEnv): void {
       ]);
     });
 
+    it("a device on a gateway id the lab has never seen bills from that gateway's first check-in, not its activation", async () => {
+      const a = env.account.id;
+      // A mistyped or not yet powered gateway id: the device waits (Unknown Gateway ID).
+      const { device } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+      });
+      expect(device.status).toBe("Unknown Gateway ID");
+      advance(env, 3 * DAY);
+      expect((await env.services.billing({ account: "clinic" })).accounts[0]!.devices).toEqual([]);
+      const checkedIn = env.clock.now();
+      const { adopted } = await env.services.adoption.register(GW, {
+        lastSignalStrength: 18,
+        lastCheckinTime: checkedIn,
+      });
+      expect(adopted.map((d) => d.id)).toEqual([device.id]);
+      advance(env, DAY);
+      const report = await env.services.billing({ account: "clinic" });
+      expect(report.accounts[0]!.devices).toEqual([
+        expect.objectContaining({
+          hwi_device_id: device.id,
+          basis: "activation",
+          billable_from: checkedIn,
+          device_days: 2,
+        }),
+      ]);
+      expect(a).toBe(report.accounts[0]!.account_id);
+    });
+
     it("refuses a malformed period or an unknown account, keyed by field", async () => {
       expect(await fieldErrors(env.services.billing({ month: "2024-13" }))).toEqual({
         month: ['"2024-13" is not a month: YYYY-MM.'],
