@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.ts";
+import { isRpmlabError } from "../core/errors.ts";
 import { FieldErrorCollector, fieldError } from "../core/field-errors.ts";
 import { civilFromDays, daysFromCivil, MS_PER_DAY, toIsoMicros } from "../core/time.ts";
 import type { Store } from "../store/store.ts";
@@ -100,8 +101,18 @@ export async function billingReport(
 ): Promise<BillingReport> {
   const { store, clock } = deps;
   const now = clock.now();
-  const { from, to } = period(query, now);
   const errors = new FieldErrorCollector();
+  // A bad period and an unknown account are reported together, not one per attempt.
+  let range: { from: Ms; to: Ms } | undefined;
+  try {
+    range = period(query, now);
+  } catch (error) {
+    if (!isRpmlabError(error, "E_API_VALIDATION")) throw error;
+    const fields = error.details.fields as Record<string, readonly string[]>;
+    for (const [field, messages] of Object.entries(fields)) {
+      for (const message of messages) errors.add(field, message);
+    }
+  }
   let accounts = await store.accounts.list();
   const domain = query.account?.trim();
   if (domain !== undefined && domain !== "") {
@@ -110,6 +121,7 @@ export async function billingReport(
     accounts = one === null ? [] : [one];
   }
   errors.throwIfAny();
+  const { from, to } = range!;
   const out: AccountBilling[] = [];
   for (const account of accounts) {
     const periods = await store.billingPeriods.list({ accountId: account.id, from, to });

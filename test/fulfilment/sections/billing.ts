@@ -301,6 +301,13 @@ export function billingSection(env: FulfilmentEnv): void {
       expect(await fieldErrors(env.services.billing({ month: "2024-13" }))).toEqual({
         month: ['"2024-13" is not a month: YYYY-MM.'],
       });
+      // Every mistake at once: a bad period does not hide an unknown account.
+      expect(
+        await fieldErrors(env.services.billing({ month: "2024-13", account: "nobody" })),
+      ).toEqual({
+        month: ['"2024-13" is not a month: YYYY-MM.'],
+        account: ['No account has client domain "nobody".'],
+      });
       expect(await fieldErrors(env.services.billing({ from: "2024-02-30" }))).toEqual({
         from: ['"2024-02-30" is not a date: YYYY-MM-DD.'],
       });
