@@ -28,9 +28,9 @@ export interface GlucometerSupplies {
 }
 
 /**
- * Spec 2.7: strips sent (the meter's box, plus the strip orders shipped for the meter, on this
- * gateway or one it was on before a replacement), minus the glucose readings the meter stored,
- * plus the offset a PUT left for strips lost, client-provided or bought by the patient; shown
+ * Spec 2.7: strips sent (the meter's box and each replacement meter's, plus the strip orders
+ * shipped for the meter, on this gateway or one it was on before a replacement), minus the
+ * glucose readings the meter stored, plus the offset a PUT left for strips lost, client-provided or bought by the patient; shown
  * never below 0. Daily use: dailyUse, rounded. Null when no glucometer of the account is on
  * this gateway id or IMEI (any case, hyphens ignored).
  */
@@ -52,7 +52,7 @@ export async function glucometerSupplies(
   const shipped = await tx.supplyRequests.stripsShipped(accountId, meters);
   const usage = await tx.glucometerSupplies.usage(accountId, meters, { since: recentSince, now });
   const offset = await tx.glucometerSupplies.offset(accountId, meters);
-  const sent = KIT_STRIPS * glucometers.length + shipped;
+  const sent = KIT_STRIPS * (await meterBoxes(tx, accountId, meters)) + shipped;
   const counted = sent - usage.used;
   const perDay = dailyUse(usage, recentSince, now);
   return {
@@ -66,6 +66,29 @@ export async function glucometerSupplies(
       average_measurements_per_day: Math.round(perDay),
     },
   };
+}
+
+/**
+ * The meter boxes sent: each meter's own, and one for each replacement of the meter that has
+ * shipped with a meter in it (a replacement is the catalogue's kit, "with test strips", as the
+ * first was; the patient keeps the old strips, which fit the same meter). A replacement of the
+ * gateway alone brings no strips.
+ */
+async function meterBoxes(
+  tx: StoreRepositories,
+  accountId: string,
+  meters: readonly string[],
+): Promise<number> {
+  let boxes = meters.length;
+  for (const deviceId of meters) {
+    const { rows } = await tx.replacements.list(accountId, { deviceId });
+    for (const replacement of rows) {
+      if (replacement.shippedOn === null) continue;
+      // Its shipment (same id) says what was in the box, decided when it shipped.
+      if ((await tx.shipments.get(replacement.id))?.shipsDevice === true) boxes++;
+    }
+  }
+  return boxes;
 }
 
 /**

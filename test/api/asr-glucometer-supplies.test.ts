@@ -2,7 +2,17 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AutoReorder } from "../../src/asr/auto-reorder.ts";
 import { asrDeps } from "./asr-fixtures.ts";
 import { ADMIN, hwi, type Lab, makeLab, send } from "./helpers.ts";
-import { activate, DAY, GW, GW2, IMEI, knownGateway, ok, reading } from "./hwi-fixtures.ts";
+import {
+  activate,
+  DAY,
+  GW,
+  GW2,
+  IMEI,
+  knownGateway,
+  labServices,
+  ok,
+  reading,
+} from "./hwi-fixtures.ts";
 
 /** Spec 2.7 glucometer supply record, 4.5 glucometer_supplies/ and automatic reorder (1.4). */
 
@@ -14,6 +24,13 @@ const PATIENT = {
   state: "CA",
   zip_code: "92614",
   email: "ada@example.com",
+};
+const SHIP_TO = {
+  shipping_name: PATIENT.name,
+  shipping_address: PATIENT.address,
+  shipping_city: PATIENT.city,
+  shipping_state: PATIENT.state,
+  shipping_zip_code: PATIENT.zip_code,
 };
 
 describe("asr/glucometer_supplies/ and automatic reorder", () => {
@@ -186,6 +203,33 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
       strips_sent: 50,
       estimated_strips_remaining: 50,
       average_measurements_per_day: 0,
+    });
+  });
+
+  it("a replacement meter comes in its own box: its strips count once it ships, a gateway alone brings none", async () => {
+    const services = labServices(lab);
+    const account = lab.prod.account.id;
+    await test(20, 4);
+    expect(await record()).toMatchObject({ strips_sent: 50, estimated_strips_remaining: 30 });
+    const gateway = await services.replacements.create(account, {
+      hwi_device_id: glucometer.id,
+      device_types: [{ name: "Gateway" }],
+      ...SHIP_TO,
+    });
+    await services.orders.advance(gateway.id, { status: "Delivered" });
+    const moved = (await lab.store.devices.get(account, glucometer.id))!.hardwareUuid!;
+    expect(await record(moved)).toMatchObject({ strips_sent: 50, estimated_strips_remaining: 30 });
+    const meter = await services.replacements.create(account, {
+      hwi_device_id: glucometer.id,
+      device_types: [{ name: "Vendor Glucometer" }],
+      ...SHIP_TO,
+    });
+    expect(await record(moved)).toMatchObject({ strips_sent: 50 });
+    await services.orders.advance(meter.id, { status: "Dropshipped" });
+    expect(await record(moved)).toEqual({
+      strips_sent: 100,
+      estimated_strips_remaining: 80,
+      average_measurements_per_day: 4,
     });
   });
 

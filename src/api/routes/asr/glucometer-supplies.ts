@@ -67,7 +67,7 @@ export const glucometerSuppliesRoutes: RoutePlugin = async (app, ctx) => {
         security: SECURITY,
         summary: "A glucometer's strip estimate",
         description:
-          "strips_sent: the meter's own box (50 strips) plus the strips of shipped strip orders for the meter (on this gateway id or IMEI, or on one it was on before a replacement); estimated_strips_remaining: strips_sent minus the glucose readings its glucometer stored, plus the offset of the last PUT, never below 0; average_measurements_per_day: glucose readings per day over the last 14 days (a meter first read more recently: the readings after its first per day since it, not rounded up to whole days). 404 when no glucometer of the account is on the gateway id or IMEI.",
+          "strips_sent: the meter's own box (50 strips), another for each replacement meter shipped for it, plus the strips of shipped strip orders for the meter (on this gateway id or IMEI, or on one it was on before a replacement); estimated_strips_remaining: strips_sent minus the glucose readings its glucometer stored, plus the offset of the last PUT, never below 0; average_measurements_per_day: glucose readings per day over the last 14 days (a meter first read more recently: the readings after its first per day since it, not rounded up to whole days). 404 when no glucometer of the account is on the gateway id or IMEI.",
         params: PARAMS,
         response: {
           200: RECORD,
