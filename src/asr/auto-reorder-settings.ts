@@ -35,12 +35,18 @@ export function autoReorderSettings(
   }
   // Trimmed, as supply-requests/ reads supply_name (the CLI's --supply arrives untrimmed).
   const supplyName = input.supply_name?.trim() ?? DEFAULT_REORDER_SUPPLY;
-  const type = supplies.byName(supplyName);
-  if (type === undefined || type.strips === null) {
-    errors.add("supply_name", `"${supplyName}" is not a test strip supply (asr/supply-types/).`);
-  } else if (type.deprecated) {
-    errors.add("supply_name", `"${supplyName}" is deprecated and can no longer be ordered.`);
-  }
+  const problem = stripSupplyProblem(supplies, supplyName);
+  if (problem !== undefined) errors.add("supply_name", problem);
   errors.throwIfAny();
   return { stripsBelow, daysBelow, supplyName };
+}
+
+/** Why `name` cannot be what automatic reorder orders: no test strip supply, or deprecated. */
+export function stripSupplyProblem(supplies: SupplyCatalogue, name: string): string | undefined {
+  const type = supplies.byName(name);
+  if (type === undefined || type.strips === null) {
+    return `"${name}" is not a test strip supply (asr/supply-types/).`;
+  }
+  if (type.deprecated) return `"${name}" is deprecated and can no longer be ordered.`;
+  return undefined;
 }

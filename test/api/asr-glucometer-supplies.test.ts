@@ -427,6 +427,10 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(res.json()[field]?.[0], res.body).toMatch(message);
     }
+    // Every mistake at once: a threshold that is no number does not hide a supply that is no strip.
+    const both = await autoReorder({ strips_below: "ten", supply_name: "Lancets (100)" });
+    expect(both.statusCode).toBe(400);
+    expect(Object.keys(both.json()).sort()).toEqual(["strips_below", "supply_name"]);
     const unknown = await lab.app.inject({
       method: "PUT",
       url: "/lab/v1/accounts/nobody/auto-reorder/",

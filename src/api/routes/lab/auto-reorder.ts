@@ -4,7 +4,9 @@ import {
   autoReorderJson,
   autoReorderSettings,
   DEFAULT_REORDER_SUPPLY,
+  stripSupplyProblem,
 } from "../../../asr/auto-reorder-settings.ts";
+import type { SupplyCatalogue } from "../../../asr/supply-catalogue.ts";
 import { charField, drfObject, integerField } from "../../../core/drf-fields.ts";
 import { apiError } from "../../errors.ts";
 import { DETAIL_SCHEMA, FIELD_ERRORS_SCHEMA, toJsonSchema } from "../../json-schema.ts";
@@ -18,15 +20,25 @@ const OFF = "Automatic reorder is off for this account.";
 
 const threshold = (what: string) => integerField({ min: 1 }).nullable().optional().describe(what);
 
-const AutoReorderBody = drfObject({
-  strips_below: threshold("Order when fewer strips than this are estimated to remain."),
-  days_below: threshold(
-    "Order when the strips left last fewer days than this at the recent daily use.",
-  ),
-  supply_name: charField()
-    .optional()
-    .describe(`The strip supply to order (default "${DEFAULT_REORDER_SUPPLY}").`),
-});
+/**
+ * The body, its supply_name checked against the catalogue in the same pass as the thresholds'
+ * types, so one 400 names every field at fault (autoReorderSettings checks it again for the
+ * CLI and scenarios).
+ */
+const autoReorderBody = (supplies: SupplyCatalogue) =>
+  drfObject({
+    strips_below: threshold("Order when fewer strips than this are estimated to remain."),
+    days_below: threshold(
+      "Order when the strips left last fewer days than this at the recent daily use.",
+    ),
+    supply_name: charField()
+      .superRefine((name, ctx) => {
+        const problem = stripSupplyProblem(supplies, name);
+        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .optional()
+      .describe(`The strip supply to order (default "${DEFAULT_REORDER_SUPPLY}").`),
+  });
 
 const AUTO_REORDER_JSON = toJsonSchema(
   z.object({
@@ -44,6 +56,7 @@ const AUTO_REORDER_JSON = toJsonSchema(
 export const labAutoReorderRoutes: RoutePlugin = async (app, ctx) => {
   const { store, supplies } = ctx;
   const path = "/accounts/:clientDomain/auto-reorder/";
+  const AutoReorderBody = autoReorderBody(supplies);
 
   app.get(
     path,
