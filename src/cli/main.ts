@@ -23,7 +23,11 @@ export function buildProgram(io: CliIo): Command {
     )
     .showHelpAfterError()
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+    .configureOutput({
+      writeOut: (s) => io.out(s),
+      writeErr: (s) => io.err(s),
+      outputError: (s, write) => write(asUsageError(s)),
+    });
   registerProfilesCommand(program, io);
   registerReadingsCommand(program, io);
   registerServeCommand(program, io);
@@ -38,6 +42,14 @@ export function buildProgram(io: CliIo): Command {
   registerRunCommand(program, io);
   registerDemoCommand(program, io);
   return program;
+}
+
+/**
+ * commander's own errors ("error: unknown option '--x'") in the form of every other error, so a
+ * script matches one prefix (README "Commands": `rpmlab: <CODE>: <message>`, E_USAGE, exit 2).
+ */
+function asUsageError(message: string): string {
+  return `rpmlab: E_USAGE: ${message.replace(/^error: /, "")}`;
 }
 
 /**

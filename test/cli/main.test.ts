@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { runCli } from "../catalogue/cli-io.ts";
+
+// README "Commands": every error goes to stderr as `rpmlab: <CODE>: <message>`, the option
+// parser's own usage errors included (E_USAGE, exit 2), so a script can match one prefix.
+describe("rpmlab option parser errors", () => {
+  it.each([
+    [["profiles", "list", "--nope"], "unknown option '--nope'"],
+    [["profiles", "show"], "missing required argument 'name'"],
+    [["nosuch"], "unknown command 'nosuch'"],
+    [["readings", "Vendor Scale", "--seed"], "option '--seed <seed>' argument missing"],
+  ])("rpmlab %j is E_USAGE, exit 2, in the rpmlab: CODE: form", async (args, message) => {
+    const { code, stdout, stderr } = await runCli(...args);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.split("\n")[0]).toBe(`rpmlab: E_USAGE: ${message}`);
+    // The command's usage still follows, as before.
+    expect(stderr).toContain("Usage: rpmlab");
+  });
+});
