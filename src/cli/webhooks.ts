@@ -118,7 +118,8 @@ function manualCommand(
     .option(
       "--timeout <duration>",
       "limit of the attempt, e.g. 10s",
-      `${DEFAULT_WEBHOOK_TIMEOUT_MS}ms`,
+      // Shown as README "rpmlab webhooks" and serve's --webhook-timeout write it (10s).
+      `${DEFAULT_WEBHOOK_TIMEOUT_MS / 1000}s`,
     )
     .option("--store <spec>", STORE_OPTION_HELP)
     .option("--json", "print the delivery as JSON")

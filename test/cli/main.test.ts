@@ -18,3 +18,15 @@ describe("rpmlab option parser errors", () => {
     expect(stderr).toContain("Usage: rpmlab");
   });
 });
+
+describe("rpmlab webhooks resend|test --help", () => {
+  // README "rpmlab webhooks": `--timeout 10s`, written as a user writes it (and as serve's
+  // --webhook-timeout shows it), not as milliseconds.
+  it.each(["resend", "test"])("%s shows the --timeout default as 10s", async (command) => {
+    const { code, stdout } = await runCli("webhooks", command, "--help");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(
+      /--timeout <duration>\s+limit of the attempt, e\.g\. 10s \(default:\s+"10s"\)/,
+    );
+  });
+});
