@@ -43,7 +43,7 @@ interface ListFlags extends Flags {
 export function registerWebhooksCommand(program: Command, io: CliIo): void {
   const webhooks = program
     .command("webhooks")
-    .description("Webhook deliveries: the log, resends, test sends (issue 4 §1)");
+    .description("Webhook deliveries: the log, resends, test sends (README: Webhooks)");
 
   webhooks
     .command("deliveries")
