@@ -165,14 +165,18 @@ const FLAG_OF: Record<string, string> = {
   supply_name: "--supply",
 };
 
-/** The flags as thresholds; a bad one is E_USAGE naming the flag (exit 2). */
+/**
+ * The flags as thresholds. A threshold that is not a whole number in range is E_CONFIG_INVALID
+ * naming the flag, as every number option (README "Commands"); the other refusals are E_USAGE.
+ * Both exit 2.
+ */
 function autoReorderFromFlags(flags: AutoReorderFlags): AutoReorderSettings {
   const threshold = (flag: string, text: string | undefined) => {
     if (text === undefined) return undefined;
     const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
     if (!Number.isSafeInteger(n) || n < 1 || n > MAX_INTEGER_FIELD) {
       throw new RpmlabError(
-        "E_USAGE",
+        "E_CONFIG_INVALID",
         `${flag} must be a whole number from 1 to ${MAX_INTEGER_FIELD}, got "${text}"`,
         { field: flag },
       );

@@ -9,7 +9,8 @@ export function listLimit(text: string): number {
   // Digits only: Number() would also take 1e3, 0x10 and " 5 ".
   const limit = /^\d{1,4}$/.test(text) ? Number(text) : Number.NaN;
   if (!(limit >= 1 && limit <= 1000)) {
-    throw new RpmlabError("E_USAGE", `--limit must be 1 to 1000, got "${text}"`, {
+    // A bad number is E_CONFIG_INVALID naming the flag, as every number option (README "Commands").
+    throw new RpmlabError("E_CONFIG_INVALID", `--limit must be 1 to 1000, got "${text}"`, {
       field: "limit",
     });
   }

@@ -49,3 +49,30 @@ describe("rpmlab --help texts", () => {
     expect(texts.filter((t) => /\bissue\s+\d/i.test(t))).toEqual([]);
   });
 });
+
+describe("number options", () => {
+  // README "Commands": a number option takes decimal digits as written; 0x3C, 0o74, 0b1,
+  // Infinity or an empty value is refused with E_CONFIG_INVALID naming the flag (exit 2).
+  // The flags are checked before the store is opened, so no store is needed here.
+  const none = "sqlite:/nonexistent/rpmlab-number-options.db";
+  it.each([
+    [["webhooks", "deliveries", "lab", "--limit", "0x10", "--store", none], "--limit", "0x10"],
+    [["dead-letters", "list", "--limit", "", "--store", none], "--limit", ""],
+    [
+      ["accounts", "auto-reorder", "acme", "--strips-below", "0o74", "--store", none],
+      "--strips-below",
+      "0o74",
+    ],
+    [
+      ["accounts", "auto-reorder", "acme", "--days-below", "Infinity", "--store", none],
+      "--days-below",
+      "Infinity",
+    ],
+  ])("rpmlab %j is E_CONFIG_INVALID naming the flag", async (args, flag, value) => {
+    const { code, stderr } = await runCli(...args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      new RegExp(`^rpmlab: E_CONFIG_INVALID: ${flag} must be .*, got "${value}"\\n?$`),
+    );
+  });
+});
