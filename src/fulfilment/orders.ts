@@ -25,7 +25,6 @@ import { applyStep, type ShipmentDeps, type StepOptions } from "./shipment-trans
 import {
   FULFILMENT_STATUSES,
   type FulfilmentStatus,
-  isFulfilmentStatus,
   SHIPPED_FILTER,
 } from "./statuses.ts";
 
@@ -132,11 +131,12 @@ export class Orders {
     });
     errors.throwIfAny();
     const start = await this.shipment(id);
-    const status = target!;
-    if (!isFulfilmentStatus(status)) {
+    // In any case, as the list's filter takes it (the CLI's `orders advance ID "in transit"`).
+    const status = statusNamed(target!.trim().toLowerCase());
+    if (status === undefined) {
       throw fieldError(
         "status",
-        `${MESSAGES.choice(status)} Fulfilment statuses: ${FULFILMENT_STATUSES.join(", ")}.`,
+        `${MESSAGES.choice(target!)} Fulfilment statuses: ${FULFILMENT_STATUSES.join(", ")}.`,
       );
     }
     this.refuseStopped(start, "status");

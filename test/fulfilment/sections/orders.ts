@@ -38,6 +38,13 @@ export function ordersSection(env: FulfilmentEnv): void {
       expect(eventsOf(env, "hardware.delivered")).toHaveLength(1);
     });
 
+    it("takes a status in any case, as the list's filter does", async () => {
+      const { device } = await request(env);
+      const order = await orders().advance(device.id, { status: " in transit " });
+      expect(order.status).toBe("In Transit");
+      expect(statusesOf(env, device.id).at(-1)).toBe("In Transit");
+    });
+
     it("refuses what no carrier could do, with a 400 keyed by the field that says why", async () => {
       const { device } = await request(env);
       expect(await fieldErrors(orders().advance(device.id, { status: "Shipped" }))).toEqual({
