@@ -1,5 +1,4 @@
 import Fastify, {
-  type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyPluginAsync,
   type FastifySchemaCompiler,
@@ -27,6 +26,7 @@ import { frameworkError } from "./framework-errors.ts";
 import { registerNotFound } from "./not-found.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { registerRateLimit } from "./rate-limit.ts";
+import { apiLogger } from "./request-log.ts";
 import { KnownRoutes } from "./route-table.ts";
 import { API_ROUTES } from "./routes/index.ts";
 import type { ApiContext, ApiDeps, RouteTable, Scope } from "./types.ts";
@@ -58,9 +58,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   }
   let requests = 0;
   const app = Fastify({
-    ...(deps.logger === undefined
-      ? { logger: false }
-      : { loggerInstance: deps.logger as FastifyBaseLogger }),
+    ...(deps.logger === undefined ? { logger: false } : { loggerInstance: apiLogger(deps.logger) }),
     // Per app, so ids restart with each lab and a test can predict them.
     genReqId: () => `req-${(++requests).toString(36)}`,
     logController: new LogController({ requestIdLogLabel: "request_id" }),

@@ -57,6 +57,21 @@ export const PREFIX_REF = new RegExp(
   `^(?:rpm_(dev|prod)_)?([0-9A-Za-z]{${PREFIX_LENGTH}})(?:…|\\.\\.\\.)?$`,
 );
 
+/** A whole key (or longer) anywhere in a text, a URL or a message: tag, listed prefix, the rest. */
+const KEY_IN_TEXT = new RegExp(
+  `rpm_(dev|prod)_([0-9A-Za-z]{${PREFIX_LENGTH}})[0-9A-Za-z]{${SECRET_LENGTH - PREFIX_LENGTH},}`,
+  "g",
+);
+
+/**
+ * `text` with every whole key written as its listed prefix (`rpm_dev_AbCd1234…`), for what is
+ * logged or shown back: a key named in a URL (`DELETE …/keys/{key}/` revokes by the key itself)
+ * must not end up in a server log, whose readers are not the key's holders.
+ */
+export function maskApiKeys(text: string): string {
+  return text.replace(KEY_IN_TEXT, "rpm_$1_$2…");
+}
+
 /** SHA-256 hex: keys are long random strings, so a fast unsalted hash is enough. */
 export function hashApiKey(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex");

@@ -154,3 +154,33 @@ describe("lab admin API", () => {
     expect(res.environment).toBe("production");
   });
 });
+
+/** README "rpmlab keys": revoke takes the whole key; `serve` logs every request at info. */
+describe("a key named in a request's URL", () => {
+  let lab: Lab;
+  afterEach(() => lab.close());
+
+  it("is logged as its listed prefix only, never whole", async () => {
+    lab = await makeLab({ log: true });
+    const { key } = lab.dev;
+    const shown = `${key.slice(0, "rpm_dev_".length + 8)}…`;
+    const revoked = await lab.app.inject({
+      method: "DELETE",
+      url: `/lab/v1/accounts/acme-dev/keys/${key}/`,
+      headers: ADMIN,
+    });
+    expect(revoked.statusCode).toBe(204);
+    // A key pasted into a query string, where no client should put it, is a key all the same.
+    await lab.app.inject({
+      method: "GET",
+      url: `${hwi(lab.other, "hwi-patients/")}?k=${lab.other.key}`,
+    });
+    const urls = lab.logs.map((l) => JSON.parse(l).req?.url).filter((u) => u !== undefined);
+    expect(urls).toEqual([
+      `/lab/v1/accounts/acme-dev/keys/${shown}/`,
+      `${hwi(lab.other, "hwi-patients/")}?k=${lab.other.key.slice(0, 16)}…`,
+    ]);
+    expect(lab.logs.join("\n")).not.toContain(key);
+    expect(lab.logs.join("\n")).not.toContain(lab.other.key);
+  });
+});
