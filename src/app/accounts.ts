@@ -1,7 +1,7 @@
 import { CLIENT_DOMAIN_PATTERN, CLIENT_DOMAIN_RULE } from "../config/client-domain.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { toIsoMicros } from "../core/time.ts";
-import { keyEnvironment, keyPrefix, PREFIX_REF } from "../store/api-key-secret.ts";
+import { keyEnvironment, keyPrefix, maskApiKeys, PREFIX_REF } from "../store/api-key-secret.ts";
 import type { Store } from "../store/store.ts";
 import type { AccountRow, ApiKeyRow, CreatedApiKey, Environment } from "../store/types.ts";
 
@@ -104,10 +104,13 @@ export async function revokeKey(
   }
   const key = matches[0];
   if (key === undefined) {
+    // A whole key given to the wrong account is still a live key: quoted by its prefix only,
+    // as listings show it, since this message reaches a terminal, a CI log or an HTTP answer.
+    const named = maskApiKeys(ref);
     throw new RpmlabError(
       "E_STORE_NOT_FOUND",
-      `client domain "${account.clientDomain}" has no key "${ref}"`,
-      { field: "key", value: ref },
+      `client domain "${account.clientDomain}" has no key "${named}"`,
+      { field: "key", value: named },
     );
   }
   if (key.revokedAt !== null) return { apiKey: key, alreadyRevoked: true };

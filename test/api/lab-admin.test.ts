@@ -183,4 +183,22 @@ describe("a key named in a request's URL", () => {
     expect(lab.logs.join("\n")).not.toContain(key);
     expect(lab.logs.join("\n")).not.toContain(lab.other.key);
   });
+
+  it("given to another account, is quoted back by its prefix only", async () => {
+    lab = await makeLab();
+    const { key } = lab.dev;
+    const res = await lab.app.inject({
+      method: "DELETE",
+      url: `/lab/v1/accounts/other-dev/keys/${key}/`,
+      headers: ADMIN,
+    });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({
+      detail: `client domain "other-dev" has no key "${key.slice(0, 16)}…"`,
+    });
+    expect(await send(lab.app, "GET", hwi(lab.dev, "hwi-patients/"), key)).toHaveProperty(
+      "statusCode",
+      200,
+    );
+  });
 });
