@@ -254,7 +254,9 @@ class ScenarioRun {
         port: String(this.options.port ?? 0),
         ...(this.options.host === undefined ? {} : { host: this.options.host }),
         clientDomain: this.scenario.accounts[0]!.id,
-        adminToken: `scenario-${this.rng.fork("admin").hex(24)}`,
+        // No admin token: the lab makes a fresh one, as for `serve`. The seed reproduces the
+        // run, not its credentials: it is printed and shipped in scenario files, and a token
+        // drawn from it would open the admin API of every lab run with it (`demo --host`).
       },
       {},
     );
