@@ -1,4 +1,5 @@
 import { RpmlabError } from "../core/errors.ts";
+import { redactUrlSpec } from "./redact-url.ts";
 
 /**
  * The MQTT broker boundary's spec strings (DESIGN.md, "Boundaries"): `embedded` (aedes in this
@@ -85,12 +86,7 @@ export function withoutCredentials(url: string): string {
  * refused `?password=…` must not be echoed).
  */
 export function redactBrokerSpec(spec: string): string {
-  const query = spec.indexOf("?");
-  const redacted =
-    query < 0
-      ? spec
-      : spec.slice(0, query) + spec.slice(query).replace(/([?&][^=&#]*=)[^&#]*/g, "$1***");
-  return redacted.replace(/^(mqtts?:\/\/[^:/@]*):[^@/]*@/, "$1:***@");
+  return redactUrlSpec(spec);
 }
 
 function invalid(spec: string, why: string, cause?: unknown): RpmlabError {

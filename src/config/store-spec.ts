@@ -1,4 +1,5 @@
 import { RpmlabError } from "../core/errors.ts";
+import { redactUrlSpec } from "./redact-url.ts";
 
 /**
  * The store boundary's spec strings (DESIGN.md, "Boundaries"): `memory`, `sqlite:PATH`,
@@ -81,9 +82,15 @@ function parsePostgres(spec: string, text: string): StoreSpec {
   return { kind: "postgres", url: url.toString(), schema };
 }
 
-/** The spec string with any password replaced, for messages and logs. */
+/** Query parameters a PostgreSQL URL's messages show: none of them is a secret. */
+const SHOWN_PARAMETERS = ["schema", "host", "port", "sslmode"];
+
+/**
+ * The spec string with its password replaced, for messages and logs, and every query value but
+ * SHOWN_PARAMETERS': pg takes a password from `?password=` as well as from the user information.
+ */
 export function redactStoreSpec(spec: string): string {
-  return spec.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/, "$1:***@");
+  return redactUrlSpec(spec, SHOWN_PARAMETERS);
 }
 
 function invalid(spec: string, why: string, cause?: unknown): RpmlabError {

@@ -70,6 +70,18 @@ describe("broker spec strings (DESIGN.md Boundaries)", () => {
       "mqtts://user:***@broker.example:8883",
     );
     expect(() => parseBrokerSpec("mqtt://user:secret@host:1/x")).toThrow(/user:\*\*\*@host/);
+    // Specs the parser refuses are quoted in its error: a password in them is hidden all the same.
+    for (const spec of [
+      "MQTT://user:secret@host:1883", // the scheme in capitals
+      " mqtt://user:secret@host:1883/x", // a blank pasted before it
+      "mqtt://user:sec/ret@host:1883", // a / left unescaped
+      "mqtt://user:sec@ret@host:1883/x", // an @ left unescaped
+      "mqtt://user:sec?ret@host:1883", // a ? left unescaped
+    ]) {
+      const message = errorOf(() => parseBrokerSpec(spec));
+      expect(message, spec).toMatch(/^invalid broker "/);
+      expect(message, spec).not.toMatch(/sec|ret/);
+    }
   });
 
   it("hands the broker URL on without the lab service's user name and password", () => {

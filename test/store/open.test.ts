@@ -61,6 +61,26 @@ describe("store spec strings (DESIGN.md Boundaries)", () => {
       }
     })();
     expect(error?.message).not.toContain("hunter2");
+    // pg takes ?password= as the URL's own; a spec the parser refuses is quoted in its error.
+    expect(redactStoreSpec("postgres://u@db/x?schema=lab_1&password=hunter2")).toBe(
+      "postgres://u@db/x?schema=lab_1&password=***",
+    );
+    for (const spec of [
+      "POSTGRES://u:hunter2@db/x", // the scheme in capitals
+      " postgres://u:hunter2@db/x?schema=BAD", // a blank pasted before it
+      "postgres://u:hun/ter2@db/x", // a / left unescaped
+      "postgresql://u:hun@ter2@db/x?schema=BAD", // an @ left unescaped
+      "postgres://u@db/x?schema=BAD&password=hunter2",
+    ]) {
+      let message = "";
+      try {
+        parseStoreSpec(spec);
+      } catch (e) {
+        message = (e as RpmlabError).message;
+      }
+      expect(message, spec).toMatch(/^invalid store "/);
+      expect(message, spec).not.toMatch(/hun|ter2/);
+    }
   });
 
   it("openStore rejects an unknown spec before touching anything", async () => {
