@@ -1,4 +1,7 @@
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseStoreSpec, redactStoreSpec } from "../../src/config/store-spec.ts";
 import { RpmlabError } from "../../src/core/errors.ts";
@@ -107,5 +110,25 @@ describe("store spec strings (DESIGN.md Boundaries)", () => {
     const missing = await rejection(openStore("sqlite:/proc/rpmlab-nope/lab.db", deps()));
     expect(missing.code).toBe("E_STORE_UNAVAILABLE");
     expect(missing.message).toContain("mkdir '/proc/rpmlab-nope'");
+  });
+
+  it("makes a new SQLite file, and its WAL, readable by its owner only; leaves an existing one's mode", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rpmlab-store-mode-"));
+    try {
+      const path = join(dir, "lab", "lab.db");
+      const store = await openStore(`sqlite:${path}`, deps());
+      await store.accounts.create({ clientDomain: "acme", environment: "development" });
+      for (const file of [path, `${path}-wal`]) {
+        expect((statSync(file).mode & 0o777).toString(8), file).toBe("600");
+      }
+      await store.close();
+      const shared = join(dir, "shared.db");
+      writeFileSync(shared, "");
+      chmodSync(shared, 0o640);
+      await (await openStore(`sqlite:${shared}`, deps())).close();
+      expect((statSync(shared).mode & 0o777).toString(8)).toBe("640");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
