@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Lab, makeLab } from "./helpers.ts";
+import { hwi, type Lab, makeLab, send } from "./helpers.ts";
 import { type Envelope, hwiCall, ok } from "./hwi-fixtures.ts";
 
 const KEYS = [
@@ -25,6 +25,34 @@ describe("webhooks/", () => {
     call = hwiCall(lab);
   });
   afterEach(() => lab.close());
+
+  it("POST refuses a webhook past the account's 100 (each reading goes to every one): 400, until one is deleted", async () => {
+    for (let i = 0; i < 100; i++) {
+      await lab.store.webhooks.create(lab.dev.account.id, {
+        endpoint: `https://client.example/hook/${i}`,
+        event: "MEASUREMENT",
+      });
+    }
+    const refused = await call("POST", "webhooks/", {
+      endpoint: "https://client.example/one-more",
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({
+      non_field_errors: [
+        "This account already has 100 webhooks, the most it may hold: delete one first.",
+      ],
+    });
+    expect(await lab.store.webhooks.list(lab.dev.account.id)).toHaveLength(100);
+    // Another account's count is its own.
+    const other = await send(lab.app, "POST", hwi(lab.other, "webhooks/"), lab.other.key, {
+      endpoint: "https://other.example/hook",
+    });
+    expect(other.statusCode).toBe(201);
+    const [first] = await lab.store.webhooks.list(lab.dev.account.id);
+    expect((await call("DELETE", `webhooks/${first!.id}/`)).statusCode).toBe(204);
+    const again = await call("POST", "webhooks/", { endpoint: "https://client.example/one-more" });
+    expect(again.statusCode).toBe(201);
+  });
 
   it("POST registers (201) with the defaults: MEASUREMENT, post_as_array false, enabled_by_default true", async () => {
     const res = await call("POST", "webhooks/", {

@@ -34,6 +34,14 @@ const invalid = describe(
 );
 const notFound = describe(DETAIL_SCHEMA, `Unknown id: "${NO_WEBHOOK}"`);
 const params = z.object({ id: z.string().describe("The webhook's id (UUID, any case).") });
+/**
+ * Webhooks an account may hold (rpmlab's decision; the real service's are entered in its web
+ * application, a handful per client). Every reading is posted to each enabled MEASUREMENT
+ * webhook: without a bound, one key's POSTs in a loop would make each reading thousands of
+ * requests to whatever endpoint they name, and as many delivery rows in the store.
+ */
+export const MAX_WEBHOOKS = 100;
+const TOO_MANY_WEBHOOKS = `This account already has ${MAX_WEBHOOKS} webhooks, the most it may hold: delete one first.`;
 const DELIVERY =
   'Delivery is described in the README ("Webhooks"): payloads, routing, retries, signatures; its log, resends and test sends are in the lab admin API.';
 
@@ -87,13 +95,24 @@ export const webhooksRoutes: RoutePlugin = async (app, ctx) => {
         tags: TAGS,
         security: SECURITY,
         summary: "Register a webhook",
-        description: `201 with the webhook. event defaults to MEASUREMENT, post_as_array to false, enabled_by_default to true (spec 6.3.1). ${DELIVERY}`,
+        description: `201 with the webhook. event defaults to MEASUREMENT, post_as_array to false, enabled_by_default to true (spec 6.3.1). An account holds at most ${MAX_WEBHOOKS} webhooks: one more is a 400 under non_field_errors. ${DELIVERY}`,
         body: WebhookBody,
-        response: { 201: WEBHOOK, 400: invalid, ...clientErrorResponses() },
+        response: {
+          201: WEBHOOK,
+          400: describe(
+            FIELD_ERRORS_SCHEMA,
+            `Keyed by field, e.g. {"endpoint": ["Enter a valid URL."]}; {"non_field_errors": […]} when the account already holds ${MAX_WEBHOOKS} webhooks.`,
+          ),
+          ...clientErrorResponses(),
+        },
       },
     },
     async (request, reply) => {
-      const row = await webhooks.create(accountOf(request).id, newWebhook(request.body));
+      const accountId = accountOf(request).id;
+      if ((await webhooks.list(accountId)).length >= MAX_WEBHOOKS) {
+        throw apiError.validation({ non_field_errors: [TOO_MANY_WEBHOOKS] });
+      }
+      const row = await webhooks.create(accountId, newWebhook(request.body));
       return reply.code(201).send(webhookJson(row, setsSecret(request.body)));
     },
   );
