@@ -1,5 +1,6 @@
 import type BetterSqlite from "better-sqlite3";
 import type { Clock } from "../core/clock.ts";
+import { createPrivateFile } from "../core/directory.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import { MAX_READINGS } from "../mqtt/envelope.ts";
@@ -75,6 +76,8 @@ export class SqliteOutbox<T> implements Outbox<T> {
     const { default: Sqlite } = await import("better-sqlite3");
     let db: Database | undefined;
     try {
+      // Readings waiting to be sent: the owner's only, as the lab's store (directory.ts).
+      createPrivateFile(path);
       db = new Sqlite(path);
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");

@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 
 /**
@@ -19,4 +19,21 @@ export function ensureDirectory(dir: string): void {
     if (statSync(dir).isDirectory()) return;
     throw error;
   }
+}
+
+/**
+ * Creates `path` empty, readable and writable by its owner only (0600), unless it exists: for
+ * the files that hold what other users of the machine have no business reading (a store, an
+ * outbox of readings). SQLite gives its -wal and -shm files the database file's mode. An
+ * existing file keeps its mode: its owner chose it, or shares it on purpose.
+ */
+export function createPrivateFile(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, "wx", 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return;
+    throw error;
+  }
+  closeSync(fd);
 }

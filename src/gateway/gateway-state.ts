@@ -59,7 +59,8 @@ export class GatewayState {
     if (this.file === undefined) return;
     const tmp = `${this.file}.tmp`;
     try {
-      writeFileSync(tmp, JSON.stringify(this.data));
+      // Beside the outbox, and like it the owner's only (src/core/directory.ts createPrivateFile).
+      writeFileSync(tmp, JSON.stringify(this.data), { mode: 0o600 });
       renameSync(tmp, this.file);
     } catch (error) {
       throw new RpmlabError(

@@ -1,9 +1,8 @@
-import { closeSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { Kysely } from "kysely";
 import { parseStoreSpec, redactStoreSpec, type StoreSpec } from "../config/store-spec.ts";
 import type { Clock } from "../core/clock.ts";
-import { ensureDirectory } from "../core/directory.ts";
+import { createPrivateFile, ensureDirectory } from "../core/directory.ts";
 import { RpmlabError } from "../core/errors.ts";
 import type { Rng } from "../core/rng.ts";
 import { postgresDialect, sqliteDialect } from "./dialect.ts";
@@ -56,7 +55,8 @@ async function openSqlite(
   try {
     if (!spec.memory) {
       ensureDirectory(dirname(spec.path));
-      createPrivately(spec.path);
+      // Patients' names, addresses and readings, webhook auth keys and signing secrets.
+      createPrivateFile(spec.path);
     }
     sqlite = new BetterSqlite(spec.path);
     // WAL: readers never block the writer; NORMAL is durable across application crashes in
@@ -104,23 +104,6 @@ async function openSqlite(
     describe,
     sqlite: database,
   });
-}
-
-/**
- * A new SQLite file is made readable by its owner only (0600): it holds patients' names,
- * addresses and readings, webhook auth keys and signing secrets, which other users of the
- * machine have no business reading. SQLite gives its -wal and -shm files the database file's
- * mode. An existing file keeps the mode it has (its owner chose it, or shares it on purpose).
- */
-function createPrivately(path: string): void {
-  let fd: number;
-  try {
-    fd = openSync(path, "wx", 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return;
-    throw error;
-  }
-  closeSync(fd);
 }
 
 /** OIDs of int8 (bigint, count(*)) in PostgreSQL's catalogue. */

@@ -3,11 +3,14 @@
  * refused with E_OUTBOX_UNAVAILABLE naming the file and the field at fault, never a bare
  * TypeError or an entry the gateway would report to the service without its address.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { openOutbox } from "../../src/cellular/outbox.ts";
 import { isRpmlabError } from "../../src/core/errors.ts";
+import { Rng } from "../../src/core/rng.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { GatewayState } from "../../src/gateway/gateway-state.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "rpmlab-gw-state-file-"));
@@ -45,5 +48,32 @@ describe("gateway state file", () => {
     ) as GatewayState;
     expect(state.held).toEqual([{ mac: "C00000000001", sensorCode: "10", sensorId: null }]);
     expect(state.lastSequence("C00000000001")).toBe(7);
+  });
+});
+
+describe("files beside the outbox", () => {
+  it("the state and the disk outbox are readable by their owner only (the readings they hold)", async () => {
+    const own = mkdtempSync(join(tmpdir(), "rpmlab-gw-private-"));
+    try {
+      GatewayState.open(own, "P").setLastSequence("C00000000001", 3);
+      const outbox = await openOutbox<{ n: number }>({
+        clock: new VirtualClock({ startMs: Date.UTC(2026, 0, 1) }),
+        rng: new Rng("private"),
+        capacity: 10,
+        name: "P",
+        dir: own,
+      });
+      outbox.enqueue({ n: 1 });
+      try {
+        // While open: SQLite removes the -wal file at its last connection's close.
+        for (const file of ["P.state.json", "P.outbox.db", "P.outbox.db-wal"]) {
+          expect((statSync(join(own, file)).mode & 0o777).toString(8), file).toBe("600");
+        }
+      } finally {
+        outbox.close();
+      }
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });
