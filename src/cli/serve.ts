@@ -6,6 +6,7 @@ import { STORE_ENV } from "../config/lab-store.ts";
 import { formatRateLimit } from "../config/rate-limit.ts";
 import {
   ADMIN_TOKEN_ENV,
+  BROKER_ENV,
   DEFAULT_CLIENT_DOMAIN,
   DEFAULT_HOST,
   DEFAULT_HTTP_PORT,
@@ -34,7 +35,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     )
     .option(
       "--broker <spec>",
-      `embedded[:port], mqtt://host:port or mqtts://host:port (default ${DEFAULT_BROKER})`,
+      `embedded[:port], mqtt://host:port or mqtts://host:port (default $${BROKER_ENV}, else ${DEFAULT_BROKER})`,
     )
     .option("--port <n>", `HTTP port; 0 picks a free one (default ${DEFAULT_HTTP_PORT})`)
     .option("--host <address>", `HTTP address to listen on (default ${DEFAULT_HOST})`)

@@ -22,6 +22,12 @@ import {
 
 /** Environment variable holding the lab admin token, so scripts can fix it across restarts. */
 export const ADMIN_TOKEN_ENV = "RPMLAB_ADMIN_TOKEN";
+/**
+ * serve's --broker when the flag is not given: an external broker's URL carries the lab
+ * service's user name and password (it reads every device topic and writes every downlink),
+ * and a command line is readable by every user of the machine (`ps`, /proc/PID/cmdline).
+ */
+export const BROKER_ENV = "RPMLAB_BROKER";
 
 /** The port Django's development server uses, and so what the real service's clients test on. */
 export const DEFAULT_HTTP_PORT = 8000;
@@ -103,8 +109,7 @@ export function serveConfig(
   const store = resolveStoreSpec(flags.store, env);
   const source = storeSource(flags.store, env);
   parseStoreSpec(store, source === "--store" ? undefined : source);
-  const broker = flags.broker ?? DEFAULT_BROKER;
-  parseBrokerSpec(broker);
+  const broker = resolveBroker(flags.broker, env);
   const portText = flags.port ?? String(DEFAULT_HTTP_PORT);
   if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65_535) {
     throw new RpmlabError(
@@ -178,6 +183,32 @@ function ingestGroup(text: string): string {
 }
 
 /** MQTT 3.1.1 §3.1.3.1 allows any client id on most brokers; keep to a portable 1–23 set. */
+/** --broker, else $RPMLAB_BROKER (empty counts as unset, as $RPMLAB_STORE), else embedded. */
+function resolveBroker(
+  flag: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  if (flag !== undefined) {
+    parseBrokerSpec(flag);
+    return flag;
+  }
+  const fromEnv = env[BROKER_ENV];
+  if (fromEnv === undefined || fromEnv === "") return DEFAULT_BROKER;
+  try {
+    parseBrokerSpec(fromEnv);
+  } catch (error) {
+    // Named: a CI job's environment is not something the command line shows.
+    if (!(error instanceof RpmlabError)) throw error;
+    throw new RpmlabError(
+      error.code,
+      `$${BROKER_ENV}: ${error.message}`,
+      { ...error.details, source: `$${BROKER_ENV}` },
+      error.cause,
+    );
+  }
+  return fromEnv;
+}
+
 function ingestId(text: string): string {
   if (!/^[A-Za-z0-9-]{1,23}$/.test(text)) {
     throw new RpmlabError(

@@ -41,6 +41,17 @@ describe("rpmlab serve configuration", () => {
     );
   });
 
+  it("takes the broker, whose URL holds the lab service's password, from RPMLAB_BROKER: no command line shows it", () => {
+    const url = "mqtt://rpmlab-ingest:s3cret@broker.example:1883";
+    expect(serveConfig({}, { RPMLAB_BROKER: url }).broker).toBe(url);
+    expect(serveConfig({}, { RPMLAB_BROKER: "" }).broker).toBe("embedded");
+    expect(serveConfig({ broker: "embedded:0" }, { RPMLAB_BROKER: url }).broker).toBe("embedded:0");
+    expect(() => serveConfig({}, { RPMLAB_BROKER: "mqtt://svc:s3cret@db:1883/x" })).toThrow(
+      /^\$RPMLAB_BROKER: invalid broker "mqtt:\/\/svc:\*\*\*@db:1883\/x": an MQTT broker URL has no path/,
+    );
+    expect(fieldOf(() => serveConfig({}, { RPMLAB_BROKER: "redis://x" }))).toBe("broker");
+  });
+
   it("says a PostgreSQL store's port is out of range rather than 'not a valid URL'", () => {
     expect(() => serveConfig({ store: "postgres://u:secret@db:99999/lab" }, {})).toThrow(
       /^invalid store "postgres:\/\/u:\*\*\*@db:99999\/lab": the port must be a whole number from 1 to 65535, got "99999"$/,
