@@ -57,7 +57,15 @@ export function createKyselyStore(opts: KyselyStoreOptions): Store {
       let applied: string[];
       try {
         if (schema !== undefined) {
-          await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+          // Two processes opening one new schema at once (two `rpmlab serve`, or serve and
+          // `rpmlab accounts`, started together): IF NOT EXISTS checks before it inserts, so
+          // the slower one failed on pg_namespace's unique index. The schema is there then; the
+          // migrator's own lock serialises the rest.
+          await sql`create schema if not exists ${sql.id(schema)}`
+            .execute(db)
+            .catch((error: unknown) => {
+              if (d.classify(error) !== "unique") throw error;
+            });
         }
         const migrator = new Migrator({
           db,

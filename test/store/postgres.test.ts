@@ -103,6 +103,28 @@ if (pgh !== undefined) {
       }
     });
 
+    it("opens one new schema from several processes at once (two serves started together)", async () => {
+      const { spec, schema: name } = pgh.nextSpec();
+      const deps = (seed: string) => ({
+        clock: new VirtualClock({ startMs: 1_729_051_800_000 }),
+        rng: new Rng(seed),
+      });
+      // Separate pools, as separate processes have: each creates the schema and migrates.
+      const opened = await pgh.locked(() =>
+        Promise.allSettled(["p1", "p2", "p3"].map((seed) => openStore(spec, deps(seed)))),
+      );
+      try {
+        const refused = opened.flatMap((r) => (r.status === "rejected" ? [String(r.reason)] : []));
+        expect(refused).toEqual([]);
+        const stores = opened.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+        await stores[0]!.accounts.create({ clientDomain: "a", environment: "production" });
+        expect((await stores[2]!.accounts.list()).map((a) => a.clientDomain)).toEqual(["a"]);
+      } finally {
+        for (const r of opened) if (r.status === "fulfilled") await r.value.close();
+        await pgh.dropSchema(name);
+      }
+    });
+
     it("keeps JSON as written: a webhook body's keys stay in their order (json, not jsonb)", async () => {
       const { spec, schema: name } = pgh.nextSpec();
       const deps = { clock: new VirtualClock({ startMs: 1_729_051_800_000 }), rng: new Rng("j") };
