@@ -28,6 +28,12 @@ export interface Dialect {
    * text search over dates.
    */
   isoText(column: string): RawBuilder<string>;
+  /**
+   * A text column to order by code point (UTF-8 bytes), as SQLite's BINARY does, whatever the
+   * PostgreSQL database's collation (en_US.UTF-8, the official image's default, puts "alpha"
+   * before "Zeta" and ignores "_" and "-" at first).
+   */
+  byCodePoint(column: string): RawBuilder<string>;
   classify(error: unknown): DbErrorKind;
 }
 
@@ -44,6 +50,7 @@ export const sqliteDialect: Dialect = {
   // %f is seconds with milliseconds; the stored times are whole milliseconds.
   isoText: (column) =>
     sql<string>`strftime('%Y-%m-%dT%H:%M:%f', ${sql.ref(column)} / 1000.0, 'unixepoch') || '000Z'`,
+  byCodePoint: (column) => sql<string>`${sql.ref(column)}`,
   classify(error) {
     const code = errorCode(error);
     if (code === undefined) return "other";
@@ -86,6 +93,7 @@ export const postgresDialect: Dialect = {
   readJson: (value) => value ?? null,
   isoText: (column) =>
     sql<string>`to_char(timestamp 'epoch' + ${sql.ref(column)} * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+  byCodePoint: (column) => sql<string>`${sql.ref(column)} collate "C"`,
   classify(error) {
     const code = errorCode(error);
     if (code === undefined) {

@@ -1,8 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { openStore } from "../../src/store/open.ts";
-import { POSTGRES_SHOWN, postgresHarness } from "../support/postgres.ts";
+import { POSTGRES_SHOWN, POSTGRES_URL, postgresHarness } from "../support/postgres.ts";
+import { PROPERTY_KEYS_BY_CODE_POINT } from "./contract/devices.ts";
 import { storeContract } from "./contract.ts";
 
 const pgh = await postgresHarness("Store contract: PostgreSQL");
@@ -122,6 +124,42 @@ if (pgh !== undefined) {
       } finally {
         for (const r of opened) if (r.status === "fulfilled") await r.value.close();
         await pgh.dropSchema(name);
+      }
+    });
+
+    it("orders text as SQLite does on a database whose collation sorts otherwise (en-US)", async (ctx) => {
+      // The official PostgreSQL image creates en_US.utf8 databases; CI's `test` may be C.
+      const database = `rpmlab_test_${process.pid}_${randomBytes(4).toString("hex")}_en_us`;
+      try {
+        await admin.query(
+          `create database "${database}" template template0 encoding 'UTF8' locale 'C' locale_provider icu icu_locale 'en-US'`,
+        );
+      } catch (error) {
+        ctx.skip(`cannot create an ICU en-US database here (PostgreSQL 15+ with ICU): ${error}`);
+      }
+      const url = new URL(POSTGRES_URL);
+      url.pathname = `/${database}`;
+      const deps = { clock: new VirtualClock({ startMs: 1_729_051_800_000 }), rng: new Rng("c") };
+      try {
+        const store = await openStore(url.href, deps);
+        try {
+          const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
+          const d = await store.devices.create(a.id, {
+            name: "Vendor BPM - Wide Range",
+            sensorCode: "10",
+            hardwareUuid: "297056120BD7",
+            status: "Dropshipped",
+          });
+          for (const key of [...PROPERTY_KEYS_BY_CODE_POINT].reverse()) {
+            await store.deviceProperties.set(d.id, key, "v");
+          }
+          const keys = (await store.deviceProperties.list(d.id)).map((p) => p.key);
+          expect(keys).toEqual(PROPERTY_KEYS_BY_CODE_POINT);
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await admin.query(`drop database if exists "${database}" with (force)`);
       }
     });
 

@@ -24,7 +24,8 @@ export function devicePropertiesRepo(ctx: Ctx): DevicePropertiesRepo {
         .selectFrom("device_properties")
         .selectAll()
         .where("device_id", "=", deviceId)
-        .orderBy("key")
+        // By code point on both dialects, whatever the database's collation.
+        .orderBy(ctx.d.byCodePoint("key"))
         .execute();
       return rows.map(toPropertyRow);
     },

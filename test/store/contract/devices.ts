@@ -11,6 +11,9 @@ const bpm = (over: Partial<NewDevice> = {}): NewDevice => ({
   ...over,
 });
 
+/** Keys of every kind in code point order; a database collation (en-US) would put Zeta last. */
+export const PROPERTY_KEYS_BY_CODE_POINT = ["Zeta", "_x", "a-c", "ab", "alpha", "e", "É"];
+
 /** Spec 2.4, 2.8, 3, 4.3: devices, the gateway slot rule, unlink and replacement. */
 export function devicesContract(env: ContractEnv): void {
   describe("devices", () => {
@@ -213,6 +216,17 @@ export function devicesContract(env: ContractEnv): void {
       expect(await env.store.deviceProperties.delete(d.id, "colour")).toBe(true);
       expect(await env.store.deviceProperties.delete(d.id, "colour")).toBe(false);
       await expectCode(env.store.deviceProperties.set("missing", "k", "v"), "E_STORE_NOT_FOUND");
+    });
+
+    it("lists device properties by code point, as clients see them (hwi-devices/{id}/properties/)", async () => {
+      const a = await newAccount(env);
+      const d = await env.store.devices.create(a.id, bpm());
+      for (const key of ["alpha", "Zeta", "É", "e", "a-c", "ab", "_x"]) {
+        await env.store.deviceProperties.set(d.id, key, "v");
+      }
+      expect((await env.store.deviceProperties.list(d.id)).map((p) => p.key)).toEqual(
+        PROPERTY_KEYS_BY_CODE_POINT,
+      );
     });
   });
 }
