@@ -73,6 +73,8 @@ export interface Ctx {
   readonly sqlite?: SqliteDatabase;
   /** The store's queries built once per shape (query-templates.ts), shared by its transactions. */
   readonly templates: QueryTemplates;
+  /** How `search` folds case here (searchFold), set when the store migrates; shared. */
+  readonly fold: SearchFold;
 }
 
 /**
@@ -188,8 +190,53 @@ export function checkedInt(field: string, value: number): number {
   return value;
 }
 
-/** Text folded for `search`, the same on both dialects: lower(), then final sigma as σ. */
-const folded = (value: unknown) => sql`replace(lower(${value}), 'ς', 'σ')`;
+/**
+ * PostgreSQL only: the collation whose lower() folds `search` text, when the database's own does
+ * not. A database created with LC_CTYPE C (`initdb --locale=C`, a common choice for shared
+ * servers) lowers ASCII only: searching "zoë" missed "ZOË" there, while SQLite (JavaScript's
+ * folding, open.ts) and en_US or C.UTF-8 databases found it.
+ */
+export interface SearchFold {
+  collation?: string;
+}
+
+/** Collations that fold Unicode case, in order of preference: ICU's root, glibc's C.UTF-8. */
+const FOLDING_COLLATIONS = ["und-x-icu", "C.utf8", "C.UTF-8"];
+
+/** Whether lower() folds beyond ASCII (with `collation`, or the database's own). */
+function foldsUnicode(collation?: string) {
+  const text = collation === undefined ? sql`'ÀÉΣ'` : sql`'ÀÉΣ' collate ${sql.id(collation)}`;
+  return sql<{ folds: boolean }>`select lower(${text}) = 'àéσ' as folds`;
+}
+
+/** Picks the collation `search` folds with on PostgreSQL (SearchFold); none where not needed. */
+export async function chooseSearchFold(ctx: Ctx): Promise<void> {
+  if (ctx.d.kind !== "postgres") return;
+  const folds = async (collation?: string) => {
+    try {
+      const { rows } = await foldsUnicode(collation).execute(ctx.db);
+      return rows[0]?.folds === true;
+    } catch {
+      return false; // no such collation here, or a database encoding without these letters
+    }
+  };
+  if (await folds()) return;
+  for (const collation of FOLDING_COLLATIONS) {
+    if (await folds(collation)) {
+      ctx.fold.collation = collation;
+      return;
+    }
+  }
+}
+
+/**
+ * Text folded for `search`, the same on both dialects: lower(), then final sigma as σ. İ is i
+ * first: ICU's lower() maps it to i + U+0307 (as JavaScript's does, open.ts), glibc's to i.
+ */
+const folded = (fold: SearchFold, value: unknown) =>
+  fold.collation === undefined
+    ? sql`replace(lower(${value}), 'ς', 'σ')`
+    : sql`replace(lower(replace(${value}, 'İ', 'i') collate ${sql.id(fold.collation)}), 'ς', 'σ')`;
 
 /**
  * `folded(column) LIKE folded('%text%')`, the wildcard characters of `text` escaped: `search`
@@ -199,12 +246,13 @@ const folded = (value: unknown) => sql`replace(lower(${value}), 'ς', 'σ')`;
  * SQLite's (JavaScript's, open.ts) found it: ς is taken as σ on both.
  */
 export function containsIgnoringCase(
+  ctx: Ctx,
   column: string | RawBuilder<unknown>,
   text: string,
 ): RawBuilder<boolean> {
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const value = typeof column === "string" ? sql.ref(column) : column;
-  return sql<boolean>`${folded(value)} like ${folded(pattern)} escape '\\'`;
+  return sql<boolean>`${folded(ctx.fold, value)} like ${folded(ctx.fold, pattern)} escape '\\'`;
 }
 
 export function notFound(what: string, details: Record<string, unknown>): RpmlabError {

@@ -2,7 +2,7 @@ import { type Kysely, Migrator, type SqliteDatabase, sql } from "kysely";
 import type { Clock } from "../core/clock.ts";
 import { RpmlabError } from "../core/errors.ts";
 import type { Rng } from "../core/rng.ts";
-import { type Ctx, StoreIds } from "./context.ts";
+import { type Ctx, chooseSearchFold, StoreIds } from "./context.ts";
 import { type Dialect, readNum, toStoreError } from "./dialect.ts";
 import { migrationProvider } from "./migrations/index.ts";
 import { QueryTemplates } from "./query-templates.ts";
@@ -34,6 +34,7 @@ export function createKyselyStore(opts: KyselyStoreOptions): Store {
     ids,
     inTx: false,
     templates: new QueryTemplates(),
+    fold: {},
     ...(opts.sqlite === undefined ? {} : { sqlite: opts.sqlite }),
   };
   let closed = false;
@@ -75,6 +76,7 @@ export function createKyselyStore(opts: KyselyStoreOptions): Store {
         const { error, results } = await migrator.migrateToLatest();
         if (error !== undefined) throw error;
         applied = (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+        await chooseSearchFold(ctx);
         if (!ids.ready) {
           // A new id stream per open (see StoreIds).
           const row = await db

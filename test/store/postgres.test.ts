@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { openStore } from "../../src/store/open.ts";
+import type { Store } from "../../src/store/store.ts";
 import { POSTGRES_SHOWN, POSTGRES_URL, postgresHarness } from "../support/postgres.ts";
 import { PROPERTY_KEYS_BY_CODE_POINT } from "./contract/devices.ts";
 import { storeContract } from "./contract.ts";
@@ -127,15 +128,23 @@ if (pgh !== undefined) {
       }
     });
 
-    it("orders text as SQLite does on a database whose collation sorts otherwise (en-US)", async (ctx) => {
-      // The official PostgreSQL image creates en_US.utf8 databases; CI's `test` may be C.
-      const database = `rpmlab_test_${process.pid}_${randomBytes(4).toString("hex")}_en_us`;
+    /**
+     * A store in a database of its own, created with `locale` (PostgreSQL fixes collation and
+     * ctype per database, not per schema); the test is skipped, saying why, when the server
+     * cannot create one.
+     */
+    async function inDatabase(
+      ctx: { skip(note?: string): never },
+      locale: string,
+      fn: (store: Store) => Promise<void>,
+    ): Promise<void> {
+      const database = `rpmlab_test_${process.pid}_${randomBytes(4).toString("hex")}_locale`;
       try {
         await admin.query(
-          `create database "${database}" template template0 encoding 'UTF8' locale 'C' locale_provider icu icu_locale 'en-US'`,
+          `create database "${database}" template template0 encoding 'UTF8' ${locale}`,
         );
       } catch (error) {
-        ctx.skip(`cannot create an ICU en-US database here (PostgreSQL 15+ with ICU): ${error}`);
+        ctx.skip(`cannot create a database with ${locale} here: ${error}`);
       }
       const url = new URL(POSTGRES_URL);
       url.pathname = `/${database}`;
@@ -143,24 +152,62 @@ if (pgh !== undefined) {
       try {
         const store = await openStore(url.href, deps);
         try {
-          const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
-          const d = await store.devices.create(a.id, {
-            name: "Vendor BPM - Wide Range",
-            sensorCode: "10",
-            hardwareUuid: "297056120BD7",
-            status: "Dropshipped",
-          });
-          for (const key of [...PROPERTY_KEYS_BY_CODE_POINT].reverse()) {
-            await store.deviceProperties.set(d.id, key, "v");
-          }
-          const keys = (await store.deviceProperties.list(d.id)).map((p) => p.key);
-          expect(keys).toEqual(PROPERTY_KEYS_BY_CODE_POINT);
+          await fn(store);
         } finally {
           await store.close();
         }
       } finally {
         await admin.query(`drop database if exists "${database}" with (force)`);
       }
+    }
+
+    it("orders text as SQLite does on a database whose collation sorts otherwise (en-US)", async (ctx) => {
+      // The official PostgreSQL image creates en_US.utf8 databases; CI's `test` may be C.
+      await inDatabase(ctx, "locale 'C' locale_provider icu icu_locale 'en-US'", async (store) => {
+        const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
+        const d = await store.devices.create(a.id, {
+          name: "Vendor BPM - Wide Range",
+          sensorCode: "10",
+          hardwareUuid: "297056120BD7",
+          status: "Dropshipped",
+        });
+        for (const key of [...PROPERTY_KEYS_BY_CODE_POINT].reverse()) {
+          await store.deviceProperties.set(d.id, key, "v");
+        }
+        const keys = (await store.deviceProperties.list(d.id)).map((p) => p.key);
+        expect(keys).toEqual(PROPERTY_KEYS_BY_CODE_POINT);
+      });
+    });
+
+    it("search ignores case beyond ASCII on a database whose ctype is C (lower() folds ASCII only)", async (ctx) => {
+      const { rows } = await admin.query(
+        "select 1 from pg_collation where collname in ('und-x-icu', 'C.utf8', 'C.UTF-8')",
+      );
+      if (rows.length === 0) ctx.skip("this server has neither ICU nor a C.UTF-8 collation");
+      await inDatabase(ctx, "locale 'C'", async (store) => {
+        const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
+        const devicesOf = async (externalId: string, name: string) => {
+          const p = await store.patients.create(a.id, { externalId, name });
+          await store.devices.create(a.id, {
+            name: "Vendor Scale",
+            sensorCode: "34",
+            status: "Active",
+            patientId: p.id,
+          });
+          return p.id;
+        };
+        const zoe = await devicesOf("p-e", "Zoë Ünïcode");
+        const nikos = await devicesOf("p-gr", "ΝΙΚΟΣ ΠΑΠΑΣ");
+        const ilker = await devicesOf("p-tr", "İlker Işık");
+        const found = async (search: string) =>
+          (await store.devices.list(a.id, { search })).rows.map((d) => d.patientId);
+        expect(await found("zoë")).toEqual([zoe]);
+        expect(await found("ZOË ÜNÏ")).toEqual([zoe]);
+        expect(await found("zoe")).toEqual([]);
+        expect(await found("Νικος")).toEqual([nikos]);
+        expect(await found("ilker")).toEqual([ilker]);
+        expect(await found("İLKER")).toEqual([ilker]);
+      });
     });
 
     it("keeps JSON as written: a webhook body's keys stay in their order (json, not jsonb)", async () => {

@@ -74,7 +74,7 @@ export async function listDevices(
   }
   if (filter.search !== undefined && filter.search !== "") {
     const search = filter.search;
-    q = q.where(({ or }) => or(SEARCHED.map((c) => containsIgnoringCase(c, search))));
+    q = q.where(({ or }) => or(SEARCHED.map((c) => containsIgnoringCase(ctx, c, search))));
   }
   const rows = await paged(q.orderBy("devices.created").orderBy("devices.id"), page).execute();
   const devices = await withPatients(

@@ -140,9 +140,9 @@ export function supplyRequestsRepo(ctx: Ctx): SupplyRequestsRepo {
         const search = filter.search;
         q = q.where(({ or }) =>
           or([
-            ...SEARCHED.map((c) => containsIgnoringCase(c, search)),
-            containsIgnoringCase(sql`cast(strips as text)`, search),
-            ...DATES.map((c) => containsIgnoringCase(ctx.d.isoText(c), search)),
+            ...SEARCHED.map((c) => containsIgnoringCase(ctx, c, search)),
+            containsIgnoringCase(ctx, sql`cast(strips as text)`, search),
+            ...DATES.map((c) => containsIgnoringCase(ctx, ctx.d.isoText(c), search)),
             ...(filter.searchSupplyTypeIds?.length
               ? [sql<boolean>`supply_type_id in (${sql.join(filter.searchSupplyTypeIds)})`]
               : []),
