@@ -23,6 +23,17 @@ export interface KyselyStoreOptions {
   readonly sqlite?: SqliteDatabase;
 }
 
+/**
+ * PostgreSQL without `?schema=`: the schema the search path creates tables in (public, as a
+ * rule). Named to the migrator, which otherwise took a kysely_migration table in any schema of
+ * the database for its own: in a database shared with a `?schema=` lab (or any Kysely app),
+ * opening the public schema failed with `relation "kysely_migration_lock" does not exist`.
+ */
+async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
+  const { rows } = await sql<{ name: string | null }>`select current_schema() as name`.execute(db);
+  return rows[0]?.name ?? undefined;
+}
+
 /** The one Store implementation: same queries on SQLite and PostgreSQL through Kysely. */
 export function createKyselyStore(opts: KyselyStoreOptions): Store {
   const { db, dialect: d, schema } = opts;
@@ -68,10 +79,11 @@ export function createKyselyStore(opts: KyselyStoreOptions): Store {
               if (d.classify(error) !== "unique") throw error;
             });
         }
+        const tableSchema = schema ?? (d.kind === "postgres" ? await currentSchema(db) : undefined);
         const migrator = new Migrator({
           db,
           provider: migrationProvider(d),
-          ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+          ...(tableSchema === undefined ? {} : { migrationTableSchema: tableSchema }),
         });
         const { error, results } = await migrator.migrateToLatest();
         if (error !== undefined) throw error;

@@ -129,16 +129,16 @@ if (pgh !== undefined) {
     });
 
     /**
-     * A store in a database of its own, created with `locale` (PostgreSQL fixes collation and
-     * ctype per database, not per schema); the test is skipped, saying why, when the server
-     * cannot create one.
+     * Stores in a database of their own, created with `locale` (PostgreSQL fixes collation and
+     * ctype per database, not per schema), opened by `fn` in its public schema or another; the
+     * test is skipped, saying why, when the server cannot create one.
      */
     async function inDatabase(
       ctx: { skip(note?: string): never },
       locale: string,
-      fn: (store: Store) => Promise<void>,
+      fn: (open: (schema?: string) => Promise<Store>) => Promise<void>,
     ): Promise<void> {
-      const database = `rpmlab_test_${process.pid}_${randomBytes(4).toString("hex")}_locale`;
+      const database = `rpmlab_test_${process.pid}_${randomBytes(4).toString("hex")}_own`;
       try {
         await admin.query(
           `create database "${database}" template template0 encoding 'UTF8' ${locale}`,
@@ -146,24 +146,40 @@ if (pgh !== undefined) {
       } catch (error) {
         ctx.skip(`cannot create a database with ${locale} here: ${error}`);
       }
-      const url = new URL(POSTGRES_URL);
-      url.pathname = `/${database}`;
-      const deps = { clock: new VirtualClock({ startMs: 1_729_051_800_000 }), rng: new Rng("c") };
-      try {
+      const opened: Store[] = [];
+      const open = async (schema?: string) => {
+        const url = new URL(POSTGRES_URL);
+        url.pathname = `/${database}`;
+        if (schema !== undefined) url.searchParams.set("schema", schema);
+        const deps = { clock: new VirtualClock({ startMs: 1_729_051_800_000 }), rng: new Rng("c") };
         const store = await openStore(url.href, deps);
-        try {
-          await fn(store);
-        } finally {
-          await store.close();
-        }
+        opened.push(store);
+        return store;
+      };
+      try {
+        await fn(open);
       } finally {
+        for (const store of opened) await store.close();
         await admin.query(`drop database if exists "${database}" with (force)`);
       }
     }
 
+    it("opens the public schema of a database where another schema holds a lab (README --store)", async (ctx) => {
+      await inDatabase(ctx, "", async (open) => {
+        const other = await open("team_a");
+        await other.accounts.create({ clientDomain: "team-a", environment: "production" });
+        const store = await open();
+        await store.accounts.create({ clientDomain: "mine", environment: "production" });
+        expect((await store.accounts.list()).map((a) => a.clientDomain)).toEqual(["mine"]);
+        const again = await open();
+        expect((await again.accounts.list()).map((a) => a.clientDomain)).toEqual(["mine"]);
+      });
+    });
+
     it("orders text as SQLite does on a database whose collation sorts otherwise (en-US)", async (ctx) => {
       // The official PostgreSQL image creates en_US.utf8 databases; CI's `test` may be C.
-      await inDatabase(ctx, "locale 'C' locale_provider icu icu_locale 'en-US'", async (store) => {
+      await inDatabase(ctx, "locale 'C' locale_provider icu icu_locale 'en-US'", async (open) => {
+        const store = await open();
         const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
         const d = await store.devices.create(a.id, {
           name: "Vendor BPM - Wide Range",
@@ -184,7 +200,8 @@ if (pgh !== undefined) {
         "select 1 from pg_collation where collname in ('und-x-icu', 'C.utf8', 'C.UTF-8')",
       );
       if (rows.length === 0) ctx.skip("this server has neither ICU nor a C.UTF-8 collation");
-      await inDatabase(ctx, "locale 'C'", async (store) => {
+      await inDatabase(ctx, "locale 'C'", async (open) => {
+        const store = await open();
         const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
         const devicesOf = async (externalId: string, name: string) => {
           const p = await store.patients.create(a.id, { externalId, name });
