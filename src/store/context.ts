@@ -255,6 +255,18 @@ export function containsIgnoringCase(
   return sql<boolean>`${folded(ctx.fold, value)} like ${folded(ctx.fold, pattern)} escape '\\'`;
 }
 
+/**
+ * Text from outside a store can keep on every dialect: PostgreSQL text refuses U+0000 (SQLite
+ * keeps it). A dead letter's topic (a broker may pass on what [MQTT-4.7.3-2] forbids) or reason
+ * (quoting what a device sent), a webhook answer's body (any bytes the client's endpoint sent):
+ * each U+0000 is written as the six characters \u0000, on both dialects alike. Refusing instead
+ * would leave a dead letter nowhere but the error log (ingestor.ts deadLetterAlone), and a
+ * webhook attempt unrecorded: its delivery was sent again and again.
+ */
+export function keepableText(text: string): string {
+  return text.includes("\u0000") ? text.replaceAll("\u0000", "\\u0000") : text;
+}
+
 export function notFound(what: string, details: Record<string, unknown>): RpmlabError {
   return new RpmlabError("E_STORE_NOT_FOUND", `${what} not found`, details);
 }

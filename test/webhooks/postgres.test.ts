@@ -65,6 +65,21 @@ if (pgh !== undefined) {
       expect(log.map((a) => a.number)).toEqual(log.map((_, i) => i + 1));
     });
 
+    it("an endpoint answering U+0000 in its body gets each record once, its answer logged", async () => {
+      await lab.webhook({ endpoint: receiver.url("/nul") });
+      receiver.behaviour = () => ({ status: 200, body: "ok\u0000done" });
+      await lab.device(bpm, "P-1");
+      const stored = await lab.ingest(bpm, readingsOf(bpm, 5, 0).slice(0, 1));
+      await lab.runUntil(START + HOUR);
+      // PostgreSQL refused the answer's text: the attempt went unlogged, the delivery stayed
+      // pending and was sent again at every claim, thousands of times in the hour.
+      expect(receiver.accepted).toHaveLength(stored);
+      const rows = await lab.deliveries();
+      expect(rows.map((d) => [d.state, d.attempts])).toEqual(rows.map(() => ["delivered", 1]));
+      const log = await lab.store.webhookDeliveries.attempts(rows[0]!.id);
+      expect(log).toMatchObject([{ statusCode: 200, responseSnippet: "ok\\u0000done" }]);
+    });
+
     it("two dispatchers on one database share the outbox and the deliveries: each sent once", async () => {
       await lab.webhook({ endpoint: receiver.url("/a") });
       await lab.webhook({ endpoint: receiver.url("/b"), postAsArray: true });

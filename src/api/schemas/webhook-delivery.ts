@@ -19,7 +19,9 @@ export const AttemptOut = z.object({
   response_snippet: z
     .string()
     .nullable()
-    .describe("The start of the answer's body, at most 512 characters (… when cut)."),
+    .describe(
+      "The start of the answer's body, at most 512 characters (… when cut); a U+0000 in it is the six characters \\u0000.",
+    ),
   manual: z.boolean().describe("A resend asked for by a user."),
 });
 

@@ -1,6 +1,6 @@
 import { type Expression, type Selectable, type SqlBool, sql } from "kysely";
 import { TOPIC_ROOT } from "../../mqtt/topics.ts";
-import { CHUNK, type Ctx, countOf, invalid, paged } from "../context.ts";
+import { CHUNK, type Ctx, countOf, invalid, keepableText, paged } from "../context.ts";
 import { readBool, readNum, writeBytes } from "../dialect.ts";
 import type { DeadLettersTable } from "../schema.ts";
 import type { DeadLettersRepo } from "../store.ts";
@@ -16,17 +16,6 @@ function toDeadLetterRow(r: Selectable<DeadLettersTable>): DeadLetterRow {
     messageId: r.message_id,
     holdsClaim: readBool(r.holds_claim),
   };
-}
-
-/**
- * Text a dead letter can keep on every dialect: PostgreSQL text refuses U+0000 (SQLite keeps
- * it), and a topic (a broker may pass on what [MQTT-4.7.3-2] forbids) or a reason quoting what
- * a device sent (an unknown key, a device type, a JSON parser's excerpt) can hold one. Each
- * U+0000 is written as the six characters \u0000, on both dialects alike. Refusing instead
- * would leave the message nowhere but the error log (ingestor.ts deadLetterAlone).
- */
-function keepable(text: string): string {
-  return text.includes("\u0000") ? text.replaceAll("\u0000", "\\u0000") : text;
 }
 
 /**
@@ -83,9 +72,9 @@ export function deadLettersRepo(ctx: Ctx): DeadLettersRepo {
       const r = await db
         .insertInto("dead_letters")
         .values({
-          topic: keepable(input.topic),
+          topic: keepableText(input.topic),
           payload: writeBytes(input.payload),
-          reason: keepable(input.reason),
+          reason: keepableText(input.reason),
           received: input.received ?? ctx.clock.now(),
           message_id: input.messageId ?? null,
           holds_claim: d.toBool(input.holdsClaim ?? false),

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from "kysely";
-import type { Ctx } from "../context.ts";
+import { type Ctx, keepableText } from "../context.ts";
 import { readBool, readNum, readNumOrNull, writeJson } from "../dialect.ts";
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from "../schema-webhooks.ts";
 import type { WebhookEvent } from "../types-ingest.ts";
@@ -93,9 +93,10 @@ export function attemptInsertable(
     at: a.at,
     endpoint: a.endpoint,
     status_code: a.statusCode,
-    error: a.error,
+    // A client's endpoint may answer anything, U+0000 included (keepableText).
+    error: a.error === null ? null : keepableText(a.error),
     latency_ms: a.latencyMs,
-    response_snippet: a.responseSnippet,
+    response_snippet: a.responseSnippet === null ? null : keepableText(a.responseSnippet),
     manual: ctx.d.toBool(a.manual),
   };
 }

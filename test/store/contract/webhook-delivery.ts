@@ -311,6 +311,22 @@ export function webhookDeliveryContract(env: ContractEnv, persistent: boolean): 
       expect(new Set(ids).size).toBe(40);
     });
 
+    it("logs an answer holding U+0000 as \\u0000 on every store (PostgreSQL text refuses it)", async () => {
+      const { account, webhook } = await setup();
+      const [d] = await env.store.webhookDeliveries.createMany([delivery(account, webhook)]);
+      await env.store.webhookDeliveries.record([
+        {
+          deliveryId: d!.id,
+          attempt: attempt({ responseSnippet: "ok\u0000done", error: "cut\u0000" }),
+          state: "delivered",
+          nextAttemptAt: null,
+        },
+      ]);
+      expect(await env.store.webhookDeliveries.attempts(d!.id)).toMatchObject([
+        { responseSnippet: "ok\\u0000done", error: "cut\\u0000" },
+      ]);
+    });
+
     it("records attempts in order and the state they lead to; delivered stays delivered", async () => {
       const { account, webhook } = await setup();
       const [d, e] = await env.store.webhookDeliveries.createMany([
