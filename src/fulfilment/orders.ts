@@ -22,11 +22,7 @@ import {
   type ShipmentStep,
 } from "./shipment-flow.ts";
 import { applyStep, type ShipmentDeps, type StepOptions } from "./shipment-transitions.ts";
-import {
-  FULFILMENT_STATUSES,
-  type FulfilmentStatus,
-  SHIPPED_FILTER,
-} from "./statuses.ts";
+import { FULFILMENT_STATUSES, type FulfilmentStatus, SHIPPED_FILTER } from "./statuses.ts";
 
 export interface OrdersDeps extends DeviceServiceDeps {
   readonly fulfilment: FulfilmentConfig;
