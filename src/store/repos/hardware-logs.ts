@@ -1,6 +1,7 @@
-import { sql } from "kysely";
+import { type Selectable, type SelectQueryBuilder, sql } from "kysely";
 import { type Ctx, countOf, paged, templatedIn } from "../context.ts";
 import { param } from "../query-templates.ts";
+import type { Database, HardwareLogsTable } from "../schema.ts";
 import type { HardwareLogsRepo } from "../store.ts";
 import type { HardwareLogReason, HardwareLogRow } from "../types.ts";
 import { addHardwareLog, toHardwareLogRow } from "./devices-hardware.ts";
@@ -20,39 +21,42 @@ export function hardwareLogsRepo(ctx: Ctx): HardwareLogsRepo {
       const total = page?.count ? await countOf(q) : undefined;
       return { rows: rows.map(toHardwareLogRow), ...(total === undefined ? {} : { total }) };
     },
-    async departures(hardwareUuids, since) {
-      const rows = await templatedIn(
-        ctx,
-        "hardwareLogs.departures",
-        [...new Set(hardwareUuids.map((u) => u.toLowerCase()))],
-        (list) =>
-          ctx.db
-            .selectFrom("hardware_logs")
-            .selectAll()
-            .where("previous_hardware_uuid_lc", "in", list)
-            .where("created", ">", param<number>("since")),
-        { since },
-      );
-      return rows.map(toHardwareLogRow).sort(byCreation);
-    },
-    async replacedFrom(hardwareUuids) {
-      const rows = await templatedIn(
-        ctx,
-        "hardwareLogs.replacedFrom",
-        [...new Set(hardwareUuids.map((u) => u.toLowerCase()))],
-        (list) =>
-          ctx.db
-            .selectFrom("hardware_logs")
-            .selectAll()
-            .where("previous_hardware_uuid_lc", "in", list)
-            .where("reason", "=", sql.lit<HardwareLogReason>("replacement")),
-        {},
-      );
-      return rows.map(toHardwareLogRow).sort(byCreation);
-    },
+    departures: (hardwareUuids, since) =>
+      takenOff(ctx, "hardwareLogs.departures", hardwareUuids, { since }, (q) =>
+        q.where("created", ">", param<number>("since")),
+      ),
+    replacedFrom: (hardwareUuids) =>
+      takenOff(ctx, "hardwareLogs.replacedFrom", hardwareUuids, {}, (q) =>
+        q.where("reason", "=", sql.lit<HardwareLogReason>("replacement")),
+      ),
   };
 }
 
-function byCreation(a: HardwareLogRow, b: HardwareLogRow): number {
-  return a.created - b.created || a.id - b.id;
+type LogQuery = SelectQueryBuilder<Database, "hardware_logs", Selectable<HardwareLogsTable>>;
+
+/**
+ * For ingestion: the entries that took a device off one of `hardwareUuids` (any case, any
+ * account), narrowed by `narrow`, oldest first. One query per batch, built once per list size.
+ */
+async function takenOff(
+  ctx: Ctx,
+  shape: string,
+  hardwareUuids: readonly string[],
+  values: Readonly<Record<string, unknown>>,
+  narrow: (q: LogQuery) => LogQuery,
+): Promise<HardwareLogRow[]> {
+  const rows = await templatedIn(
+    ctx,
+    shape,
+    [...new Set(hardwareUuids.map((u) => u.toLowerCase()))],
+    (list) =>
+      narrow(
+        ctx.db
+          .selectFrom("hardware_logs")
+          .selectAll()
+          .where("previous_hardware_uuid_lc", "in", list),
+      ),
+    values,
+  );
+  return rows.map(toHardwareLogRow).sort((a, b) => a.created - b.created || a.id - b.id);
 }
