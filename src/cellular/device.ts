@@ -99,6 +99,12 @@ export class CellularDevice {
   private deadUntil = Number.NEGATIVE_INFINITY;
   /** The last readings taken, for a burst of re-sends. */
   private readonly recent: GeneratedReading[] = [];
+  /**
+   * The readings put in the outbox, oldest first, at most its capacity. The outbox is first in,
+   * first out (acknowledged batches and drops both go from the oldest), so the last
+   * `outbox.size` of these are the ones it holds.
+   */
+  private readonly queuedReadings: GeneratedReading[] = [];
   /** Why it stopped taking readings: its outbox could not keep one. */
   failure: RpmlabError | undefined;
 
@@ -193,6 +199,15 @@ export class CellularDevice {
     this.schedule();
   }
 
+  /**
+   * The readings its outbox still holds (not acknowledged by the broker): what a unit sent back
+   * to the vendor takes with it (replaced: spec 4.3).
+   */
+  held(): GeneratedReading[] {
+    const size = this.modem.outbox.size;
+    return size === 0 ? [] : this.queuedReadings.slice(-size);
+  }
+
   /** Powers off: no more readings; what is queued stays in the outbox. */
   async stop(): Promise<void> {
     if (this.timer !== undefined) this.options.clock.clearTimeout(this.timer);
@@ -262,6 +277,8 @@ export class CellularDevice {
     if (fate !== "lost-by-design") {
       try {
         this.modem.send(toStoredReading({ receivedAt: clock.now(), sequence, values }));
+        this.queuedReadings.push(reading);
+        if (this.queuedReadings.length > this.modem.outbox.capacity) this.queuedReadings.shift();
       } catch (error) {
         if (!isRpmlabError(error, "E_OUTBOX_UNAVAILABLE")) throw error;
         // A reading it cannot keep is not taken as if it were: the device stops, and says why.

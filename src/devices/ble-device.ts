@@ -57,6 +57,8 @@ export class BleDevice {
   private readonly stamps = new WeakMap<PhysicalReading, number>();
   /** Stored records a central has had through RACP (the meter keeps them: GLS §4.11). */
   private readonly delivered = new WeakSet<StoredRecord>();
+  /** The reading each stored record was taken from, to say which ones a unit still holds. */
+  private readonly takenFrom = new WeakMap<StoredRecord, PhysicalReading>();
   private readonly subscribed = new Map<string, Send>();
   /** The characteristics its measurements go out on (MEASUREMENT_UUIDS). */
   private readonly measurements: string[];
@@ -98,6 +100,19 @@ export class BleDevice {
     let n = 0;
     for (const record of this.store.all()) if (!this.delivered.has(record)) n++;
     return n;
+  }
+
+  /**
+   * The readings (as measure() was given them) of the stored records no central has had yet:
+   * what a unit sent back to the vendor takes with it (replaced: spec 4.3).
+   */
+  held(): PhysicalReading[] {
+    const held: PhysicalReading[] = [];
+    for (const record of this.store.all()) {
+      const reading = this.takenFrom.get(record);
+      if (reading !== undefined && !this.delivered.has(record)) held.push(reading);
+    }
+    return held;
   }
 
   /** The local name it advertises (≤ 24 octets, so the scan response keeps room for its data). */
@@ -147,7 +162,9 @@ export class BleDevice {
     const carried = values
       .map((v) => recordSequenceOf(v.uuid, v.value))
       .find((n) => n !== undefined);
-    this.store.add({ sequence: carried ?? sequence, values });
+    const record: StoredRecord = { sequence: carried ?? sequence, values };
+    this.takenFrom.set(record, reading);
+    this.store.add(record);
     this.counts.stored++;
     return "stored";
   }

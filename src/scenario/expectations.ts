@@ -14,6 +14,7 @@ export const READING_COUNTERS = [
   "taken",
   "stored",
   "lost_by_design",
+  "returned_with_unit",
   "missing",
   "duplicates_stored",
   "duplicates_suppressed",
@@ -29,9 +30,13 @@ const readingsExpectation = z
     lost_by_design: comparator
       .optional()
       .meta({ description: "Readings lost as the device model says (no offline store)" }),
+    returned_with_unit: comparator.optional().meta({
+      description:
+        "Readings a replaced unit still held when it went back to the vendor (never sent)",
+    }),
     missing: comparator
       .optional()
-      .meta({ description: "Readings neither stored nor lost by design" }),
+      .meta({ description: "Readings neither stored, lost by design nor returned with a unit" }),
     duplicates_stored: comparator
       .optional()
       .meta({ description: "Readings stored more than once" }),

@@ -12,6 +12,8 @@ export interface ReadingCounts {
   readonly taken: number;
   readonly stored: number;
   readonly lost_by_design: number;
+  /** Held by a replaced unit (spec 4.3) when it went back to the vendor: never sent. */
+  readonly returned_with_unit: number;
   readonly missing: number;
   readonly duplicates_stored: number;
   readonly duplicates_suppressed: number;

@@ -110,6 +110,7 @@ function orderedReport(report: ScenarioReport): ScenarioReport {
         taken: r.taken,
         stored: r.stored,
         lost_by_design: r.lost_by_design,
+        returned_with_unit: r.returned_with_unit,
         missing: r.missing,
         duplicates_stored: r.duplicates_stored,
         duplicates_suppressed: r.duplicates_suppressed,

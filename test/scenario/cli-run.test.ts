@@ -41,6 +41,7 @@ describe("rpmlab run", () => {
       "taken",
       "stored",
       "lost_by_design",
+      "returned_with_unit",
       "missing",
       "duplicates_stored",
       "duplicates_suppressed",

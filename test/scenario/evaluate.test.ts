@@ -17,6 +17,7 @@ const observed: Observed = {
     taken: 120,
     stored: 110,
     lost_by_design: 6,
+    returned_with_unit: 0,
     missing: 4,
     duplicates_stored: 0,
     duplicates_suppressed: 9,

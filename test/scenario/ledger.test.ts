@@ -70,3 +70,31 @@ describe("DeviceLedger progress", () => {
     expect(counts).toMatchObject({ taken: 2, stored: 1, lostByDesign: 1, resends: 1 });
   });
 });
+
+describe("DeviceLedger with a returned unit", () => {
+  it("counts what a replaced unit held as returned with it, unless it was stored after all", async () => {
+    const held = weighing(AT, 197.6);
+    const uploaded = weighing(AT + 60_000, 197.4);
+    const unsetClock = weighing(AT + 120_000, 197.2);
+    const resend = { ...held, duplicate: true };
+    const ledger = new DeviceLedger([held, uploaded, unsetClock, resend]);
+    for (const r of [held, uploaded, unsetClock, resend]) {
+      ledger.taken(r, r.timestamp, Promise.resolve(true));
+    }
+    // Spec 4.3: the unit went back holding all four; two uploads under way reached the platform.
+    ledger.returned([held, uploaded, unsetClock, resend]);
+    const counts = await ledger.count([
+      record(AT + 60_000, 197.4, false),
+      record(AT + 120_000 + 95.5, 197.2, true),
+    ]);
+    expect(counts).toMatchObject({
+      taken: 3,
+      stored: 2,
+      returnedWithUnit: 1,
+      lostByDesign: 0,
+      missing: 0,
+      resends: 0,
+      unexpected: 0,
+    });
+  });
+});

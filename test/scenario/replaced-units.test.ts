@@ -42,6 +42,65 @@ expect:
     });
   }, 60_000);
 
+  /**
+   * The old unit goes back to the vendor with what it still holds (spec 4.3 is silent on the old
+   * unit; README "Delivered" says the lab's decision): readings no gateway read off it, or still in its modem's outbox, are neither
+   * stored nor missing. The patient is out of reach (or coverage) from 05:00 to the next day,
+   * so the unit holds its 06:00 and 12:00 readings when the replacement comes at about 14:00;
+   * the new unit's readings (20:00 on) are stored.
+   */
+  const holding = (
+    kit: string,
+    connectivity: string,
+    fault: string,
+    ble = "direct",
+  ) => `scenario: returned-${connectivity}
+seed: 1
+clock: { start: 2026-01-05T00:00:00Z }
+duration: 2d
+transports: { ble: ${ble} }
+accounts: [{ id: clinic }]
+cohorts:
+  - { id: p, account: clinic, count: 1, model: hypertensive, kit: [${kit}], connectivity: ${connectivity}, adherence: 1, schedule: ["06:00", "12:00", "20:00"] }
+fulfilment:
+  durations: { processing: 1h, first_scan: 1h, in_transit: 2h, out_for_delivery: 1h }
+  in_transit_scans: 1
+  probabilities: { stock_shortage: 0, delivery_issue: 0, delivery_issue_signature: 0, carrier_hold: 0 }
+events:
+  - { at: 0d 05:00, action: ${fault}, target: p, for: 1d }
+  - at: 0d 09:00
+    action: api.request
+    account: clinic
+    method: POST
+    path: /hwi/hwi-replacements/
+    body: { hwi_device_id: 1be4cd8b-02c8-4629-8b97-b4887af6ba43, device_types: [{ name: ${kit} }] }
+expect:
+  - fulfilment: { status: Delivered, count: 1 }
+  - readings: { missing: 0, returned_with_unit: 2 }
+`;
+  for (const [kit, connectivity, fault, ble] of [
+    ["Vendor BPM - Wide Range", "gateway", "device.out_of_range", "direct"],
+    ["Vendor BPM - Wide Range", "gateway", "device.out_of_range", "emulated"],
+    ["Vendor Cellular BPM", "cellular", "cellular.outage", "direct"],
+  ] as const) {
+    it(`a ${connectivity} unit${connectivity === "gateway" ? ` (${ble} BLE)` : ""} holding readings when its replacement arrives returns them with it: counted returned, not missing`, async () => {
+      const text = holding(kit, connectivity, fault, ble);
+      const report = await runScenario(
+        parseScenario(text, `/scenarios/returned-${connectivity}.yaml`),
+      );
+      expect(report.passed, renderText(report)).toBe(true);
+      // Six readings over two days: two go back in the old unit, the new unit's four are stored.
+      expect(report.counts.readings, renderText(report)).toMatchObject({
+        taken: 6,
+        stored: 4,
+        lost_by_design: 0,
+        returned_with_unit: 2,
+        missing: 0,
+      });
+      expect(renderText(report)).toContain("returned_with_unit 2");
+    }, 60_000);
+  }
+
   it("a device activated while the patient's replacement gateway is in the mail joins it: its readings reach the platform", async () => {
     // Spec 4.3: a replacement gateway updates hardware_uuid on every device of the old gateway.
     // The second inhaler is activated on the patient's gateway id, the old one, at 11:00: the

@@ -25,6 +25,7 @@ function sample(): ScenarioReport {
         taken: 120,
         stored: 110,
         lost_by_design: 6,
+        returned_with_unit: 0,
         missing: 4,
         duplicates_stored: 0,
       },
@@ -81,7 +82,7 @@ describe("renderText", () => {
     expect(text).toContain("virtual 2026-01-05T00:00:00.000Z → 2026-02-04T00:00:00.000Z");
     expect(text).toContain("wall 12.35 s, speedup 209964×, 9.72 readings per wall second");
     expect(text).toContain(
-      "readings taken 120, stored 110, lost_by_design 6, missing 4, duplicates_stored 0, duplicates_suppressed 9",
+      "readings taken 120, stored 110, lost_by_design 6, returned_with_unit 0, missing 4, duplicates_stored 0, duplicates_suppressed 9",
     );
     expect(text).toContain(
       "webhooks FULFILLMENT delivered 12, MEASUREMENT delivered 107, MEASUREMENT failed 3",
@@ -172,6 +173,7 @@ describe("renderJson", () => {
       "taken",
       "stored",
       "lost_by_design",
+      "returned_with_unit",
       "missing",
       "duplicates_stored",
       "duplicates_suppressed",

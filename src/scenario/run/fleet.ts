@@ -154,13 +154,18 @@ export class Fleet {
     if (patient.gateway === undefined) await this.openGateway(patient);
   }
 
-  /** A device's unit powers off for good (replaced): it takes no more readings. */
+  /**
+   * A device's unit powers off for good (replaced, spec 4.3): it takes no more readings, and goes
+   * back to the vendor with the readings it still holds (the lab's decision, README "Delivered"),
+   * which the ledger counts as returned with the unit, not missing.
+   */
   private async retire(device: DeviceRig): Promise<void> {
     const { ble, cellular } = device;
     device.ble = undefined;
     device.cellular = undefined;
     await ble?.close();
     if (cellular !== undefined) await this.cellularStops.get(cellular)?.();
+    device.ledger.returned([...(ble?.ble.held() ?? []), ...(cellular?.held() ?? [])]);
   }
 
   async stop(): Promise<void> {

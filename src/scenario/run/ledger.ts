@@ -1,5 +1,6 @@
 import { parseIso, toIsoMicros } from "../../core/time.ts";
 import type { GeneratedReading } from "../../readings/generated.ts";
+import type { PhysicalReading } from "../../readings/types.ts";
 
 /** What identifies a measurement record as the API returns it and as a device took it. */
 export interface KeyedRecord {
@@ -41,7 +42,9 @@ export interface LedgerCounts {
   readonly stored: number;
   /** Taken out of reach by a device that does not store offline: gone, as the model says. */
   readonly lostByDesign: number;
-  /** Taken, not lost by design, and not stored. */
+  /** Still held by a unit when its replacement came: back to the vendor with it (README). */
+  readonly returnedWithUnit: number;
+  /** Taken, not lost by design nor returned with a unit, and not stored. */
   readonly missing: number;
   /** Records the API holds more than once. */
   readonly duplicatesStored: number;
@@ -61,6 +64,8 @@ export interface LedgerCounts {
 export class DeviceLedger {
   private readonly fates = new Map<GeneratedReading, Promise<boolean>>();
   private readonly stamps = new Map<GeneratedReading, number | Promise<number>>();
+  /** Readings a replaced unit still held when it went back to the vendor. */
+  private readonly returnedReadings = new Set<PhysicalReading>();
   /** Readings taken, re-sends not counted: kept as they come, read at every step's progress. */
   private takenSoFar = 0;
 
@@ -78,6 +83,14 @@ export class DeviceLedger {
     if (!reading.duplicate && !this.fates.has(reading)) this.takenSoFar++;
     this.stamps.set(reading, at);
     this.fates.set(reading, delivered);
+  }
+
+  /**
+   * A unit of this device went back to the vendor (replaced: spec 4.3) holding `readings`:
+   * readings no gateway read off it, or still in its modem's outbox. They will never be sent.
+   */
+  returned(readings: readonly PhysicalReading[]): void {
+    for (const reading of readings) this.returnedReadings.add(reading);
   }
 
   /** The last `count` readings taken, to send again (a duplicate burst). */
@@ -104,6 +117,7 @@ export class DeviceLedger {
   async count(stored: readonly KeyedRecord[]): Promise<LedgerCounts> {
     let taken = 0;
     let lostByDesign = 0;
+    let returnedWithUnit = 0;
     let resends = 0;
     let storedReadings = 0;
     let missing = 0;
@@ -143,8 +157,11 @@ export class DeviceLedger {
       const corrected = keysAt(reading, Math.floor(reading.timestamp / 1000) * 1000);
       for (const key of [...keys, ...corrected]) explained.add(key);
       const out = await fate;
+      // Held by a unit that went back to the vendor: it never went out, unless stored after all
+      // (an upload under way when the unit was packed may still have reached the platform).
+      const returned = this.returnedReadings.has(reading);
       if (reading.duplicate) {
-        if (out) resends++;
+        if (out && !returned) resends++;
         continue;
       }
       taken++;
@@ -152,7 +169,8 @@ export class DeviceLedger {
         storedReadings++;
       } else if (out && estimated.length > 0 && this.explain(receivedLater(reading), explained)) {
         storedReadings++;
-      } else if (!out) lostByDesign++;
+      } else if (returned) returnedWithUnit++;
+      else if (!out) lostByDesign++;
       else {
         missing++;
         if (mismatches.length < 3) mismatches.push(`missing ${keys[0]}`);
@@ -171,6 +189,7 @@ export class DeviceLedger {
       taken,
       stored: storedReadings,
       lostByDesign,
+      returnedWithUnit,
       missing,
       duplicatesStored,
       resends,

@@ -23,6 +23,7 @@ export async function countReadings(fleet: Fleet, client: LabClient): Promise<Re
     taken: 0,
     stored: 0,
     lost_by_design: 0,
+    returned_with_unit: 0,
     missing: 0,
     duplicates_stored: 0,
     duplicates_suppressed: 0,
@@ -43,6 +44,7 @@ export async function countReadings(fleet: Fleet, client: LabClient): Promise<Re
       readings.taken += c.taken;
       readings.stored += c.stored;
       readings.lost_by_design += c.lostByDesign;
+      readings.returned_with_unit += c.returnedWithUnit;
       readings.missing += c.missing;
       readings.duplicates_stored += c.duplicatesStored;
       readings.duplicates_suppressed += Math.max(0, c.resends - c.duplicatesStored);
