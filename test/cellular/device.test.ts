@@ -83,6 +83,9 @@ describe("CellularDevice, off the network", () => {
     const left = device.modem.outbox.take()!.entries.map((e) => e.item.receivedAt);
     expect(left).toEqual(taken.slice(-5));
     await device.stop();
+    // What the unit takes back to the vendor if replaced now: the readings those five came from.
+    expect(device.held()).toEqual(readings.slice(-5));
+    expect(device.held()[0]).toBe(readings.at(-5));
   });
 
   it("the pulse oximeter does not store offline: every reading is lost by design, counted", async () => {

@@ -81,11 +81,14 @@ describe("BleDevice RACP server", () => {
     ]);
   });
 
-  it("counts as unsent what no central has had: reported records, and those a ≥ n request passes over", async () => {
+  it("counts as unsent (and holds) what no central has had: reported records, and those a ≥ n request passes over", async () => {
     const r = rig("Vendor Glucometer");
-    for (const reading of readingsFor(r.profile, "unsent", 3)) await r.device.measure(reading);
+    const taken = readingsFor(r.profile, "unsent", 3);
+    for (const reading of taken) await r.device.measure(reading);
     r.subscribeAll();
     expect(r.device.unsent).toBe(3);
+    // What a unit replaced now would take back to the vendor: the readings as it took them.
+    expect(r.device.held()).toEqual(taken);
     // The central holds 1 and 2 (it asks from 3 on) and gets 3: nothing is left for it.
     await r.racp({
       opCode: "report_stored_records",
@@ -94,10 +97,12 @@ describe("BleDevice RACP server", () => {
     });
     expect(r.device.store.size).toBe(3);
     expect(r.device.unsent).toBe(0);
+    expect(r.device.held()).toEqual([]);
     r.device.disconnected();
     const [next] = readingsFor(r.profile, "unsent-next", 1);
     expect(await r.device.measure(next!)).toBe("stored");
     expect(r.device.unsent).toBe(1);
+    expect(r.device.held()).toEqual([next]);
   });
 
   it("counts past the wrap of its 16-bit sequence: ≥ n takes the records after it, and what it passed over is had", async () => {
