@@ -10,6 +10,7 @@ import { adminTarget } from "../config/admin-target.ts";
 import { DEFAULT_BLE, formatTcpSpec, parseBleSpec, parseListenSpec } from "../config/ble-spec.ts";
 import { parseBrokerSpec } from "../config/broker-spec.ts";
 import { parseDuration } from "../config/duration.ts";
+import { MQTT_PASSWORD_ENV, mqttPassword } from "../config/mqtt-password.ts";
 import { quotedValue } from "../core/clip.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { normalizeGatewayUuid } from "../fulfilment/identifiers.ts";
@@ -174,8 +175,14 @@ export function registerBleCommands(program: Command, io: CliIo): void {
       "mqtt://host:port of the lab (rpmlab serve prints it): run the gateway runtime",
     )
     .option("--gateway-uuid <uuid>", "12 hex characters (default: drawn from --seed)")
-    .option("--username <user>", "MQTT username (the gateway uuid); with --password")
-    .option("--password <password>", "MQTT password issued by the lab")
+    .option(
+      "--username <user>",
+      `MQTT username (the gateway uuid); with --password or $${MQTT_PASSWORD_ENV}`,
+    )
+    .option(
+      "--password <password>",
+      `MQTT password issued by the lab (or $${MQTT_PASSWORD_ENV}: a command line is readable by every local user)`,
+    )
     .option(
       "--url <url>",
       "rpmlab serve's base URL, to issue credentials (default $RPMLAB_URL, else http://127.0.0.1:8000)",
@@ -261,10 +268,26 @@ export function registerBleCommands(program: Command, io: CliIo): void {
               { field: "username" },
             );
           }
-          if ((flags.username === undefined) !== (flags.password === undefined)) {
+          const given = mqttPassword(flags.password);
+          if (flags.username === undefined && given?.source === "--password") {
             throw new RpmlabError("E_USAGE", "give --username and --password together", {
-              field: flags.username === undefined ? "username" : "password",
+              field: "username",
             });
+          }
+          // Named: a variable left set in the shell is not something the command line shows.
+          if (flags.username === undefined && given !== undefined) {
+            throw new RpmlabError(
+              "E_USAGE",
+              `$${MQTT_PASSWORD_ENV} is set: give --username (the gateway uuid) with it, or unset it to have a serve issue credentials (--url/--admin-token)`,
+              { field: "username" },
+            );
+          }
+          if (flags.username !== undefined && given === undefined) {
+            throw new RpmlabError(
+              "E_USAGE",
+              `give --username and --password (or $${MQTT_PASSWORD_ENV}) together`,
+              { field: "password" },
+            );
           }
           const checkinEveryMs = checkinPeriod(flags.checkinEvery);
           await runUntilSignal(
@@ -274,8 +297,8 @@ export function registerBleCommands(program: Command, io: CliIo): void {
                 ble: flags.ble.trim() === "direct" ? { kind: "direct" } : parseBleSpec(flags.ble),
                 gatewayUuid: named ?? flags.username,
                 credentials:
-                  flags.username !== undefined && flags.password !== undefined
-                    ? { username: flags.username, password: flags.password }
+                  flags.username !== undefined && given !== undefined
+                    ? { username: flags.username, password: given.password }
                     : { admin: adminTarget(flags) },
                 outboxDir: flags.outbox,
                 seed,

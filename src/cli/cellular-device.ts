@@ -4,6 +4,7 @@ import { untilSignal } from "../app/until-signal.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import { adminTarget } from "../config/admin-target.ts";
 import { parseBrokerSpec } from "../config/broker-spec.ts";
+import { MQTT_PASSWORD_ENV, mqttPassword } from "../config/mqtt-password.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { MS_PER_DAY, PAST_YEAR_9999_MS, parseIso } from "../core/time.ts";
 import { IMEI_PATTERN } from "../mqtt/envelope.ts";
@@ -56,7 +57,10 @@ export function addCellularOptions(command: Command): Command {
     )
     .option("--imei <imei>", "cellular types: its IMEI, 15 digits (default: drawn from --seed)")
     .option("--username <name>", "cellular types: MQTT username (default: the IMEI)")
-    .option("--password <password>", "cellular types: MQTT password")
+    .option(
+      "--password <password>",
+      `cellular types: MQTT password (or $${MQTT_PASSWORD_ENV}: a command line is readable by every local user)`,
+    )
     .option(
       "--url <base-url>",
       "cellular types: a running serve that issues the credentials (or $RPMLAB_URL, else http://127.0.0.1:8000)",
@@ -150,12 +154,16 @@ export async function runCellularDeviceCommand(
   if (flags.imei !== undefined && !IMEI_PATTERN.test(flags.imei)) {
     throw invalid("--imei", `must be 15 digits, got "${flags.imei}"`);
   }
-  if (flags.username !== undefined && flags.password === undefined) {
-    throw usage("--username needs --password");
+  const given = mqttPassword(flags.password);
+  if (flags.username !== undefined && given === undefined) {
+    throw usage(`--username needs --password (or $${MQTT_PASSWORD_ENV})`);
   }
-  if (flags.password !== undefined && (flags.url !== undefined || flags.adminToken !== undefined)) {
+  if (given !== undefined && (flags.url !== undefined || flags.adminToken !== undefined)) {
+    // Named: a variable left set in the shell is not something the command line shows.
     throw usage(
-      "give either --password or --url/--admin-token (to have a serve issue one), not both",
+      given.source === "--password"
+        ? "give either --password or --url/--admin-token (to have a serve issue one), not both"
+        : `$${MQTT_PASSWORD_ENV} is set: give either it or --url/--admin-token (to have a serve issue one), not both; unset it to have the serve issue credentials`,
     );
   }
   const start = flags.start === undefined ? undefined : parseIso(flags.start);
@@ -192,10 +200,10 @@ export async function runCellularDeviceCommand(
   const every = whole("--every", flags.every, 0, 86_400);
   const seed = seedText(flags.seed);
   let credentials: Parameters<typeof runCellularDevice>[0]["credentials"] = { kind: "none" };
-  if (flags.password !== undefined) {
+  if (given !== undefined) {
     credentials = {
       kind: "given",
-      password: flags.password,
+      password: given.password,
       ...(flags.username === undefined ? {} : { username: flags.username }),
     };
   } else if (flags.url !== undefined || flags.adminToken !== undefined) {

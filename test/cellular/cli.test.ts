@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { unsentNote } from "../../src/cli/cellular-device.ts";
 import { main } from "../../src/cli/main.ts";
 import { connectClient } from "../../src/mqtt/client.ts";
@@ -86,7 +86,7 @@ describe("rpmlab device: usage", () => {
     [
       ["Vendor Cellular Scale", "--broker", "mqtt://127.0.0.1:1", "--username", "u"],
       2,
-      /--username needs --password/,
+      /--username needs --password \(or \$RPMLAB_MQTT_PASSWORD\)/,
     ],
     [["Vendor Cellular Nothing", "--broker", "mqtt://127.0.0.1:1"], 1, /E_PROFILE_NOT_FOUND/],
     // A BLE device's whole-number flags: past 2^53 − 1 a number no longer holds the digits.
@@ -283,6 +283,46 @@ describe("rpmlab device <cellular type> --broker: a short run", () => {
     const refused = await runCli(...args("wrong"));
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/E_BROKER_REFUSED: .*bad user name or password/);
+  });
+
+  describe("the password from $RPMLAB_MQTT_PASSWORD, which no command line shows", () => {
+    afterEach(() => {
+      vi.unstubAllEnvs();
+    });
+    const imei = "353456789012348";
+    const args = [
+      ...["device", "Vendor Cellular Scale", "--broker", "mqtt://127.0.0.1:1", "--imei", imei],
+      ...["--start", "2026-03-01T00:00:00Z", "--speed", "max", "--json"],
+    ];
+    const at = (broker: string) => args.map((a) => (a === "mqtt://127.0.0.1:1" ? broker : a));
+
+    it("connects with it; a wrong one is the broker's refusal; --password wins over it", async () => {
+      const { password } = await issueCredentials(store.mqttCredentials, "cellular", imei);
+      vi.stubEnv("RPMLAB_MQTT_PASSWORD", password);
+      const run = await runCli(...at(lab.broker.url));
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      expect(lines(run.stdout).at(-1)).toMatchObject({ event: "summary", imei, queued: 0 });
+      vi.stubEnv("RPMLAB_MQTT_PASSWORD", "wrong");
+      const refused = await runCli(...at(lab.broker.url));
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/E_BROKER_REFUSED: .*bad user name or password/);
+      const flag = await runCli(...at(lab.broker.url), "--password", password);
+      expect(flag.code, flag.stderr).toBe(0);
+    });
+
+    it("with --url or --admin-token too, a usage error names the variable; empty is unset", async () => {
+      vi.stubEnv("RPMLAB_MQTT_PASSWORD", "s3cret");
+      const both = await runCli(...args, "--admin-token", "t".repeat(20));
+      expect(both.code).toBe(2);
+      expect(both.stderr).toContain(
+        "E_USAGE: $RPMLAB_MQTT_PASSWORD is set: give either it or --url/--admin-token",
+      );
+      vi.stubEnv("RPMLAB_MQTT_PASSWORD", "");
+      const empty = await runCli(...args, "--username", "u");
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toContain("--username needs --password (or $RPMLAB_MQTT_PASSWORD)");
+    });
   });
 
   it("on real time (no --speed), --every 1 takes a reading a second and ends once they are sent", async () => {
