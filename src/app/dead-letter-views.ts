@@ -1,4 +1,5 @@
 import { formatTable } from "../catalogue/text-table.ts";
+import { printable } from "../core/printable.ts";
 import type { DeadLetterRow } from "../store/types-ingest.ts";
 import {
   deadLetterDetailJson,
@@ -9,17 +10,11 @@ import {
 
 /** Terminal and --json renderings of dead letters for `rpmlab dead-letters`. */
 
-/**
+/*
  * Text a device chose (its topic on a broker with a loose ACL, a key or payload a reason
- * quotes, the payload itself) as the terminal shows it: control characters (C0, DEL, C1) as
- * \u escapes, so a payload of escape sequences neither drives the terminal of whoever lists
- * the dead letters nor breaks the table's columns. Tabs stay in payload text.
+ * quotes, the payload itself) goes through printable(): a payload of escape sequences neither
+ * drives the terminal of whoever lists the dead letters nor breaks the table's columns.
  */
-function printable(text: string, keepTabs = false): string {
-  return text.replace(/\p{Cc}/gu, (c) =>
-    keepTabs && c === "\t" ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-}
 
 export function renderDeadLetters(rows: readonly DeadLetterRow[], json: boolean): string {
   if (json) return JSON.stringify(rows.map(deadLetterJson), null, 2);

@@ -1,9 +1,14 @@
 import { formatTable } from "../catalogue/text-table.ts";
+import { printable } from "../core/printable.ts";
 import type { DeliverySummary } from "../store/types-webhooks.ts";
 import type { DeliveryDetail } from "../webhooks/manual.ts";
 import { type attemptJson, deliveryDetailJson, deliveryJson } from "./webhook-log.ts";
 
-/** Terminal and --json renderings of the webhook delivery log for `rpmlab webhooks`. */
+/**
+ * Terminal and --json renderings of the webhook delivery log for `rpmlab webhooks`. What an
+ * endpoint answered (its snippet, an error that quotes it) and the endpoint a client registered
+ * come from outside the lab: the terminal is shown them through printable() (C0, DEL, C1).
+ */
 
 export function renderDeliveries(rows: readonly DeliverySummary[], json: boolean): string {
   if (json) return JSON.stringify(rows.map(deliveryJson), null, 2);
@@ -42,7 +47,7 @@ export function renderDelivery(detail: DeliveryDetail, json: boolean): string {
       ? ["  none yet"]
       : j.attempt_log.map(
           (a) =>
-            `  #${a.number} ${a.at}${a.manual ? " (resend)" : ""}${a.endpoint === null ? "" : ` ${a.endpoint}`} → ${outcome(a)}${a.response_snippet === null ? "" : ` ${JSON.stringify(a.response_snippet)}`}`,
+            `  #${a.number} ${a.at}${a.manual ? " (resend)" : ""}${a.endpoint === null ? "" : ` ${printable(a.endpoint)}`} → ${outcome(a)}${a.response_snippet === null ? "" : ` ${printable(JSON.stringify(a.response_snippet))}`}`,
         )),
     "body:",
     ...JSON.stringify(j.body, null, 2)
@@ -61,7 +66,7 @@ function stateText(j: ReturnType<typeof deliveryJson>, withTest = true): string 
 
 function outcome(a: ReturnType<typeof attemptJson>): string {
   // No endpoint: no request was made (the webhook was deleted), so no latency either.
-  if (a.endpoint === null) return `no request: ${a.error ?? "none made"}`;
-  const what = a.status_code === null ? (a.error ?? "no answer") : String(a.status_code);
+  if (a.endpoint === null) return `no request: ${printable(a.error ?? "none made")}`;
+  const what = a.status_code === null ? printable(a.error ?? "no answer") : String(a.status_code);
   return `${what} in ${a.latency_ms} ms`;
 }

@@ -10,6 +10,7 @@ import {
 import { renderDeliveries, renderDelivery } from "../app/webhook-views.ts";
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, parseWebhookTimeout } from "../config/webhook-config.ts";
 import { isRpmlabError, RpmlabError } from "../core/errors.ts";
+import { printable } from "../core/printable.ts";
 import { Rng } from "../core/rng.ts";
 import type { Store } from "../store/store.ts";
 import type { DeliveryFilter } from "../store/types-webhooks.ts";
@@ -155,7 +156,8 @@ function report(io: CliIo, detail: DeliveryDetail, flags: Flags): void {
     last.statusCode < 300 &&
     last.statusCode >= 200;
   if (!ok) {
-    const got = last?.statusCode ?? last?.error ?? "no answer";
+    // The error can quote the endpoint's answer: escaped as the delivery's lines are.
+    const got = last?.statusCode ?? printable(last?.error ?? "no answer");
     // No endpoint in the attempt: nothing was posted (the webhook was deleted).
     const what =
       last?.endpoint === null

@@ -1,3 +1,4 @@
+import { printable } from "../core/printable.ts";
 import type { ExpectationResult } from "./evaluate.ts";
 import { READING_COUNTERS } from "./expectations.ts";
 import type { ReadingCounts } from "./observed.ts";
@@ -40,18 +41,6 @@ export interface DeadLetterCounts {
 /** The readings counters in the order scenario files list them (expectations.ts). */
 const READING_KEYS: readonly (keyof ReadingCounts)[] = READING_COUNTERS;
 
-/**
- * Control characters shown as escapes: a scenario's own `text` (or an answer quoted in `actual`)
- * printed raw could move a terminal's cursor or end the line.
- */
-function printable(text: string): string {
-  return text.replace(
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters this escapes.
-    /[\u0000-\u001F\u007F-\u009F]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-}
-
 /** A readable summary, then one line per expectation: ✓ or ✗, its text, the actual value. */
 export function renderText(report: ScenarioReport): string {
   const held = report.expectations.filter((e) => e.passed).length;
@@ -66,6 +55,8 @@ export function renderText(report: ScenarioReport): string {
     `faults ${report.faults}`,
     `digest ${report.digest}`,
     `expectations ${held}/${report.expectations.length} held`,
+    // printable(): a scenario's own text (or an answer quoted in actual) printed raw could move
+    // the terminal's cursor or end the line.
     ...report.expectations.map(
       (e) =>
         `  ${e.passed ? "✓" : "✗"} ${printable(e.text)} (${e.passed || e.text.endsWith(e.expected) ? "" : `expected ${printable(e.expected)}, `}actual ${printable(String(e.actual))}) ${e.source}`,

@@ -196,6 +196,17 @@ describe("webhook delivery log, resend", () => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  it("rpmlab webhooks shows an endpoint's answer with its control characters escaped, DEL and C1 too", async () => {
+    const w = await lab.webhook({ endpoint: receiver.url("/m") });
+    // ESC [ and its one-character C1 form CSI (U+009B), DEL, NEL: terminals act on each.
+    receiver.behaviour = () => ({ status: 503, body: "no\u001b[31m\u009b2J\u007f\u0085end" });
+    const sent = await runCli("webhooks", "test", "clinic", w.id, "--store", spec);
+    expect(sent.code).toBe(1);
+    expect(sent.stdout).toContain("503 in");
+    expect(sent.stdout).toContain('"no\\u001b[31m\\u009b2J\\u007f\\u0085end"');
+    expect(/\p{Cc}/u.test(sent.stdout.replaceAll("\n", ""))).toBe(false);
+  });
+
   it("rpmlab webhooks shows a resend of a deleted webhook's delivery as no request, without a latency", async () => {
     const w = await lab.webhook({ endpoint: receiver.url("/m") });
     const cli = (...args: string[]) => runCli("webhooks", ...args, "--store", spec);
