@@ -61,9 +61,15 @@ function unquoted(text: string): string {
  * The endpoint as the delivery log shows it: a password in the URL written as ***, so the log
  * (the admin API, the dashboard, `rpmlab webhooks deliveries`) does not hand it out — and a
  * user name without a password too, since that is how a token rides in a URL
- * (`https://<token>@host/`: Basic auth with the token as the user name and an empty password).
+ * (`https://<token>@host/`: Basic auth with the token as the user name and an empty password) —
+ * and so is the value of a query parameter whose name says it is a secret (secretQueryName).
+ * Idempotent: what it returns, given again, comes back unchanged.
  */
 export function loggedEndpoint(url: string): string {
+  return maskedQuery(maskedUserinfo(url));
+}
+
+function maskedUserinfo(url: string): string {
   if (!url.includes("@")) return url;
   try {
     const parsed = new URL(url);
@@ -74,4 +80,62 @@ export function loggedEndpoint(url: string): string {
   } catch {
     return url;
   }
+}
+
+/**
+ * Words of a query parameter's name that mark its value as a credential, as receivers take them:
+ * `?token=`, `?key=`/`?api_key=` (Google, Zapier), `?secret=`, `?sig=`/`?signature=` (pre-signed
+ * URLs, Azure SAS), `?code=` (Azure Functions' function key), `?auth=`, `?password=`/`?pass=`.
+ */
+const SECRET_WORDS: ReadonlySet<string> = new Set([
+  "token",
+  "key",
+  "apikey",
+  "secret",
+  "signature",
+  "sig",
+  "password",
+  "pass",
+  "auth",
+  "code",
+]);
+
+/**
+ * A name (percent escapes and `+` decoded) that is, or has as a word, one of SECRET_WORDS, in any
+ * case: words split at anything but letters and digits and at a lower-to-upper change, so
+ * `access_token`, `X-Api-Key`, `clientSecret` and `X-Amz-Signature` are secrets, `monkey` is not.
+ * Masking a harmless value costs the reader little; showing a token hands it out.
+ */
+export function secretQueryName(name: string): boolean {
+  const decoded = unquoted(name.replaceAll("+", " "));
+  const words = decoded
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
+  return (
+    SECRET_WORDS.has(decoded.toLowerCase().replace(/[^a-z0-9]/g, "")) ||
+    words.some((w) => SECRET_WORDS.has(w))
+  );
+}
+
+/**
+ * The query (from `?` to `#` or the end) with each secret-named parameter's value as ***, its
+ * name and every other parameter as written: the log still tells which endpoint it was.
+ */
+function maskedQuery(url: string): string {
+  const start = url.indexOf("?");
+  if (start < 0) return url;
+  const hash = url.indexOf("#", start);
+  const end = hash < 0 ? url.length : hash;
+  const query = url
+    .slice(start + 1, end)
+    .split("&")
+    .map((pair) => {
+      const eq = pair.indexOf("=");
+      if (eq < 0 || eq === pair.length - 1) return pair;
+      const name = pair.slice(0, eq);
+      return secretQueryName(name) ? `${name}=***` : pair;
+    })
+    .join("&");
+  return `${url.slice(0, start + 1)}${query}${url.slice(end)}`;
 }

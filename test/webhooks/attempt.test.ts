@@ -149,6 +149,34 @@ describe("a webhook attempt's outcome", () => {
     expect(sender.requests.length).toBe(count);
   });
 
+  it("posts to an endpoint's whole query, and logs secret-named parameters' values as ***, names and other values kept", async () => {
+    sender.answer = () => ({ statusCode: 200 });
+    const endpoint =
+      "https://u:pw@hooks.example/x?token=abc&id=7&API_Key=k1&access_token=t2&X-Amz-Signature=s3&sig=s4&clientSecret=s5&code=c6&monkey=banana&pass=&auth#frag";
+    const outcome = await attemptDelivery(
+      deps,
+      delivery(),
+      { ...webhook, endpoint },
+      {
+        manual: false,
+      },
+    );
+    expect(sender.requests.at(-1)!.url).toBe(endpoint);
+    expect(outcome.attempt.endpoint).toBe(
+      "https://u:***@hooks.example/x?token=***&id=7&API_Key=***&access_token=***&X-Amz-Signature=***&sig=***&clientSecret=***&code=***&monkey=banana&pass=&auth#frag",
+    );
+    // Names as a receiver decodes them, and every name of the list in any case.
+    for (const name of ["apikey", "SECRET", "password", "Key", "api%5Fkey", "auth+token"]) {
+      const one = await attemptDelivery(
+        deps,
+        delivery(),
+        { ...webhook, endpoint: `https://hooks.example/x?${name}=v&a=b` },
+        { manual: false },
+      );
+      expect(one.attempt.endpoint, name).toBe(`https://hooks.example/x?${name}=***&a=b`);
+    }
+  });
+
   it("sends an endpoint's user:password as Basic auth, never logs the password (nor a user name alone, a token), and lets an Authorization auth_header win", async () => {
     sender.answer = () => ({ statusCode: 200 });
     const endpoint = "https://al%C3%AFce:s3cr%40t@client.example/hook?x=1";

@@ -73,4 +73,17 @@ describe("rpmlab webhooks: an endpoint's answer on the terminal", () => {
       attempt_log: [{ error: `HPE_INVALID_HEADER_TOKEN: ${HOSTILE}` }],
     });
   });
+
+  it("masks a secret query value of an attempt logged before the log masked them, in --json too", () => {
+    const old = attempt({ endpoint: "https://hooks.example/x?id=7&token=abc", statusCode: 200 });
+    const detail = { delivery, attempts: [old] };
+    expect(renderDelivery(detail, false)).toContain(
+      " https://hooks.example/x?id=7&token=*** → 200",
+    );
+    expect(JSON.parse(renderDelivery(detail, true)).attempt_log[0].endpoint).toBe(
+      "https://hooks.example/x?id=7&token=***",
+    );
+    const listed = JSON.parse(renderDeliveries([{ ...delivery, lastAttempt: old }], true));
+    expect(listed[0].last_attempt.endpoint).toBe("https://hooks.example/x?id=7&token=***");
+  });
 });

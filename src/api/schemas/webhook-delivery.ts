@@ -9,7 +9,12 @@ import { listSchemas, paginationQuery, queryParam } from "../pagination.ts";
 export const AttemptOut = z.object({
   number: z.number().int().describe("1 for the first attempt."),
   at: iso(),
-  endpoint: z.string().nullable().describe("The URL posted to; null when no request was made."),
+  endpoint: z
+    .string()
+    .nullable()
+    .describe(
+      "The URL posted to, its secrets as ***: the password of `user:password@` (a user name alone, a token, too) and the value of each query parameter whose name is, or has as a word (split at `_`, `-`, `.` and lower-to-upper changes, any case), token, key, apikey, secret, signature, sig, password, pass, auth or code (`?access_token=***&id=7`). Null when no request was made.",
+    ),
   status_code: z.number().int().nullable().describe("The answer's status; null without one."),
   error: z
     .string()
