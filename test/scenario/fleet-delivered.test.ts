@@ -74,6 +74,15 @@ function handedOver(
   };
 }
 
+/** A fleet on `clock`, its BLE path direct (no broker: the patients' gateways are stand-ins). */
+function directFleet(clock: VirtualClock): Fleet {
+  return new Fleet({
+    scenario: { transports: { ble: "direct" } } as Scenario,
+    clock,
+    rng: new Rng(1),
+  } as FleetDeps);
+}
+
 /** Three days of the scale's readings from T0, no re-sends. */
 function scaleDays(name: string): GeneratedReading[] {
   return generateReadings({
@@ -94,12 +103,7 @@ describe("Fleet.delivered", () => {
   });
 
   it("powers on the devices the box puts to use, not one whose own box is still in the mail", async () => {
-    const deps = {
-      scenario: { transports: { ble: "direct" } } as Scenario,
-      clock: new VirtualClock({ startMs: T0 }),
-      rng: new Rng(1),
-    } as FleetDeps;
-    fleet = new Fleet(deps);
+    fleet = directFleet(new VirtualClock({ startMs: T0 }));
     const patient = patientWithKit(fleet, ["Vendor BPM - Wide Range", "Vendor Scale"]);
     const [bpm, scale] = patient.devices;
 
@@ -117,11 +121,7 @@ describe("Fleet.delivered", () => {
     // Spec 4.3 replacement order: the replaced unit goes back to the vendor once the new one is
     // with the patient, as a replaced gateway stops when its replacement arrives.
     const clock = new VirtualClock({ startMs: T0 });
-    fleet = new Fleet({
-      scenario: { transports: { ble: "direct" } } as Scenario,
-      clock,
-      rng: new Rng(1),
-    } as FleetDeps);
+    fleet = directFleet(clock);
     const patient = patientWithKit(fleet, ["Vendor Scale"], scaleDays);
     const scale = patient.devices[0]!;
     const readings = scale.ledger.readings;
@@ -146,11 +146,7 @@ describe("Fleet.delivered", () => {
   it("powers a replaced device's new unit on even while the patient's gateway is in the mail", async () => {
     // The unit is with the patient: it keeps what it takes until a gateway reads it.
     const clock = new VirtualClock({ startMs: T0 });
-    fleet = new Fleet({
-      scenario: { transports: { ble: "direct" } } as Scenario,
-      clock,
-      rng: new Rng(1),
-    } as FleetDeps);
+    fleet = directFleet(clock);
     const patient = patientWithKit(fleet, ["Vendor Scale"], scaleDays);
     const scale = patient.devices[0]!;
     await fleet.delivered(handedOver([{ id: scale.hwiDeviceId }]));

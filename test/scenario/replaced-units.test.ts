@@ -8,6 +8,12 @@ import { runScenario } from "../../src/scenario/runner.ts";
  * api.request with the device's literal id: ids are drawn from the run's seed): the patient
  * keeps the old unit until the replacement is delivered, then uses the new one only.
  */
+/** Boxes shipped, carried and delivered within five hours, none held or lost on the way. */
+const QUICK_SHIPPING = `fulfilment:
+  durations: { processing: 1h, first_scan: 1h, in_transit: 2h, out_for_delivery: 1h }
+  in_transit_scans: 1
+  probabilities: { stock_shortage: 0, delivery_issue: 0, delivery_issue_signature: 0, carrier_hold: 0 }`;
+
 describe("a scenario's replaced devices", () => {
   it("a direct-cellular device: its readings come from the new unit once delivered, none go missing", async () => {
     // Shipped, carried and delivered on Monday between the patient's 06:00 and 20:00 readings.
@@ -18,10 +24,7 @@ duration: 3d
 accounts: [{ id: clinic }]
 cohorts:
   - { id: cell, account: clinic, count: 1, model: hypertensive, kit: [Vendor Cellular BPM], connectivity: cellular, adherence: 1, schedule: ["06:00", "20:00"] }
-fulfilment:
-  durations: { processing: 1h, first_scan: 1h, in_transit: 2h, out_for_delivery: 1h }
-  in_transit_scans: 1
-  probabilities: { stock_shortage: 0, delivery_issue: 0, delivery_issue_signature: 0, carrier_hold: 0 }
+${QUICK_SHIPPING}
 events:
   - at: 0d 09:00
     action: api.request
@@ -62,10 +65,7 @@ transports: { ble: ${ble} }
 accounts: [{ id: clinic }]
 cohorts:
   - { id: p, account: clinic, count: 1, model: hypertensive, kit: [${kit}], connectivity: ${connectivity}, adherence: 1, schedule: ["06:00", "12:00", "20:00"] }
-fulfilment:
-  durations: { processing: 1h, first_scan: 1h, in_transit: 2h, out_for_delivery: 1h }
-  in_transit_scans: 1
-  probabilities: { stock_shortage: 0, delivery_issue: 0, delivery_issue_signature: 0, carrier_hold: 0 }
+${QUICK_SHIPPING}
 events:
   - { at: 0d 05:00, action: ${fault}, target: p, for: 1d }
   - at: 0d 09:00
@@ -112,10 +112,7 @@ duration: 2d
 accounts: [{ id: clinic }]
 cohorts:
   - { id: gw, account: clinic, count: 1, model: hypertensive, kit: [Vendor BPM - Wide Range, Vendor Inhaler Sensor], connectivity: gateway, adherence: 1, schedule: ["06:00", "12:00", "20:00"] }
-fulfilment:
-  durations: { processing: 1h, first_scan: 1h, in_transit: 2h, out_for_delivery: 1h }
-  in_transit_scans: 1
-  probabilities: { stock_shortage: 0, delivery_issue: 0, delivery_issue_signature: 0, carrier_hold: 0 }
+${QUICK_SHIPPING}
 events:
   - { at: 0d 09:00, action: gateway.replace, target: gw }
   - { at: 0d 11:00, action: api.activate_device, target: gw, device: Vendor Inhaler Sensor }
@@ -138,10 +135,7 @@ duration: 2d
 accounts: [{ id: clinic }]
 cohorts:
   - { id: gw, account: clinic, count: 1, model: hypertensive, kit: [Vendor BPM - Wide Range, Vendor Scale], connectivity: gateway, adherence: 1, schedule: ["06:00", "20:00"] }
-fulfilment:
-  durations: { processing: 1h, first_scan: 1h, in_transit: 2h, out_for_delivery: 1h }
-  in_transit_scans: 1
-  probabilities: { stock_shortage: 0, delivery_issue: 0, delivery_issue_signature: 0, carrier_hold: 0 }
+${QUICK_SHIPPING}
 events:
   - { at: 0d 09:00, action: gateway.replace, target: gw }
   - { at: 0d 11:00, action: gateway.unlink, target: gw }
