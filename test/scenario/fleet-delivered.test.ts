@@ -7,12 +7,8 @@ import { generateReadings } from "../../src/readings/generate.ts";
 import type { GeneratedReading } from "../../src/readings/generated.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
 import { defaultLibrary } from "../../src/scenario/load.ts";
-import {
-  type DeviceRig,
-  Fleet,
-  type FleetDeps,
-  type PatientRig,
-} from "../../src/scenario/run/fleet.ts";
+import { Fleet } from "../../src/scenario/run/fleet.ts";
+import type { DeviceRig, FleetDeps, PatientRig } from "../../src/scenario/run/fleet-rigs.ts";
 import { HouseholdBle } from "../../src/scenario/run/household-ble.ts";
 import { DeviceLedger } from "../../src/scenario/run/ledger.ts";
 import type { Cohort, Scenario } from "../../src/scenario/types.ts";

@@ -7,7 +7,8 @@ import { EmulatedDevice } from "../../devices/emulated-device.ts";
 import { formatSelector, type Selector } from "../selectors.ts";
 import type { ScenarioEvent } from "../types.ts";
 import type { FaultLayers } from "./fault-layers.ts";
-import type { DeviceRig, Fleet, PatientRig } from "./fleet.ts";
+import type { Fleet } from "./fleet.ts";
+import type { DeviceRig, PatientRig } from "./fleet-rigs.ts";
 import type { LabClient } from "./lab-client.ts";
 import { actionRefused } from "./refused.ts";
 
