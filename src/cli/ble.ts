@@ -6,14 +6,12 @@ import { GatewayRun } from "../app/gateway-run.ts";
 import { untilSignal } from "../app/until-signal.ts";
 import { parseBdAddr } from "../ble/hci/address.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
-import { adminTarget } from "../config/admin-target.ts";
 import { DEFAULT_BLE, formatTcpSpec, parseBleSpec, parseListenSpec } from "../config/ble-spec.ts";
 import { parseBrokerSpec } from "../config/broker-spec.ts";
 import { parseDuration } from "../config/duration.ts";
-import { MQTT_PASSWORD_ENV, mqttPassword } from "../config/mqtt-password.ts";
+import { MQTT_PASSWORD_ENV } from "../config/mqtt-password.ts";
 import { quotedValue } from "../core/clip.ts";
 import { RpmlabError } from "../core/errors.ts";
-import { normalizeGatewayUuid } from "../fulfilment/identifiers.ts";
 import { inCheckinRange } from "../gateway/checkin-period.ts";
 import type { WhitelistEntry } from "../gateway/whitelist.ts";
 import {
@@ -22,6 +20,7 @@ import {
   isCellularRun,
   runCellularDeviceCommand,
 } from "./cellular-device.ts";
+import { gatewayIdentity } from "./gateway-identity.ts";
 import type { CliIo } from "./io.ts";
 import { seedText } from "./seed.ts";
 
@@ -247,59 +246,15 @@ export function registerBleCommands(program: Command, io: CliIo): void {
               { field: "broker" },
             );
           }
-          const named =
-            flags.gatewayUuid === undefined ? undefined : normalizeGatewayUuid(flags.gatewayUuid);
-          // The lab's broker knows a gateway by this id (spec 2.2: 12 characters, no hyphens).
-          if (named === null) {
-            throw new RpmlabError(
-              "E_USAGE",
-              `--gateway-uuid must be 12 hex digits (hyphens allowed), got "${flags.gatewayUuid}"`,
-              { field: "gatewayUuid" },
-            );
-          }
-          if (
-            named !== undefined &&
-            flags.username !== undefined &&
-            named !== flags.username.toUpperCase()
-          ) {
-            throw new RpmlabError(
-              "E_USAGE",
-              `--username is the gateway uuid on the lab's broker: ${flags.username} is not --gateway-uuid ${flags.gatewayUuid}`,
-              { field: "username" },
-            );
-          }
-          const given = mqttPassword(flags.password);
-          if (flags.username === undefined && given?.source === "--password") {
-            throw new RpmlabError("E_USAGE", "give --username and --password together", {
-              field: "username",
-            });
-          }
-          // Named: a variable left set in the shell is not something the command line shows.
-          if (flags.username === undefined && given !== undefined) {
-            throw new RpmlabError(
-              "E_USAGE",
-              `$${MQTT_PASSWORD_ENV} is set: give --username (the gateway uuid) with it, or unset it to have a serve issue credentials (--url/--admin-token)`,
-              { field: "username" },
-            );
-          }
-          if (flags.username !== undefined && given === undefined) {
-            throw new RpmlabError(
-              "E_USAGE",
-              `give --username and --password (or $${MQTT_PASSWORD_ENV}) together`,
-              { field: "password" },
-            );
-          }
+          const { gatewayUuid, credentials } = gatewayIdentity(flags);
           const checkinEveryMs = checkinPeriod(flags.checkinEvery);
           await runUntilSignal(
             (signal) =>
               GatewayRun.start({
                 broker: broker.url,
                 ble: flags.ble.trim() === "direct" ? { kind: "direct" } : parseBleSpec(flags.ble),
-                gatewayUuid: named ?? flags.username,
-                credentials:
-                  flags.username !== undefined && given !== undefined
-                    ? { username: flags.username, password: given.password }
-                    : { admin: adminTarget(flags) },
+                gatewayUuid,
+                credentials,
                 outboxDir: flags.outbox,
                 seed,
                 everyMs: everySeconds * 1000,
