@@ -3,9 +3,18 @@
  * whose GATT server is written in raw ATT (support/att-peripheral.ts): writes and subscriptions.
  */
 import { describe, expect, it } from "vitest";
+import type { CentralLink } from "../../src/ble/hosts/central.ts";
+import type { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { closedAfterEach, gattServer, pattern, settled } from "./support/att-peripheral.ts";
 
 const connected = closedAfterEach();
+
+/** The outcome of subscribing to the test characteristic FFF1, values ignored. */
+const subscribeFff1 = (clock: VirtualClock, link: CentralLink) =>
+  settled(
+    clock,
+    link.subscribe("FFF1", () => undefined),
+  );
 
 describe("the gateway's GATT client when a peripheral refuses a write", () => {
   it("fails a write answered Write Not Permitted (0x03) at once, naming the error, and writes on", async () => {
@@ -63,21 +72,13 @@ describe("the gateway's GATT client when a peripheral refuses a subscription", (
     const { clock, link } = await connected(server);
 
     server.state.cccdError = 0xfd;
-    const refused = await settled(
-      clock,
-      link.subscribe("FFF1", () => undefined),
-    );
+    const refused = await subscribeFff1(clock, link);
     expect(refused).toBeInstanceOf(Error);
     expect((refused as Error).message).toMatch(/subscribe FFF1: ATT error 0xfd/);
     expect(server.state.cccd).toBe(0);
 
     server.state.cccdError = undefined;
-    expect(
-      await settled(
-        clock,
-        link.subscribe("FFF1", () => undefined),
-      ),
-    ).toBeUndefined();
+    expect(await subscribeFff1(clock, link)).toBeUndefined();
     expect(server.state.cccd).toBe(0x0001);
   }, 30_000);
 
@@ -86,10 +87,7 @@ describe("the gateway's GATT client when a peripheral refuses a subscription", (
     const { clock, link } = await connected(server);
 
     server.state.hasCccd = false;
-    const refused = await settled(
-      clock,
-      link.subscribe("FFF1", () => undefined),
-    );
+    const refused = await subscribeFff1(clock, link);
     expect(refused).toBeInstanceOf(Error);
     expect((refused as Error).message).toMatch(
       /subscribe FFF1: no Client Characteristic Configuration descriptor \(ATT error 0x0a \(Attribute Not Found\)\)/,
@@ -101,10 +99,7 @@ describe("the gateway's GATT client when a peripheral refuses a subscription", (
     const server = gattServer(256, pattern(20, 3), { properties: 0x0a });
     const { clock, link } = await connected(server);
     const opcodesBefore = server.state.opcodes.length;
-    const refused = await settled(
-      clock,
-      link.subscribe("FFF1", () => undefined),
-    );
+    const refused = await subscribeFff1(clock, link);
     expect(refused).toBeInstanceOf(Error);
     expect((refused as Error).message).toMatch(/FFF1 cannot notify or indicate$/);
     expect(server.state.opcodes.length).toBe(opcodesBefore);
@@ -114,12 +109,7 @@ describe("the gateway's GATT client when a peripheral refuses a subscription", (
     const server = gattServer(256, pattern(20, 3));
     const { clock, link } = await connected(server);
     server.state.cccdWithoutValue = true;
-    expect(
-      await settled(
-        clock,
-        link.subscribe("FFF1", () => undefined),
-      ),
-    ).toBeUndefined();
+    expect(await subscribeFff1(clock, link)).toBeUndefined();
     expect(server.state.cccd).toBe(0x0001);
   }, 30_000);
 
@@ -131,10 +121,7 @@ describe("the gateway's GATT client when a peripheral refuses a subscription", (
     // and the session waited for FFF1's values.
     server.state.cccdHandle = 0x0009;
     const writesBefore = server.state.opcodes.filter((op) => op === 0x12).length;
-    const refused = await settled(
-      clock,
-      link.subscribe("FFF1", () => undefined),
-    );
+    const refused = await subscribeFff1(clock, link);
     expect(refused).toBeInstanceOf(Error);
     expect((refused as Error).message).toMatch(
       /subscribe FFF1: CCCD at handle 0x0009 is outside the characteristic's handles 0x0002–0x0004/,

@@ -137,30 +137,39 @@ describe("the ATT guard before the host stacks (Vol 3 Part F)", () => {
   });
 
   it("on an adapter, the host never sees the truncated request and the controller gets the answer", async () => {
-    const sent: Buffer[] = [];
-    let toHost: (packet: Buffer) => void = () => {};
-    const transport: HciTransport = {
-      send: (packet) => sent.push(packet),
-      setReceiver: (receiver) => {
-        toHost = receiver;
-      },
-      close: () => {},
-    };
-    const adapter = new HciAdapter(0, transport);
-    const socket = new EmulatedHciSocket(adapter);
-    const seen: Buffer[] = [];
-    socket.on("data", (d: Buffer) => seen.push(d));
-    socket.bindUser(0);
-    socket.start();
+    const { sent, seen, toHost, close } = adapterHarness();
     toHost(fromAir("02"));
     toHost(fromAir("021700"));
     await Promise.resolve();
     expect(seen).toEqual([fromAir("021700")]);
     expect(sent.map((p) => p.toString("hex"))).toEqual(["0240000900050004000102000004"]);
-    socket.stop();
-    adapter.close();
+    close();
   });
 });
+
+/** An EmulatedHciSocket on an adapter whose transport the test drives: what the host saw, what went to the controller. */
+function adapterHarness() {
+  const sent: Buffer[] = [];
+  let toHost: (packet: Buffer) => void = () => {};
+  const transport: HciTransport = {
+    send: (packet) => sent.push(packet),
+    setReceiver: (receiver) => {
+      toHost = receiver;
+    },
+    close: () => {},
+  };
+  const adapter = new HciAdapter(0, transport);
+  const socket = new EmulatedHciSocket(adapter);
+  const seen: Buffer[] = [];
+  socket.on("data", (d: Buffer) => seen.push(d));
+  socket.bindUser(0);
+  socket.start();
+  const close = () => {
+    socket.stop();
+    adapter.close();
+  };
+  return { sent, seen, toHost: (p: Buffer) => toHost(p), close };
+}
 
 /** An L2CAP PDU on channel `cid` of handle 0x0040, split as a controller does into ACL packets of `size` octets. */
 function fragmentsFromAir(hex: string, size: number, cid = 0x0004): Buffer[] {
@@ -182,29 +191,6 @@ function fragmentsFromAir(hex: string, size: number, cid = 0x0004): Buffer[] {
 }
 
 describe("the guard on PDUs the controller splits over several ACL packets (Vol 3 Part A §7.2)", () => {
-  function adapterHarness() {
-    const sent: Buffer[] = [];
-    let toHost: (packet: Buffer) => void = () => {};
-    const transport: HciTransport = {
-      send: (packet) => sent.push(packet),
-      setReceiver: (receiver) => {
-        toHost = receiver;
-      },
-      close: () => {},
-    };
-    const adapter = new HciAdapter(0, transport);
-    const socket = new EmulatedHciSocket(adapter);
-    const seen: Buffer[] = [];
-    socket.on("data", (d: Buffer) => seen.push(d));
-    socket.bindUser(0);
-    socket.start();
-    const close = () => {
-      socket.stop();
-      adapter.close();
-    };
-    return { sent, seen, toHost: (p: Buffer) => toHost(p), close };
-  }
-
   it("keeps a fragmented Read By Type Response with entry Length 0 from noble (its endless loop)", async () => {
     const h = adapterHarness();
     // 2 + 36 octets of list in a 40-octet ATT PDU: 44 octets of L2CAP in two 27-octet packets.
