@@ -203,4 +203,43 @@ describe("the gateway's GATT client when the peripheral stalls pairing (SMP time
     expect(pairing.stk).toBeDefined();
     expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 16));
   }, 30_000);
+
+  it("runs the timer through key distribution: keys that stop short fail pairing 30 s on, and a later refusal names it", async () => {
+    const server = gattServer(256, pattern(20, 17));
+    const { clock, link, sendSmp, pairing } = await connected(server);
+    pairing.mode = "just-works";
+    pairing.responderKeys = 0x01; // EncKey, as noble asks
+    server.state.readError = 0x05;
+    expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 17));
+    // Encrypted; the responder sends its LTK but never its EDIV and Rand. Pairing is complete
+    // only once the keys agreed on are distributed, and the timer runs until then (Vol 3 Part H
+    // §3.4, §3.6.1): the gateway stopped it at encryption and called the pairing done.
+    sendSmp(Buffer.concat([Buffer.from([0x06]), Buffer.alloc(16, 0x11)]));
+    await clock.run({ until: clock.now() + 30_000 });
+    // The link stays encrypted and reads on; a refusal for want of security now names why
+    // pairing cannot lift it (noble handed it on bare once encrypted).
+    server.state.readError = 0x05;
+    const refused = await settled(clock, link.read("FFF1"));
+    expect((refused as Error).message).toMatch(
+      /read FFF1: ATT error 0x05 \(Insufficient Authentication\): SMP timeout/,
+    );
+    expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 17));
+    expect(link.connected).toBe(true);
+  }, 30_000);
+
+  it("stops the timer at the last key distributed: no timeout after a pairing that completed", async () => {
+    const server = gattServer(256, pattern(20, 18));
+    const { clock, link, sendSmp, pairing } = await connected(server);
+    pairing.mode = "just-works";
+    pairing.responderKeys = 0x01;
+    server.state.readError = 0x05;
+    expect(await settled(clock, link.read("FFF1"))).toEqual(pattern(20, 18));
+    // Encryption Information, then Master Identification (EDIV, Rand): pairing is complete.
+    sendSmp(Buffer.concat([Buffer.from([0x06]), Buffer.alloc(16, 0x11)]));
+    sendSmp(Buffer.concat([Buffer.from([0x07]), Buffer.alloc(10, 0x22)]));
+    await clock.run({ until: clock.now() + 40_000 });
+    server.state.readError = 0x05;
+    const refused = await settled(clock, link.read("FFF1"));
+    expect((refused as Error).message).toMatch(/ATT error 0x05 \(Insufficient Authentication\)$/);
+  }, 30_000);
 });

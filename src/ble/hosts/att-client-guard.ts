@@ -5,7 +5,7 @@ import { discoveryFault, noteDiscoveryFault } from "./att-discovery-guard.ts";
 import { attFailure } from "./att-errors.ts";
 import { agreedMtu } from "./att-mtu-exchange.ts";
 import type { NobleGatt } from "./noble-gatt.ts";
-import { guardPairing, noteRefusal } from "./noble-pairing.ts";
+import { guardPairing, noteRefusal, standingRefusal } from "./noble-pairing.ts";
 
 const ATT_CID = 0x0004;
 const ERROR_RESPONSE = 0x01;
@@ -80,6 +80,11 @@ export function guardGattClient(): void {
       return;
     }
     if (cid === ATT_CID && endsMalformedDiscovery(this, data)) return;
+    const standing = cid === ATT_CID ? standingRefusal(this, data) : undefined;
+    if (standing !== undefined) {
+      completeCommand(this, standing);
+      return;
+    }
     if (cid === ATT_CID) noteRefusal(this, data);
     if (cid !== ATT_CID || data[0] !== ERROR_RESPONSE || data[4] !== INVALID_PDU) {
       onAclStreamData.call(this, cid, data);

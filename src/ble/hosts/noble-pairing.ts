@@ -7,6 +7,7 @@
 import { createRequire } from "node:module";
 import { withReason } from "./att-errors.ts";
 import type { NobleGatt } from "./noble-gatt.ts";
+import { keysOwed, takeKey } from "./smp-key-distribution.ts";
 import {
   restartSmpTimer,
   SMP_TIMEOUT_REASON,
@@ -33,6 +34,8 @@ const awaitingPairing = new WeakMap<NobleGatt, Buffer>();
 const pairing = new WeakSet<NobleSmp>();
 /** The SMP sides of links encrypted by a pairing. */
 const encrypted = new WeakSet<NobleSmp>();
+/** The keys each SMP side's responder still owes once encrypted (smp-key-distribution.ts). */
+const distributing = new WeakMap<NobleSmp, number[]>();
 
 /** noble's SMP side of one connection (lib/hci-socket/smp.js), as far as it is used here. */
 interface NobleSmp extends TimedSmp {
@@ -52,15 +55,20 @@ type PairingGatt = NobleGatt & { readonly _aclStream?: { readonly _smp?: NobleSm
 const smpOf = (gatt: NobleGatt): NobleSmp | undefined => (gatt as PairingGatt)._aclStream?._smp;
 
 /**
- * Pairing on this connection has ended, encrypted or not: a later one may start, and its timer
- * stops (at encryption: the gateway keeps no distributed key, noble drops them).
+ * Encryption has started (`encrypt`) or pairing failed. Failed, pairing is over and its timer
+ * stops. Encrypted, it is over only once the responder has sent the keys both sides agreed on
+ * (§3.6.1): until then its timer runs on (§3.4), stopped by the last key (see onAclStreamData).
+ * Either way a later pairing may start.
  */
 function pairingEnded(gatt: NobleGatt, encrypt: boolean): void {
   const smp = smpOf(gatt);
   if (smp === undefined) return;
-  stopSmpTimer(smp);
-  pairing.delete(smp);
+  const ran = pairing.delete(smp);
+  distributing.delete(smp);
   if (encrypt) encrypted.add(smp);
+  const owed = encrypt && ran ? keysOwed(smp._preq, smp._pres) : [];
+  if (owed.length > 0) distributing.set(smp, owed);
+  else stopSmpTimer(smp);
 }
 
 /** The refused request's Error Response, naming the SMP timeout once the link's SMP timed out. */
@@ -69,17 +77,33 @@ function refusalOf(gatt: NobleGatt, refusal: Buffer): Buffer {
   return smp !== undefined && smpTimedOut(smp) ? withReason(refusal, SMP_TIMEOUT_REASON) : refusal;
 }
 
-/** Notes an ATT PDU noble will answer by pairing (as its onAclStreamData tests it). */
-export function noteRefusal(gatt: NobleGatt, data: Buffer): void {
+/** Whether `data` refuses the request awaiting its response for want of security. */
+function refusedForSecurity(gatt: NobleGatt, data: Buffer): boolean {
   const code = data[4];
-  if (
+  return (
     data[0] === ERROR_RESPONSE &&
     gatt._currentCommand !== null &&
-    gatt._security !== "medium" &&
     (code === INSUFFICIENT_AUTHENTICATION ||
       code === INSUFFICIENT_AUTHORIZATION ||
       code === INSUFFICIENT_ENCRYPTION)
-  ) {
+  );
+}
+
+/**
+ * The Error Response a request refused for want of security completes with at once, naming the
+ * SMP timeout, once the link's SMP has timed out (no pairing can lift the refusal, §3.4); also
+ * on a link encrypted before its key distribution timed out, where noble hands the refusal on
+ * as it is and the cause would go unsaid. Undefined otherwise: noble goes on as noble does.
+ */
+export function standingRefusal(gatt: NobleGatt, data: Buffer): Buffer | undefined {
+  const smp = smpOf(gatt);
+  if (smp === undefined || !smpTimedOut(smp) || !refusedForSecurity(gatt, data)) return undefined;
+  return withReason(data, SMP_TIMEOUT_REASON);
+}
+
+/** Notes an ATT PDU noble will answer by pairing (as its onAclStreamData tests it). */
+export function noteRefusal(gatt: NobleGatt, data: Buffer): void {
+  if (gatt._security !== "medium" && refusedForSecurity(gatt, data)) {
     awaitingPairing.set(gatt, data);
   }
 }
@@ -112,6 +136,10 @@ export function noteRefusal(gatt: NobleGatt, data: Buffer): void {
  *   ever. At 30 s since the last SMP command sent, pairing fails as on Pairing Failed, the
  *   request naming the timeout; after it the link's SMP is silent both ways (a late answer is
  *   dropped, a refusal for want of security fails at once, a Security Request starts nothing).
+ *   The timer runs until pairing is complete, that is until the responder has sent the last key
+ *   agreed on once the link is encrypted (§3.6.1, smp-key-distribution.ts), not at encryption:
+ *   a responder whose key distribution stalls fails pairing 30 s after the gateway's Pairing
+ *   Random, the link staying encrypted, and a later refusal for want of security names it.
  */
 export function guardPairing(
   proto: NobleGatt,
@@ -168,6 +196,12 @@ export function guardPairing(
   const onSmpData = smp.prototype.onAclStreamData;
   smp.prototype.onAclStreamData = function (this: NobleSmp, cid: number, data: Buffer): void {
     if (cid === SMP_CID && smpTimedOut(this)) return;
+    const owed = cid === SMP_CID ? distributing.get(this) : undefined;
+    if (owed !== undefined && takeKey(owed, data)) {
+      // The last key agreed on: pairing is complete (§3.4 stops the timer here).
+      distributing.delete(this);
+      stopSmpTimer(this);
+    }
     if (cid !== SMP_CID || data[0] !== SECURITY_REQUEST) onSmpData.call(this, cid, data);
     else if (!encrypted.has(this)) this.sendPairingRequest();
   };

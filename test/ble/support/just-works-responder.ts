@@ -61,6 +61,11 @@ export class PairingResponder {
   readonly held: Buffer[] = [];
   /** Its Max Encryption Key Size (7–16): the STK keeps that many octets (§2.3.4). */
   keySize = 16;
+  /**
+   * Its Responder Key Distribution (§3.5.2): 0x01 offers EncKey, which it then owes once the
+   * link is encrypted (Encryption Information, Master Identification: the test sends them).
+   */
+  responderKeys = 0x00;
   /** Every SMP PDU the initiator sent, in order. */
   readonly received: Buffer[] = [];
   private preq: Buffer | undefined;
@@ -92,6 +97,7 @@ export class PairingResponder {
         if (this.mode === "refuse") return Buffer.from([PAIRING_FAILED, PAIRING_NOT_SUPPORTED]);
         this.preq = Buffer.from(pdu);
         this.pres[4] = this.keySize;
+        this.pres[6] = this.responderKeys & pdu[6]!;
         return this.pres;
       case PAIRING_CONFIRM:
         this.mconfirm = Buffer.from(pdu.subarray(1));
