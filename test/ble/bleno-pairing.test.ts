@@ -51,6 +51,22 @@ describe("the virtual devices' pairing, to raw SMP", () => {
     expect(await encrypt(stk)).toEqual({ status: 0, enabled: 1 });
   });
 
+  it("tells the kernel the agreed key size with the key it loads (Load Long Term Keys)", async () => {
+    // Pairing Request: Max Encryption Key Size 7. bleno loads its STK into the kernel, which
+    // answers the controller's LE Long Term Key Request with it and takes the entry's Encryption
+    // Key Size as the link's (hci_le_ltk_request_evt: conn->enc_key_size, what L2CAP's key size
+    // checks and BT_SECURITY read). bleno wrote the key's length there: 16.
+    const { stk, encrypt, mgmtWritten } = await pairAsInitiator("01030001070001");
+    const load = mgmtWritten.filter((c) => c.readUInt16LE(0) === 0x0013).at(-1)!;
+    expect(load.readUInt16LE(6)).toBe(1); // Key_Count
+    // mgmt_ltk_info (mgmt-api.txt): address, type, Key_Type, Central, Encryption_Size, EDIV,
+    // Rand, Value; the Value's octets past the size are 0.
+    const entry = load.subarray(8);
+    expect(entry[9]).toBe(7);
+    expect(entry.subarray(20, 36)).toEqual(stk);
+    expect(await encrypt(stk)).toEqual({ status: 0, enabled: 1 });
+  });
+
   it("distributes only the keys the central asked for: none asked, none offered or sent", async () => {
     // Responder Key Distribution 0x00 (§3.5.1): bleno offered EncKey all the same (0x01) and sent
     // Encryption Information and Master Identification after encryption, which the central had

@@ -2,6 +2,7 @@
  * The virtual devices' SMP (bleno's lib/hci-socket/smp.js, one per connection): where bleno
  * answers pairing wrongly.
  */
+import { blenoManagement } from "./load.ts";
 
 const PAIRING_RESPONSE = 0x02;
 const PAIRING_FAILED = 0x05;
@@ -48,12 +49,15 @@ interface BlenoBindings {
  *   0); bleno kept 16, so a central of shorter keys encrypted with another key and the link
  *   dropped at the first encrypted PDU (MIC failure, 0x3D). bleno assigns the STK to its `_stk`
  *   field, then gives that field to the kernel (Load Long Term Keys) and to Encryption
- *   Information: the field is cut as it is set, bleno's own crypto left as it is. A central
+ *   Information: the field is cut as it is set, bleno's own crypto left as it is, and the
+ *   kernel is told the agreed size with the key (loadKeysOfAgreedSize). A central
  *   whose maximum is under 7 octets is answered Pairing Failed, Encryption Key Size (§2.3.4),
  *   one over 16 Invalid Parameters, instead of bleno's Pairing Response.
  */
 export function guardBlenoPairing(bleno: unknown): void {
   const host = bleno as { _bindings?: BlenoBindings; on(event: "accept", f: () => void): void };
+  const mgmt = blenoManagement(bleno) as BlenoManagement | undefined;
+  if (mgmt !== undefined) loadKeysOfAgreedSize(mgmt);
   host.on("accept", () => {
     const smp = host._bindings?._aclStream?._smp;
     if (smp === undefined) return;
@@ -96,6 +100,41 @@ function cutStkToKeySize(smp: BlenoSmp): void {
     set: (value: Buffer | null | undefined) => {
       const size = Math.min(smp._preq?.[MAX_KEY_SIZE] ?? 16, smp._pres?.[MAX_KEY_SIZE] ?? 16);
       stk = Buffer.isBuffer(value) ? Buffer.from(value).fill(0, size) : value;
+      if (Buffer.isBuffer(stk)) agreedKeySizes.set(stk, size);
     },
   });
+}
+
+/** The agreed key size (§2.3.4) of each STK cut to it, which bleno hands to the kernel as is. */
+const agreedKeySizes = new WeakMap<Buffer, number>();
+
+/** bleno's lib/hci-socket/mgmt.js, as far as its SMP uses it. */
+interface BlenoManagement {
+  addLongTermKey(
+    address: Buffer,
+    addressType: Buffer,
+    authenticated: number,
+    master: number,
+    ediv: Buffer,
+    rand: Buffer,
+    key: Buffer,
+  ): void;
+}
+
+/**
+ * bleno gives the kernel its STK with Load Long Term Keys (mgmt-api.txt), the Encryption Key
+ * Size of the entry taken from the key's length: 16 whatever the pairing agreed on. The kernel
+ * answers the LE Long Term Key Request with that many octets of the key and takes that size as
+ * the link's (net/bluetooth/hci_event.c, hci_le_ltk_request_evt: conn->enc_key_size), which
+ * L2CAP's minimum key size checks and BT_SECURITY's key_size read; a btmon trace showed 16. It
+ * is given the agreed size's octets now, so the entry says the size the link encrypts with.
+ */
+function loadKeysOfAgreedSize(mgmt: BlenoManagement): void {
+  const addLongTermKey = mgmt.addLongTermKey;
+  mgmt.addLongTermKey = function (this: BlenoManagement, ...args) {
+    const key = args[6];
+    const size = agreedKeySizes.get(key);
+    if (size !== undefined) args[6] = key.subarray(0, size);
+    addLongTermKey.apply(this, args);
+  };
 }

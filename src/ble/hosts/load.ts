@@ -61,11 +61,25 @@ export function loadBleno(factory: SocketFactory): unknown {
     };
     forget();
     try {
-      return require(entry) as unknown;
+      const bleno = require(entry) as object;
+      const mgmt = require.cache[`${root}lib/hci-socket/mgmt.js`]?.exports as unknown;
+      if (mgmt !== undefined) managementOf.set(bleno, mgmt);
+      return bleno;
     } finally {
       forget();
     }
   });
+}
+
+/** Each bleno instance's management socket module (lib/hci-socket/mgmt.js), by the instance. */
+const managementOf = new WeakMap<object, unknown>();
+
+/**
+ * The management module of a bleno `loadBleno` made: its own copy, out of the require cache by
+ * now, which bleno's SMP gives the keys of its pairings to (Load Long Term Keys).
+ */
+export function blenoManagement(bleno: unknown): unknown {
+  return typeof bleno === "object" && bleno !== null ? managementOf.get(bleno) : undefined;
 }
 
 /**

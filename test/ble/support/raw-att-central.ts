@@ -30,7 +30,17 @@ export async function connectedCuff(closers: Closers) {
   const adapter = new HciAdapter(0, new DirectTransport(cuff), "cuff");
   closers.push(() => adapter.close());
   const device = new BleDevice({ profile, clock, serial: "BPM0001" });
-  const peripheral = await BlenoPeripheral.open(() => new EmulatedHciSocket(adapter), clock);
+  /** Every management command the cuff's bleno wrote, as the kernel gets it. */
+  const mgmtWritten: Buffer[] = [];
+  const peripheral = await BlenoPeripheral.open(() => {
+    const socket = new EmulatedHciSocket(adapter);
+    const write = socket.write.bind(socket);
+    socket.write = (data: Buffer) => {
+      if (socket.channel === "control") mgmtWritten.push(Buffer.from(data));
+      write(data);
+    };
+    return socket;
+  }, clock);
   closers.push(() => peripheral.quiesce());
   await peripheral.serve(device.services());
   await peripheral.advertiseData(
@@ -91,7 +101,7 @@ export async function connectedCuff(closers: Closers) {
       .acls()
       .filter((p) => p.readUInt16LE(7) === 0x0006)
       .map((p) => p.subarray(9).toString("hex"));
-  return { att, smp, encrypt, smpSent, peers };
+  return { att, smp, encrypt, smpSent, peers, mgmtWritten };
 }
 
 /** The declaration handle and value handle of a characteristic, found by Read By Type. */
