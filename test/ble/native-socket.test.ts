@@ -33,4 +33,19 @@ describe("PinnedSocket (hci:N)", () => {
     expect(errors[0]).toBeInstanceOf(RangeError);
     expect(seen).toEqual(["021700"]);
   });
+
+  it("sends bleno's management commands to its own adapter: Load Long Term Keys on hci:1 goes to index 1", () => {
+    const native = new FakeNative();
+    const written: Buffer[] = [];
+    native.write = (data: Buffer) => written.push(data);
+    const socket = new PinnedSocket(native as unknown as NativeSocket, 1);
+    socket.bindControl();
+    // bleno's mgmt.js writes index 0 whatever adapter it runs on: on hci:1 its STK went to hci0
+    // and hci1's kernel refused the LE Long Term Key Request, so no virtual device paired.
+    // Load Long Term Keys (0x0013), index 0, no key.
+    socket.write(Buffer.from("1300000002000000", "hex"));
+    // Read Management Version Information (0x0001) is for no adapter (index 0xFFFF): as written.
+    socket.write(Buffer.from("0100ffff0000", "hex"));
+    expect(written.map((w) => w.toString("hex"))).toEqual(["1300010002000000", "0100ffff0000"]);
+  });
 });

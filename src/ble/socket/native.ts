@@ -62,6 +62,8 @@ export function nativeSocketFactory(devId: number): () => object {
 export class PinnedSocket extends EventEmitter {
   /** Exceptions a host threw while handling a packet: its bug, reported not thrown. */
   onHostError: (error: unknown) => void = () => {};
+  /** Bound to the management channel, where each command names its adapter in its header. */
+  private control = false;
 
   constructor(
     private readonly native: NativeSocket,
@@ -89,6 +91,7 @@ export class PinnedSocket extends EventEmitter {
     return this.native.bindUser(this.devId);
   }
   bindControl(): void {
+    this.control = true;
     this.native.bindControl();
   }
   isDevUp(): boolean {
@@ -104,10 +107,30 @@ export class PinnedSocket extends EventEmitter {
     this.native.stop();
   }
   write(data: Buffer): void {
+    if (this.control) {
+      this.native.write(pinnedMgmtCommand(data, this.devId));
+      return;
+    }
     if (answersCommand(data)) return;
     this.native.write(data);
   }
   getDeviceList(): unknown[] {
     return this.native.getDeviceList();
   }
+}
+
+/** The index of a management command meant for no adapter (mgmt-api.txt). */
+const MGMT_INDEX_NONE = 0xffff;
+
+/**
+ * A management command addressed to adapter `devId`: bleno writes its Load Long Term Keys for
+ * index 0 whatever adapter it runs on (lib/hci-socket/mgmt.js), so on hci:1 its keys went to
+ * hci0 (Invalid Index without one) and hci1's kernel, finding no key at the LE Long Term Key
+ * Request, refused encryption: no virtual device paired there. Commands for no adapter stay so.
+ */
+export function pinnedMgmtCommand(command: Buffer, devId: number): Buffer {
+  if (command.length < 6 || command.readUInt16LE(2) === MGMT_INDEX_NONE) return command;
+  const pinned = Buffer.from(command);
+  pinned.writeUInt16LE(devId, 2);
+  return pinned;
 }
