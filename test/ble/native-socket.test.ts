@@ -11,7 +11,7 @@ class FakeNative extends EventEmitter {
   setFilter = () => {};
   start = () => {};
   stop = () => {};
-  write = () => {};
+  write = (_data: Buffer): void => {};
   getDeviceList = () => [];
 }
 
@@ -37,7 +37,9 @@ describe("PinnedSocket (hci:N)", () => {
   it("sends bleno's management commands to its own adapter: Load Long Term Keys on hci:1 goes to index 1", () => {
     const native = new FakeNative();
     const written: Buffer[] = [];
-    native.write = (data: Buffer) => written.push(data);
+    native.write = (data: Buffer) => {
+      written.push(data);
+    };
     const socket = new PinnedSocket(native as unknown as NativeSocket, 1);
     socket.bindControl();
     // bleno's mgmt.js writes index 0 whatever adapter it runs on: on hci:1 its STK went to hci0
