@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../catalogue/cli-io.ts";
 import { catalogue, readingsOf, senderFor } from "../ingest/fixtures.ts";
-import { HOUR, START, WebhookLab } from "./harness.ts";
+import { HOUR, MINUTE, START, WebhookLab } from "./harness.ts";
 import { Receiver } from "./receiver.ts";
 
 const bpm = senderFor(catalogue.get("Vendor BPM - Wide Range"), 1);
@@ -238,11 +238,19 @@ describe("webhook delivery log, resend", () => {
   });
 
   it("a test send to an endpoint slower than a minute of the lab's clock is posted once, by the send alone", async () => {
+    // A sender timeout of a wall minute: the virtual run below takes seconds of wall time on a
+    // loaded machine, longer than the harness's 2 s.
+    await lab.close();
+    lab = await WebhookLab.open({
+      store: `sqlite:${join(dir, "slow.db")}`,
+      config: { timeoutMs: MINUTE },
+    });
     const w = await lab.webhook({ endpoint: receiver.url("/slow") });
     receiver.behaviour = () => ({ hold: true });
     const sent = lab.admin("POST", `accounts/clinic/webhooks/${w.id}/test/`);
     await receiver.count(1);
-    // The endpoint takes its time; the lab's clock runs on (a demo's minute is a wall second).
+    // The endpoint takes its time; the lab's clock runs on (a demo's minute is a wall second),
+    // past when a claim on the delivery would lapse (2 × timeout + 1 s).
     await lab.runUntil(START + HOUR);
     receiver.release();
     const answer = await sent;
