@@ -11,6 +11,7 @@ import { SerialPostgresDialect } from "./postgres-dialect.ts";
 import type { Database } from "./schema.ts";
 import { ImmediateSqliteDialect } from "./sqlite-dialect.ts";
 import { withStatementCache } from "./sqlite-statements.ts";
+import { BUSY_TIMEOUT_MS } from "./sqlite-write-lock.ts";
 import type { Store } from "./store.ts";
 
 export interface OpenStoreOptions {
@@ -60,10 +61,11 @@ async function openSqlite(
     }
     sqlite = new BetterSqlite(spec.path);
     // WAL: readers never block the writer; NORMAL is durable across application crashes in
-    // WAL mode; busy_timeout waits for another process's write lock instead of failing at once.
+    // WAL mode; busy_timeout waits for another connection's write lock instead of failing at
+    // once (transactions wait in sqlite-write-lock.ts instead, without blocking the thread).
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
-    sqlite.pragma("busy_timeout = 5000");
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // 64 MiB page cache (default 2 MiB): the measurement indexes take random inserts from
     // many devices at once; keeping their hot pages cached about doubles ingestion on files.
     sqlite.pragma("cache_size = -65536");

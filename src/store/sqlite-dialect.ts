@@ -6,6 +6,7 @@ import {
   type SqliteDialectConfig,
   SqliteDriver,
 } from "kysely";
+import { announceWriteEnd, beginImmediate } from "./sqlite-write-lock.ts";
 
 /**
  * Kysely's SQLite dialect, with transactions that take the write lock as they begin (BEGIN
@@ -13,6 +14,8 @@ import {
  * worker's (src/ingest/worker-processor.ts). A deferred transaction that reads, and then writes
  * after the other connection committed, fails at once with SQLITE_BUSY (its snapshot is stale,
  * so busy_timeout cannot help); an immediate one waits for the lock, then reads fresh rows.
+ * The webhook dispatch worker's connection writes too. The wait is beginImmediate's
+ * (sqlite-write-lock.ts): woken by the holder's commit, never sleeping in SQLite's busy handler.
  */
 export class ImmediateSqliteDialect extends SqliteDialect {
   constructor(private readonly settings: SqliteDialectConfig) {
@@ -50,6 +53,22 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+    await beginImmediate((sql) => connection.executeQuery(CompiledQuery.raw(sql)));
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.commitTransaction(connection);
+    } finally {
+      announceWriteEnd();
+    }
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } finally {
+      announceWriteEnd();
+    }
   }
 }

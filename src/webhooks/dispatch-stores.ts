@@ -22,9 +22,9 @@ export interface DispatchStoreOptions {
 
 /**
  * The dispatcher's store side as `serve` runs it: on a SQLite file, in a worker thread beside
- * the ingestion worker's (SQLite allows one writer; both wait on busy_timeout); on memory (one
- * connection, nothing another thread could open) and PostgreSQL (queries wait on the network,
- * not the thread), in this thread.
+ * the ingestion worker's (SQLite allows one writer; each transaction waits for the other's
+ * commit, store/sqlite-write-lock.ts); on memory (one connection, nothing another thread could
+ * open) and PostgreSQL (queries wait on the network, not the thread), in this thread.
  */
 export function dispatchStoreFor(options: DispatchStoreOptions): DispatchStore {
   const { store, storeSpec, catalogue, rng, clock, logger } = options;

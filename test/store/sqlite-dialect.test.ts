@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import { type Generated, Kysely, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { ImmediateSqliteDialect } from "../../src/store/sqlite-dialect.ts";
+import { BUSY_TIMEOUT_MS } from "../../src/store/sqlite-write-lock.ts";
 
 interface Db {
   log: { id: Generated<number>; caller: number; step: number };
@@ -47,5 +51,107 @@ describe("ImmediateSqliteDialect: one connection, handed over in arrival order",
         : [{ caller, step: 0 }],
     ).flat();
     expect(rows).toEqual(expected);
+  });
+});
+
+describe("ImmediateSqliteDialect: waiting for another connection's write lock", () => {
+  const opened: { destroy(): Promise<void> | void }[] = [];
+  let dir: string | undefined;
+  afterEach(async () => {
+    for (const db of opened.splice(0).reverse()) await db.destroy();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  /** A raw connection to a fresh file, set up as open.ts sets up a store's. */
+  function raw(file: string): Database.Database {
+    const connection = new Database(file);
+    connection.pragma("journal_mode = WAL");
+    connection.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    opened.push({ destroy: () => void connection.close() });
+    return connection;
+  }
+
+  function lab(file: string, connection = raw(file)): Kysely<Db> {
+    const db = new Kysely<Db>({ dialect: new ImmediateSqliteDialect({ database: connection }) });
+    opened.push(db);
+    return db;
+  }
+
+  async function freshFile(): Promise<string> {
+    dir = mkdtempSync(join(tmpdir(), "rpmlab-write-lock-"));
+    const file = join(dir, "lab.db");
+    await sql`create table log (id integer primary key, caller integer, step integer)`.execute(
+      lab(file),
+    );
+    return file;
+  }
+
+  const turns = async (n: number) => {
+    for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it("waits without blocking the thread, and begins once the holder in this thread commits", async () => {
+    // Two stores on one file in one thread: SQLite's busy handler would have blocked the
+    // thread in the second BEGIN, so the first could never commit (SQLITE_BUSY after 5 s).
+    const file = await freshFile();
+    const first = lab(file);
+    const second = lab(file);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let begun!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      begun = resolve;
+    });
+    const firstDone = first.transaction().execute(async (trx) => {
+      await trx.insertInto("log").values({ caller: 1, step: 0 }).execute();
+      begun();
+      await held;
+      await trx.insertInto("log").values({ caller: 1, step: 1 }).execute();
+    });
+    await holding;
+    let secondEnded = false;
+    const secondDone = second
+      .transaction()
+      .execute((trx) => trx.insertInto("log").values({ caller: 2, step: 0 }).execute())
+      .finally(() => {
+        secondEnded = true;
+      });
+    await turns(20);
+    expect(secondEnded).toBe(false);
+    release();
+    await Promise.all([firstDone, secondDone]);
+    const rows = await second.selectFrom("log").select(["caller", "step"]).orderBy("id").execute();
+    expect(rows).toEqual([
+      { caller: 1, step: 0 },
+      { caller: 1, step: 1 },
+      { caller: 2, step: 0 },
+    ]);
+  });
+
+  it("begins once another process's connection lets the lock go, which wakes nobody", async () => {
+    const file = await freshFile();
+    const other = raw(file);
+    other.prepare("begin immediate").run();
+    other.prepare("insert into log (caller, step) values (1, 0)").run();
+    const connection = raw(file);
+    const db = lab(file, connection);
+    let ended = false;
+    const done = db
+      .transaction()
+      .execute((trx) => trx.insertInto("log").values({ caller: 2, step: 0 }).execute())
+      .finally(() => {
+        ended = true;
+      });
+    await turns(20);
+    expect(ended).toBe(false);
+    other.prepare("commit").run();
+    await done;
+    const rows = await db.selectFrom("log").select(["caller"]).orderBy("id").execute();
+    expect(rows).toEqual([{ caller: 1 }, { caller: 2 }]);
+    // Writes outside a transaction wait on the connection's busy timeout again.
+    expect(connection.pragma("busy_timeout", { simple: true })).toBe(BUSY_TIMEOUT_MS);
   });
 });

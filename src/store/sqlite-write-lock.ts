@@ -1,0 +1,96 @@
+import { getEnvironmentData, setEnvironmentData } from "node:worker_threads";
+import { startStopwatch } from "../core/stopwatch.ts";
+
+/**
+ * How long a write waits for SQLite's write lock before it fails with SQLITE_BUSY: the
+ * connection's busy_timeout (open.ts), and the wait of beginImmediate below.
+ */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * How often a waiting transaction tries again when no commit of this process woke it: the lock
+ * is another process's (an `rpmlab` command on the same file).
+ */
+const POLL_MS = 5;
+
+/** Environment data every worker thread spawned from here inherits: the same shared memory. */
+const SHARED_KEY = "rpmlab:sqlite-write-lock";
+
+/**
+ * Shared by every thread of this process that opens a SQLite store: the API's connection in the
+ * main thread, the ingestion worker's and the webhook dispatch worker's
+ * (ingest/worker-processor.ts, webhooks/dispatch-worker.ts). Worker threads get it through
+ * node:worker_threads environment data, which clones a SharedArrayBuffer as the same memory.
+ * COMMITS counts commits and rollbacks (the lock freed); WANTED is 1 while a transaction waits
+ * for the lock.
+ */
+const COMMITS = 0;
+const WANTED = 1;
+const shared = new Int32Array(sharedBuffer());
+
+function sharedBuffer(): SharedArrayBuffer {
+  const inherited = getEnvironmentData(SHARED_KEY);
+  if (inherited instanceof SharedArrayBuffer) return inherited;
+  const created = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
+  setEnvironmentData(SHARED_KEY, created);
+  return created;
+}
+
+/**
+ * BEGIN IMMEDIATE without SQLite's busy handler. That handler sleeps between tries (1, 2, 5, 10,
+ * 15, 20, 25, 25, 25, 50, 50, then 100 ms), blocking the thread — the main thread's event loop
+ * too, with the API, the broker and the webhook requests on it — and wakes long after the holder
+ * committed: with ingestion and the dispatcher writing batches to one file, transactions waited
+ * up to 300 ms for a lock held a few ms at a time, and that was most of the webhook latency at
+ * 1,000 readings/s (test/bench/webhooks.ts). Here a transaction that finds the lock taken waits
+ * without blocking, is woken by the next commit or rollback of any thread of this process, and
+ * tries again (every POLL_MS when the holder is another process). Turns alternate: a
+ * transaction that begins while another waits lets that one go first — once, so a waiter that
+ * died (a worker terminated) costs the next transaction one POLL_MS — where the thread that just
+ * committed would otherwise win every race and starve the other writer (ingestion fell to 40 %
+ * of its rate behind the dispatcher). After BUSY_TIMEOUT_MS it fails with SQLITE_BUSY, as
+ * busy_timeout would have.
+ */
+export async function beginImmediate(execute: (sql: string) => Promise<unknown>): Promise<void> {
+  await execute("pragma busy_timeout = 0");
+  try {
+    const elapsed = startStopwatch();
+    let yielded = false;
+    for (;;) {
+      // Read before trying: a commit between the try and the wait changes it, and the wait
+      // returns at once instead of missing that wake-up.
+      const seen = Atomics.load(shared, COMMITS);
+      if (!yielded && Atomics.load(shared, WANTED) === 1) {
+        yielded = true;
+      } else {
+        try {
+          await execute("begin immediate");
+          Atomics.store(shared, WANTED, 0);
+          return;
+        } catch (error) {
+          if (!isBusy(error) || elapsed() >= BUSY_TIMEOUT_MS) throw error;
+        }
+      }
+      Atomics.store(shared, WANTED, 1);
+      const wait = Atomics.waitAsync(
+        shared,
+        COMMITS,
+        seen,
+        Math.max(0, Math.min(POLL_MS, BUSY_TIMEOUT_MS - elapsed())),
+      );
+      if (wait.async) await wait.value;
+    }
+  } finally {
+    await execute(`pragma busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
+}
+
+/** After a commit or rollback: wakes this process's transactions waiting for the lock. */
+export function announceWriteEnd(): void {
+  Atomics.add(shared, COMMITS, 1);
+  Atomics.notify(shared, COMMITS);
+}
+
+function isBusy(error: unknown): boolean {
+  return (error as { code?: unknown }).code === "SQLITE_BUSY";
+}
