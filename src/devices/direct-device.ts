@@ -35,6 +35,11 @@ export class DirectRadio {
     this.devices.set(device.address, device);
   }
 
+  /** The device leaves the medium (powered off), unless another has taken its address since. */
+  remove(device: DirectDevice): void {
+    if (this.devices.get(device.address) === device) this.devices.delete(device.address);
+  }
+
   /** The device with this address (12 hex, any case), if any. */
   get(address: string): DirectDevice | undefined {
     return this.devices.get(address.toUpperCase());
@@ -73,6 +78,8 @@ export class DirectDevice implements FleetDevice {
   readonly counts = { refusedConnections: 0, linkDrops: 0 };
   private link: DirectLink | undefined;
   private reach = true;
+  /** Powered off for good (close): out of every gateway's reach from then on. */
+  private closed = false;
   private lock: string | null = null;
   private readonly pending: Pending[] = [];
 
@@ -118,8 +125,18 @@ export class DirectDevice implements FleetDevice {
     return this.ble.store.size;
   }
 
-  /** Nothing to switch off: the direct medium is plain objects. */
-  async close(): Promise<void> {}
+  /**
+   * Powers off for good (a unit sent back to the vendor): it leaves the medium, its link drops,
+   * and a reading waiting for a gateway is taken now, with none listening (stored, or lost by a
+   * device that cannot store): left waiting, its outcome would never come.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.reach = false;
+    this.radio.remove(this);
+    this.link?.drop();
+    this.measurePending();
+  }
 
   /** A gateway connects: refused out of reach, while connected, or when locked to another. */
   connect(gatewayUuid: string): DirectLink {
@@ -149,7 +166,7 @@ export class DirectDevice implements FleetDevice {
 
   /** Fault: the device leaves reach (the link drops) or comes back (and advertises). */
   setInRange(inRange: boolean): void {
-    if (this.reach === inRange) return;
+    if (this.reach === inRange || this.closed) return;
     this.reach = inRange;
     if (!inRange && this.link?.connected === true) {
       this.counts.linkDrops++;

@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { OutboundQueue } from "../../src/ble/hosts/outbound-queue.ts";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { BleDevice } from "../../src/devices/ble-device.ts";
+import type { DirectDeviceOptions } from "../../src/devices/direct-device.ts";
+import type { FleetDevice } from "../../src/devices/fleet-device.ts";
 import type { HardwareDeliveredEvent } from "../../src/fulfilment/events.ts";
 import type { Gateway } from "../../src/gateway/gateway.ts";
 import { generateReadings } from "../../src/readings/generate.ts";
@@ -26,6 +30,7 @@ function patientWithKit(
   fleet: Fleet,
   names: readonly string[],
   readings: (name: string) => GeneratedReading[] = () => [],
+  household = new HouseholdBle(undefined, 0),
 ): PatientRig {
   const devices: DeviceRig[] = names.map((name, i) => ({
     profile: catalogue.get(name),
@@ -33,6 +38,7 @@ function patientWithKit(
     hwiDeviceId: `00000000-0000-4000-8000-00000000000${i}`,
     ledger: new DeviceLedger(readings(name)),
     ble: undefined,
+    underWay: new Map(),
     cellular: undefined,
     deadUntil: Number.NEGATIVE_INFINITY,
   }));
@@ -42,7 +48,7 @@ function patientWithKit(
     externalId: "gw-0001",
     domain: "clinic",
     devices,
-    household: new HouseholdBle(undefined, 0),
+    household,
     gatewayUuid: GATEWAY,
     gateway: { stop: async () => {} } as Gateway,
     unlinked: false,
@@ -157,5 +163,86 @@ describe("Fleet.delivered", () => {
     await clock.run({ until: first!.timestamp });
     expect(scale.ble!.ble.stampOf(first!)).toBeDefined();
     expect(scale.ledger.takenCount).toBe(1);
+  });
+});
+
+/**
+ * A household whose gateway stopped answering mid-visit: its units' live readings go out as
+ * indications that wait for a Handle Value Confirmation that never comes, until the ATT
+ * transaction timeout (30 s, Vol 3 Part F §3.3.3) fails them, as bleno's host does
+ * (OutboundQueue). The unit is a real BleDevice: a failed send keeps the reading stored.
+ */
+function unansweredHousehold(clock: VirtualClock): HouseholdBle {
+  const unit = (options: DirectDeviceOptions): FleetDevice => {
+    const ble = new BleDevice(options);
+    const outbound = new OutboundQueue(clock);
+    for (const service of ble.services()) {
+      for (const c of service.characteristics) {
+        c.subscribe?.(() => outbound.push(true, () => undefined), 244);
+      }
+    }
+    return {
+      ble,
+      wantsGateway: false,
+      waiting: 0,
+      take: (reading, resentStamp) => ble.measure(reading, resentStamp),
+      setInRange: () => undefined,
+      release: () => undefined,
+      close: async () => undefined,
+    };
+  };
+  return { device: async (options: DirectDeviceOptions) => unit(options) } as HouseholdBle;
+}
+
+describe("Fleet.delivered: a reading the replaced unit is still taking", () => {
+  let fleet: Fleet | undefined;
+  afterEach(async () => {
+    await fleet?.stop();
+    fleet = undefined;
+  });
+
+  it("one it keeps once its send fails after the unit went back counts returned with it, not missing", async () => {
+    const clock = new VirtualClock({ startMs: T0 });
+    fleet = directFleet(clock);
+    const household = unansweredHousehold(clock);
+    const patient = patientWithKit(fleet, ["Vendor Scale"], scaleDays, household);
+    const scale = patient.devices[0]!;
+    const first = scale.ledger.readings[0]!;
+    await fleet.delivered(handedOver([{ id: scale.hwiDeviceId }]));
+    const old = scale.ble!;
+    await clock.run({ until: first.timestamp });
+    // Being sent when the replacement comes: neither delivered nor in the unit's store yet.
+    expect(old.ble.store.size).toBe(0);
+    await fleet.delivered(handedOver([{ id: scale.hwiDeviceId }], [scale.hwiDeviceId]));
+    // The confirmation never comes: the unit keeps the reading (it stores offline).
+    await clock.run({ until: first.timestamp + 60_000 });
+    expect(old.ble.held()).toEqual([first]);
+    const counts = await scale.ledger.count([]);
+    expect(counts).toMatchObject({ taken: 1, returnedWithUnit: 1, missing: 0, lostByDesign: 0 });
+  });
+
+  it("one a unit that cannot store was waiting to send: counted once, returned with it (the count does not wait for ever)", async () => {
+    // Direct BLE; the household's gateway will visit, but its one radio is busy elsewhere.
+    const clock = new VirtualClock({ startMs: T0 });
+    fleet = directFleet(clock);
+    const patient = patientWithKit(fleet, ["Vendor Bariatric Scale"], scaleDays);
+    const scale = patient.devices[0]!;
+    expect(scale.profile.stores_offline).toBe(false);
+    const stopScan = patient.household.direct.scan(() => true);
+    try {
+      const first = scale.ledger.readings[0]!;
+      await fleet.delivered(handedOver([{ id: scale.hwiDeviceId }]));
+      await clock.run({ until: first.timestamp });
+      expect(scale.ble!.wantsGateway).toBe(true);
+      await fleet.delivered(handedOver([{ id: scale.hwiDeviceId }], [scale.hwiDeviceId]));
+      let counts: Awaited<ReturnType<DeviceLedger["count"]>> | undefined;
+      void scale.ledger.count([]).then((c) => {
+        counts = c;
+      });
+      await clock.run({ until: first.timestamp + 60_000 });
+      expect(counts).toMatchObject({ taken: 1, returnedWithUnit: 1, missing: 0, lostByDesign: 0 });
+    } finally {
+      stopScan();
+    }
   });
 });

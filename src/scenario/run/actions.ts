@@ -11,6 +11,7 @@ import type { Fleet } from "./fleet.ts";
 import type { DeviceRig, PatientRig } from "./fleet-rigs.ts";
 import type { LabClient } from "./lab-client.ts";
 import { actionRefused } from "./refused.ts";
+import { takeOnUnit } from "./unit-readings.ts";
 
 /** How long (real time) a run waits for the fleet's MQTT sessions after a broker comes back. */
 const RECONNECT_WALL_MS = 15_000;
@@ -270,7 +271,10 @@ function resend(device: DeviceRig, count: number): void {
     device.ledger.taken(
       copy,
       stamp,
-      stamp.then((at) => direct.take(copy, at)).then((outcome) => outcome !== "lost"),
+      stamp
+        // A unit replaced meanwhile sends nothing more (its successor has not these readings).
+        .then((at) => (device.ble === direct ? takeOnUnit(device, direct, copy, at) : "lost"))
+        .then((outcome) => outcome !== "lost"),
     );
   }
 }

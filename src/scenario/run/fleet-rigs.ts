@@ -4,9 +4,11 @@ import type { Profile } from "../../catalogue/schema.ts";
 import type { CellularDevice } from "../../cellular/device.ts";
 import type { Rng } from "../../core/rng.ts";
 import type { VirtualClock } from "../../core/virtual-clock.ts";
+import type { MeasureOutcome } from "../../devices/ble-device.ts";
 import type { FleetDevice } from "../../devices/fleet-device.ts";
 import type { Gateway } from "../../gateway/gateway.ts";
 import type { PatientModels } from "../../readings/patients.ts";
+import type { PhysicalReading } from "../../readings/types.ts";
 import type { Cohort, Scenario } from "../types.ts";
 import type { HouseholdBle } from "./household-ble.ts";
 import type { LabClient } from "./lab-client.ts";
@@ -37,6 +39,8 @@ export interface DeviceRig {
   readonly ledger: DeviceLedger;
   /** A gateway-connected device once powered on, on the run's BLE path. */
   ble: FleetDevice | undefined;
+  /** Readings its unit is taking whose outcome is not known yet (unit-readings.ts). */
+  readonly underWay: Map<PhysicalReading, Promise<MeasureOutcome>>;
   cellular: CellularDevice | undefined;
   /** Dead battery until this time (no readings taken). */
   deadUntil: number;

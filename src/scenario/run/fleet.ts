@@ -19,6 +19,7 @@ import { DeviceLedger } from "./ledger.ts";
 import { patientAddress } from "./patient-address.ts";
 import { cohortPatientModel } from "./patient-model.ts";
 import { actionRefused } from "./refused.ts";
+import { retiredUnitHolds, takeOnUnit } from "./unit-readings.ts";
 
 const DAY = 86_400_000;
 
@@ -113,9 +114,14 @@ export class Fleet {
     const { ble, cellular } = device;
     device.ble = undefined;
     device.cellular = undefined;
+    // Not awaited: a reading under way settles on the run's clock (an indication's ATT timeout).
+    const underWay = new Map(device.underWay);
+    device.underWay.clear();
     await ble?.close();
+    if (ble !== undefined) device.ledger.returned(retiredUnitHolds(ble, underWay));
     if (cellular !== undefined) await this.cellularStops.get(cellular)?.();
-    device.ledger.returned([...(ble?.ble.held() ?? []), ...(cellular?.held() ?? [])]);
+    // A cellular reading is in its outbox once taken (CellularDevice.take is synchronous).
+    if (cellular !== undefined) device.ledger.returned(cellular.held());
   }
 
   async stop(): Promise<void> {
@@ -277,6 +283,7 @@ export class Fleet {
       hwiDeviceId: created.body.id,
       ledger: new DeviceLedger(readings),
       ble: undefined,
+      underWay: new Map(),
       cellular: undefined,
       deadUntil: Number.NEGATIVE_INFINITY,
     };
@@ -312,7 +319,7 @@ export class Fleet {
         // the two a gateway may have set the device's clock, and a new stamp is a new reading.
         const original = reading.duplicate ? originals.get(reading.records) : undefined;
         const resentStamp = original === undefined ? undefined : hardware.ble.stampOf(original);
-        const outcome = hardware.take(reading, resentStamp);
+        const outcome = takeOnUnit(device, hardware, reading, resentStamp);
         device.ledger.taken(
           reading,
           outcome.then(() => hardware.ble.stampOf(reading) ?? reading.timestamp),

@@ -66,6 +66,8 @@ export class DeviceLedger {
   private readonly stamps = new Map<GeneratedReading, number | Promise<number>>();
   /** Readings a replaced unit still held when it went back to the vendor. */
   private readonly returnedReadings = new Set<PhysicalReading>();
+  /** What retired units hold, known once the readings they were still taking have settled. */
+  private readonly returning: Promise<readonly PhysicalReading[]>[] = [];
   /** Readings taken, re-sends not counted: kept as they come, read at every step's progress. */
   private takenSoFar = 0;
 
@@ -88,9 +90,12 @@ export class DeviceLedger {
   /**
    * A unit of this device went back to the vendor (replaced: spec 4.3) holding `readings`:
    * readings no gateway read off it, or still in its modem's outbox. They will never be sent.
+   * A promise when that is known only later: a reading the unit was still taking settles after
+   * it powered off (count() waits for it, as it waits for every reading's fate).
    */
-  returned(readings: readonly PhysicalReading[]): void {
-    for (const reading of readings) this.returnedReadings.add(reading);
+  returned(readings: readonly PhysicalReading[] | Promise<readonly PhysicalReading[]>): void {
+    if (readings instanceof Promise) this.returning.push(readings);
+    else for (const reading of readings) this.returnedReadings.add(reading);
   }
 
   /** The last `count` readings taken, to send again (a duplicate burst). */
@@ -115,6 +120,7 @@ export class DeviceLedger {
 
   /** Both sides, against the records the API holds for the device. */
   async count(stored: readonly KeyedRecord[]): Promise<LedgerCounts> {
+    for (const readings of await Promise.all(this.returning.splice(0))) this.returned(readings);
     let taken = 0;
     let lostByDesign = 0;
     let returnedWithUnit = 0;

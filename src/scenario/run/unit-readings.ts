@@ -1,0 +1,41 @@
+import type { MeasureOutcome } from "../../devices/ble-device.ts";
+import type { FleetDevice } from "../../devices/fleet-device.ts";
+import type { PhysicalReading } from "../../readings/types.ts";
+import type { DeviceRig } from "./fleet-rigs.ts";
+
+/**
+ * The device's unit takes a reading (the patient's, or a re-send): under way on that unit until
+ * its outcome is known, which may be after the unit went back to the vendor (retiredUnitHolds).
+ */
+export function takeOnUnit(
+  device: DeviceRig,
+  unit: FleetDevice,
+  reading: PhysicalReading,
+  resentStamp?: number,
+): Promise<MeasureOutcome> {
+  const outcome = unit.take(reading, resentStamp);
+  device.underWay.set(reading, outcome);
+  const settled = () => {
+    if (device.underWay.get(reading) === outcome) device.underWay.delete(reading);
+  };
+  void outcome.then(settled, settled);
+  return outcome;
+}
+
+/**
+ * What a replaced unit takes back to the vendor (README "Delivered"): the readings it was still
+ * taking or sending when it powered off that did not reach a gateway (kept in its store, or
+ * waiting for a gateway it could not store for), and the stored ones no gateway read off it.
+ * Known once those under way have settled: a live indication fails only at its ATT timeout,
+ * after which the unit stores the reading; counted when it settles, it is counted once.
+ */
+export async function retiredUnitHolds(
+  unit: FleetDevice,
+  underWay: ReadonlyMap<PhysicalReading, Promise<MeasureOutcome>>,
+): Promise<PhysicalReading[]> {
+  const kept: PhysicalReading[] = [];
+  for (const [reading, outcome] of underWay) {
+    if ((await outcome.catch(() => "lost" as const)) !== "sent") kept.push(reading);
+  }
+  return [...kept, ...unit.ble.held()];
+}
