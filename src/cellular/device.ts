@@ -8,6 +8,7 @@ import { SIG, VENDOR } from "../gatt/uuids.ts";
 import { topicOf } from "../mqtt/topics.ts";
 import { cellularUplink } from "../mqtt/uplink.ts";
 import type { GeneratedReading } from "../readings/generated.ts";
+import type { PhysicalReading } from "../readings/types.ts";
 import type { LinkChange } from "./link.ts";
 import { Modem, type ModemOptions } from "./modem.ts";
 import { drawModemIdentity } from "./modem-identity.ts";
@@ -100,11 +101,10 @@ export class CellularDevice {
   /** The last readings taken, for a burst of re-sends. */
   private readonly recent: GeneratedReading[] = [];
   /**
-   * The readings put in the outbox, oldest first, at most its capacity. The outbox is first in,
-   * first out (acknowledged batches and drops both go from the oldest), so the last
-   * `outbox.size` of these are the ones it holds.
+   * The readings this process put in the outbox, by entry sequence, oldest first: those that
+   * left it (acknowledged or dropped, both from the oldest) are forgotten as others come.
    */
-  private readonly queuedReadings: GeneratedReading[] = [];
+  private readonly queuedReadings = new Map<number, GeneratedReading>();
   /** Why it stopped taking readings: its outbox could not keep one. */
   failure: RpmlabError | undefined;
 
@@ -201,11 +201,19 @@ export class CellularDevice {
 
   /**
    * The readings its outbox still holds (not acknowledged by the broker): what a unit sent back
-   * to the vendor takes with it (replaced: spec 4.3).
+   * to the vendor takes with it (replaced: spec 4.3). Oldest first, the ones this process took
+   * as it was given them; a disk outbox reopened holds an earlier run's too, decoded from their
+   * values (the GATT mapping's decode gives the reading back). E_CODEC_* naming the field when
+   * an entry is not a reading of this type (the outbox file of another type with this IMEI).
    */
-  held(): GeneratedReading[] {
-    const size = this.modem.outbox.size;
-    return size === 0 ? [] : this.queuedReadings.slice(-size);
+  held(): PhysicalReading[] {
+    const { profile } = this.options;
+    return this.modem.outbox
+      .held()
+      .map(
+        ({ seq, item }) =>
+          this.queuedReadings.get(seq) ?? mappingFor(profile).decode(storedValues(item), profile),
+      );
   }
 
   /** Powers off: no more readings; what is queued stays in the outbox. */
@@ -276,9 +284,15 @@ export class CellularDevice {
     }
     if (fate !== "lost-by-design") {
       try {
-        this.modem.send(toStoredReading({ receivedAt: clock.now(), sequence, values }));
-        this.queuedReadings.push(reading);
-        if (this.queuedReadings.length > this.modem.outbox.capacity) this.queuedReadings.shift();
+        const entry = this.modem.send(
+          toStoredReading({ receivedAt: clock.now(), sequence, values }),
+        );
+        this.queuedReadings.set(entry.seq, reading);
+        // The outbox holds at most its capacity, the newest: older entries have left it.
+        for (const seq of this.queuedReadings.keys()) {
+          if (seq > entry.seq - this.modem.outbox.capacity) break;
+          this.queuedReadings.delete(seq);
+        }
       } catch (error) {
         if (!isRpmlabError(error, "E_OUTBOX_UNAVAILABLE")) throw error;
         // A reading it cannot keep is not taken as if it were: the device stops, and says why.

@@ -4,7 +4,7 @@ import type { Rng } from "../core/rng.ts";
 import { Drainer, type DrainerOptions } from "./drain.ts";
 import { CellularLink, type CellularLinkOptions } from "./link.ts";
 import { drawModemIdentity, type ModemIdentity } from "./modem-identity.ts";
-import { type Outbox, type OutboxOptions, openOutbox } from "./outbox.ts";
+import { type Outbox, type OutboxEntry, type OutboxOptions, openOutbox } from "./outbox.ts";
 import { UplinkSession, type UplinkSessionOptions } from "./uplink-session.ts";
 
 /**
@@ -79,9 +79,10 @@ export class Modem<T> {
   }
 
   /** Queues an item (the oldest is dropped when full) and sends when it can. */
-  send(item: T): void {
-    this.outbox.enqueue(item);
+  send(item: T): OutboxEntry<T> {
+    const entry = this.outbox.enqueue(item);
     this.drainer.kick();
+    return entry;
   }
 
   /** Powers off: what is queued stays in the outbox (on disk: until the next start). */

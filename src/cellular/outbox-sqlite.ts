@@ -34,10 +34,13 @@ export class SqliteOutbox<T> implements Outbox<T> {
   private readonly dropOldest: Statement;
   private readonly oldest: Statement;
   private readonly deleteUpTo: Statement;
+  private readonly everything: Statement;
   private readonly countAll: Statement;
   private readonly setMeta: Statement;
   private droppedCount: number;
   private count: number;
+  /** The entries it held when closed (the file is no longer read). */
+  private heldAtClose: readonly OutboxEntry<T>[] | undefined;
 
   private constructor(
     private readonly db: Database,
@@ -54,6 +57,7 @@ export class SqliteOutbox<T> implements Outbox<T> {
       "SELECT seq, queued_at, item FROM entries WHERE seq <= ? ORDER BY seq LIMIT ?",
     );
     this.deleteUpTo = db.prepare("DELETE FROM entries WHERE seq <= ?");
+    this.everything = db.prepare("SELECT seq, queued_at, item FROM entries ORDER BY seq");
     this.keepAside = db.prepare(
       "INSERT OR REPLACE INTO set_aside (seq, queued_at, item, fault) VALUES (?, ?, ?, ?)",
     );
@@ -211,14 +215,29 @@ export class SqliteOutbox<T> implements Outbox<T> {
     this.events.emit("setAside", { seq: row.seq, error });
   }
 
+  /** Read from the file: the entries an earlier process queued are there too. */
+  held(): OutboxEntry<T>[] {
+    if (this.heldAtClose !== undefined) return [...this.heldAtClose];
+    const entries: OutboxEntry<T>[] = [];
+    for (const row of this.everything.all() as Row[]) {
+      // A row that does not read back is set aside (see take()), not held.
+      const entry = this.read(row);
+      if (entry !== undefined) entries.push(entry);
+    }
+    return entries;
+  }
+
   remove(batch: OutboxBatch<T>): number {
     const removed = this.deleteUpTo.run(batch.lastSeq).changes;
     this.count -= removed;
     return removed;
   }
 
+  /** What it holds still reads after (as size does): a replaced unit's, once its modem stopped. */
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.heldAtClose = this.held();
+    this.db.close();
   }
 }
 

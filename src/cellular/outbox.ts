@@ -60,7 +60,12 @@ export interface Outbox<T> {
   take(max?: number, upToSeq?: number): OutboxBatch<T> | null;
   /** Removes the batch's entries (those still held: some may have been dropped since). */
   remove(batch: OutboxBatch<T>): number;
-  /** Releases the file (disk outbox: unusable after; size and dropped still read). */
+  /**
+   * Every entry held now, oldest first (what a unit sent back to the vendor takes with it): on
+   * disk, those an earlier process queued too. Nothing is removed.
+   */
+  held(): OutboxEntry<T>[];
+  /** Releases the file (disk outbox: unusable after; size, dropped and held() still read). */
   close(): void;
 }
 
@@ -219,6 +224,10 @@ export class MemoryOutbox<T> implements Outbox<T> {
     const removed = this.head - from;
     this.compact();
     return removed;
+  }
+
+  held(): OutboxEntry<T>[] {
+    return this.entries.slice(this.head);
   }
 
   /** Nothing to release: the entries stay readable (and are gone with the process). */

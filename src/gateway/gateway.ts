@@ -195,6 +195,15 @@ export class Gateway {
     await this.modem.stop();
   }
 
+  /**
+   * The readings its outbox holds (not acknowledged by the broker), oldest first, as relayed:
+   * what a gateway sent back to the vendor takes with it (replaced: spec 4.3). A disk outbox
+   * reopened holds an earlier run's too. Still read after stop().
+   */
+  held(): QueuedReading[] {
+    return this.modem.outbox.held().map((entry) => entry.item);
+  }
+
   /** The record sequence number of the device's newest reading this gateway has relayed. */
   lastSequenceOf(mac: string): number | undefined {
     return this.state.lastSequence(macOf(mac));

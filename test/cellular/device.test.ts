@@ -17,14 +17,15 @@ import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { generateReadings } from "../../src/readings/generate.ts";
 import type { GeneratedReading } from "../../src/readings/generated.ts";
 import { PatientModels } from "../../src/readings/patients.ts";
+import type { PhysicalReading } from "../../src/readings/types.ts";
 
 const catalogue = Catalogue.load();
 const START = Date.UTC(2026, 0, 1);
 const DAY = 86_400_000;
 
-async function offline(name: string, seed: string, capacity = 1000, dir?: string) {
+async function offline(name: string, seed: string, capacity = 1000, dir?: string, from = START) {
   const profile = catalogue.get(name);
-  const clock = new VirtualClock({ startMs: START });
+  const clock = new VirtualClock({ startMs: from });
   const readings = generateReadings({
     devices: [profile],
     patient: PatientModels.load().get("normal"),
@@ -32,7 +33,7 @@ async function offline(name: string, seed: string, capacity = 1000, dir?: string
     start: START,
     days: 10,
     duplicateRate: 0.3,
-  });
+  }).filter((r) => r.timestamp >= from);
   const device = await CellularDevice.open({
     profile,
     clock,
@@ -86,6 +87,41 @@ describe("CellularDevice, off the network", () => {
     // What the unit takes back to the vendor if replaced now: the readings those five came from.
     expect(device.held()).toEqual(readings.slice(-5));
     expect(device.held()[0]).toBe(readings.at(-5));
+  });
+
+  it("a unit reopened on its disk outbox holds what an earlier run of it left there too", async () => {
+    // `rpmlab cellular-device --outbox DIR` run twice, off the network both times: the outbox
+    // file keeps the first run's readings, and the unit going back to the vendor now holds both.
+    const dir = mkdtempSync(join(tmpdir(), "rpmlab-cell-again-"));
+    try {
+      const first = await offline("Vendor Cellular BPM", "again", 1000, dir);
+      await first.device.start();
+      await first.clock.run({ until: START + 3 * DAY });
+      const left = first.device.held();
+      expect(left.length).toBeGreaterThan(0);
+      await first.device.stop();
+
+      const second = await offline("Vendor Cellular BPM", "again", 1000, dir, START + 3 * DAY);
+      await second.device.start();
+      await second.clock.run({ until: START + 6 * DAY });
+      const own = second.events.map((e) => e.reading);
+      expect(own.length).toBeGreaterThan(0);
+      expect(second.device.stats.queued).toBe(left.length + own.length);
+      const held = second.device.held();
+      expect(held).toHaveLength(left.length + own.length);
+      // This run's are the readings it took; the earlier run's, what their records say.
+      expect(held.slice(left.length)).toEqual(own);
+      expect(held[left.length]).toBe(own[0]);
+      const physical = ({ timestamp, timezone_offset, records }: PhysicalReading) => ({
+        timestamp,
+        timezone_offset,
+        records,
+      });
+      expect(held.slice(0, left.length)).toEqual(left.map(physical));
+      await second.device.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("the pulse oximeter does not store offline: every reading is lost by design, counted", async () => {

@@ -88,6 +88,16 @@ for (const { kind, open } of KINDS)
       outbox.close();
     });
 
+    it("held() lists every entry it holds, oldest first: none sent or dropped", async () => {
+      const outbox = await open(new VirtualClock({ startMs: START }), 3);
+      expect(outbox.held()).toEqual([]);
+      for (let n = 0; n < 5; n++) outbox.enqueue({ n });
+      outbox.remove(outbox.take(1)!);
+      expect(outbox.held().map((e) => e.item.n)).toEqual([3, 4]);
+      expect(outbox.held().map((e) => e.seq)).toEqual([4, 5]);
+      outbox.close();
+    });
+
     it("when full, drops the oldest and counts it", async () => {
       const clock = new VirtualClock({ startMs: START });
       const outbox = await open(clock, 3);
@@ -169,6 +179,28 @@ describe("disk outbox across restarts", () => {
     again.remove(after);
     // Sequence numbers are never reused, even once the outbox is empty.
     expect(again.enqueue({ n: 6 }).seq).toBe(7);
+    again.close();
+  });
+
+  it("a reopened outbox's held() lists what an earlier process queued as well as its own, oldest first", async () => {
+    const dir = tempDir();
+    const clock = new VirtualClock({ startMs: START });
+    const open = () =>
+      openOutbox<Item>({ clock, rng: new Rng("outbox-test"), capacity: 4, name: "G7", dir });
+    const first = await open();
+    for (let n = 0; n < 3; n++) first.enqueue({ n });
+    first.remove(first.take(1)!);
+    first.close();
+    const again = await open();
+    for (let n = 3; n < 6; n++) again.enqueue({ n });
+    // Capacity 4: n=0 was sent, n=1 dropped when n=5 came; the earlier process's n=2 is held.
+    expect(again.held().map((e) => [e.seq, e.item.n])).toEqual([
+      [3, 2],
+      [4, 3],
+      [5, 4],
+      [6, 5],
+    ]);
+    expect(again.held()).toHaveLength(again.size);
     again.close();
   });
 

@@ -7,10 +7,14 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { openOutbox } from "../../src/cellular/outbox.ts";
 import { isRpmlabError } from "../../src/core/errors.ts";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { DirectRadio } from "../../src/devices/direct-device.ts";
+import { Gateway, type QueuedReading } from "../../src/gateway/gateway.ts";
+import { DirectBle } from "../../src/gateway/gateway-ble.ts";
 import { GatewayState } from "../../src/gateway/gateway-state.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "rpmlab-gw-state-file-"));
@@ -72,6 +76,42 @@ describe("files beside the outbox", () => {
       } finally {
         outbox.close();
       }
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  it("a gateway reopened on its outbox holds what the earlier run left there, then its own", async () => {
+    // `rpmlab gateway --outbox DIR` off the network, restarted: held() is the whole outbox.
+    const own = mkdtempSync(join(tmpdir(), "rpmlab-gw-held-"));
+    const open = () =>
+      Gateway.open({
+        clock: new VirtualClock({ startMs: Date.UTC(2026, 0, 1) }),
+        rng: new Rng("held"),
+        catalogue: Catalogue.load(),
+        gatewayUuid: "C0C1C2C3C4C5",
+        broker: { url: "mqtt://127.0.0.1:1" },
+        ble: new DirectBle(new DirectRadio()),
+        outbox: { dir: own },
+      });
+    const relayed = (sequence: number): QueuedReading => ({
+      deviceAddress: "F01122334455",
+      sensorCode: "10",
+      receivedAt: Date.UTC(2026, 0, 1) + sequence,
+      sequence,
+      values: [{ uuid: "2A35", b64: "HgAAAAA=" }],
+    });
+    try {
+      const first = await open();
+      first.modem.send(relayed(1));
+      first.modem.send(relayed(2));
+      await first.stop();
+      const again = await open();
+      again.modem.send(relayed(3));
+      expect(again.held()).toEqual([relayed(1), relayed(2), relayed(3)]);
+      await again.stop();
+      // Still read once stopped: what it goes back to the vendor with.
+      expect(again.held().map((r) => r.sequence)).toEqual([1, 2, 3]);
     } finally {
       rmSync(own, { recursive: true, force: true });
     }
