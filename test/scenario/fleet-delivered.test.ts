@@ -172,10 +172,14 @@ describe("Fleet.delivered", () => {
  * transaction timeout (30 s, Vol 3 Part F §3.3.3) fails them, as bleno's host does
  * (OutboundQueue). The unit is a real BleDevice: a failed send keeps the reading stored.
  */
-function unansweredHousehold(clock: VirtualClock): HouseholdBle {
-  const unit = (options: DirectDeviceOptions): FleetDevice => {
+class UnansweredHousehold extends HouseholdBle {
+  constructor(private readonly clock: VirtualClock) {
+    super(undefined, 0);
+  }
+
+  override async device(options: DirectDeviceOptions): Promise<FleetDevice> {
     const ble = new BleDevice(options);
-    const outbound = new OutboundQueue(clock);
+    const outbound = new OutboundQueue(this.clock);
     for (const service of ble.services()) {
       for (const c of service.characteristics) {
         c.subscribe?.(() => outbound.push(true, () => undefined), 244);
@@ -190,8 +194,7 @@ function unansweredHousehold(clock: VirtualClock): HouseholdBle {
       release: () => undefined,
       close: async () => undefined,
     };
-  };
-  return { device: async (options: DirectDeviceOptions) => unit(options) } as HouseholdBle;
+  }
 }
 
 describe("Fleet.delivered: a reading the replaced unit is still taking", () => {
@@ -204,7 +207,7 @@ describe("Fleet.delivered: a reading the replaced unit is still taking", () => {
   it("one it keeps once its send fails after the unit went back counts returned with it, not missing", async () => {
     const clock = new VirtualClock({ startMs: T0 });
     fleet = directFleet(clock);
-    const household = unansweredHousehold(clock);
+    const household = new UnansweredHousehold(clock);
     const patient = patientWithKit(fleet, ["Vendor Scale"], scaleDays, household);
     const scale = patient.devices[0]!;
     const first = scale.ledger.readings[0]!;

@@ -101,6 +101,38 @@ expect:
     }, 60_000);
   }
 
+  for (const ble of ["direct", "emulated"]) {
+    it(`a replaced gateway (${ble} BLE) off the network when its replacement arrives returns the readings in its outbox with it: counted returned, not missing`, async () => {
+      // The gateway is off the network from 05:00 for a day: it read the 06:00 and 12:00 readings
+      // off the cuff (which lets them go) and holds them in its outbox when the new one comes.
+      const text = `scenario: returned-gateway
+seed: 1
+clock: { start: 2026-01-05T00:00:00Z }
+duration: 2d
+transports: { ble: ${ble} }
+accounts: [{ id: clinic }]
+cohorts:
+  - { id: p, account: clinic, count: 1, model: hypertensive, kit: [Vendor BPM - Wide Range], connectivity: gateway, adherence: 1, schedule: ["06:00", "12:00", "20:00"] }
+${QUICK_SHIPPING}
+events:
+  - { at: 0d 05:00, action: gateway.outage, target: p, for: 1d }
+  - { at: 0d 09:00, action: gateway.replace, target: p }
+expect:
+  - fulfilment: { status: Delivered, count: 1 }
+  - readings: { missing: 0, returned_with_unit: 2 }
+`;
+      const report = await runScenario(parseScenario(text, "/scenarios/returned-gateway.yaml"));
+      expect(report.passed, renderText(report)).toBe(true);
+      expect(report.counts.readings, renderText(report)).toMatchObject({
+        taken: 6,
+        stored: 4,
+        lost_by_design: 0,
+        returned_with_unit: 2,
+        missing: 0,
+      });
+    }, 60_000);
+  }
+
   it("a device activated while the patient's replacement gateway is in the mail joins it: its readings reach the platform", async () => {
     // Spec 4.3: a replacement gateway updates hardware_uuid on every device of the old gateway.
     // The second inhaler is activated on the patient's gateway id, the old one, at 11:00: the

@@ -19,7 +19,7 @@ import { DeviceLedger } from "./ledger.ts";
 import { patientAddress } from "./patient-address.ts";
 import { cohortPatientModel } from "./patient-model.ts";
 import { actionRefused } from "./refused.ts";
-import { retiredUnitHolds, takeOnUnit } from "./unit-readings.ts";
+import { gatewayReturned, retiredUnitHolds, takeOnUnit } from "./unit-readings.ts";
 
 const DAY = 86_400_000;
 
@@ -92,6 +92,7 @@ export class Fleet {
       const oldUuid = patient.gatewayUuid;
       patient.gateway = undefined;
       await old?.stop();
+      if (old !== undefined) gatewayReturned(old, patient.devices);
       for (const device of patient.devices) {
         if (oldUuid !== undefined) device.ble?.release(oldUuid);
       }

@@ -22,7 +22,7 @@ const valueKey = (r: Omit<KeyedRecord, "timestamp">): string =>
   `${r.metric}|${r.value_1}|${r.value_2}|${JSON.stringify(r.filter_params)}`;
 
 /** The records a reading must become in the API, stamped `at`. */
-export function keysAt(reading: GeneratedReading, at: number): string[] {
+export function keysAt(reading: PhysicalReading, at: number): string[] {
   return reading.records.map((rec) =>
     recordKey({
       metric: rec.metric,
@@ -68,6 +68,8 @@ export class DeviceLedger {
   private readonly returnedReadings = new Set<PhysicalReading>();
   /** What retired units hold, known once the readings they were still taking have settled. */
   private readonly returning: Promise<readonly PhysicalReading[]>[] = [];
+  /** Records a retired gateway held for this device, as the device stamped them (recordKey). */
+  private readonly returnedRecords = new Set<string>();
   /** Readings taken, re-sends not counted: kept as they come, read at every step's progress. */
   private takenSoFar = 0;
 
@@ -96,6 +98,17 @@ export class DeviceLedger {
   returned(readings: readonly PhysicalReading[] | Promise<readonly PhysicalReading[]>): void {
     if (readings instanceof Promise) this.returning.push(readings);
     else for (const reading of readings) this.returnedReadings.add(reading);
+  }
+
+  /**
+   * A gateway went back to the vendor (replaced: spec 4.3) with `readings` of this device in its
+   * outbox, read back from the values it relays: stamped as the device stamped them, matched to
+   * the readings taken by their records.
+   */
+  returnedRelayed(readings: readonly PhysicalReading[]): void {
+    for (const reading of readings) {
+      for (const key of keysAt(reading, reading.timestamp)) this.returnedRecords.add(key);
+    }
   }
 
   /** The last `count` readings taken, to send again (a duplicate burst). */
@@ -165,7 +178,8 @@ export class DeviceLedger {
       const out = await fate;
       // Held by a unit that went back to the vendor: it never went out, unless stored after all
       // (an upload under way when the unit was packed may still have reached the platform).
-      const returned = this.returnedReadings.has(reading);
+      const returned =
+        this.returnedReadings.has(reading) || keys.some((key) => this.returnedRecords.has(key));
       if (reading.duplicate) {
         if (out && !returned) resends++;
         continue;

@@ -1,5 +1,10 @@
+import { storedValues } from "../../cellular/stored-reading.ts";
 import type { MeasureOutcome } from "../../devices/ble-device.ts";
 import type { FleetDevice } from "../../devices/fleet-device.ts";
+import { deviceMacAddress } from "../../fulfilment/identifiers.ts";
+import type { Gateway } from "../../gateway/gateway.ts";
+import { macOf } from "../../gateway/reading-assembler.ts";
+import { mappingFor } from "../../gatt/mapping.ts";
 import type { PhysicalReading } from "../../readings/types.ts";
 import type { DeviceRig } from "./fleet-rigs.ts";
 
@@ -38,4 +43,27 @@ export async function retiredUnitHolds(
     if ((await outcome.catch(() => "lost" as const)) !== "sent") kept.push(reading);
   }
   return [...kept, ...unit.ble.held()];
+}
+
+/**
+ * A replaced gateway went back to the vendor (stopped: spec 4.3) with what its outbox still
+ * holds, readings it read off the patient's devices and never uploaded (off the network): each
+ * device's ledger counts its own returned with the unit, read back from the values relayed.
+ */
+export function gatewayReturned(gateway: Gateway, devices: readonly DeviceRig[]): void {
+  const byAddress = new Map(devices.map((d) => [deviceMacAddress(d.hwiDeviceId), d]));
+  const relayed = new Map<DeviceRig, PhysicalReading[]>();
+  for (const item of gateway.held()) {
+    const device = byAddress.get(macOf(item.deviceAddress ?? ""));
+    if (device === undefined) continue;
+    let reading: PhysicalReading;
+    try {
+      reading = mappingFor(device.profile).decode(storedValues(item), device.profile);
+    } catch {
+      // Values ingestion could not store either: left for the ledger to report as missing.
+      continue;
+    }
+    relayed.set(device, [...(relayed.get(device) ?? []), reading]);
+  }
+  for (const [device, readings] of relayed) device.ledger.returnedRelayed(readings);
 }
