@@ -139,6 +139,9 @@ describe("Fleet.delivered", () => {
     expect(replacement).not.toBe(old);
 
     await clock.run({ until: readings.at(-1)!.timestamp });
+    // The reading taken at the very instant the replacement came is the old unit's alone.
+    expect(replacement.ble.stampOf(readings[0]!)).toBeUndefined();
+    expect(scale.ledger.takenCount).toBe(readings.length);
     for (const reading of readings.slice(1)) {
       expect(old.ble.stampOf(reading)).toBeUndefined();
       expect(replacement.ble.stampOf(reading)).toBeDefined();

@@ -315,6 +315,8 @@ export class Fleet {
       clock.schedule(reading.timestamp, () => {
         // A unit replaced since (retire) is back with the vendor: its successor takes it.
         if (device.ble !== hardware) return;
+        // Due at the instant a replacement came: the old unit may have taken it just before.
+        if (device.ledger.hasTaken(reading)) return;
         if (patient.unlinked || clock.now() < device.deadUntil) return;
         // Sent again unchanged (DESIGN "devices re-send"), stamped as the first time: between
         // the two a gateway may have set the device's clock, and a new stamp is a new reading.
@@ -339,7 +341,10 @@ export class Fleet {
       clock,
       rng: rng.fork(`cellular/${imei}`),
       imei,
-      readings: device.ledger.readings.filter((r) => r.timestamp >= now),
+      // Not one the unit it replaces took at this very instant.
+      readings: device.ledger.readings.filter(
+        (r) => r.timestamp >= now && !device.ledger.hasTaken(r),
+      ),
       broker: { url: brokerUrl, ...credentials },
       link: { profile: STEADY_LINK_PROFILE },
     });

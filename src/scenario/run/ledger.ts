@@ -111,6 +111,11 @@ export class DeviceLedger {
     }
   }
 
+  /** Whether a unit of this device has taken the reading (a replacement does not take it again). */
+  hasTaken(reading: GeneratedReading): boolean {
+    return this.fates.has(reading);
+  }
+
   /** The last `count` readings taken, to send again (a duplicate burst). */
   recent(count: number): GeneratedReading[] {
     return [...this.fates.keys()].filter((r) => !r.duplicate).slice(-count);
