@@ -56,15 +56,16 @@ export async function shipRequestHardware(
   const { device, at } = args;
   const profile = args.catalogue.get(device.name);
   const kind = profile.identity === "imei" ? "imei" : "gateway";
+  const imposed = args.imposed === undefined ? undefined : imposedId(kind, args.imposed);
   const reused =
-    kind === "gateway" && !device.shipGatewayOnly && args.imposed === undefined
-      ? await patientGateway(tx, device, profile)
-      : null;
-  const hardwareUuid =
-    reused ??
-    (args.imposed !== undefined
-      ? imposedId(kind, args.imposed)
-      : await freeId(tx, kind, args.rng.fork("hardware")));
+    kind !== "gateway"
+      ? null
+      : imposed !== undefined
+        ? await gatewayOutThere(tx, device, imposed)
+        : device.shipGatewayOnly
+          ? null
+          : await patientGateway(tx, device, profile);
+  const hardwareUuid = reused ?? imposed ?? (await freeId(tx, kind, args.rng.fork("hardware")));
   const shipsGateway = kind === "gateway" && reused === null;
   if (shipsGateway) await shipGateway(tx, device.accountId, hardwareUuid, at);
   try {
@@ -222,6 +223,44 @@ async function patientGateway(
       return gateway.gatewayUuid;
   }
   return null;
+}
+
+/**
+ * A gateway the admin named (advance's hardware_uuid) that is already out there — the lab
+ * shipped it before, or devices are on it (in the patient's hands) — is not in this box: the
+ * device joins it, as it joins the patient's gateway when none is named, and the gateway keeps
+ * the shipped_on of its own dropshipping (spec 2.2), counted once among the hardware shipped.
+ * Null: a gateway new to the field (never seen, or only in the lab's inventory), which ships.
+ * Another account's is refused, as shipping it would be.
+ */
+async function gatewayOutThere(
+  tx: StoreRepositories,
+  device: DeviceRow,
+  uuid: string,
+): Promise<string | null> {
+  const gateway = await tx.gateways.get(uuid);
+  if (gateway === null) return null;
+  if (gateway.accountId !== null && gateway.accountId !== device.accountId) {
+    throw fieldError("hardware_uuid", gatewayOwnedElsewhere(gateway.gatewayUuid).message);
+  }
+  if (device.shipGatewayOnly) {
+    // ship_gateway_only asks for a gateway in the box (spec 2.4): one already out there is not one.
+    if (gateway.shippedOn !== null || (await onGateway(tx, uuid, device.id)) > 0) {
+      throw fieldError(
+        "hardware_uuid",
+        `Gateway ${gateway.gatewayUuid} is already out there (shipped or in use); ship_gateway_only ships a new gateway: name one not shipped yet, or none.`,
+      );
+    }
+    return null;
+  }
+  if (gateway.shippedOn === null && (await onGateway(tx, uuid, device.id)) === 0) return null;
+  return gateway.gatewayUuid;
+}
+
+/** How many devices other than `deviceId` are on the gateway. */
+async function onGateway(tx: StoreRepositories, uuid: string, deviceId: string): Promise<number> {
+  const devices = await tx.devices.findAllByHardware([uuid]);
+  return devices.filter((d) => d.id !== deviceId).length;
 }
 
 function imposedId(kind: "gateway" | "imei", raw: string): string {

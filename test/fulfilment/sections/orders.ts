@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
+  advance,
   DAY,
   drive,
   eventsOf,
   type FulfilmentEnv,
   fieldErrors,
+  GW,
   GW2,
   request,
   startSimulator,
@@ -135,6 +137,62 @@ export function ordersSection(env: FulfilmentEnv): void {
         { status: "Delivery Issue" },
       ]);
       expect(order.next_status).toBe("Out for Delivery");
+    });
+
+    it("a gateway the admin names that is already out there is not shipped again: the device joins it", async () => {
+      const a = env.account.id;
+      const first = await request(env);
+      const delivered = await orders().advance(first.device.id, { status: "Delivered" });
+      const gateway = delivered.hardware_uuid!;
+      const shippedOn = (await env.store.gateways.get(gateway))?.shippedOn;
+      advance(env, DAY);
+      const second = await request(env, "P-1", {}, "Vendor Scale");
+      const order = await orders().advance(second.device.id, {
+        status: "Dropshipped",
+        hardware_uuid: gateway,
+      });
+      // Only the scale is in the box; the gateway stays the one shipped (spec 2.2) a day ago.
+      expect(order).toMatchObject({ ships_device: true, ships_gateway: false });
+      expect((await env.store.gateways.get(gateway))?.shippedOn).toBe(shippedOn);
+      expect((await env.store.devices.get(a, second.device.id))?.hardwareUuid).toBe(gateway);
+      await orders().advance(second.device.id, { status: "Delivered" });
+      const report = await env.services.billing({});
+      expect(report.accounts[0]?.hardware_shipped).toEqual({ devices: 2, gateways: 1 });
+      expect(report.accounts[0]?.devices.map((d) => d.hwi_device_id)).toEqual([
+        first.device.id,
+        second.device.id,
+      ]);
+      // ship_gateway_only asks for a gateway in the box: one already out there cannot be it.
+      const gatewayOnly = await request(
+        env,
+        "P-1",
+        { ship_gateway_only: true },
+        "Vendor Glucometer",
+      );
+      expect(
+        await fieldErrors(
+          orders().advance(gatewayOnly.device.id, {
+            status: "Dropshipped",
+            hardware_uuid: gateway,
+          }),
+        ),
+      ).toEqual({
+        hardware_uuid: [expect.stringContaining("ship_gateway_only ships a new gateway")],
+      });
+      expect((await env.store.gateways.get(gateway))?.shippedOn).toBe(shippedOn);
+      // Another account's gateway stays refused, keyed as the admin sent it.
+      const other = await env.store.accounts.create({
+        clientDomain: "elsewhere",
+        environment: "development",
+      });
+      await env.store.gateways.associate(other.id, GW, env.clock.now());
+      await env.store.gateways.setShipped(GW, env.clock.now());
+      const third = await request(env, "P-1", {}, "Vendor Pulse Ox");
+      expect(
+        await fieldErrors(
+          orders().advance(third.device.id, { status: "Dropshipped", hardware_uuid: GW }),
+        ),
+      ).toEqual({ hardware_uuid: [expect.stringContaining("assigned to another account")] });
     });
 
     it("cancels a pending order (the order is removed), not a shipped one", async () => {
