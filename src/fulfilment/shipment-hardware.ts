@@ -140,6 +140,7 @@ export async function shipReplacementHardware(
     args.imposed !== undefined
       ? imposedId(kind, args.imposed)
       : await freeId(tx, kind, args.rng.fork("hardware"));
+  if (kind === "gateway" && args.imposed !== undefined) await refuseOutThere(tx, fresh);
   if (kind === "gateway") await shipGateway(tx, replacement.accountId, fresh, at);
   let changes: HardwareChange[] = [];
   const { rows } = await tx.devices.list(
@@ -255,6 +256,22 @@ async function gatewayOutThere(
   }
   if (gateway.shippedOn === null && (await onGateway(tx, uuid, device.id)) === 0) return null;
   return gateway.gatewayUuid;
+}
+
+/**
+ * A replacement's box brings a gateway new to the field: one already out there (the one it
+ * replaces, or one shipped before or in use) cannot be in it, and moving the devices onto it
+ * would replace nothing (spec 4.3). 400 keyed hardware_uuid, as the admin named it.
+ */
+async function refuseOutThere(tx: StoreRepositories, uuid: string): Promise<void> {
+  const gateway = await tx.gateways.get(uuid);
+  if (gateway === null) return;
+  if (gateway.shippedOn !== null || (await onGateway(tx, uuid, "")) > 0) {
+    throw fieldError(
+      "hardware_uuid",
+      `Gateway ${gateway.gatewayUuid} is already out there (shipped or in use); a replacement ships a new gateway: name one not shipped yet, or none.`,
+    );
+  }
 }
 
 /** How many devices other than `deviceId` are on the gateway. */

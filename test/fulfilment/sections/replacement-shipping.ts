@@ -6,10 +6,13 @@ import {
   activate,
   eventsOf,
   type FulfilmentEnv,
+  fieldErrors,
   GW,
+  GW2,
   IMEI,
   knownGateway,
   patientWithAddress,
+  T0,
 } from "../env.ts";
 
 /** Spec 3 "gateway replaced → Replaced", 4.3, 6.2: what happens when a replacement ships. */
@@ -186,6 +189,31 @@ export function replacementShippingSection(env: FulfilmentEnv): void {
       const imposed = await ship(withGateway.id, { hardwareUuid: "aa-bb-cc-dd-ee-ff" });
       expect(imposed.newHardwareUuid).toBe("AABBCCDDEEFF");
       expect((await env.store.devices.get(a, device.id))?.hardwareUuid).toBe("AABBCCDDEEFF");
+    });
+
+    it("refuses to ship, as a replacement, a gateway already out there: the one it replaces, or one shipped before", async () => {
+      const a = env.account.id;
+      await knownGateway(env);
+      const { device } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+      });
+      await knownGateway(env, GW2);
+      await env.store.gateways.associate(a, GW2, env.clock.now());
+      await env.store.gateways.setShipped(GW2, T0);
+      const r = await env.services.replacements.create(a, {
+        hwi_device_id: device.id,
+        device_types: [{ name: "Gateway" }],
+      });
+      for (const gateway of [GW, GW2]) {
+        expect(await fieldErrors(ship(r.id, { hardwareUuid: gateway }))).toEqual({
+          hardware_uuid: [expect.stringContaining("is already out there")],
+        });
+      }
+      // Nothing moved: the device, the gateways and the replacement are as they were.
+      expect((await env.store.devices.get(a, device.id))?.hardwareUuid).toBe(GW);
+      expect((await env.store.gateways.get(GW2))?.shippedOn).toBe(T0);
+      expect((await env.store.replacements.get(a, r.id))?.status).toBe("Ready to Ship");
+      expect(eventsOf(env, "fulfilment.status")).toEqual([]);
     });
 
     it("gives a replaced direct-cellular device a new IMEI", async () => {
