@@ -320,6 +320,11 @@ function cannotReach(shipment: ShipmentRow, status: string): string {
   if ((FINAL as readonly string[]).includes(from)) {
     return `The order is ${from}: nothing moves it any more.`;
   }
+  if (from === "Available for Pickup" && shipment.deliveredOn !== null) {
+    // Collected: the hardware is with the patient, as Delivered would say (spec 6.2: never fired).
+    return `The order was collected by the patient from the carrier's facility (it stays Available for Pickup): nothing moves it any more.`;
+  }
+  if (from === status) return `The order is already ${from}.`;
   if (status === "Cancelled") {
     return `Only a pending order (${PENDING.join(", ")}) can be cancelled; this one is ${from} (spec 3).`;
   }

@@ -62,7 +62,7 @@ export function ordersSection(env: FulfilmentEnv): void {
         await fieldErrors(
           orders().advance(device.id, { status: "Ready to Ship", hardware_uuid: GW2 }),
         ),
-      ).toEqual({ status: [expect.stringContaining("cannot get to Ready to Ship")] });
+      ).toEqual({ status: ["The order is already Ready to Ship."] });
       expect(
         await fieldErrors(orders().advance(device.id, { status: "On Hold", hardware_uuid: GW2 })),
       ).toEqual({ hardware_uuid: [expect.stringContaining("passes Dropshipped")] });
@@ -87,6 +87,12 @@ export function ordersSection(env: FulfilmentEnv): void {
         ],
       });
       await orders().inject(device.id, { event: "picked_up" });
+      // Collected, it waits nowhere: the 400 says the order is over, not to inject picked_up.
+      expect(await fieldErrors(orders().advance(device.id, { status: "In Transit" }))).toEqual({
+        status: [
+          "The order was collected by the patient from the carrier's facility (it stays Available for Pickup): nothing moves it any more.",
+        ],
+      });
       expect(await fieldErrors(orders().inject(device.id, { event: "picked_up" }))).toEqual({
         event: [
           "A picked_up event cannot happen to an order in Available for Pickup (already with the patient). No carrier event can.",
