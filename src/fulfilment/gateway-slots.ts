@@ -36,21 +36,32 @@ export async function checkSlotFree(
     readonly exceptDeviceId?: string;
   },
 ): Promise<void> {
-  const { profile, hardwareUuid } = args;
-  const occupant = await repos.devices.findByHardware({
-    hardwareUuid,
-    sensorCode: profile.sensor_code,
-    sensorId: args.sensorId,
-  });
-  if (occupant === null || occupant.id === args.exceptDeviceId) return;
-  const { field, message } = slotMessage(args, occupant);
-  errors.add(field, message);
+  const taken = await slotTaken(repos, args);
+  if (taken !== null) errors.add(taken.field, taken.message);
 }
 
-function slotMessage(
-  args: { accountId: string; profile: Profile; hardwareUuid: string; sensorId: string | null },
-  occupant: DeviceRow,
-): { field: string[]; message: string } {
+/** Why the slot is not free (the field the activation keys it by, and the message), or null. */
+export async function slotTaken(
+  repos: StoreRepositories,
+  args: SlotArgs & { readonly exceptDeviceId?: string },
+): Promise<{ field: string[]; message: string } | null> {
+  const occupant = await repos.devices.findByHardware({
+    hardwareUuid: args.hardwareUuid,
+    sensorCode: args.profile.sensor_code,
+    sensorId: args.sensorId,
+  });
+  if (occupant === null || occupant.id === args.exceptDeviceId) return null;
+  return slotMessage(args, occupant);
+}
+
+interface SlotArgs {
+  readonly accountId: string;
+  readonly profile: Profile;
+  readonly hardwareUuid: string;
+  readonly sensorId: string | null;
+}
+
+function slotMessage(args: SlotArgs, occupant: DeviceRow): { field: string[]; message: string } {
   const { profile, hardwareUuid } = args;
   const who =
     occupant.accountId === args.accountId

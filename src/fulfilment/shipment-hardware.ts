@@ -8,6 +8,7 @@ import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceRow, HardwareChange, Ms } from "../store/types.ts";
 import type { ReplacementRow, WhitelistRow } from "../store/types-hardware.ts";
 import type { PendingEvents } from "./events.ts";
+import { slotTaken } from "./gateway-slots.ts";
 import { bindHardware, gatewayOwnedElsewhere } from "./hardware-binding.ts";
 import {
   deviceMacAddress,
@@ -67,6 +68,18 @@ export async function shipRequestHardware(
           : await patientGateway(tx, device, profile);
   const hardwareUuid = reused ?? imposed ?? (await freeId(tx, kind, args.rng.fork("hardware")));
   const shipsGateway = kind === "gateway" && reused === null;
+  if (imposed !== undefined) {
+    // A slot the admin's gateway or IMEI has taken is refused naming the device in it (the
+    // store's conflict below could only name this one), before anything is written.
+    const taken = await slotTaken(tx, {
+      accountId: device.accountId,
+      profile,
+      hardwareUuid,
+      sensorId: device.sensorId,
+      exceptDeviceId: device.id,
+    });
+    if (taken !== null) throw fieldError("hardware_uuid", taken.message);
+  }
   if (shipsGateway) await shipGateway(tx, device.accountId, hardwareUuid, at);
   try {
     const moved = await tx.devices.update(

@@ -8,6 +8,7 @@ import {
   fieldErrors,
   GW,
   GW2,
+  IMEI,
   request,
   startSimulator,
   statusesOf,
@@ -199,6 +200,34 @@ export function ordersSection(env: FulfilmentEnv): void {
           orders().advance(third.device.id, { status: "Dropshipped", hardware_uuid: GW }),
         ),
       ).toEqual({ hardware_uuid: [expect.stringContaining("assigned to another account")] });
+    });
+
+    it("a named gateway or IMEI whose slot is taken is refused naming the device that has it", async () => {
+      const scale = await request(env, "P-1", {}, "Vendor Cellular Scale");
+      const bpm = await request(env, "P-1", {}, "Vendor Cellular BPM");
+      await orders().advance(scale.device.id, { status: "Dropshipped", hardware_uuid: IMEI });
+      expect(
+        await fieldErrors(
+          orders().advance(bpm.device.id, { status: "Dropshipped", hardware_uuid: IMEI }),
+        ),
+      ).toEqual({
+        hardware_uuid: [
+          `IMEI ${IMEI} is already the hardware of another device (Vendor Cellular Scale, hwi_device_id ${scale.device.id}); one device per IMEI.`,
+        ],
+      });
+      const wide = await request(env, "P-2");
+      const gateway = (await orders().advance(wide.device.id, { status: "Delivered" }))
+        .hardware_uuid!;
+      const small = await request(env, "P-2", {}, "Vendor BPM - S");
+      expect(
+        await fieldErrors(
+          orders().advance(small.device.id, { status: "Dropshipped", hardware_uuid: gateway }),
+        ),
+      ).toEqual({
+        hardware_uuid: [
+          `Gateway ${gateway} already has a device with sensor code 10 (Vendor BPM - Wide Range, hwi_device_id ${wide.device.id}); only one device per sensor code can be assigned to a gateway (spec 2.8).`,
+        ],
+      });
     });
 
     it("cancels a pending order (the order is removed), not a shipped one", async () => {
