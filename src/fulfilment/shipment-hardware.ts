@@ -18,7 +18,7 @@ import {
   normalizeImei,
 } from "./identifiers.ts";
 import { GATEWAY } from "./replacement-waits.ts";
-import { whitelistUse } from "./whitelist-room.ts";
+import { whitelistFullMessage, whitelistUse } from "./whitelist-room.ts";
 
 /** What left the warehouse when an order shipped (Dropshipped). */
 export interface ShippedHardware {
@@ -79,6 +79,11 @@ export async function shipRequestHardware(
       exceptDeviceId: device.id,
     });
     if (taken !== null) throw fieldError("hardware_uuid", taken.message);
+    // As an activation on it would be (whitelist-room.ts): a 65th device could never be sent.
+    const used = kind === "gateway" ? await whitelistUse(tx, hardwareUuid, device.accountId) : 0;
+    if (used >= WHITELIST_MAX) {
+      throw fieldError("hardware_uuid", whitelistFullMessage(hardwareUuid, used));
+    }
   }
   if (shipsGateway) await shipGateway(tx, device.accountId, hardwareUuid, at);
   try {

@@ -129,5 +129,22 @@ export function whitelistRoomSection(env: FulfilmentEnv): void {
       expect(order.hardware_uuid).not.toBe(GW);
       expect(await env.store.whitelist.list(GW)).toHaveLength(WHITELIST_MAX);
     });
+
+    it("refuses the admin's shipping onto a gateway whose whitelist is full, keyed hardware_uuid", async () => {
+      await knownGateway(env);
+      await fill(env, GW);
+      const { device } = await request(env, "P-1", {}, "Vendor Scale");
+      expect(
+        await fieldErrors(
+          env.services.orders.advance(device.id, { status: "Dropshipped", hardware_uuid: GW }),
+        ),
+      ).toEqual({
+        hardware_uuid: [
+          `Gateway ${GW} already has 64 devices, the most its whitelist holds (64); unlink one of them or use another gateway.`,
+        ],
+      });
+      expect(await env.store.whitelist.list(GW)).toHaveLength(WHITELIST_MAX);
+      expect((await env.services.orders.get(device.id)).status).toBe("Ready to Ship");
+    });
   });
 }
