@@ -157,7 +157,7 @@ export class Orders {
         },
       })),
     );
-    if (current === null) return cancelled(before!, this.deps.clock.now());
+    if (current === null) return cancelled(before!, this.deps.clock.now(), detail || undefined);
     return this.get(id);
   }
 
@@ -338,7 +338,7 @@ function cannotReach(shipment: ShipmentRow, status: string): string {
   return `An order in ${from} cannot get to ${status}; from ${from} a carrier moves it to ${next.join(", ")}.`;
 }
 
-function cancelled(before: OrderRecord, at: number): OrderRecord {
+function cancelled(before: OrderRecord, at: number, detail = "Order cancelled"): OrderRecord {
   return {
     ...before,
     status: "Cancelled",
@@ -346,9 +346,6 @@ function cancelled(before: OrderRecord, at: number): OrderRecord {
     next_at: null,
     updated_on: at,
     removed: true,
-    history: [
-      ...before.history,
-      { status: "Cancelled", at, detail: "Order cancelled", location: null },
-    ],
+    history: [...before.history, { status: "Cancelled", at, detail, location: null }],
   };
 }

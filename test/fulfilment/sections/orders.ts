@@ -234,9 +234,16 @@ export function ordersSection(env: FulfilmentEnv): void {
       const a = env.account.id;
       const pending = await request(env);
       const shipped = await request(env, "P-2", {}, "Vendor Scale");
-      const gone = await orders().advance(pending.device.id, { status: "Cancelled" });
+      const gone = await orders().advance(pending.device.id, {
+        status: "Cancelled",
+        detail: "Duplicate of order 1234",
+      });
       expect(gone).toMatchObject({ status: "Cancelled", removed: true, next_status: null });
-      expect(gone.history.at(-1)).toMatchObject({ status: "Cancelled" });
+      // The answer is the order's last trace: with the admin's text, as any other last step's.
+      expect(gone.history.at(-1)).toMatchObject({
+        status: "Cancelled",
+        detail: "Duplicate of order 1234",
+      });
       expect(await env.store.devices.get(a, pending.device.id)).toBeNull();
       expect(statusesOf(env, pending.device.id)).toEqual(["Ready to Ship", "Cancelled"]);
       await orders().advance(shipped.device.id, { status: "Dropshipped" });
