@@ -119,11 +119,12 @@ export function registerOrdersCommand(program: Command, io: CliIo): void {
       .description(
         "Cancel a pending order: it is removed, the Cancelled webhook is its only record (spec 3)",
       )
-      .argument("<id>", "the order's id"),
-  ).action(async (id: string, flags: LabFlags) => {
+      .argument("<id>", "the order's id")
+      .option("--detail <text>", "why: the carrier history's text, in the answer only"),
+  ).action(async (id: string, flags: LabFlags & { detail?: string }) => {
     const order = await labClient(flags).post<OrderJson>(
       `orders/${encodeURIComponent(id)}/advance/`,
-      { status: "Cancelled" },
+      { status: "Cancelled", ...(flags.detail === undefined ? {} : { detail: flags.detail }) },
     );
     io.out(renderOrder(order, flags.json === true));
   });

@@ -63,8 +63,11 @@ describe("rpmlab orders / billing", () => {
       (await cli("orders", "list", "--status", "pending", "--json")).stdout,
     );
     expect(shipped.map((o: { id: string }) => o.id)).toEqual([b.id]);
-    const cancelled = await cli("orders", "cancel", b.id);
+    const cancelled = await cli("orders", "cancel", b.id, "--detail", "Patient moved away");
+    expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(cancelled.stdout).toContain("cancelled, removed");
+    // The answer is the order's only record once it is removed: the admin's reason is in it.
+    expect(cancelled.stdout).toMatch(/Cancelled\s+Patient moved away/);
     expect((await cli("orders", "list", "--json")).stdout).not.toContain(b.id);
   });
 
