@@ -30,12 +30,14 @@ export function signatureHeader(secret: string, body: string, atMs: number): str
  * at most `toleranceS` seconds from `nowMs`.
  */
 export function verifySignature(
-  header: string,
+  header: string | undefined,
   body: string,
   secret: string,
   nowMs: number,
   toleranceS = SIGNATURE_TOLERANCE_S,
 ): boolean {
+  // A request without the header (node:http's undefined) is unsigned: refused, not a TypeError.
+  if (header === undefined) return false;
   const parts = new Map(
     header.split(",").map((part) => {
       const at = part.indexOf("=");

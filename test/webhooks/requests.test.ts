@@ -66,6 +66,7 @@ describe("webhook requests", () => {
       expect(verifySignature(header, `${r.body} `, secret, now)).toBe(false);
       // A replay more than five minutes later is refused.
       expect(verifySignature(header, r.body, secret, now + 301_000)).toBe(false);
+      expect(verifySignature(undefined, r.body, secret, now)).toBe(false);
     }
   });
 
@@ -79,7 +80,7 @@ describe("webhook requests", () => {
       "timingSafeEqual",
       `${code!.replace(/^import .*$/m, "")}\nreturn verifyRpmlabSignature;`,
     )(createHmac, timingSafeEqual) as (
-      header: string,
+      header: string | undefined,
       body: string,
       secret: string,
       nowMs: number,
@@ -95,6 +96,9 @@ describe("webhook requests", () => {
       expect(verify(header, r.body, secret, now)).toBe(true);
       expect(verify(header, r.body.replace("P-1", "P-2"), secret, now)).toBe(false);
       expect(verify(header, r.body, secret, now + 6 * 60_000)).toBe(false);
+      // Unsigned, as node:http hands over a request without the header: refused, not a
+      // TypeError that would end a plain node:http receiver.
+      expect(verify(undefined, r.body, secret, now)).toBe(false);
     }
   });
 
