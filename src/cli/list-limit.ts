@@ -16,3 +16,39 @@ export function listLimit(text: string): number {
   }
   return limit;
 }
+
+/** Help of the --page option of the list commands that page. */
+export const LIST_PAGE_HELP = "page N of --limit each, newest first (default 1)";
+
+/** A list command's --page: a whole number from 1 (the first page, the default). */
+export function listPage(text: string | undefined): number {
+  if (text === undefined) return 1;
+  const page = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(page >= 1)) {
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      `--page must be a whole number from 1, got "${text}"`,
+      {
+        field: "page",
+      },
+    );
+  }
+  return page;
+}
+
+/**
+ * What a page of a longer list holds, for stderr (stdout stays the table or the JSON): nothing
+ * when the page is the whole list, else `deliveries 1–50 of 1234, newest first: --page 2 for
+ * the next`, so a list cut at --limit never reads as the whole of it.
+ */
+export function pageNote(
+  what: string,
+  page: { readonly number: number; readonly limit: number; readonly shown: number },
+  total: number,
+): string | null {
+  if (page.number === 1 && page.shown >= total) return null;
+  const from = (page.number - 1) * page.limit + 1;
+  const to = from + page.shown - 1;
+  const next = to < total ? `: --page ${page.number + 1} for the next` : "";
+  return `${what} ${from}–${to} of ${total}, newest first${next}`;
+}

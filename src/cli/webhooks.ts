@@ -18,7 +18,14 @@ import type { DeliveryDetail } from "../webhooks/manual.ts";
 import { ManualSends } from "../webhooks/manual.ts";
 import { createWebhookSender } from "../webhooks/sender.ts";
 import type { CliIo } from "./io.ts";
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_HELP, listLimit } from "./list-limit.ts";
+import {
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_HELP,
+  LIST_PAGE_HELP,
+  listLimit,
+  listPage,
+  pageNote,
+} from "./list-limit.ts";
 import { STORE_OPTION_HELP } from "./store-option.ts";
 
 interface Flags {
@@ -33,6 +40,7 @@ interface ListFlags extends Flags {
   device?: string;
   patient?: string;
   limit: string;
+  page?: string;
 }
 
 /**
@@ -56,15 +64,28 @@ export function registerWebhooksCommand(program: Command, io: CliIo): void {
     .option("--device <hwi-device-id>", "only those about this device")
     .option("--patient <external-id>", "only those about this patient")
     .option("--limit <n>", LIST_LIMIT_HELP, LIST_LIMIT_DEFAULT)
+    .option("--page <n>", LIST_PAGE_HELP)
     .option("--store <spec>", STORE_OPTION_HELP)
     .option("--json", "print a JSON array")
     .action(async (domain: string, flags: ListFlags) => {
       const limit = listLimit(flags.limit);
+      const page = listPage(flags.page);
       const filter = filterOf(flags);
-      const { rows } = await withLabStore(flags.store, (store) =>
-        listDeliveries(store, domain, filter, { limit }),
+      const { rows, total = rows.length } = await withLabStore(flags.store, (store) =>
+        listDeliveries(store, domain, filter, { limit, offset: (page - 1) * limit, count: true }),
       );
+      if (rows.length === 0 && page > 1) {
+        // As the admin API's page past the end (404 Invalid page), naming the flag.
+        const pages = Math.max(1, Math.ceil(total / limit));
+        throw new RpmlabError(
+          "E_USAGE",
+          `--page ${page} is past the last page: ${total} deliveries, ${pages} page${pages === 1 ? "" : "s"} of ${limit}`,
+          { field: "page" },
+        );
+      }
       io.out(renderDeliveries(rows, flags.json === true));
+      const note = pageNote("deliveries", { number: page, limit, shown: rows.length }, total);
+      if (note !== null) io.err(note);
     });
 
   webhooks

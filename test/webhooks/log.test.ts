@@ -188,6 +188,38 @@ describe("webhook delivery log, resend", () => {
     expect(noHook.stderr).toContain('E_STORE_NOT_FOUND: no webhook ""');
   });
 
+  it("rpmlab webhooks deliveries reaches every page with --page, and says when a list is cut", async () => {
+    await failures();
+    const all = (await lab.admin("GET", "accounts/clinic/webhook-deliveries/")).json() as {
+      id: string;
+    }[];
+    expect(all.length).toBeGreaterThan(2);
+    const cli = (...args: string[]) =>
+      runCli("webhooks", "deliveries", "clinic", "--store", spec, ...args);
+    const ids = (stdout: string) => (JSON.parse(stdout) as { id: string }[]).map((d) => d.id);
+    // Page by page, newest first, the whole log as the admin API lists it.
+    const pages = Math.ceil(all.length / 2);
+    const seen: string[] = [];
+    for (let page = 1; page <= pages; page++) {
+      const listed = await cli("--limit", "2", "--page", String(page), "--json");
+      expect(listed.code, listed.stderr).toBe(0);
+      seen.push(...ids(listed.stdout));
+    }
+    expect(seen).toEqual(all.map((d) => d.id));
+    // A cut list says so on stderr (stdout stays the table), and how to see the next page.
+    const first = await cli("--limit", "2");
+    expect(first.stdout.trim().split("\n")).toHaveLength(3);
+    expect(first.stderr).toContain(`deliveries 1–2 of ${all.length}, newest first: --page 2`);
+    const whole = await cli();
+    expect(whole.stderr).toBe("");
+    const past = await cli("--limit", "2", "--page", String(pages + 1));
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain(`E_USAGE: --page ${pages + 1} is past the last page`);
+    const bad = await cli("--page", "0");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--page must be a whole number from 1, got "0"');
+  });
+
   it("rpmlab webhooks test sends a sample to a webhook", async () => {
     const w = await lab.webhook({ endpoint: receiver.url("/m") });
     const sent = await runCli("webhooks", "test", "clinic", w.id, "--store", spec);
