@@ -239,6 +239,18 @@ describe("webhook delivery log, resend", () => {
     expect(/\p{Cc}/u.test(sent.stdout.replaceAll("\n", ""))).toBe(false);
   });
 
+  it("logs an answer cut at 512 characters whole: a character across the cut is left out, not mangled", async () => {
+    const w = await lab.webhook({ endpoint: receiver.url("/m") });
+    // An emoji is two UTF-16 units: the 512th and 513th here.
+    receiver.behaviour = () => ({ status: 500, body: `${"x".repeat(511)}😀 and more` });
+    const sent = await lab.admin("POST", `accounts/clinic/webhooks/${w.id}/test/`);
+    expect(sent.json().last_attempt.response_snippet).toBe(`${"x".repeat(511)}…`);
+    // Before the cut, the same character is kept.
+    receiver.behaviour = () => ({ status: 500, body: `${"x".repeat(510)}😀 and more` });
+    const kept = await lab.admin("POST", `accounts/clinic/webhooks/${w.id}/test/`);
+    expect(kept.json().last_attempt.response_snippet).toBe(`${"x".repeat(510)}😀…`);
+  });
+
   it("rpmlab webhooks shows a resend of a deleted webhook's delivery as no request, without a latency", async () => {
     const w = await lab.webhook({ endpoint: receiver.url("/m") });
     const cli = (...args: string[]) => runCli("webhooks", ...args, "--store", spec);
