@@ -72,7 +72,11 @@ export function registerWebhooksCommand(program: Command, io: CliIo): void {
       const page = listPage(flags.page);
       const filter = filterOf(flags);
       const { rows, total = rows.length } = await withLabStore(flags.store, (store) =>
-        listDeliveries(store, domain, filter, { limit, offset: (page - 1) * limit, count: true }),
+        listDeliveries(store, domain, filter, {
+          limit,
+          offset: offsetOf(page, limit),
+          count: true,
+        }),
       );
       if (rows.length === 0 && page > 1) {
         // As the admin API's page past the end (404 Invalid page), naming the flag.
@@ -188,6 +192,11 @@ function report(io: CliIo, detail: DeliveryDetail, flags: Flags): void {
       delivery: detail.delivery.id,
     });
   }
+}
+
+/** Rows before the page; far past any log, a page whose offset no store takes reads none. */
+function offsetOf(page: number, limit: number): number {
+  return Math.min((page - 1) * limit, Number.MAX_SAFE_INTEGER);
 }
 
 /** The flag of each of the log's filters (the API's query names them otherwise). */

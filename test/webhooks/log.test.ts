@@ -215,6 +215,10 @@ describe("webhook delivery log, resend", () => {
     const past = await cli("--limit", "2", "--page", String(pages + 1));
     expect(past.code).toBe(2);
     expect(past.stderr).toContain(`E_USAGE: --page ${pages + 1} is past the last page`);
+    // Far past it too, where page × limit is beyond the integers a store takes.
+    const far = await cli("--limit", "1000", "--page", "999999999999999");
+    expect(far.code, far.stderr).toBe(2);
+    expect(far.stderr).toContain("E_USAGE: --page 999999999999999 is past the last page");
     const bad = await cli("--page", "0");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--page must be a whole number from 1, got "0"');
