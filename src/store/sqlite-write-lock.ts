@@ -13,6 +13,12 @@ export const BUSY_TIMEOUT_MS = 5000;
  */
 const POLL_MS = 5;
 
+/**
+ * How long a transaction that found another waiting lets it go first, at most: until the
+ * waiter's commit, or this long, for a waiter slow to wake on a busy machine (or one that died).
+ */
+const YIELD_MS = 50;
+
 /** Environment data every worker thread spawned from here inherits: the same shared memory. */
 const SHARED_KEY = "rpmlab:sqlite-write-lock";
 
@@ -45,11 +51,11 @@ function sharedBuffer(): SharedArrayBuffer {
  * 1,000 readings/s (test/bench/webhooks.ts). Here a transaction that finds the lock taken waits
  * without blocking, is woken by the next commit or rollback of any thread of this process, and
  * tries again (every POLL_MS when the holder is another process). Turns alternate: a
- * transaction that begins while another waits lets that one go first — once, so a waiter that
- * died (a worker terminated) costs the next transaction one POLL_MS — where the thread that just
- * committed would otherwise win every race and starve the other writer (ingestion fell to 40 %
- * of its rate behind the dispatcher). After BUSY_TIMEOUT_MS it fails with SQLITE_BUSY, as
- * busy_timeout would have.
+ * transaction that begins while another waits lets that one go first (until its commit, YIELD_MS
+ * at most, once: a waiter that died, a worker terminated, costs one transaction that wait),
+ * where the thread that just committed would otherwise win every race and starve the other
+ * writer (ingestion fell to 40 % of its rate behind the dispatcher on a loaded machine). After
+ * BUSY_TIMEOUT_MS it fails with SQLITE_BUSY, as busy_timeout would have.
  */
 export async function beginImmediate(execute: (sql: string) => Promise<unknown>): Promise<void> {
   await execute("pragma busy_timeout = 0");
@@ -60,8 +66,10 @@ export async function beginImmediate(execute: (sql: string) => Promise<unknown>)
       // Read before trying: a commit between the try and the wait changes it, and the wait
       // returns at once instead of missing that wake-up.
       const seen = Atomics.load(shared, COMMITS);
+      let waitMs = POLL_MS;
       if (!yielded && Atomics.load(shared, WANTED) === 1) {
         yielded = true;
+        waitMs = YIELD_MS;
       } else {
         try {
           await execute("begin immediate");
@@ -76,7 +84,7 @@ export async function beginImmediate(execute: (sql: string) => Promise<unknown>)
         shared,
         COMMITS,
         seen,
-        Math.max(0, Math.min(POLL_MS, BUSY_TIMEOUT_MS - elapsed())),
+        Math.max(0, Math.min(waitMs, BUSY_TIMEOUT_MS - elapsed())),
       );
       if (wait.async) await wait.value;
     }
