@@ -3,8 +3,9 @@
  * noble lacks: started when its Pairing Request is queued, reset at each SMP command it queues
  * after (not at those it receives: §3.4 resets on reception of a Pairing Request alone, the
  * responder's), stopped when pairing ends: failed, or complete once the keys agreed on are
- * distributed (smp-key-distribution.ts), not at encryption. At 30 s the procedure has failed: the local higher layer is
- * told, no further SMP command goes out on that link, and a new procedure needs a new link.
+ * distributed (smp-key-distribution.ts), not at encryption. At 30 s the procedure has failed:
+ * the local higher layer is told, no further SMP command goes out on that link, and a new
+ * procedure needs a new link.
  * Time is the Clock the central was opened with (NobleCentral.open), virtual in scenarios.
  */
 import type { Clock, TimerHandle } from "../../core/clock.ts";
