@@ -1,12 +1,15 @@
 import {
   CompiledQuery,
   type DatabaseConnection,
+  type DatabaseIntrospector,
   type Driver,
+  type Kysely,
   PostgresDialect,
   type PostgresDialectConfig,
   PostgresDriver,
   type TransactionSettings,
 } from "kysely";
+import { OwnSchemaIntrospector } from "./postgres-introspector.ts";
 
 /**
  * Kysely's PostgreSQL dialect, with transactions that run one at a time per lab store, as they
@@ -21,6 +24,9 @@ import {
  * it begins, so every following statement sees what the previous holder committed. Stores in
  * other schemas of the same database keep their own lock. Writes outside a transaction are
  * single statements, atomic by themselves.
+ *
+ * Its introspection (the migrator's look for its tables at every start) reads the store's own
+ * schema only: postgres-introspector.ts.
  */
 export class SerialPostgresDialect extends PostgresDialect {
   constructor(private readonly settings: PostgresDialectConfig) {
@@ -29,6 +35,11 @@ export class SerialPostgresDialect extends PostgresDialect {
 
   override createDriver(): Driver {
     return new SerialPostgresDriver(this.settings);
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's Dialect interface hands any.
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new OwnSchemaIntrospector(db);
   }
 }
 

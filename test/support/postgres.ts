@@ -14,9 +14,11 @@ export const POSTGRES_URL =
 export const POSTGRES_SHOWN = redactStoreSpec(POSTGRES_URL);
 
 /**
- * Creating (migrating) and dropping schemas is serialised across test workers: Kysely's migrator
- * introspects every schema of the database, and fails with "schema … does not exist" when
- * another worker drops one in the middle of that query.
+ * Creating (migrating) and dropping schemas is serialised across test workers. It was needed
+ * while Kysely's migrator read every schema of the database at a store's start, and failed with
+ * "schema … does not exist" when another worker dropped one in the middle of that query; a
+ * store reads its own schema only now (src/store/postgres-introspector.ts, tested without this
+ * lock in test/store/postgres-startup.test.ts). Kept for the suites written before.
  */
 const SCHEMA_LOCK = 0x72706d6c; // "rpml"
 

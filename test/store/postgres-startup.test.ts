@@ -1,0 +1,69 @@
+import pg from "pg";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { Rng } from "../../src/core/rng.ts";
+import { VirtualClock } from "../../src/core/virtual-clock.ts";
+import { openStore } from "../../src/store/open.ts";
+import { postgresHarness } from "../support/postgres.ts";
+
+const pgh = await postgresHarness("PostgreSQL start-up beside other schemas");
+
+/** A statement that reads PostgreSQL's catalogue (the migrator's look for its tables). */
+const readsCatalogue = (text: string) => /pg_catalog\.|pg_namespace/.test(text);
+
+if (pgh !== undefined) {
+  const { admin } = pgh;
+  afterAll(() => pgh.close());
+
+  describe("PostgreSQL start-up beside other schemas", () => {
+    /**
+     * Another lab (or anyone) dropping its schema while this one starts. The drop is placed
+     * exactly where it hurt, rather than hoped for in a loop: each catalogue read of the
+     * starting store runs on a snapshot taken while schema B still stood, B dropped after
+     * it. The rows it scans still show B; any function that looks B up by name then fails
+     * with `schema "…" does not exist`, as `rpmlab serve` did about one start in a few
+     * hundred beside a test run or a second lab being reset.
+     */
+    it("starts while another client drops a schema in the middle of its catalogue read", async () => {
+      const { spec, schema } = pgh.nextSpec();
+      const other = pgh.nextSpec().schema;
+      const query = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
+      let raced = 0;
+      const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(async function (
+        this: pg.Client,
+        ...args: unknown[]
+      ) {
+        const first = args[0] as string | { text?: string };
+        const text = typeof first === "string" ? first : (first?.text ?? "");
+        if (this === admin || !readsCatalogue(text) || this.getTransactionStatus() !== "I") {
+          return query.apply(this, args);
+        }
+        raced++;
+        await admin.query(`create schema "${other}"`);
+        await admin.query(`create table "${other}".readings (id serial primary key)`);
+        await query.call(this, "begin isolation level repeatable read");
+        await query.call(this, "select 1"); // the snapshot: B is there
+        await admin.query(`drop schema "${other}" cascade`);
+        try {
+          return await query.apply(this, args);
+        } finally {
+          await query.call(this, "commit");
+        }
+      } as never);
+      const deps = { clock: new VirtualClock({ startMs: 1_729_051_800_000 }), rng: new Rng("r") };
+      try {
+        const store = await openStore(spec, deps).finally(() => spy.mockRestore());
+        try {
+          expect(raced).toBeGreaterThan(0);
+          await store.accounts.create({ clientDomain: "a", environment: "production" });
+          expect((await store.accounts.list()).map((a) => a.clientDomain)).toEqual(["a"]);
+        } finally {
+          await store.close();
+        }
+      } finally {
+        spy.mockRestore();
+        await pgh.dropSchema(other);
+        await pgh.dropSchema(schema);
+      }
+    });
+  });
+}
