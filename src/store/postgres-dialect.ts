@@ -2,11 +2,15 @@ import {
   CompiledQuery,
   type DatabaseConnection,
   type DatabaseIntrospector,
+  type DialectAdapter,
   type Driver,
   type Kysely,
+  type MigrationLockOptions,
+  PostgresAdapter,
   PostgresDialect,
   type PostgresDialectConfig,
   PostgresDriver,
+  sql,
   type TransactionSettings,
 } from "kysely";
 import { OwnSchemaIntrospector } from "./postgres-introspector.ts";
@@ -25,8 +29,8 @@ import { OwnSchemaIntrospector } from "./postgres-introspector.ts";
  * other schemas of the same database keep their own lock. Writes outside a transaction are
  * single statements, atomic by themselves.
  *
- * Its introspection (the migrator's look for its tables at every start) reads the store's own
- * schema only: postgres-introspector.ts.
+ * Its start concerns its own schema only: the migrator's look for its tables reads that schema's
+ * catalogue (postgres-introspector.ts), and its lock is that schema's (SchemaMigrationLock).
  */
 export class SerialPostgresDialect extends PostgresDialect {
   constructor(private readonly settings: PostgresDialectConfig) {
@@ -41,7 +45,38 @@ export class SerialPostgresDialect extends PostgresDialect {
   override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
     return new OwnSchemaIntrospector(db);
   }
+
+  override createAdapter(): DialectAdapter {
+    return new SchemaMigrationLock();
+  }
 }
+
+/**
+ * Kysely's migrator locks one advisory key for the whole database: a lab starting waited for
+ * any other lab of the database (or any Kysely application there) to finish migrating — a
+ * data migration over a big lab's measurements holds it for minutes. The key here is named
+ * after the schema the migrator's tables are in (kysely-store.ts names it always), so starts
+ * of one lab still take turns (`rpmlab serve` and `rpmlab accounts` started together) and
+ * other schemas' do not wait.
+ */
+class SchemaMigrationLock extends PostgresAdapter {
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's DialectAdapter hands any.
+  override async acquireMigrationLock(db: Kysely<any>, opts: MigrationLockOptions): Promise<void> {
+    // As Kysely's: one round trip, the lock timeout (an hour: a migration that long is stuck,
+    // not slow) local to the statement.
+    await sql`
+      with set_timeout as (select set_config('lock_timeout', '3600000', true))
+      select pg_advisory_lock(${migrationLockKey(opts)}) from set_timeout`.execute(db);
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's DialectAdapter hands any.
+  override async releaseMigrationLock(db: Kysely<any>, opts: MigrationLockOptions): Promise<void> {
+    await sql`select pg_advisory_unlock(${migrationLockKey(opts)})`.execute(db);
+  }
+}
+
+const migrationLockKey = (opts: MigrationLockOptions) =>
+  sql`hashtext(${`rpmlab migrations ${opts.lockTableSchema ?? ""}`})`;
 
 /** The lock's key: the schema the connection's search_path puts first (the store's own). */
 const TAKE_STORE_LOCK = CompiledQuery.raw(

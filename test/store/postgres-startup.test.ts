@@ -65,5 +65,67 @@ if (pgh !== undefined) {
         await pgh.dropSchema(schema);
       }
     });
+
+    it("starts while a lab in another schema of the database is in the middle of its migrations", async () => {
+      const b = pgh.nextSpec();
+      const a = pgh.nextSpec();
+      const query = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
+      let migrating!: () => void;
+      const bMigrating = new Promise<void>((resolve) => {
+        migrating = resolve;
+      });
+      let finish!: () => void;
+      const bMayFinish = new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      let paused = false;
+      // Lab B stops inside its migration transaction, its migration lock held (a long data
+      // migration on a big lab), until lab A has started.
+      const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(async function (
+        this: pg.Client,
+        ...args: unknown[]
+      ) {
+        const first = args[0] as string | { text?: string };
+        const text = typeof first === "string" ? first : (first?.text ?? "");
+        if (
+          !paused &&
+          this !== admin &&
+          this.getTransactionStatus() === "T" &&
+          text.includes("kysely_migration")
+        ) {
+          paused = true;
+          migrating();
+          await bMayFinish;
+        }
+        return query.apply(this, args);
+      } as never);
+      const deps = (seed: string) => ({
+        clock: new VirtualClock({ startMs: 1_729_051_800_000 }),
+        rng: new Rng(seed),
+      });
+      const openingB = openStore(b.spec, deps("b"));
+      try {
+        await bMigrating;
+        const storeA = await openStore(a.spec, deps("a"));
+        try {
+          await storeA.accounts.create({ clientDomain: "a", environment: "production" });
+        } finally {
+          await storeA.close();
+        }
+        finish();
+        const storeB = await openingB;
+        try {
+          expect(await storeB.accounts.list()).toEqual([]);
+        } finally {
+          await storeB.close();
+        }
+      } finally {
+        finish();
+        spy.mockRestore();
+        await openingB.then((store) => store.close()).catch(() => undefined);
+        await pgh.dropSchema(a.schema);
+        await pgh.dropSchema(b.schema);
+      }
+    });
   });
 }
