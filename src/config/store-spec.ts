@@ -23,6 +23,13 @@ export const DEFAULT_TEST_STORE = "memory";
 /** Plain unquoted identifiers only, so the name can go into `search_path` without quoting. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/**
+ * PostgreSQL's own schemas: a `pg_` name cannot be created (the prefix is reserved: the start
+ * failed as if the server were unavailable), and information_schema exists already, so a lab
+ * moved its tables into the SQL standard's catalogue views.
+ */
+const SYSTEM_SCHEMA = /^(pg_|information_schema$)/;
+
 const HELP = "expected memory, sqlite:PATH, or postgres://user@host:port/db[?schema=NAME]";
 
 /**
@@ -77,6 +84,9 @@ function parsePostgres(spec: string, text: string): StoreSpec {
   const schema = url.searchParams.get("schema") ?? undefined;
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
     throw invalid(spec, `schema must match ${SCHEMA_NAME.source}, got "${schema}"`);
+  }
+  if (schema !== undefined && SYSTEM_SCHEMA.test(schema)) {
+    throw invalid(spec, `schema "${schema}" is PostgreSQL's own: name one of the lab's`);
   }
   url.searchParams.delete("schema");
   return { kind: "postgres", url: url.toString(), schema };

@@ -54,6 +54,24 @@ describe("store spec strings (DESIGN.md Boundaries)", () => {
     }
   });
 
+  it("refuses PostgreSQL's own schemas: pg_… cannot be created, information_schema is the catalogue's", () => {
+    for (const schema of ["pg_lab", "pg_catalog", "pg_temp", "information_schema"]) {
+      const spec = `postgres://u@db/x?schema=${schema}`;
+      let error: unknown;
+      try {
+        parseStoreSpec(spec);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, schema).toBeInstanceOf(RpmlabError);
+      expect((error as RpmlabError).code).toBe("E_CONFIG_INVALID");
+      expect((error as RpmlabError).message).toContain(`schema "${schema}" is PostgreSQL's own`);
+    }
+    expect(parseStoreSpec("postgres://u@db/x?schema=lab_pg_1")).toMatchObject({
+      schema: "lab_pg_1",
+    });
+  });
+
   it("never shows a password", () => {
     expect(redactStoreSpec("postgres://u:hunter2@db/x")).toBe("postgres://u:***@db/x");
     const error = (() => {
