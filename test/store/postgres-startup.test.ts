@@ -17,11 +17,12 @@ if (pgh !== undefined) {
   describe("PostgreSQL start-up beside other schemas", () => {
     /**
      * Another lab (or anyone) dropping its schema while this one starts. The drop is placed
-     * exactly where it hurt, rather than hoped for in a loop: each catalogue read of the
+     * exactly where it hurt, rather than hoped for in a loop (the window is narrow: 300
+     * catalogue reads beside a create-and-drop loop never hit it): each catalogue read of the
      * starting store runs on a snapshot taken while schema B still stood, B dropped after
-     * it. The rows it scans still show B; any function that looks B up by name then fails
-     * with `schema "…" does not exist`, as `rpmlab serve` did about one start in a few
-     * hundred beside a test run or a second lab being reset.
+     * it. The rows it scans still show B; any function that looks B up by name then failed
+     * with `schema "…" does not exist`, as `rpmlab serve` could beside a test run or a second
+     * lab being reset.
      */
     it("starts while another client drops a schema in the middle of its catalogue read", async () => {
       const { spec, schema } = pgh.nextSpec();
