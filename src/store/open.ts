@@ -108,6 +108,28 @@ async function openSqlite(
   });
 }
 
+/**
+ * The connection string, and the server options that put the store's schema first in the search
+ * path. pg lets a URL's own `?options=` override the pool's: a URL carrying any (a statement
+ * timeout, say) lost the search path, and the lab's tables were created in public while its
+ * migration records went to the schema. The URL's options come first, so `?schema=` wins over a
+ * search_path among them, as the README says.
+ */
+function connectionOf(spec: Extract<StoreSpec, { kind: "postgres" }>): {
+  connectionString: string;
+  options?: string;
+} {
+  if (spec.schema === undefined) return { connectionString: spec.url };
+  const url = new URL(spec.url);
+  const own = url.searchParams.get("options");
+  url.searchParams.delete("options");
+  const searchPath = `-c search_path=${spec.schema}`;
+  return {
+    connectionString: url.href,
+    options: own === null || own.trim() === "" ? searchPath : `${own} ${searchPath}`,
+  };
+}
+
 /** OIDs of int8 (bigint, count(*)) in PostgreSQL's catalogue. */
 const INT8_OID = 20;
 
@@ -118,7 +140,7 @@ async function openPostgres(
 ): Promise<Store> {
   const { default: pg } = await import("pg");
   const pool = new pg.Pool({
-    connectionString: spec.url,
+    ...connectionOf(spec),
     // Per pool, not pg.types.setTypeParser: that would change every pg user in the process.
     // Epoch ms and ids fit in a double; pg's default hands int8 back as a string.
     types: {
@@ -127,7 +149,6 @@ async function openPostgres(
           ? (value: string) => Number(value)
           : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
-    ...(spec.schema === undefined ? {} : { options: `-c search_path=${spec.schema}` }),
     connectionTimeoutMillis: 10_000,
     max: 10,
   });

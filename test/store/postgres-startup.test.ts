@@ -1,9 +1,10 @@
+import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { openStore } from "../../src/store/open.ts";
-import { postgresHarness } from "../support/postgres.ts";
+import { POSTGRES_URL, postgresHarness } from "../support/postgres.ts";
 
 const pgh = await postgresHarness("PostgreSQL start-up beside other schemas");
 
@@ -126,6 +127,48 @@ if (pgh !== undefined) {
         await openingB.then((store) => store.close()).catch(() => undefined);
         await pgh.dropSchema(a.schema);
         await pgh.dropSchema(b.schema);
+      }
+    });
+
+    it("keeps its tables in ?schema= when the URL carries PostgreSQL options of its own", async (ctx) => {
+      // A database of its own: the tables went to public, beside whatever labs public holds.
+      const database = `rpmlab_test_${process.pid}_${randomBytes(4).toString("hex")}_options`;
+      try {
+        await admin.query(`create database "${database}"`);
+      } catch (error) {
+        ctx.skip(`cannot create a database here: ${error}`);
+      }
+      const plain = new URL(POSTGRES_URL);
+      plain.pathname = `/${database}`;
+      const url = (options: string) => {
+        const u = new URL(plain);
+        u.searchParams.set("schema", "lab_1");
+        u.searchParams.set("options", options);
+        return u.href;
+      };
+      const deps = { clock: new VirtualClock({ startMs: 1_729_051_800_000 }), rng: new Rng("o") };
+      const other = new pg.Client({ connectionString: plain.href });
+      try {
+        const store = await openStore(url("-c statement_timeout=60000"), deps);
+        try {
+          await store.accounts.create({ clientDomain: "a", environment: "production" });
+        } finally {
+          await store.close();
+        }
+        await other.connect();
+        const { rows } = await other.query<{ schema: string; n: number }>(
+          "select table_schema as schema, count(*)::int as n from information_schema.tables where table_schema in ('public', 'lab_1') group by 1",
+        );
+        expect(rows.map((r) => r.schema)).toEqual(["lab_1"]);
+        const accounts = await other.query("select client_domain from lab_1.accounts");
+        expect(accounts.rows).toEqual([{ client_domain: "a" }]);
+        // The URL's own options still reach the server.
+        await expect(openStore(url("-c statement_timeout=soon"), deps)).rejects.toThrow(
+          /statement_timeout/,
+        );
+      } finally {
+        await other.end();
+        await admin.query(`drop database if exists "${database}" with (force)`);
       }
     });
   });
