@@ -34,6 +34,17 @@ async function currentSchema(db: Kysely<Database>): Promise<string | undefined> 
   return rows[0]?.name ?? undefined;
 }
 
+/**
+ * Looked up before CREATE SCHEMA IF NOT EXISTS, which checks the role may create schemas in the
+ * database before it checks whether the schema is there: a role given its own schema by a DBA,
+ * and no CREATE on the database, could not start the lab (`permission denied for database`).
+ */
+async function schemaExists(db: Kysely<Database>, schema: string): Promise<boolean> {
+  const { rows } =
+    await sql`select 1 from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db);
+  return rows.length > 0;
+}
+
 /** The one Store implementation: same queries on SQLite and PostgreSQL through Kysely. */
 export function createKyselyStore(opts: KyselyStoreOptions): Store {
   const { db, dialect: d, schema } = opts;
@@ -68,7 +79,7 @@ export function createKyselyStore(opts: KyselyStoreOptions): Store {
     async migrate() {
       let applied: string[];
       try {
-        if (schema !== undefined) {
+        if (schema !== undefined && !(await schemaExists(db, schema))) {
           // Two processes opening one new schema at once (two `rpmlab serve`, or serve and
           // `rpmlab accounts`, started together): IF NOT EXISTS checks before it inserts, so
           // the slower one failed on pg_namespace's unique index. The schema is there then; the

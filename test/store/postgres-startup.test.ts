@@ -171,5 +171,41 @@ if (pgh !== undefined) {
         await admin.query(`drop database if exists "${database}" with (force)`);
       }
     });
+
+    it("starts as a role that may use its schema but not create schemas in the database", async (ctx) => {
+      // A DBA's set-up: the schema made for the lab's role, no CREATE on the database.
+      const name = `rpmlab_test_${process.pid}_${randomBytes(4).toString("hex")}_role`;
+      try {
+        await admin.query(`create database "${name}"`);
+        await admin.query(`create role "${name}" login`);
+      } catch (error) {
+        await admin.query(`drop database if exists "${name}"`);
+        ctx.skip(`cannot create a database and a role here: ${error}`);
+      }
+      const plain = new URL(POSTGRES_URL);
+      plain.pathname = `/${name}`;
+      const dba = new pg.Client({ connectionString: plain.href });
+      try {
+        await dba.connect();
+        await dba.query(`revoke create on database "${name}" from public`);
+        await dba.query(`create schema lab_1 authorization "${name}"`);
+        const spec = new URL(plain);
+        spec.username = name;
+        spec.password = "";
+        spec.searchParams.set("schema", "lab_1");
+        const deps = { clock: new VirtualClock({ startMs: 1_729_051_800_000 }), rng: new Rng("d") };
+        const store = await openStore(spec.href, deps);
+        try {
+          await store.accounts.create({ clientDomain: "a", environment: "production" });
+          expect((await store.accounts.list()).map((a) => a.clientDomain)).toEqual(["a"]);
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await dba.end();
+        await admin.query(`drop database if exists "${name}" with (force)`);
+        await admin.query(`drop role if exists "${name}"`);
+      }
+    });
   });
 }
