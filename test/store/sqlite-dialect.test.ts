@@ -87,6 +87,20 @@ describe("ImmediateSqliteDialect: waiting for another connection's write lock", 
     return file;
   }
 
+  /** A transaction inserting `caller`'s row, and whether it has ended yet. */
+  function insertWaiting(db: Kysely<Db>, caller: number) {
+    const insert = { ended: false, done: Promise.resolve() };
+    insert.done = db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto("log").values({ caller, step: 0 }).execute();
+      })
+      .finally(() => {
+        insert.ended = true;
+      });
+    return insert;
+  }
+
   const turns = async (n: number) => {
     for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
   };
@@ -112,17 +126,11 @@ describe("ImmediateSqliteDialect: waiting for another connection's write lock", 
       await trx.insertInto("log").values({ caller: 1, step: 1 }).execute();
     });
     await holding;
-    let secondEnded = false;
-    const secondDone = second
-      .transaction()
-      .execute((trx) => trx.insertInto("log").values({ caller: 2, step: 0 }).execute())
-      .finally(() => {
-        secondEnded = true;
-      });
+    const secondInsert = insertWaiting(second, 2);
     await turns(20);
-    expect(secondEnded).toBe(false);
+    expect(secondInsert.ended).toBe(false);
     release();
-    await Promise.all([firstDone, secondDone]);
+    await Promise.all([firstDone, secondInsert.done]);
     const rows = await second.selectFrom("log").select(["caller", "step"]).orderBy("id").execute();
     expect(rows).toEqual([
       { caller: 1, step: 0 },
@@ -138,17 +146,11 @@ describe("ImmediateSqliteDialect: waiting for another connection's write lock", 
     other.prepare("insert into log (caller, step) values (1, 0)").run();
     const connection = raw(file);
     const db = lab(file, connection);
-    let ended = false;
-    const done = db
-      .transaction()
-      .execute((trx) => trx.insertInto("log").values({ caller: 2, step: 0 }).execute())
-      .finally(() => {
-        ended = true;
-      });
+    const insert = insertWaiting(db, 2);
     await turns(20);
-    expect(ended).toBe(false);
+    expect(insert.ended).toBe(false);
     other.prepare("commit").run();
-    await done;
+    await insert.done;
     const rows = await db.selectFrom("log").select(["caller"]).orderBy("id").execute();
     expect(rows).toEqual([{ caller: 1 }, { caller: 2 }]);
     // Writes outside a transaction wait on the connection's busy timeout again.
