@@ -16,7 +16,14 @@ import type { FieldErrors } from "../core/field-errors.ts";
 import { MessageProcessor } from "../ingest/processor.ts";
 import { replayWith } from "../ingest/replay.ts";
 import type { CliIo } from "./io.ts";
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_HELP, listLimit } from "./list-limit.ts";
+import {
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_HELP,
+  LIST_PAGE_HELP,
+  listPageOf,
+  pageQuery,
+  printPage,
+} from "./list-limit.ts";
 import { STORE_OPTION_HELP } from "./store-option.ts";
 
 interface Flags {
@@ -31,6 +38,7 @@ interface ListFlags extends Flags {
   since?: string;
   until?: string;
   limit: string;
+  page?: string;
 }
 
 /**
@@ -53,10 +61,11 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
     .option("--since <iso>", "received at or after this date-time")
     .option("--until <iso>", "received before this date-time")
     .option("--limit <n>", LIST_LIMIT_HELP, LIST_LIMIT_DEFAULT)
+    .option("--page <n>", LIST_PAGE_HELP)
     .option("--store <spec>", STORE_OPTION_HELP)
     .option("--json", "print a JSON array")
     .action(async (flags: ListFlags) => {
-      const limit = listLimit(flags.limit);
+      const page = listPageOf(flags);
       const filter = await asUsage(async () =>
         deadLetterFilter({
           source: flags.source,
@@ -66,10 +75,12 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
           until: flags.until,
         }),
       );
-      const { rows } = await withLabStore(flags.store, (store) =>
-        listDeadLetters(store, filter, { limit }),
+      const listed = await withLabStore(flags.store, (store) =>
+        listDeadLetters(store, filter, pageQuery(page)),
       );
-      io.out(renderDeadLetters(rows, flags.json === true));
+      printPage(io, DEAD_LETTERS, page, listed, (rows) =>
+        renderDeadLetters(rows, flags.json === true),
+      );
     });
 
   deadLetters
@@ -111,7 +122,7 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
     .option("--all", "every dead letter, when no filter is given")
     .option("--store <spec>", STORE_OPTION_HELP)
     .option("--json", "print {deleted: n} as JSON")
-    .action(async (flags: Omit<ListFlags, "limit"> & { all?: boolean }) => {
+    .action(async (flags: Omit<ListFlags, "limit" | "page"> & { all?: boolean }) => {
       const deleted = await asUsage(() =>
         withLabStore(flags.store, (store) =>
           deleteDeadLetters(store, {
@@ -156,6 +167,8 @@ export function registerDeadLettersCommand(program: Command, io: CliIo): void {
       }
     });
 }
+
+const DEAD_LETTERS = { one: "dead letter", many: "dead letters" };
 
 /**
  * The filter's field errors (shared with the lab admin API, where they are a 400 keyed by query

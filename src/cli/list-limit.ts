@@ -1,4 +1,6 @@
 import { RpmlabError } from "../core/errors.ts";
+import type { ListOptions, ListResult } from "../store/types.ts";
+import type { CliIo } from "./io.ts";
 
 /** Help and default of the --limit option of the list commands. */
 export const LIST_LIMIT_HELP = "at most this many";
@@ -51,4 +53,55 @@ export function pageNote(
   const to = from + page.shown - 1;
   const next = to < total ? `: --page ${page.number + 1} for the next` : "";
   return `${what} ${from}–${to} of ${total}, newest first${next}`;
+}
+
+/** The page a list command shows: the `number`th run of `limit` rows, newest first. */
+export interface ListPage {
+  readonly number: number;
+  readonly limit: number;
+}
+
+/** --limit and --page of a list command, checked (before its store is opened). */
+export function listPageOf(flags: { readonly limit: string; readonly page?: string }): ListPage {
+  return { limit: listLimit(flags.limit), number: listPage(flags.page) };
+}
+
+/** The store's query for a page, with the total the note and the past-the-end error need. */
+export function pageQuery(page: ListPage): ListOptions {
+  // Far past any list, page × limit can pass the integers a store takes: the largest one still
+  // reads no rows, so such a page is past the last as any other.
+  const offset = Math.min((page.number - 1) * page.limit, Number.MAX_SAFE_INTEGER);
+  return { limit: page.limit, offset, count: true };
+}
+
+/** How a list names one of its rows and several (`1 delivery`, `1234 deliveries`). */
+export interface ListNoun {
+  readonly one: string;
+  readonly many: string;
+}
+
+/**
+ * Prints a page of a list command: its rows on stdout (the table or the JSON), and on stderr
+ * the pageNote when it is not the whole list. A page past the last is E_USAGE naming --page, as
+ * the admin API's page past the end is its 404 "Invalid page" (README "rpmlab webhooks").
+ */
+export function printPage<T>(
+  io: CliIo,
+  noun: ListNoun,
+  page: ListPage,
+  result: ListResult<T>,
+  render: (rows: T[]) => string,
+): void {
+  const { rows, total = rows.length } = result;
+  if (rows.length === 0 && page.number > 1) {
+    const pages = Math.max(1, Math.ceil(total / page.limit));
+    throw new RpmlabError(
+      "E_USAGE",
+      `--page ${page.number} is past the last page: ${total} ${total === 1 ? noun.one : noun.many}, ${pages} page${pages === 1 ? "" : "s"} of ${page.limit}`,
+      { field: "page" },
+    );
+  }
+  io.out(render(rows));
+  const note = pageNote(noun.many, { ...page, shown: rows.length }, total);
+  if (note !== null) io.err(note);
 }

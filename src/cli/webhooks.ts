@@ -22,9 +22,9 @@ import {
   LIST_LIMIT_DEFAULT,
   LIST_LIMIT_HELP,
   LIST_PAGE_HELP,
-  listLimit,
-  listPage,
-  pageNote,
+  listPageOf,
+  pageQuery,
+  printPage,
 } from "./list-limit.ts";
 import { STORE_OPTION_HELP } from "./store-option.ts";
 
@@ -68,28 +68,14 @@ export function registerWebhooksCommand(program: Command, io: CliIo): void {
     .option("--store <spec>", STORE_OPTION_HELP)
     .option("--json", "print a JSON array")
     .action(async (domain: string, flags: ListFlags) => {
-      const limit = listLimit(flags.limit);
-      const page = listPage(flags.page);
+      const page = listPageOf(flags);
       const filter = filterOf(flags);
-      const { rows, total = rows.length } = await withLabStore(flags.store, (store) =>
-        listDeliveries(store, domain, filter, {
-          limit,
-          offset: offsetOf(page, limit),
-          count: true,
-        }),
+      const listed = await withLabStore(flags.store, (store) =>
+        listDeliveries(store, domain, filter, pageQuery(page)),
       );
-      if (rows.length === 0 && page > 1) {
-        // As the admin API's page past the end (404 Invalid page), naming the flag.
-        const pages = Math.max(1, Math.ceil(total / limit));
-        throw new RpmlabError(
-          "E_USAGE",
-          `--page ${page} is past the last page: ${total} deliveries, ${pages} page${pages === 1 ? "" : "s"} of ${limit}`,
-          { field: "page" },
-        );
-      }
-      io.out(renderDeliveries(rows, flags.json === true));
-      const note = pageNote("deliveries", { number: page, limit, shown: rows.length }, total);
-      if (note !== null) io.err(note);
+      printPage(io, DELIVERIES, page, listed, (rows) =>
+        renderDeliveries(rows, flags.json === true),
+      );
     });
 
   webhooks
@@ -194,10 +180,7 @@ function report(io: CliIo, detail: DeliveryDetail, flags: Flags): void {
   }
 }
 
-/** Rows before the page; far past any log, a page whose offset no store takes reads none. */
-function offsetOf(page: number, limit: number): number {
-  return Math.min((page - 1) * limit, Number.MAX_SAFE_INTEGER);
-}
+const DELIVERIES = { one: "delivery", many: "deliveries" };
 
 /** The flag of each of the log's filters (the API's query names them otherwise). */
 const FILTER_FLAGS: Record<string, string> = {

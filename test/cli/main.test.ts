@@ -58,6 +58,8 @@ describe("number options", () => {
   it.each([
     [["webhooks", "deliveries", "lab", "--limit", "0x10", "--store", none], "--limit", "0x10"],
     [["dead-letters", "list", "--limit", "", "--store", none], "--limit", ""],
+    [["webhooks", "deliveries", "lab", "--page", "1e3", "--store", none], "--page", "1e3"],
+    [["dead-letters", "list", "--page", "0x10", "--store", none], "--page", "0x10"],
     [
       ["accounts", "auto-reorder", "acme", "--strips-below", "0o74", "--store", none],
       "--strips-below",

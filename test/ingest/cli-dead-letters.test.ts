@@ -117,6 +117,46 @@ describe("rpmlab dead-letters", () => {
     expect((await cli("dead-letters", "list")).stdout).toBe("no dead letters");
   });
 
+  it("reaches every page with --page, and says on stderr when a list is cut at --limit", async () => {
+    await ingest(truncated, notUtf8, unknownType, { ...notUtf8, payload: Buffer.from([0xfe]) });
+    const ids = (stdout: string) => (JSON.parse(stdout) as { id: number }[]).map((d) => d.id);
+    const all = ids((await cli("dead-letters", "list", "--json")).stdout);
+    expect(all).toHaveLength(4);
+    // Page by page, newest first: the whole list, each page's note saying where it is.
+    const first = await cli("dead-letters", "list", "--limit", "3", "--json");
+    expect(first.code).toBe(0);
+    expect(ids(first.stdout)).toEqual(all.slice(0, 3));
+    expect(first.stderr).toBe("dead letters 1–3 of 4, newest first: --page 2 for the next");
+    const second = await cli("dead-letters", "list", "--limit", "3", "--page", "2", "--json");
+    expect(ids(second.stdout)).toEqual(all.slice(3));
+    expect(second.stderr).toBe("dead letters 4–4 of 4, newest first");
+    // The table too: stdout keeps only the table, the note goes to stderr.
+    const table = await cli("dead-letters", "list", "--limit", "1");
+    expect(table.stdout.split("\n")).toHaveLength(2);
+    expect(table.stderr).toBe("dead letters 1–1 of 4, newest first: --page 2 for the next");
+    // Filters count: the note counts what they match, not every dead letter.
+    const mine = await cli("dead-letters", "list", "--source", bpm.hardwareUuid, "--limit", "2");
+    expect(mine.stderr).toBe("dead letters 1–2 of 3, newest first: --page 2 for the next");
+    // The whole list on one page says nothing more.
+    expect((await cli("dead-letters", "list", "--limit", "4")).stderr).toBe("");
+    // Past the last page (and far past it) is a usage error naming --page, as for deliveries.
+    for (const page of ["3", "999999999999999"]) {
+      const past = await cli("dead-letters", "list", "--limit", "2", "--page", page);
+      expect(past.code, past.stderr).toBe(2);
+      expect(past.stdout).toBe("");
+      expect(past.stderr).toBe(
+        `rpmlab: E_USAGE: --page ${page} is past the last page: 4 dead letters, 2 pages of 2`,
+      );
+    }
+    const one = await cli("dead-letters", "list", "--message-id", "cell-1", "--page", "2");
+    expect(one.stderr).toBe(
+      "rpmlab: E_USAGE: --page 2 is past the last page: 1 dead letter, 1 page of 50",
+    );
+    const bad = await cli("dead-letters", "list", "--page", "0");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--page must be a whole number from 1, got "0"');
+  });
+
   it("shows one's payload as text and base64, and deletes it", async () => {
     await ingest(truncated, notUtf8);
     const [text, binary] = JSON.parse(
