@@ -101,6 +101,43 @@ expect:
     }, 60_000);
   }
 
+  for (const [kit, connectivity] of [
+    ["Vendor BPM - Wide Range", "gateway"],
+    ["Vendor Cellular BPM", "cellular"],
+  ] as const) {
+    it(`a ${connectivity} unit replaced after its battery went flat: the new unit has a fresh battery and takes its readings`, async () => {
+      // Flat from 05:00 for the whole run; the replacement ordered at 09:00 is delivered in the
+      // afternoon: new hardware, its own battery, so it takes 20:00 and the next day's three.
+      const text = `scenario: flat-replaced
+seed: 1
+clock: { start: 2026-01-05T00:00:00Z }
+duration: 2d
+accounts: [{ id: clinic }]
+cohorts:
+  - { id: p, account: clinic, count: 1, model: hypertensive, kit: [${kit}], connectivity: ${connectivity}, adherence: 1, schedule: ["06:00", "12:00", "20:00"] }
+${QUICK_SHIPPING}
+events:
+  - { at: 0d 05:00, action: device.battery_dead, target: p, for: 2d }
+  - at: 0d 09:00
+    action: api.request
+    account: clinic
+    method: POST
+    path: /hwi/hwi-replacements/
+    body: { hwi_device_id: 1be4cd8b-02c8-4629-8b97-b4887af6ba43, device_types: [{ name: ${kit} }] }
+expect:
+  - fulfilment: { status: Delivered, count: 1 }
+  - readings: { missing: 0 }
+`;
+      const report = await runScenario(parseScenario(text, "/scenarios/flat-replaced.yaml"));
+      expect(report.passed, renderText(report)).toBe(true);
+      expect(report.counts.readings, renderText(report)).toMatchObject({
+        taken: 4,
+        stored: 4,
+        missing: 0,
+      });
+    }, 60_000);
+  }
+
   for (const ble of ["direct", "emulated"]) {
     it(`a replaced gateway (${ble} BLE) off the network when its replacement arrives returns the readings in its outbox with it: counted returned, not missing`, async () => {
       // The gateway is off the network from 05:00 for a day: it read the 06:00 and 12:00 readings

@@ -42,7 +42,7 @@ export interface DeviceRig {
   /** Readings its unit is taking whose outcome is not known yet (unit-readings.ts). */
   readonly underWay: Map<PhysicalReading, Promise<MeasureOutcome>>;
   cellular: CellularDevice | undefined;
-  /** Dead battery until this time (no readings taken). */
+  /** Its unit's battery is dead until this time (no readings taken); a new unit's is not. */
   deadUntil: number;
 }
 

@@ -115,6 +115,9 @@ export class Fleet {
     const { ble, cellular } = device;
     device.ble = undefined;
     device.cellular = undefined;
+    // A flat battery is the old unit's: its replacement comes with a fresh one (as a new
+    // CellularDevice starts with its own).
+    device.deadUntil = Number.NEGATIVE_INFINITY;
     // Not awaited: a reading under way settles on the run's clock (an indication's ATT timeout).
     const underWay = new Map(device.underWay);
     device.underWay.clear();
