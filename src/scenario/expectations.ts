@@ -15,6 +15,7 @@ export const READING_COUNTERS = [
   "stored",
   "lost_by_design",
   "returned_with_unit",
+  "held_at_end",
   "missing",
   "duplicates_stored",
   "duplicates_suppressed",
@@ -34,9 +35,14 @@ const readingsExpectation = z
       description:
         "Readings a replaced unit still held when it went back to the vendor (never sent)",
     }),
-    missing: comparator
-      .optional()
-      .meta({ description: "Readings neither stored, lost by design nor returned with a unit" }),
+    held_at_end: comparator.optional().meta({
+      description:
+        "Readings a device or an outbox still held when the run and its drain ended (not sent yet)",
+    }),
+    missing: comparator.optional().meta({
+      description:
+        "Readings neither stored, lost by design, returned with a unit nor held at the end (a fault of the lab)",
+    }),
     duplicates_stored: comparator
       .optional()
       .meta({ description: "Readings stored more than once" }),

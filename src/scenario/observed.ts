@@ -14,6 +14,8 @@ export interface ReadingCounts {
   readonly lost_by_design: number;
   /** Held by a replaced unit (spec 4.3) when it went back to the vendor: never sent. */
   readonly returned_with_unit: number;
+  /** Still held by a device or an outbox when the run (and its drain) ended: not sent yet. */
+  readonly held_at_end: number;
   readonly missing: number;
   readonly duplicates_stored: number;
   readonly duplicates_suppressed: number;

@@ -102,6 +102,7 @@ function orderedReport(report: ScenarioReport): ScenarioReport {
         stored: r.stored,
         lost_by_design: r.lost_by_design,
         returned_with_unit: r.returned_with_unit,
+        held_at_end: r.held_at_end,
         missing: r.missing,
         duplicates_stored: r.duplicates_stored,
         duplicates_suppressed: r.duplicates_suppressed,

@@ -42,6 +42,7 @@ describe("rpmlab run", () => {
       "stored",
       "lost_by_design",
       "returned_with_unit",
+      "held_at_end",
       "missing",
       "duplicates_stored",
       "duplicates_suppressed",

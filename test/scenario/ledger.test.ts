@@ -98,3 +98,28 @@ describe("DeviceLedger with a returned unit", () => {
     });
   });
 });
+
+describe("DeviceLedger at the end of a run", () => {
+  it("counts what a device or an outbox still holds as held at the end, a re-send held too as no re-send", async () => {
+    const onDevice = weighing(AT, 197.6);
+    const inOutbox = weighing(AT + 60_000, 197.4);
+    const uploaded = weighing(AT + 120_000, 197.2);
+    const resend = { ...inOutbox, duplicate: true };
+    const ledger = new DeviceLedger([onDevice, inOutbox, uploaded, resend]);
+    for (const r of [onDevice, inOutbox, uploaded, resend]) {
+      ledger.taken(r, r.timestamp, Promise.resolve(true));
+    }
+    ledger.heldAtEnd(Promise.resolve([onDevice]));
+    // The gateway's outbox holds the values it relayed, read back as a new reading object.
+    ledger.heldRelayedAtEnd([{ ...inOutbox }]);
+    const counts = await ledger.count([record(AT + 120_000, 197.2, false)]);
+    expect(counts).toMatchObject({
+      taken: 3,
+      stored: 1,
+      heldAtEnd: 2,
+      missing: 0,
+      resends: 0,
+      unexpected: 0,
+    });
+  });
+});

@@ -44,7 +44,9 @@ export interface LedgerCounts {
   readonly lostByDesign: number;
   /** Still held by a unit when its replacement came: back to the vendor with it (README). */
   readonly returnedWithUnit: number;
-  /** Taken, not lost by design nor returned with a unit, and not stored. */
+  /** Still on the device or in a gateway's or modem's outbox when the run (and its drain) ended. */
+  readonly heldAtEnd: number;
+  /** Taken, not stored, and none of the fates above: a fault of the lab. */
   readonly missing: number;
   /** Records the API holds more than once. */
   readonly duplicatesStored: number;
@@ -70,6 +72,12 @@ export class DeviceLedger {
   private readonly returning: Promise<readonly PhysicalReading[]>[] = [];
   /** Records a retired gateway held for this device, as the device stamped them (recordKey). */
   private readonly returnedRecords = new Set<string>();
+  /** Readings the device's unit, or its modem's outbox, still held when the run ended. */
+  private readonly heldReadings = new Set<PhysicalReading>();
+  /** What the unit held at the end, known once the readings it was still taking have settled. */
+  private readonly holding: Promise<readonly PhysicalReading[]>[] = [];
+  /** Records the patient's gateway still held for this device at the end (recordKey). */
+  private readonly heldRecords = new Set<string>();
   /** Readings taken, re-sends not counted: kept as they come, read at every step's progress. */
   private takenSoFar = 0;
 
@@ -111,6 +119,26 @@ export class DeviceLedger {
     }
   }
 
+  /**
+   * The run ended (its drain too) with `readings` still on the device's unit or in its modem's
+   * outbox: not sent yet, through no fault of the lab (a fault that outlasted the run, a gateway
+   * unlinked while the device was out of its reach). A promise as for returned().
+   */
+  heldAtEnd(readings: readonly PhysicalReading[] | Promise<readonly PhysicalReading[]>): void {
+    if (readings instanceof Promise) this.holding.push(readings);
+    else for (const reading of readings) this.heldReadings.add(reading);
+  }
+
+  /**
+   * The run ended with `readings` of this device in its gateway's outbox, read back from the
+   * values relayed (as returnedRelayed()).
+   */
+  heldRelayedAtEnd(readings: readonly PhysicalReading[]): void {
+    for (const reading of readings) {
+      for (const key of keysAt(reading, reading.timestamp)) this.heldRecords.add(key);
+    }
+  }
+
   /** Whether a unit of this device has taken the reading (a replacement does not take it again). */
   hasTaken(reading: GeneratedReading): boolean {
     return this.fates.has(reading);
@@ -139,17 +167,19 @@ export class DeviceLedger {
   /** Both sides, against the records the API holds for the device. */
   async count(stored: readonly KeyedRecord[]): Promise<LedgerCounts> {
     for (const readings of await Promise.all(this.returning.splice(0))) this.returned(readings);
+    for (const readings of await Promise.all(this.holding.splice(0))) this.heldAtEnd(readings);
     let taken = 0;
     let lostByDesign = 0;
     let returnedWithUnit = 0;
+    let heldAtEnd = 0;
     let resends = 0;
     let storedReadings = 0;
     let missing = 0;
     const mismatches: string[] = [];
-    const held = new Map<string, number>();
+    const inApi = new Map<string, number>();
     for (const record of stored) {
       const key = recordKey(record);
-      held.set(key, (held.get(key) ?? 0) + 1);
+      inApi.set(key, (inApi.get(key) ?? 0) + 1);
     }
     const explained = new Set<string>();
     const estimated = stored
@@ -185,16 +215,19 @@ export class DeviceLedger {
       // (an upload under way when the unit was packed may still have reached the platform).
       const returned =
         this.returnedReadings.has(reading) || keys.some((key) => this.returnedRecords.has(key));
+      const held = this.heldReadings.has(reading) || keys.some((key) => this.heldRecords.has(key));
       if (reading.duplicate) {
-        if (out && !returned) resends++;
+        // A re-send still held never reached ingestion: nothing for it to suppress.
+        if (out && !returned && !held) resends++;
         continue;
       }
       taken++;
-      if (keys.some((key) => held.has(key)) || corrected.some((key) => held.has(key))) {
+      if (keys.some((key) => inApi.has(key)) || corrected.some((key) => inApi.has(key))) {
         storedReadings++;
       } else if (out && estimated.length > 0 && this.explain(receivedLater(reading), explained)) {
         storedReadings++;
       } else if (returned) returnedWithUnit++;
+      else if (held) heldAtEnd++;
       else if (!out) lostByDesign++;
       else {
         missing++;
@@ -203,7 +236,7 @@ export class DeviceLedger {
     }
     let duplicatesStored = 0;
     let unexpected = 0;
-    for (const [key, n] of held) {
+    for (const [key, n] of inApi) {
       duplicatesStored += n - 1;
       if (!explained.has(key)) {
         unexpected++;
@@ -215,6 +248,7 @@ export class DeviceLedger {
       stored: storedReadings,
       lostByDesign,
       returnedWithUnit,
+      heldAtEnd,
       missing,
       duplicatesStored,
       resends,

@@ -2,6 +2,7 @@ import type { ReadingCounts } from "../observed.ts";
 import type { Fleet } from "./fleet.ts";
 import type { LabClient } from "./lab-client.ts";
 import type { KeyedRecord } from "./ledger.ts";
+import { heldAtEnd } from "./unit-readings.ts";
 
 /** Missing or unexpected records the report names, to say what went wrong. */
 const MISMATCHES = 10;
@@ -19,11 +20,14 @@ export interface ReadingTally {
  * what the API holds for it at the end of the run.
  */
 export async function countReadings(fleet: Fleet, client: LabClient): Promise<ReadingTally> {
+  // Before the fleet stops: what its devices and gateways still hold is not missing.
+  heldAtEnd(fleet.patients);
   const readings: Record<keyof ReadingCounts, number> = {
     taken: 0,
     stored: 0,
     lost_by_design: 0,
     returned_with_unit: 0,
+    held_at_end: 0,
     missing: 0,
     duplicates_stored: 0,
     duplicates_suppressed: 0,
@@ -45,6 +49,7 @@ export async function countReadings(fleet: Fleet, client: LabClient): Promise<Re
       readings.stored += c.stored;
       readings.lost_by_design += c.lostByDesign;
       readings.returned_with_unit += c.returnedWithUnit;
+      readings.held_at_end += c.heldAtEnd;
       readings.missing += c.missing;
       readings.duplicates_stored += c.duplicatesStored;
       readings.duplicates_suppressed += Math.max(0, c.resends - c.duplicatesStored);

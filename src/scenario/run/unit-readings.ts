@@ -6,7 +6,7 @@ import type { Gateway } from "../../gateway/gateway.ts";
 import { macOf } from "../../gateway/reading-assembler.ts";
 import { mappingFor } from "../../gatt/mapping.ts";
 import type { PhysicalReading } from "../../readings/types.ts";
-import type { DeviceRig } from "./fleet-rigs.ts";
+import type { DeviceRig, PatientRig } from "./fleet-rigs.ts";
 
 /**
  * The device's unit takes a reading (the patient's, or a re-send): under way on that unit until
@@ -51,6 +51,37 @@ export async function retiredUnitHolds(
  * device's ledger counts its own returned with the unit, read back from the values relayed.
  */
 export function gatewayReturned(gateway: Gateway, devices: readonly DeviceRig[]): void {
+  for (const [device, readings] of relayedBy(gateway, devices)) {
+    device.ledger.returnedRelayed(readings);
+  }
+}
+
+/**
+ * The run (and its drain) ended: what each patient's gateway outbox, each device's unit and
+ * each modem's outbox still hold goes in the ledgers as held at the end, not missing (README
+ * "Running scenarios"). Called before the fleet stops.
+ */
+export function heldAtEnd(patients: readonly PatientRig[]): void {
+  for (const patient of patients) {
+    if (patient.gateway !== undefined) {
+      for (const [device, readings] of relayedBy(patient.gateway, patient.devices)) {
+        device.ledger.heldRelayedAtEnd(readings);
+      }
+    }
+    for (const device of patient.devices) {
+      if (device.ble !== undefined) {
+        device.ledger.heldAtEnd(retiredUnitHolds(device.ble, new Map(device.underWay)));
+      }
+      if (device.cellular !== undefined) device.ledger.heldAtEnd(device.cellular.held());
+    }
+  }
+}
+
+/** The readings a gateway's outbox holds, by the device they came from, read back from values. */
+function relayedBy(
+  gateway: Gateway,
+  devices: readonly DeviceRig[],
+): Map<DeviceRig, PhysicalReading[]> {
   const byAddress = new Map(devices.map((d) => [deviceMacAddress(d.hwiDeviceId), d]));
   const relayed = new Map<DeviceRig, PhysicalReading[]>();
   for (const item of gateway.held()) {
@@ -65,5 +96,5 @@ export function gatewayReturned(gateway: Gateway, devices: readonly DeviceRig[])
     }
     relayed.set(device, [...(relayed.get(device) ?? []), reading]);
   }
-  for (const [device, readings] of relayed) device.ledger.returnedRelayed(readings);
+  return relayed;
 }

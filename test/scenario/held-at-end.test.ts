@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { parseScenario } from "../../src/scenario/load.ts";
+import { renderText } from "../../src/scenario/report.ts";
+import { runScenario } from "../../src/scenario/runner.ts";
+
+/**
+ * Readings a device or a gateway still holds when the run ends (README "Running scenarios"):
+ * nothing went wrong in the lab, the run just ended before they could go. They count as
+ * held_at_end, not missing (a fault of the lab, which fails a run).
+ */
+const run = async (name: string, body: string) => {
+  const text = `scenario: ${name}
+seed: 1
+clock: { start: 2026-01-05T00:00:00Z }
+${body}`;
+  return runScenario(parseScenario(text, `/scenarios/${name}.yaml`));
+};
+
+describe("readings held at the end of a run", () => {
+  for (const [connectivity, kit, fault] of [
+    ["gateway", "Vendor BPM - Wide Range", "device.out_of_range"],
+    ["gateway", "Vendor BPM - Wide Range", "gateway.outage"],
+    ["cellular", "Vendor Cellular BPM", "cellular.outage"],
+  ] as const) {
+    it(`${fault} lasting past the drain: what the ${fault.startsWith("device") ? "device" : "outbox"} still holds counts held_at_end, not missing`, async () => {
+      // Out from day 1 12:00 for 5 days: the 20:00 reading of day 1 and the three of day 2
+      // wait in the device or the outbox when the run's day of drain ends.
+      const report = await run(
+        "held-at-end",
+        `duration: 3d
+accounts: [{ id: clinic }]
+cohorts:
+  - { id: p, account: clinic, count: 1, model: hypertensive, kit: [${kit}], connectivity: ${connectivity}, adherence: 1, schedule: ["06:00", "12:00", "20:00"] }
+events:
+  - { at: 1d 12:30, action: ${fault}, target: p, for: 5d }
+expect:
+  - readings: { missing: 0, held_at_end: 4 }
+`,
+      );
+      expect(report.counts.readings, renderText(report)).toMatchObject({
+        taken: 9,
+        stored: 5,
+        held_at_end: 4,
+        missing: 0,
+      });
+      expect(report.passed, renderText(report)).toBe(true);
+      expect(renderText(report)).toContain("held_at_end 4");
+    }, 60_000);
+  }
+
+  it("readings stranded on a device out of range when its gateway is unlinked are held on it at the end", async () => {
+    // Out of reach from 05:00 to 17:00: the cuff keeps its 06:00 and 12:00 readings; the
+    // patient is unenrolled at 14:00 (spec 4.2) and measures no more; no gateway reads them.
+    const report = await run(
+      "stranded",
+      `duration: 2d
+accounts: [{ id: clinic }]
+cohorts:
+  - { id: p, account: clinic, count: 1, model: hypertensive, kit: [Vendor BPM - Wide Range], connectivity: gateway, adherence: 1, schedule: ["06:00", "12:00", "20:00"] }
+events:
+  - { at: 0d 05:00, action: device.out_of_range, target: p, for: 12h }
+  - { at: 0d 14:00, action: gateway.unlink, target: p }
+expect:
+  - readings: { missing: 0, held_at_end: 2 }
+`,
+    );
+    expect(report.counts.readings, renderText(report)).toMatchObject({
+      taken: 2,
+      stored: 0,
+      held_at_end: 2,
+      missing: 0,
+    });
+    expect(report.passed, renderText(report)).toBe(true);
+  }, 60_000);
+});
