@@ -12,6 +12,7 @@ import type { PhysicalReading } from "../readings/types.ts";
 import type { LinkChange } from "./link.ts";
 import { Modem, type ModemOptions } from "./modem.ts";
 import { drawModemIdentity } from "./modem-identity.ts";
+import type { OutboxEntry } from "./outbox.ts";
 import {
   type StoredReading,
   storedReadingFault,
@@ -80,6 +81,8 @@ export interface CellularDeviceEvents extends Record<string, unknown> {
   finished: { readonly at: number };
   /** The outbox could not keep a reading (a full disk): the device has stopped taking them. */
   failed: { readonly at: number; readonly error: RpmlabError };
+  /** Its outbox was full: these, the oldest it held, were dropped and will never be sent. */
+  dropped: { readonly at: number; readonly readings: readonly PhysicalReading[] };
 }
 
 /** Readings a BLE device of the same family keeps (src/devices/record-store.ts). */
@@ -113,6 +116,10 @@ export class CellularDevice {
     readonly modem: Modem<StoredReading>,
   ) {
     this.nextSequence = options.rng.fork("sequence").int(1, 999);
+    modem.outbox.events.on("dropped", ({ entries }) => {
+      const readings = entries.map((entry) => this.readingOf(entry));
+      this.events.emit("dropped", { at: options.clock.now(), readings });
+    });
   }
 
   /** Builds the device and its modem (the outbox opens now: E_OUTBOX_UNAVAILABLE). */
@@ -207,13 +214,13 @@ export class CellularDevice {
    * an entry is not a reading of this type (the outbox file of another type with this IMEI).
    */
   held(): PhysicalReading[] {
+    return this.modem.outbox.held().map((entry) => this.readingOf(entry));
+  }
+
+  /** An outbox entry's reading: as this process took it, or decoded from its values. */
+  private readingOf({ seq, item }: OutboxEntry<StoredReading>): PhysicalReading {
     const { profile } = this.options;
-    return this.modem.outbox
-      .held()
-      .map(
-        ({ seq, item }) =>
-          this.queuedReadings.get(seq) ?? mappingFor(profile).decode(storedValues(item), profile),
-      );
+    return this.queuedReadings.get(seq) ?? mappingFor(profile).decode(storedValues(item), profile);
   }
 
   /** Powers off: no more readings; what is queued stays in the outbox. */

@@ -26,7 +26,7 @@ type Statement = BetterSqlite.Statement;
  * store driver, and it is synchronous, so enqueue() is durable once it returns.
  */
 export class SqliteOutbox<T> implements Outbox<T> {
-  readonly events = new TypedEvents<OutboxEvents>();
+  readonly events = new TypedEvents<OutboxEvents<T>>();
   private readonly insert: Statement;
   private readonly keepAside: Statement;
   private readonly deleteOne: Statement;
@@ -51,7 +51,7 @@ export class SqliteOutbox<T> implements Outbox<T> {
   ) {
     this.insert = db.prepare("INSERT INTO entries (queued_at, item) VALUES (?, ?)");
     this.dropOldest = db.prepare(
-      "DELETE FROM entries WHERE seq IN (SELECT seq FROM entries ORDER BY seq LIMIT ?)",
+      "DELETE FROM entries WHERE seq IN (SELECT seq FROM entries ORDER BY seq LIMIT ?) RETURNING seq, queued_at, item",
     );
     this.oldest = db.prepare(
       "SELECT seq, queued_at, item FROM entries WHERE seq <= ? ORDER BY seq LIMIT ?",
@@ -146,17 +146,21 @@ export class SqliteOutbox<T> implements Outbox<T> {
   }
 
   private append(queuedAt: number, text: string, item: T): OutboxEntry<T> {
-    return this.db.transaction(() => {
+    let dropped: Row[] = [];
+    const entry = this.db.transaction(() => {
       const seq = Number(this.insert.run(queuedAt, text).lastInsertRowid);
       const excess = this.count + 1 - this.capacity;
       if (excess > 0) {
-        this.dropOldest.run(excess);
+        dropped = this.dropOldest.all(excess) as Row[];
         this.setMeta.run("dropped", String(this.droppedCount + excess));
         this.droppedCount += excess;
       }
       this.count = Math.min(this.count + 1, this.capacity);
       return { seq, queuedAt, item };
     })();
+    // After the commit: a listener sees the outbox as it now is.
+    if (dropped.length > 0) this.events.emit("dropped", { entries: readable<T>(dropped) });
+    return entry;
   }
 
   /**
@@ -250,4 +254,18 @@ interface Row {
 function meta(db: Database, key: string): string | undefined {
   const row = db.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(key);
   return row === undefined ? undefined : String(row);
+}
+
+/** Dropped rows as entries, those that read back as JSON (a damaged one is only counted). */
+function readable<T>(rows: readonly Row[]): OutboxEntry<T>[] {
+  const entries: OutboxEntry<T>[] = [];
+  for (const row of rows) {
+    if (typeof row.item !== "string" || typeof row.queued_at !== "number") continue;
+    try {
+      entries.push({ seq: row.seq, queuedAt: row.queued_at, item: JSON.parse(row.item) as T });
+    } catch {
+      // Not JSON: nothing to say which reading it was.
+    }
+  }
+  return entries;
 }

@@ -33,16 +33,22 @@ export interface OutboxBatch<T> {
   readonly lastSeq: number;
 }
 
-export interface OutboxEvents extends Record<string, unknown> {
+export interface OutboxEvents<T = unknown> extends Record<string, unknown> {
   /**
    * A disk entry that cannot be read back (not JSON, or not an item: `check` said which field)
    * was moved to the file's set_aside table, kept as it was, so the entries after it still go.
    */
   setAside: { readonly seq: number; readonly error: RpmlabError };
+  /**
+   * The outbox was full: queuing an item dropped these, the oldest (counted in `dropped`), so
+   * whoever queued them can say which readings will never be sent. On disk, one that does not
+   * read back is left out (it is counted all the same).
+   */
+  dropped: { readonly entries: readonly OutboxEntry<T>[] };
 }
 
 export interface Outbox<T> {
-  readonly events: TypedEvents<OutboxEvents>;
+  readonly events: TypedEvents<OutboxEvents<T>>;
   /** Entries set aside as unreadable, over the file's whole life (always 0 in memory). */
   readonly setAside: number;
   /** Most items held at once. */
@@ -51,7 +57,10 @@ export interface Outbox<T> {
   readonly size: number;
   /** Items dropped because the outbox was full, over its whole life (kept on disk too). */
   readonly dropped: number;
-  /** Queues an item, dropping the oldest when full. Durable (disk) once it returns. */
+  /**
+   * Queues an item, dropping the oldest when full (the `dropped` event names them). Durable
+   * (disk) once it returns.
+   */
   enqueue(item: T): OutboxEntry<T>;
   /**
    * The oldest items, at most `max` (default MAX_READINGS) and none after `upToSeq` (to retry
@@ -168,7 +177,7 @@ export function checkMax(max: number): void {
 /** The outbox in memory: the same rules, gone with the process. */
 export class MemoryOutbox<T> implements Outbox<T> {
   /** Items never leave memory as text, so none is ever set aside. */
-  readonly events = new TypedEvents<OutboxEvents>();
+  readonly events = new TypedEvents<OutboxEvents<T>>();
   readonly setAside = 0;
   /** Entries from `head` on are held; the ones before it left (compacted now and then). */
   private entries: OutboxEntry<T>[] = [];
@@ -197,11 +206,14 @@ export class MemoryOutbox<T> implements Outbox<T> {
   enqueue(item: T): OutboxEntry<T> {
     const entry = { seq: this.nextSeq++, queuedAt: this.clock.now(), item };
     this.entries.push(entry);
+    const from = this.head;
     while (this.size > this.capacity) {
       this.head++;
       this.droppedCount++;
     }
+    const dropped = this.head > from ? this.entries.slice(from, this.head) : undefined;
     this.compact();
+    if (dropped !== undefined) this.events.emit("dropped", { entries: dropped });
     return entry;
   }
 

@@ -71,6 +71,11 @@ export class BleDevice {
   private flushing: Promise<void> | undefined;
   /** Called when the central has subscribed to every characteristic its measurements go out on. */
   onListening: () => void = () => undefined;
+  /**
+   * Called with the reading of a stored record no central had yet, dropped (the oldest) when
+   * the store was full: it will never be sent.
+   */
+  onDropped: (reading: PhysicalReading) => void = () => undefined;
 
   constructor(private readonly options: BleDeviceOptions) {
     this.profile = options.profile;
@@ -164,8 +169,10 @@ export class BleDevice {
       .find((n) => n !== undefined);
     const record: StoredRecord = { sequence: carried ?? sequence, values };
     this.takenFrom.set(record, reading);
-    this.store.add(record);
+    const dropped = this.store.add(record);
     this.counts.stored++;
+    const lost = dropped === undefined ? undefined : this.takenFrom.get(dropped);
+    if (lost !== undefined && !this.delivered.has(dropped!)) this.onDropped(lost);
     return "stored";
   }
 

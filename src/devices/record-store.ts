@@ -15,9 +15,10 @@ export class RecordStore {
 
   constructor(readonly capacity = 1000) {}
 
-  add(record: StoredRecord): void {
+  /** Keeps the record; returns the oldest when that went to make room. */
+  add(record: StoredRecord): StoredRecord | undefined {
     this.records.push(record);
-    if (this.records.length > this.capacity) this.records.shift();
+    return this.records.length > this.capacity ? this.records.shift() : undefined;
   }
 
   get size(): number {

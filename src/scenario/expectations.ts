@@ -16,6 +16,7 @@ export const READING_COUNTERS = [
   "lost_by_design",
   "returned_with_unit",
   "held_at_end",
+  "dropped_full",
   "missing",
   "duplicates_stored",
   "duplicates_suppressed",
@@ -39,9 +40,13 @@ const readingsExpectation = z
       description:
         "Readings a device or an outbox still held when the run and its drain ended (not sent yet)",
     }),
+    dropped_full: comparator.optional().meta({
+      description:
+        "Readings a full device store or outbox dropped, the oldest first, as real ones do (never sent)",
+    }),
     missing: comparator.optional().meta({
       description:
-        "Readings neither stored, lost by design, returned with a unit nor held at the end (a fault of the lab)",
+        "Readings neither stored, lost by design, returned with a unit, held at the end nor dropped by a full store (a fault of the lab)",
     }),
     duplicates_stored: comparator
       .optional()

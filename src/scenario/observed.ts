@@ -16,6 +16,8 @@ export interface ReadingCounts {
   readonly returned_with_unit: number;
   /** Still held by a device or an outbox when the run (and its drain) ended: not sent yet. */
   readonly held_at_end: number;
+  /** Dropped, the oldest, by a full device store or outbox (as real ones do): never sent. */
+  readonly dropped_full: number;
   readonly missing: number;
   readonly duplicates_stored: number;
   readonly duplicates_suppressed: number;

@@ -103,6 +103,7 @@ function orderedReport(report: ScenarioReport): ScenarioReport {
         lost_by_design: r.lost_by_design,
         returned_with_unit: r.returned_with_unit,
         held_at_end: r.held_at_end,
+        dropped_full: r.dropped_full,
         missing: r.missing,
         duplicates_stored: r.duplicates_stored,
         duplicates_suppressed: r.duplicates_suppressed,

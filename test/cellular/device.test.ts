@@ -89,6 +89,18 @@ describe("CellularDevice, off the network", () => {
     expect(device.held()[0]).toBe(readings.at(-5));
   });
 
+  it("says which readings its full outbox dropped, as it took them: all but the newest it holds", async () => {
+    const run = await offline("Vendor Cellular BPM", "bpm", 5);
+    const dropped: PhysicalReading[] = [];
+    run.device.events.on("dropped", (e) => dropped.push(...e.readings));
+    await run.device.start();
+    await run.clock.run({ until: START + 11 * DAY });
+    expect(dropped).toHaveLength(run.readings.length - 5);
+    expect(dropped).toEqual(run.readings.slice(0, -5));
+    expect(dropped[0]).toBe(run.readings[0]);
+    await run.device.stop();
+  });
+
   it("a unit reopened on its disk outbox holds what an earlier run of it left there too", async () => {
     // `rpmlab cellular-device --outbox DIR` run twice, off the network both times: the outbox
     // file keeps the first run's readings, and the unit going back to the vendor now holds both.

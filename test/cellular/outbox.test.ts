@@ -108,6 +108,22 @@ for (const { kind, open } of KINDS)
       outbox.close();
     });
 
+    it("names the entries it drops when full, oldest first, so their sender can account for them", async () => {
+      const outbox = await open(new VirtualClock({ startMs: START }), 3);
+      const dropped: number[] = [];
+      outbox.events.on("dropped", ({ entries }) => {
+        // Told after the drop: the outbox already holds the new item and not these.
+        expect(outbox.size).toBe(3);
+        for (const e of entries) dropped.push(e.item.n);
+      });
+      for (let n = 0; n < 3; n++) outbox.enqueue({ n });
+      expect(dropped).toEqual([]);
+      for (let n = 3; n < 6; n++) outbox.enqueue({ n });
+      expect(dropped).toEqual([0, 1, 2]);
+      expect(outbox.dropped).toBe(3);
+      outbox.close();
+    });
+
     it("a batch whose oldest entries were dropped while in flight removes only what is left", async () => {
       const clock = new VirtualClock({ startMs: START });
       const outbox = await open(clock, 3);

@@ -105,6 +105,17 @@ describe("BleDevice RACP server", () => {
     expect(r.device.held()).toEqual([next]);
   });
 
+  it("when its store is full, drops the oldest record and says which reading no central will get", async () => {
+    const r = rig("Vendor Glucometer");
+    const taken = readingsFor(r.profile, "full", r.device.store.capacity + 2);
+    const dropped: unknown[] = [];
+    r.device.onDropped = (reading) => dropped.push(reading);
+    for (const reading of taken) await r.device.measure(reading);
+    expect(r.device.store.size).toBe(r.device.store.capacity);
+    expect(dropped).toEqual(taken.slice(0, 2));
+    expect(r.device.held()).toEqual(taken.slice(2));
+  });
+
   it("counts past the wrap of its 16-bit sequence: ≥ n takes the records after it, and what it passed over is had", async () => {
     const r = rig("Vendor Glucometer", { lastSequence: 0xfffd });
     for (const reading of readingsFor(r.profile, "wrap", 4)) await r.device.measure(reading);

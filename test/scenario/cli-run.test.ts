@@ -43,6 +43,7 @@ describe("rpmlab run", () => {
       "lost_by_design",
       "returned_with_unit",
       "held_at_end",
+      "dropped_full",
       "missing",
       "duplicates_stored",
       "duplicates_suppressed",

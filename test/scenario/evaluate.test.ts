@@ -19,6 +19,7 @@ const observed: Observed = {
     lost_by_design: 6,
     returned_with_unit: 0,
     held_at_end: 0,
+    dropped_full: 0,
     missing: 4,
     duplicates_stored: 0,
     duplicates_suppressed: 9,

@@ -73,3 +73,39 @@ expect:
     expect(report.passed, renderText(report)).toBe(true);
   }, 60_000);
 });
+
+describe("readings a full store dropped", () => {
+  for (const [connectivity, kit, fault] of [
+    ["gateway", "Vendor BPM - Wide Range", "device.out_of_range"],
+    ["cellular", "Vendor Cellular BPM", "cellular.outage"],
+  ] as const) {
+    it(`a ${connectivity} device out of reach until past the end: its store keeps the newest 1000, the older ones it dropped count dropped_full, not missing`, async () => {
+      // Every half hour for 22 days, out of reach from the first hour on: 1000 fit in the
+      // device's store (its modem's outbox), the older ones are dropped, as meters do.
+      const schedule = Array.from(
+        { length: 48 },
+        (_, i) => `"${String(Math.floor(i / 2)).padStart(2, "0")}:${i % 2 === 0 ? "00" : "30"}"`,
+      );
+      const report = await run(
+        "dropped-full",
+        `duration: 22d
+accounts: [{ id: clinic }]
+cohorts:
+  - { id: p, account: clinic, count: 1, model: hypertensive, kit: [${kit}], connectivity: ${connectivity}, adherence: 1, schedule: [${schedule.join(", ")}] }
+events:
+  - { at: 0d 00:45, action: ${fault}, target: p, for: 30d }
+expect:
+  - readings: { missing: 0, dropped_full: ">= 1" }
+`,
+      );
+      const r = report.counts.readings;
+      expect(r.missing, renderText(report)).toBe(0);
+      // Re-sends take room in the store too: at most 1000 of the readings are still held.
+      expect(r.held_at_end, renderText(report)).toBeGreaterThan(900);
+      expect(r.held_at_end, renderText(report)).toBeLessThanOrEqual(1000);
+      expect(r.dropped_full, renderText(report)).toBe(r.taken - r.stored - r.held_at_end);
+      expect(r.dropped_full, renderText(report)).toBeGreaterThan(0);
+      expect(report.passed, renderText(report)).toBe(true);
+    }, 120_000);
+  }
+});

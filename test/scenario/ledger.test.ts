@@ -123,3 +123,28 @@ describe("DeviceLedger at the end of a run", () => {
     });
   });
 });
+
+describe("DeviceLedger with a full store", () => {
+  it("counts what a full store or outbox dropped as dropped_full, a dropped re-send as no re-send", async () => {
+    const onDevice = weighing(AT, 197.6);
+    const relayed = weighing(AT + 60_000, 197.4);
+    const stored = weighing(AT + 120_000, 197.2);
+    const resend = { ...stored, duplicate: true };
+    const ledger = new DeviceLedger([onDevice, relayed, stored, resend]);
+    for (const r of [onDevice, relayed, stored, resend]) {
+      ledger.taken(r, r.timestamp, Promise.resolve(true));
+    }
+    ledger.droppedFull([onDevice, resend]);
+    // The gateway's outbox drops the values it relayed, read back as a new reading object.
+    ledger.droppedRelayed([{ ...relayed }]);
+    const counts = await ledger.count([record(AT + 120_000, 197.2, false)]);
+    expect(counts).toMatchObject({
+      taken: 3,
+      stored: 1,
+      droppedFull: 2,
+      heldAtEnd: 0,
+      missing: 0,
+      resends: 0,
+    });
+  });
+});

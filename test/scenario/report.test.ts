@@ -27,6 +27,7 @@ function sample(): ScenarioReport {
         lost_by_design: 6,
         returned_with_unit: 0,
         held_at_end: 0,
+        dropped_full: 0,
         missing: 4,
         duplicates_stored: 0,
       },
@@ -83,7 +84,7 @@ describe("renderText", () => {
     expect(text).toContain("virtual 2026-01-05T00:00:00.000Z → 2026-02-04T00:00:00.000Z");
     expect(text).toContain("wall 12.35 s, speedup 209964×, 9.72 readings per wall second");
     expect(text).toContain(
-      "readings taken 120, stored 110, lost_by_design 6, returned_with_unit 0, held_at_end 0, missing 4, duplicates_stored 0, duplicates_suppressed 9",
+      "readings taken 120, stored 110, lost_by_design 6, returned_with_unit 0, held_at_end 0, dropped_full 0, missing 4, duplicates_stored 0, duplicates_suppressed 9",
     );
     expect(text).toContain(
       "webhooks FULFILLMENT delivered 12, MEASUREMENT delivered 107, MEASUREMENT failed 3",
@@ -176,6 +177,7 @@ describe("renderJson", () => {
       "lost_by_design",
       "returned_with_unit",
       "held_at_end",
+      "dropped_full",
       "missing",
       "duplicates_stored",
       "duplicates_suppressed",

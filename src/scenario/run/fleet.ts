@@ -19,7 +19,7 @@ import { DeviceLedger } from "./ledger.ts";
 import { patientAddress } from "./patient-address.ts";
 import { cohortPatientModel } from "./patient-model.ts";
 import { actionRefused } from "./refused.ts";
-import { gatewayReturned, retiredUnitHolds, takeOnUnit } from "./unit-readings.ts";
+import { gatewayDropped, gatewayReturned, retiredUnitHolds, takeOnUnit } from "./unit-readings.ts";
 
 const DAY = 86_400_000;
 
@@ -310,6 +310,8 @@ export class Fleet {
       patient.devices.indexOf(device),
     );
     device.ble = hardware;
+    // A full store drops its oldest reading (RecordStore): never sent, by design.
+    hardware.ble.onDropped = (reading) => device.ledger.droppedFull([reading]);
     // A re-emission shares its original's records (readings/duplicates.ts).
     const originals = new Map<GeneratedReading["records"], GeneratedReading>();
     for (const reading of device.ledger.readings) {
@@ -354,6 +356,7 @@ export class Fleet {
     cellular.events.on("reading", ({ reading, fate }) => {
       device.ledger.taken(reading, reading.timestamp, Promise.resolve(fate !== "lost-by-design"));
     });
+    cellular.events.on("dropped", ({ readings }) => device.ledger.droppedFull(readings));
     device.cellular = cellular;
     await cellular.start();
     let stopped: Promise<void> | undefined;
@@ -383,6 +386,7 @@ export class Fleet {
         : { checkinEveryMs: patient.cohort.checkinEveryMs }),
     });
     patient.gateway = gateway;
+    gateway.modem.outbox.events.on("dropped", (e) => gatewayDropped(e.entries, patient.devices));
     await gateway.start();
   }
 }

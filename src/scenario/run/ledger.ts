@@ -46,6 +46,8 @@ export interface LedgerCounts {
   readonly returnedWithUnit: number;
   /** Still on the device or in a gateway's or modem's outbox when the run (and its drain) ended. */
   readonly heldAtEnd: number;
+  /** Dropped, the oldest, by a full device store or outbox, as those do by design (README). */
+  readonly droppedFull: number;
   /** Taken, not stored, and none of the fates above: a fault of the lab. */
   readonly missing: number;
   /** Records the API holds more than once. */
@@ -78,6 +80,10 @@ export class DeviceLedger {
   private readonly holding: Promise<readonly PhysicalReading[]>[] = [];
   /** Records the patient's gateway still held for this device at the end (recordKey). */
   private readonly heldRecords = new Set<string>();
+  /** Readings the device's store or its modem's outbox dropped when full. */
+  private readonly droppedReadings = new Set<PhysicalReading>();
+  /** Records of this device the gateway's outbox dropped when full (recordKey). */
+  private readonly droppedRecords = new Set<string>();
   /** Readings taken, re-sends not counted: kept as they come, read at every step's progress. */
   private takenSoFar = 0;
 
@@ -139,6 +145,21 @@ export class DeviceLedger {
     }
   }
 
+  /**
+   * The device's store or its modem's outbox was full and dropped `readings`, its oldest (as
+   * meters and modems do): they will never be sent.
+   */
+  droppedFull(readings: readonly PhysicalReading[]): void {
+    for (const reading of readings) this.droppedReadings.add(reading);
+  }
+
+  /** The gateway's full outbox dropped `readings` of this device (as returnedRelayed() reads). */
+  droppedRelayed(readings: readonly PhysicalReading[]): void {
+    for (const reading of readings) {
+      for (const key of keysAt(reading, reading.timestamp)) this.droppedRecords.add(key);
+    }
+  }
+
   /** Whether a unit of this device has taken the reading (a replacement does not take it again). */
   hasTaken(reading: GeneratedReading): boolean {
     return this.fates.has(reading);
@@ -172,6 +193,7 @@ export class DeviceLedger {
     let lostByDesign = 0;
     let returnedWithUnit = 0;
     let heldAtEnd = 0;
+    let droppedFull = 0;
     let resends = 0;
     let storedReadings = 0;
     let missing = 0;
@@ -216,9 +238,11 @@ export class DeviceLedger {
       const returned =
         this.returnedReadings.has(reading) || keys.some((key) => this.returnedRecords.has(key));
       const held = this.heldReadings.has(reading) || keys.some((key) => this.heldRecords.has(key));
+      const dropped =
+        this.droppedReadings.has(reading) || keys.some((key) => this.droppedRecords.has(key));
       if (reading.duplicate) {
-        // A re-send still held never reached ingestion: nothing for it to suppress.
-        if (out && !returned && !held) resends++;
+        // A re-send still held, or dropped, never reached ingestion: nothing for it to suppress.
+        if (out && !returned && !held && !dropped) resends++;
         continue;
       }
       taken++;
@@ -228,6 +252,7 @@ export class DeviceLedger {
         storedReadings++;
       } else if (returned) returnedWithUnit++;
       else if (held) heldAtEnd++;
+      else if (dropped) droppedFull++;
       else if (!out) lostByDesign++;
       else {
         missing++;
@@ -249,6 +274,7 @@ export class DeviceLedger {
       lostByDesign,
       returnedWithUnit,
       heldAtEnd,
+      droppedFull,
       missing,
       duplicatesStored,
       resends,

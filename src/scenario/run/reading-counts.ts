@@ -28,6 +28,7 @@ export async function countReadings(fleet: Fleet, client: LabClient): Promise<Re
     lost_by_design: 0,
     returned_with_unit: 0,
     held_at_end: 0,
+    dropped_full: 0,
     missing: 0,
     duplicates_stored: 0,
     duplicates_suppressed: 0,
@@ -50,6 +51,7 @@ export async function countReadings(fleet: Fleet, client: LabClient): Promise<Re
       readings.lost_by_design += c.lostByDesign;
       readings.returned_with_unit += c.returnedWithUnit;
       readings.held_at_end += c.heldAtEnd;
+      readings.dropped_full += c.droppedFull;
       readings.missing += c.missing;
       readings.duplicates_stored += c.duplicatesStored;
       readings.duplicates_suppressed += Math.max(0, c.resends - c.duplicatesStored);

@@ -1,8 +1,9 @@
+import type { OutboxEntry } from "../../cellular/outbox.ts";
 import { storedValues } from "../../cellular/stored-reading.ts";
 import type { MeasureOutcome } from "../../devices/ble-device.ts";
 import type { FleetDevice } from "../../devices/fleet-device.ts";
 import { deviceMacAddress } from "../../fulfilment/identifiers.ts";
-import type { Gateway } from "../../gateway/gateway.ts";
+import type { Gateway, QueuedReading } from "../../gateway/gateway.ts";
 import { macOf } from "../../gateway/reading-assembler.ts";
 import { mappingFor } from "../../gatt/mapping.ts";
 import type { PhysicalReading } from "../../readings/types.ts";
@@ -51,7 +52,7 @@ export async function retiredUnitHolds(
  * device's ledger counts its own returned with the unit, read back from the values relayed.
  */
 export function gatewayReturned(gateway: Gateway, devices: readonly DeviceRig[]): void {
-  for (const [device, readings] of relayedBy(gateway, devices)) {
+  for (const [device, readings] of relayedBy(gateway.held(), devices)) {
     device.ledger.returnedRelayed(readings);
   }
 }
@@ -64,7 +65,7 @@ export function gatewayReturned(gateway: Gateway, devices: readonly DeviceRig[])
 export function heldAtEnd(patients: readonly PatientRig[]): void {
   for (const patient of patients) {
     if (patient.gateway !== undefined) {
-      for (const [device, readings] of relayedBy(patient.gateway, patient.devices)) {
+      for (const [device, readings] of relayedBy(patient.gateway.held(), patient.devices)) {
         device.ledger.heldRelayedAtEnd(readings);
       }
     }
@@ -77,14 +78,28 @@ export function heldAtEnd(patients: readonly PatientRig[]): void {
   }
 }
 
-/** The readings a gateway's outbox holds, by the device they came from, read back from values. */
+/**
+ * A gateway's full outbox dropped `items`, its oldest (as hubs do: gateway-modem.ts): each
+ * device's ledger counts its own dropped_full, read back from the values relayed.
+ */
+export function gatewayDropped(
+  entries: readonly OutboxEntry<QueuedReading>[],
+  devices: readonly DeviceRig[],
+): void {
+  const items = entries.map((entry) => entry.item);
+  for (const [device, readings] of relayedBy(items, devices)) {
+    device.ledger.droppedRelayed(readings);
+  }
+}
+
+/** Readings a gateway relays, by the device they came from, read back from their values. */
 function relayedBy(
-  gateway: Gateway,
+  items: readonly QueuedReading[],
   devices: readonly DeviceRig[],
 ): Map<DeviceRig, PhysicalReading[]> {
   const byAddress = new Map(devices.map((d) => [deviceMacAddress(d.hwiDeviceId), d]));
   const relayed = new Map<DeviceRig, PhysicalReading[]>();
-  for (const item of gateway.held()) {
+  for (const item of items) {
     const device = byAddress.get(macOf(item.deviceAddress ?? ""));
     if (device === undefined) continue;
     let reading: PhysicalReading;
