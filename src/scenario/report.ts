@@ -192,6 +192,10 @@ function junitSuite(report: ScenarioReport, name: string, indent: string): strin
     `    <property ${attrs({ name: "seed", value: report.seed })}/>`,
     `    <property ${attrs({ name: "digest", value: report.digest })}/>`,
     `    <property ${attrs({ name: "dead_letters", value: report.dead_letters.count })}/>`,
+    ...READING_KEYS.map(
+      (k) =>
+        `    <property ${attrs({ name: `readings.${k}`, value: report.counts.readings[k] })}/>`,
+    ),
     "  </properties>",
   ];
   const names = caseNames(report.expectations);

@@ -247,6 +247,16 @@ describe("renderJunit", () => {
       { name: "seed", value: "42" },
       { name: "digest", value: "ab".repeat(32) },
       { name: "dead_letters", value: "7" },
+      // Where every reading went, so a red CI run says what the ledger found.
+      { name: "readings.taken", value: "120" },
+      { name: "readings.stored", value: "110" },
+      { name: "readings.lost_by_design", value: "6" },
+      { name: "readings.returned_with_unit", value: "0" },
+      { name: "readings.held_at_end", value: "0" },
+      { name: "readings.dropped_full", value: "0" },
+      { name: "readings.missing", value: "4" },
+      { name: "readings.duplicates_stored", value: "0" },
+      { name: "readings.duplicates_suppressed", value: "9" },
     ]);
     expect(xml.trimEnd().endsWith("</testsuite>")).toBe(true);
   });
