@@ -17,17 +17,19 @@ ${body}`;
 };
 
 describe("readings held at the end of a run", () => {
-  for (const [connectivity, kit, fault] of [
-    ["gateway", "Vendor BPM - Wide Range", "device.out_of_range"],
-    ["gateway", "Vendor BPM - Wide Range", "gateway.outage"],
-    ["cellular", "Vendor Cellular BPM", "cellular.outage"],
+  for (const [connectivity, kit, fault, ble] of [
+    ["gateway", "Vendor BPM - Wide Range", "device.out_of_range", "direct"],
+    ["gateway", "Vendor BPM - Wide Range", "device.out_of_range", "emulated"],
+    ["gateway", "Vendor BPM - Wide Range", "gateway.outage", "direct"],
+    ["cellular", "Vendor Cellular BPM", "cellular.outage", "direct"],
   ] as const) {
-    it(`${fault} lasting past the drain: what the ${fault.startsWith("device") ? "device" : "outbox"} still holds counts held_at_end, not missing`, async () => {
+    it(`${fault} lasting past the drain${connectivity === "gateway" ? ` (${ble} BLE)` : ""}: what the ${fault.startsWith("device") ? "device" : "outbox"} still holds counts held_at_end, not missing`, async () => {
       // Out from day 1 12:00 for 5 days: the 20:00 reading of day 1 and the three of day 2
       // wait in the device or the outbox when the run's day of drain ends.
       const report = await run(
         "held-at-end",
         `duration: 3d
+transports: { ble: ${ble} }
 accounts: [{ id: clinic }]
 cohorts:
   - { id: p, account: clinic, count: 1, model: hypertensive, kit: [${kit}], connectivity: ${connectivity}, adherence: 1, schedule: ["06:00", "12:00", "20:00"] }

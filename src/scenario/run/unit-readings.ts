@@ -70,8 +70,12 @@ export function heldAtEnd(patients: readonly PatientRig[]): void {
       }
     }
     for (const device of patient.devices) {
-      if (device.ble !== undefined) {
-        device.ledger.heldAtEnd(retiredUnitHolds(device.ble, new Map(device.underWay)));
+      const unit = device.ble;
+      if (unit !== undefined) {
+        // A reading still under way is in the store once it settles, if it is kept at all (one
+        // a device that cannot store loses is lost by design, not held).
+        const settling = [...device.underWay.values()].map((o) => o.catch(() => undefined));
+        device.ledger.heldAtEnd(Promise.all(settling).then(() => unit.ble.held()));
       }
       if (device.cellular !== undefined) device.ledger.heldAtEnd(device.cellular.held());
     }
