@@ -138,6 +138,37 @@ expect:
     }, 60_000);
   }
 
+  for (const [kit, connectivity] of [
+    ["Vendor BPM - Wide Range", "gateway"],
+    ["Vendor Cellular BPM", "cellular"],
+  ] as const) {
+    it(`an ordered ${connectivity} kit whose battery goes flat in the mail arrives flat: no readings until the fault ends`, async () => {
+      // Ordered at the start, delivered about 05:00; flat from 01:00 to 1d 13:00: the first
+      // readings are 1d 20:00 and the next day's three, on either kind of device.
+      const text = `scenario: flat-in-the-mail
+seed: 1
+clock: { start: 2026-01-05T00:00:00Z }
+duration: 3d
+accounts: [{ id: clinic }]
+cohorts:
+  - { id: p, account: clinic, count: 1, model: hypertensive, kit: [${kit}], connectivity: ${connectivity}, onboarding: ordered, adherence: 1, schedule: ["06:00", "12:00", "20:00"] }
+${QUICK_SHIPPING}
+events:
+  - { at: 0d 01:00, action: device.battery_dead, target: p, for: 36h }
+expect:
+  - fulfilment: { status: Delivered, count: 1 }
+  - readings: { missing: 0 }
+`;
+      const report = await runScenario(parseScenario(text, "/scenarios/flat-in-the-mail.yaml"));
+      expect(report.passed, renderText(report)).toBe(true);
+      expect(report.counts.readings, renderText(report)).toMatchObject({
+        taken: 4,
+        stored: 4,
+        missing: 0,
+      });
+    }, 60_000);
+  }
+
   for (const ble of ["direct", "emulated"]) {
     it(`a replaced gateway (${ble} BLE) off the network when its replacement arrives returns the readings in its outbox with it: counted returned, not missing`, async () => {
       // The gateway is off the network from 05:00 for a day: it read the 06:00 and 12:00 readings

@@ -357,6 +357,8 @@ export class Fleet {
       device.ledger.taken(reading, reading.timestamp, Promise.resolve(fate !== "lost-by-design"));
     });
     cellular.events.on("dropped", ({ readings }) => device.ledger.droppedFull(readings));
+    // Flat in the mail (device.battery_dead before delivery): it arrives flat, as a BLE one does.
+    if (device.deadUntil > now) cellular.batteryDead(device.deadUntil - now);
     device.cellular = cellular;
     await cellular.start();
     let stopped: Promise<void> | undefined;
