@@ -44,11 +44,13 @@ export function withStatementCache(db: BetterSqlite.Database): SqliteDatabase {
  * Each check-in reads its gateway's row back, each webhook body its measurements' rows.
  * The objects are the same: columns in order, a repeated name taking the last value.
  */
-function rowReader(statement: BetterSqlite.Statement): SqliteStatement {
+function rowReader(statement: BetterSqlite.Statement): SqliteStatement & { readonly: boolean } {
   statement.raw(true);
   const build = objectBuilder(statement.columns().map((c) => c.name));
   return {
     reader: true,
+    // better-sqlite3's own (sqlite3_stmt_readonly): a SELECT, unlike an INSERT … RETURNING.
+    readonly: statement.readonly,
     all: (parameters) => (statement.all(parameters) as unknown[][]).map(build),
     run: (parameters) => statement.run(parameters),
     *iterate(parameters) {

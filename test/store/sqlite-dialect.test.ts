@@ -139,6 +139,42 @@ describe("ImmediateSqliteDialect: waiting for another connection's write lock", 
     ]);
   });
 
+  it("a write outside a transaction waits for the holder's commit without blocking the thread", async () => {
+    const file = await freshFile();
+    const first = lab(file);
+    const second = lab(file);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let begun!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      begun = resolve;
+    });
+    const firstDone = first.transaction().execute(async (trx) => {
+      await trx.insertInto("log").values({ caller: 1, step: 0 }).execute();
+      begun();
+      await held;
+    });
+    await holding;
+    let ended = false;
+    const write = second
+      .insertInto("log")
+      .values({ caller: 2, step: 0 })
+      .execute()
+      .finally(() => {
+        ended = true;
+      });
+    // Reads on another connection do not wait: WAL gives them the last commit.
+    expect(await lab(file).selectFrom("log").select("caller").execute()).toEqual([]);
+    await turns(20);
+    expect(ended).toBe(false);
+    release();
+    await Promise.all([firstDone, write]);
+    const rows = await second.selectFrom("log").select(["caller"]).orderBy("id").execute();
+    expect(rows).toEqual([{ caller: 1 }, { caller: 2 }]);
+  });
+
   it("begins once another process's connection lets the lock go, which wakes nobody", async () => {
     const file = await freshFile();
     const other = raw(file);
