@@ -87,18 +87,42 @@ describe("ImmediateSqliteDialect: waiting for another connection's write lock", 
     return file;
   }
 
-  /** A transaction inserting `caller`'s row, and whether it has ended yet. */
-  function insertWaiting(db: Kysely<Db>, caller: number) {
+  /** `caller`'s row inserted (in a transaction, or as one statement), and whether it has ended. */
+  function insertWaiting(db: Kysely<Db>, caller: number, alone = false) {
     const insert = { ended: false, done: Promise.resolve() };
-    insert.done = db
-      .transaction()
-      .execute(async (trx) => {
-        await trx.insertInto("log").values({ caller, step: 0 }).execute();
-      })
+    const row = { caller, step: 0 };
+    const inserted = alone
+      ? db.insertInto("log").values(row).execute()
+      : db.transaction().execute((trx) => trx.insertInto("log").values(row).execute());
+    insert.done = inserted
+      .then(() => undefined)
       .finally(() => {
         insert.ended = true;
       });
     return insert;
+  }
+
+  /**
+   * A transaction of caller 1 on `db` holding the write lock (its first row inserted) until
+   * `release`, then inserting its second row.
+   */
+  async function holdLock(db: Kysely<Db>) {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let begun!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      begun = resolve;
+    });
+    const done = db.transaction().execute(async (trx) => {
+      await trx.insertInto("log").values({ caller: 1, step: 0 }).execute();
+      begun();
+      await held;
+      await trx.insertInto("log").values({ caller: 1, step: 1 }).execute();
+    });
+    await holding;
+    return { release, done };
   }
 
   const turns = async (n: number) => {
@@ -109,28 +133,13 @@ describe("ImmediateSqliteDialect: waiting for another connection's write lock", 
     // Two stores on one file in one thread: SQLite's busy handler would have blocked the
     // thread in the second BEGIN, so the first could never commit (SQLITE_BUSY after 5 s).
     const file = await freshFile();
-    const first = lab(file);
+    const first = await holdLock(lab(file));
     const second = lab(file);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let begun!: () => void;
-    const holding = new Promise<void>((resolve) => {
-      begun = resolve;
-    });
-    const firstDone = first.transaction().execute(async (trx) => {
-      await trx.insertInto("log").values({ caller: 1, step: 0 }).execute();
-      begun();
-      await held;
-      await trx.insertInto("log").values({ caller: 1, step: 1 }).execute();
-    });
-    await holding;
     const secondInsert = insertWaiting(second, 2);
     await turns(20);
     expect(secondInsert.ended).toBe(false);
-    release();
-    await Promise.all([firstDone, secondInsert.done]);
+    first.release();
+    await Promise.all([first.done, secondInsert.done]);
     const rows = await second.selectFrom("log").select(["caller", "step"]).orderBy("id").execute();
     expect(rows).toEqual([
       { caller: 1, step: 0 },
@@ -141,38 +150,17 @@ describe("ImmediateSqliteDialect: waiting for another connection's write lock", 
 
   it("a write outside a transaction waits for the holder's commit without blocking the thread", async () => {
     const file = await freshFile();
-    const first = lab(file);
+    const first = await holdLock(lab(file));
     const second = lab(file);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let begun!: () => void;
-    const holding = new Promise<void>((resolve) => {
-      begun = resolve;
-    });
-    const firstDone = first.transaction().execute(async (trx) => {
-      await trx.insertInto("log").values({ caller: 1, step: 0 }).execute();
-      begun();
-      await held;
-    });
-    await holding;
-    let ended = false;
-    const write = second
-      .insertInto("log")
-      .values({ caller: 2, step: 0 })
-      .execute()
-      .finally(() => {
-        ended = true;
-      });
+    const write = insertWaiting(second, 2, true);
     // Reads on another connection do not wait: WAL gives them the last commit.
     expect(await lab(file).selectFrom("log").select("caller").execute()).toEqual([]);
     await turns(20);
-    expect(ended).toBe(false);
-    release();
-    await Promise.all([firstDone, write]);
+    expect(write.ended).toBe(false);
+    first.release();
+    await Promise.all([first.done, write.done]);
     const rows = await second.selectFrom("log").select(["caller"]).orderBy("id").execute();
-    expect(rows).toEqual([{ caller: 1 }, { caller: 2 }]);
+    expect(rows).toEqual([{ caller: 1 }, { caller: 1 }, { caller: 2 }]);
   });
 
   it("begins once another process's connection lets the lock go, which wakes nobody", async () => {
