@@ -68,22 +68,12 @@ export interface LedgerCounts {
 export class DeviceLedger {
   private readonly fates = new Map<GeneratedReading, Promise<boolean>>();
   private readonly stamps = new Map<GeneratedReading, number | Promise<number>>();
-  /** Readings a replaced unit still held when it went back to the vendor. */
-  private readonly returnedReadings = new Set<PhysicalReading>();
-  /** What retired units hold, known once the readings they were still taking have settled. */
-  private readonly returning: Promise<readonly PhysicalReading[]>[] = [];
-  /** Records a retired gateway held for this device, as the device stamped them (recordKey). */
-  private readonly returnedRecords = new Set<string>();
-  /** Readings the device's unit, or its modem's outbox, still held when the run ended. */
-  private readonly heldReadings = new Set<PhysicalReading>();
-  /** What the unit held at the end, known once the readings it was still taking have settled. */
-  private readonly holding: Promise<readonly PhysicalReading[]>[] = [];
-  /** Records the patient's gateway still held for this device at the end (recordKey). */
-  private readonly heldRecords = new Set<string>();
-  /** Readings the device's store or its modem's outbox dropped when full. */
-  private readonly droppedReadings = new Set<PhysicalReading>();
-  /** Records of this device the gateway's outbox dropped when full (recordKey). */
-  private readonly droppedRecords = new Set<string>();
+  /** Readings a replaced unit (device or gateway) still held when it went back to the vendor. */
+  private readonly withReturnedUnits = new UnsentReadings();
+  /** Readings a device, its modem's outbox or its gateway's still held when the run ended. */
+  private readonly stillHeld = new UnsentReadings();
+  /** Readings a full device store, modem outbox or gateway outbox dropped. */
+  private readonly droppedByFullStores = new UnsentReadings();
   /** Readings taken, re-sends not counted: kept as they come, read at every step's progress. */
   private takenSoFar = 0;
 
@@ -110,8 +100,7 @@ export class DeviceLedger {
    * it powered off (count() waits for it, as it waits for every reading's fate).
    */
   returned(readings: readonly PhysicalReading[] | Promise<readonly PhysicalReading[]>): void {
-    if (readings instanceof Promise) this.returning.push(readings);
-    else for (const reading of readings) this.returnedReadings.add(reading);
+    this.withReturnedUnits.add(readings);
   }
 
   /**
@@ -120,9 +109,7 @@ export class DeviceLedger {
    * the readings taken by their records.
    */
   returnedRelayed(readings: readonly PhysicalReading[]): void {
-    for (const reading of readings) {
-      for (const key of keysAt(reading, reading.timestamp)) this.returnedRecords.add(key);
-    }
+    this.withReturnedUnits.addRelayed(readings);
   }
 
   /**
@@ -131,8 +118,7 @@ export class DeviceLedger {
    * unlinked while the device was out of its reach). A promise as for returned().
    */
   heldAtEnd(readings: readonly PhysicalReading[] | Promise<readonly PhysicalReading[]>): void {
-    if (readings instanceof Promise) this.holding.push(readings);
-    else for (const reading of readings) this.heldReadings.add(reading);
+    this.stillHeld.add(readings);
   }
 
   /**
@@ -140,9 +126,7 @@ export class DeviceLedger {
    * values relayed (as returnedRelayed()).
    */
   heldRelayedAtEnd(readings: readonly PhysicalReading[]): void {
-    for (const reading of readings) {
-      for (const key of keysAt(reading, reading.timestamp)) this.heldRecords.add(key);
-    }
+    this.stillHeld.addRelayed(readings);
   }
 
   /**
@@ -150,14 +134,12 @@ export class DeviceLedger {
    * meters and modems do): they will never be sent.
    */
   droppedFull(readings: readonly PhysicalReading[]): void {
-    for (const reading of readings) this.droppedReadings.add(reading);
+    this.droppedByFullStores.add(readings);
   }
 
   /** The gateway's full outbox dropped `readings` of this device (as returnedRelayed() reads). */
   droppedRelayed(readings: readonly PhysicalReading[]): void {
-    for (const reading of readings) {
-      for (const key of keysAt(reading, reading.timestamp)) this.droppedRecords.add(key);
-    }
+    this.droppedByFullStores.addRelayed(readings);
   }
 
   /** Whether a unit of this device has taken the reading (a replacement does not take it again). */
@@ -187,8 +169,8 @@ export class DeviceLedger {
 
   /** Both sides, against the records the API holds for the device. */
   async count(stored: readonly KeyedRecord[]): Promise<LedgerCounts> {
-    for (const readings of await Promise.all(this.returning.splice(0))) this.returned(readings);
-    for (const readings of await Promise.all(this.holding.splice(0))) this.heldAtEnd(readings);
+    await this.withReturnedUnits.settled();
+    await this.stillHeld.settled();
     let taken = 0;
     let lostByDesign = 0;
     let returnedWithUnit = 0;
@@ -235,11 +217,9 @@ export class DeviceLedger {
       const out = await fate;
       // Held by a unit that went back to the vendor: it never went out, unless stored after all
       // (an upload under way when the unit was packed may still have reached the platform).
-      const returned =
-        this.returnedReadings.has(reading) || keys.some((key) => this.returnedRecords.has(key));
-      const held = this.heldReadings.has(reading) || keys.some((key) => this.heldRecords.has(key));
-      const dropped =
-        this.droppedReadings.has(reading) || keys.some((key) => this.droppedRecords.has(key));
+      const returned = this.withReturnedUnits.has(reading, keys);
+      const held = this.stillHeld.has(reading, keys);
+      const dropped = this.droppedByFullStores.has(reading, keys);
       if (reading.duplicate) {
         // A re-send still held, or dropped, never reached ingestion: nothing for it to suppress.
         if (out && !returned && !held && !dropped) resends++;
@@ -281,5 +261,38 @@ export class DeviceLedger {
       unexpected,
       mismatches,
     };
+  }
+}
+
+/**
+ * Readings that did not go out for one reason, known by the reading itself (what a device or a
+ * modem outbox held) or by its records (what a gateway relayed, read back from their values and
+ * stamped as the device stamped them), or known only later (a promise: a reading a unit was
+ * still taking settles after it powered off).
+ */
+class UnsentReadings {
+  private readonly readings = new Set<PhysicalReading>();
+  private readonly records = new Set<string>();
+  private readonly pending: Promise<readonly PhysicalReading[]>[] = [];
+
+  add(readings: readonly PhysicalReading[] | Promise<readonly PhysicalReading[]>): void {
+    if (readings instanceof Promise) this.pending.push(readings);
+    else for (const reading of readings) this.readings.add(reading);
+  }
+
+  addRelayed(readings: readonly PhysicalReading[]): void {
+    for (const reading of readings) {
+      for (const key of keysAt(reading, reading.timestamp)) this.records.add(key);
+    }
+  }
+
+  /** Waits for those known later. */
+  async settled(): Promise<void> {
+    for (const readings of await Promise.all(this.pending.splice(0))) this.add(readings);
+  }
+
+  /** Whether the reading, stamped as `keys`, is one of them. */
+  has(reading: PhysicalReading, keys: readonly string[]): boolean {
+    return this.readings.has(reading) || keys.some((key) => this.records.has(key));
   }
 }
