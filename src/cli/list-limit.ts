@@ -25,14 +25,13 @@ export const LIST_PAGE_HELP = "page N of --limit each, newest first (default 1)"
 /** A list command's --page: a whole number from 1 (the first page, the default). */
 export function listPage(text: string | undefined): number {
   if (text === undefined) return 1;
-  const page = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(page >= 1)) {
+  // Digits only, as --limit; past 2^53 − 1 a number no longer counts pages one by one.
+  const page = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(page >= 1 && page <= Number.MAX_SAFE_INTEGER)) {
     throw new RpmlabError(
       "E_CONFIG_INVALID",
-      `--page must be a whole number from 1, got "${text}"`,
-      {
-        field: "page",
-      },
+      `--page must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}, got "${text}"`,
+      { field: "page" },
     );
   }
   return page;

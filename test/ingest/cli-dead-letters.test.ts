@@ -140,7 +140,7 @@ describe("rpmlab dead-letters", () => {
     // The whole list on one page says nothing more.
     expect((await cli("dead-letters", "list", "--limit", "4")).stderr).toBe("");
     // Past the last page (and far past it) is a usage error naming --page, as for deliveries.
-    for (const page of ["3", "999999999999999"]) {
+    for (const page of ["3", "999999999999999", "9007199254740991"]) {
       const past = await cli("dead-letters", "list", "--limit", "2", "--page", page);
       expect(past.code, past.stderr).toBe(2);
       expect(past.stdout).toBe("");
@@ -152,9 +152,13 @@ describe("rpmlab dead-letters", () => {
     expect(one.stderr).toBe(
       "rpmlab: E_USAGE: --page 2 is past the last page: 1 dead letter, 1 page of 50",
     );
-    const bad = await cli("dead-letters", "list", "--page", "0");
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--page must be a whole number from 1, got "0"');
+    for (const page of ["0", "9007199254740992", "2.5"]) {
+      const bad = await cli("dead-letters", "list", "--page", page);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(
+        `--page must be a whole number from 1 to 9007199254740991, got "${page}"`,
+      );
+    }
   });
 
   it("shows one's payload as text and base64, and deletes it", async () => {

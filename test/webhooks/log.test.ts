@@ -221,7 +221,9 @@ describe("webhook delivery log, resend", () => {
     expect(far.stderr).toContain("E_USAGE: --page 999999999999999 is past the last page");
     const bad = await cli("--page", "0");
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--page must be a whole number from 1, got "0"');
+    expect(bad.stderr).toContain(
+      '--page must be a whole number from 1 to 9007199254740991, got "0"',
+    );
   });
 
   it("rpmlab webhooks test sends a sample to a webhook", async () => {
