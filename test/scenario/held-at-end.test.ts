@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { MS_PER_DAY, MS_PER_HOUR } from "../../src/core/time.ts";
 import { parseScenario } from "../../src/scenario/load.ts";
+import type { ProgressState } from "../../src/scenario/progress.ts";
 import { renderText } from "../../src/scenario/report.ts";
 import { runScenario } from "../../src/scenario/runner.ts";
 
@@ -8,12 +10,13 @@ import { runScenario } from "../../src/scenario/runner.ts";
  * nothing went wrong in the lab, the run just ended before they could go. They count as
  * held_at_end, not missing (a fault of the lab, which fails a run).
  */
-const run = async (name: string, body: string) => {
+const run = async (name: string, body: string, onProgress?: (state: ProgressState) => void) => {
   const text = `scenario: ${name}
 seed: 1
 clock: { start: 2026-01-05T00:00:00Z }
 ${body}`;
-  return runScenario(parseScenario(text, `/scenarios/${name}.yaml`));
+  const progress = onProgress && { update: onProgress, done: onProgress };
+  return runScenario(parseScenario(text, `/scenarios/${name}.yaml`), progress && { progress });
 };
 
 describe("readings held at the end of a run", () => {
@@ -50,9 +53,11 @@ expect:
     }, 60_000);
   }
 
-  it("readings stranded on a device out of range when its gateway is unlinked are held on it at the end", async () => {
+  it("readings stranded on a device out of range when its gateway is unlinked are held on it at the end, and the run drains its two hours, not a day", async () => {
     // Out of reach from 05:00 to 17:00: the cuff keeps its 06:00 and 12:00 readings; the
     // patient is unenrolled at 14:00 (spec 4.2) and measures no more; no gateway reads them.
+    // Nothing can send them, so the run does not wait the day it gives readings that can.
+    let lastNow = 0;
     const report = await run(
       "stranded",
       `duration: 2d
@@ -65,7 +70,12 @@ events:
 expect:
   - readings: { missing: 0, held_at_end: 2 }
 `,
+      (state) => {
+        lastNow = state.virtualNow;
+      },
     );
+    const end = Date.parse("2026-01-05T00:00:00Z") + 2 * MS_PER_DAY;
+    expect(new Date(lastNow).toISOString()).toBe(new Date(end + 2 * MS_PER_HOUR).toISOString());
     expect(report.counts.readings, renderText(report)).toMatchObject({
       taken: 2,
       stored: 0,

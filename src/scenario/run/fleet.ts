@@ -165,14 +165,18 @@ export class Fleet {
     return modems;
   }
 
-  /** Readings waiting in gateways' and modems' outboxes, and on devices' own stores. */
+  /**
+   * Readings waiting in gateways' and modems' outboxes, and on devices' own stores for a gateway
+   * to read: those the run's drain waits for. An unlinked patient's gateway reads its devices no
+   * more (spec 4.2), so what they hold stays there, held at the end, and is not waited for.
+   */
   get queued(): number {
     let n = 0;
     for (const patient of this.patients) {
       n += patient.gateway?.stats.outbox.queued ?? 0;
       for (const d of patient.devices) {
         n += d.cellular?.stats.queued ?? 0;
-        if (patient.gateway !== undefined) n += d.ble?.waiting ?? 0;
+        if (patient.gateway !== undefined && !patient.unlinked) n += d.ble?.waiting ?? 0;
       }
     }
     return n;
