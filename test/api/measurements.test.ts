@@ -220,6 +220,28 @@ describe("measurements: records, targets, filters", () => {
     ).toHaveLength(1);
   });
 
+  it("time filters take nanoseconds (Go RFC3339Nano, Java Instant) and a decimal comma, cut to microseconds as Django reads them", async () => {
+    await m.insert([
+      m.at(epochFromUtc({ year: 2024, month: 10, day: 11, hours: 23, minutes: 30, seconds: 0 })),
+    ]);
+    for (const url of Object.values(m.endpoints("timestamp__gte=2024-10-11T23:29:59.999999999Z"))) {
+      expect(await m.timestamps(url)).toHaveLength(1);
+    }
+    const url = (q: string) => m.endpoints(q).device;
+    // Beyond the sixth digit nothing counts: .000000999 is .000000, the reading's own time.
+    expect(await m.timestamps(url("timestamp__gte=2024-10-11T23:30:00.000000999Z"))).toHaveLength(
+      1,
+    );
+    expect(await m.timestamps(url("timestamp__gte=2024-10-11T23:30:00.000001Z"))).toHaveLength(0);
+    expect(
+      await m.timestamps(url("timestamp__gte=2024-10-11T23:30:00.123456789%2B00:00")),
+    ).toHaveLength(0);
+    expect(await m.timestamps(url("created__lt=2024-10-11T23:30:30.000000001+00:00"))).toHaveLength(
+      0,
+    );
+    expect(await m.timestamps(url("timestamp__gte=2024-10-11T23:30:00,000Z"))).toHaveLength(1);
+  });
+
   it("a time that is not ISO 8601 is a 400 keyed by its parameter, every one at once", async () => {
     for (const url of Object.values(
       m.endpoints("timestamp__gte=yesterday&created__lt=2024-13-01&timestamp__lt=2024-10-11T25:00"),

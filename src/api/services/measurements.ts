@@ -33,7 +33,7 @@ import { PageCursors } from "./page-cursors.ts";
 export const DEFAULT_WINDOW_MS = 30 * MS_PER_DAY;
 
 const ISO_HELP =
-  "ISO 8601, e.g. 2024-10-16T04:10:00Z or 2024-10-16 (midnight UTC); without an offset, UTC.";
+  "ISO 8601, e.g. 2024-10-16T04:10:00Z or 2024-10-16 (midnight UTC); without an offset, UTC; digits of a second's fraction past the microsecond are dropped.";
 
 /** The querystring fields of every measurement endpoint; spread into the route's own. */
 export const measurementQuery = {
@@ -77,12 +77,24 @@ export function measurementFilterOf(query: MeasurementQueryString): Filter {
   for (const [param, field] of BOUNDS) {
     const text = query[param];
     if (text === undefined || text.trim() === "") continue;
-    const ms = parseBound(plusFromQuery(text));
+    const ms = parseBound(plusFromQuery(microsecondsOf(text)));
     if (ms === undefined) errors.add(param, MESSAGES.dateTime);
     else filter[field] = ms;
   }
   errors.throwIfAny();
   return filter;
+}
+
+/** Seconds' fraction: a dot or ISO 8601's decimal comma, digits past the sixth kept apart. */
+const FRACTION = /([T ]\d{2}:\d{2}:\d{2})[.,](\d{1,6})\d*/;
+
+/**
+ * Fractions as Django reads them (datetime.fromisoformat, then dateparse's `[.,]\d{1,6}\d{0,6}`):
+ * a comma for the dot, and digits past the microsecond dropped, not rounded. Go's RFC3339Nano
+ * and Java's Instant.toString write nanoseconds (.123456789Z).
+ */
+function microsecondsOf(text: string): string {
+  return text.replace(FRACTION, "$1.$2");
 }
 
 const UNESCAPED_PLUS =
