@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { epochFromUtc, toIsoMicros } from "../../src/core/time.ts";
-import { send, T0 } from "./helpers.ts";
+import { hwi, send, T0 } from "./helpers.ts";
 import { activate, BPM, DAY, GW, ok, reading } from "./hwi-fixtures.ts";
 import { type Record, useMeasurementLab } from "./measurement-fixtures.ts";
 
@@ -150,6 +150,23 @@ describe("measurements: records, targets, filters", () => {
         )
       ).statusCode,
     ).toBe(404);
+  });
+
+  it("an unknown device or patient is a 404 whatever the query, as on the patient path (DRF finds the object before it filters)", async () => {
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    for (const query of ["timestamp__gte=yesterday", "page=abc", "created__lt=2024-13-01&page=0"]) {
+      for (const url of [
+        hwi(m.lab.dev, `hwi-devices/${unknown}/measurements/?${query}`),
+        `/api/v2/hwi/device-measurements/?hwi_device_id=${unknown}&${query}`,
+        hwi(m.lab.dev, `patients/nobody/measurements/?${query}`),
+        `/api/v2/hwi/patient-measurements/?patient_id=nobody&${query}`,
+      ]) {
+        const res = await m.get(url);
+        expect(res.statusCode, url).toBe(404);
+      }
+      // A known device still gets the 400 keyed by the parameter.
+      expect((await m.get(m.endpoints(query).device)).statusCode).toBe(400);
+    }
   });
 
   it("a device of the account without readings answers an empty list, not a 404", async () => {

@@ -5,6 +5,7 @@ import { MS_PER_DAY, parseIso } from "../../core/time.ts";
 import type { MeasurementQuery } from "../../store/types-ingest.ts";
 import {
   FLAT_LIST_LIMIT,
+  type ListMode,
   listMode,
   type PaginationQuery,
   paginate,
@@ -132,6 +133,23 @@ export function flatRules(filter: Filter, now: number): { filter: Filter; limit:
   return { filter, limit: within(tg, tl) || within(cg, cl) ? Infinity : FLAT_LIST_LIMIT };
 }
 
+/**
+ * The page and the filters of a query. A DRF list view finds its device (get_queryset, 404)
+ * before it filters and pages, so a query it cannot read is a 400 only for a device that exists:
+ * on that error path alone `whenEmpty` looks the target up, as the patient routes always do.
+ */
+async function parsedQuery(
+  query: MeasurementQueryString,
+  whenEmpty: () => Promise<unknown>,
+): Promise<{ mode: ListMode; filter: Filter }> {
+  try {
+    return { mode: listMode(query), filter: measurementFilterOf(query) };
+  } catch (error) {
+    await whenEmpty();
+    throw error;
+  }
+}
+
 /** Whose measurements: one device, or every device of a patient (exact external_id). */
 export type MeasurementTarget = { deviceId: string } | { patientExternalId: string };
 
@@ -144,9 +162,10 @@ export class MeasurementPages {
   constructor(private readonly ctx: ApiContext) {}
 
   /**
-   * Answers a measurement GET for `target`. `whenEmpty` runs only when nothing matched, to tell
-   * "no readings" from "no such device" (404): readings match the account and the target, so
-   * finding any proves the target is the account's, and the hot path saves a lookup.
+   * Answers a measurement GET for `target`. `whenEmpty` runs only when nothing matched (or the
+   * query is refused), to tell "no readings" from "no such device" (404): readings match the
+   * account and the target, so finding any proves the target is the account's, and the hot path
+   * saves a lookup.
    */
   async send(
     request: FastifyRequest,
@@ -157,8 +176,7 @@ export class MeasurementPages {
     whenEmpty: () => Promise<unknown> = async () => undefined,
   ): Promise<FastifyReply> {
     const { ctx } = this;
-    const mode = listMode(query);
-    const filter = measurementFilterOf(query);
+    const { mode, filter } = await parsedQuery(query, whenEmpty);
     const base = { accountId, ...target, ...filter } as MeasurementQuery;
     if (mode.kind === "flat") {
       const rules = flatRules(filter, ctx.clock.now());
