@@ -57,6 +57,14 @@ export function pythonType(value: unknown): string {
   }
 }
 
+/**
+ * The message of a request body that is not an object: a JSON null is DRF's "No data provided"
+ * (Serializer.errors words a null root so), anything else names its type.
+ */
+export function notADictionaryBody(body: unknown): string {
+  return body === null ? MESSAGES.noData : MESSAGES.dictionary(body);
+}
+
 /** The message of a wrong-type input: missing, null, or of the wrong kind. */
 function typeMessage(wrongType: string | ((input: unknown) => string)) {
   return (issue: { input?: unknown }) => {

@@ -1,6 +1,6 @@
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Profile } from "../catalogue/schema.ts";
-import { MESSAGES } from "../core/drf-fields.ts";
+import { MESSAGES, notADictionaryBody } from "../core/drf-fields.ts";
 import { readBool, readText } from "../core/drf-read.ts";
 import { FieldErrorCollector, isPlainObject } from "../core/field-errors.ts";
 import { normalizeGatewayUuid, normalizeImei } from "./identifiers.ts";
@@ -31,7 +31,7 @@ export interface ActivationInput {
 export function parseActivation(catalogue: Catalogue, body: unknown): ActivationInput {
   const errors = new FieldErrorCollector();
   if (!isPlainObject(body)) {
-    errors.add("non_field_errors", MESSAGES.dictionary(body));
+    errors.add("non_field_errors", notADictionaryBody(body));
     errors.throwIfAny();
   }
   const input = body as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import type { Catalogue } from "../catalogue/catalogue.ts";
-import { MESSAGES } from "../core/drf-fields.ts";
+import { notADictionaryBody } from "../core/drf-fields.ts";
 import { readText } from "../core/drf-read.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { FieldErrorCollector, fieldError, isPlainObject } from "../core/field-errors.ts";
@@ -36,7 +36,7 @@ export class DeviceProperties {
     const device = await this.device(accountId, deviceId);
     const errors = new FieldErrorCollector();
     if (!isPlainObject(body)) {
-      errors.add("non_field_errors", MESSAGES.dictionary(body));
+      errors.add("non_field_errors", notADictionaryBody(body));
       errors.throwIfAny();
     }
     const input = body as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import type { FulfilmentConfig } from "../config/fulfilment-config.ts";
-import { MESSAGES } from "../core/drf-fields.ts";
+import { MESSAGES, notADictionaryBody } from "../core/drf-fields.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { FieldErrorCollector, isPlainObject } from "../core/field-errors.ts";
 import type { StoreRepositories } from "../store/store.ts";
@@ -50,7 +50,7 @@ export class DeviceUpdate {
   async update(accountId: string, deviceId: string, body: unknown): Promise<DeviceUpdateResult> {
     const errors = new FieldErrorCollector();
     if (!isPlainObject(body)) {
-      errors.add("non_field_errors", MESSAGES.dictionary(body));
+      errors.add("non_field_errors", notADictionaryBody(body));
       errors.throwIfAny();
     }
     const input = body as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import type { FulfilmentConfig } from "../config/fulfilment-config.ts";
-import { MESSAGES } from "../core/drf-fields.ts";
+import { MESSAGES, notADictionaryBody } from "../core/drf-fields.ts";
 import { readText } from "../core/drf-read.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { FieldErrorCollector, isPlainObject } from "../core/field-errors.ts";
@@ -97,7 +97,7 @@ export class Replacements {
   async create(accountId: string, body: unknown): Promise<ReplacementRow> {
     const errors = new FieldErrorCollector();
     if (!isPlainObject(body)) {
-      errors.add("non_field_errors", MESSAGES.dictionary(body));
+      errors.add("non_field_errors", notADictionaryBody(body));
       errors.throwIfAny();
     }
     const input = body as Record<string, unknown>;

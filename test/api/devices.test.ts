@@ -153,6 +153,22 @@ describe("hwi-devices", () => {
       expect(Object.keys(badGateway.json().device)).toEqual(["hardware_uuid"]);
     });
 
+    it("a JSON null body is DRF's 'No data provided', on every device write as on hwi-patients", async () => {
+      await knownGateway(lab);
+      const device = await activate(lab, { device: { name: BPM, hardware_uuid: GW } });
+      for (const [method, path] of [
+        ["POST", "hwi-devices/"],
+        ["PUT", `hwi-devices/${device.id}/`],
+        ["POST", `hwi-devices/${device.id}/properties/`],
+        ["POST", "hwi-replacements/"],
+        ["POST", "hwi-patients/"],
+      ] as const) {
+        const res = await call(method, path, null);
+        expect(res.statusCode, path).toBe(400);
+        expect(res.json(), path).toEqual({ non_field_errors: ["No data provided"] });
+      }
+    });
+
     it("one device per sensor code per gateway (spec 2.8): 400 keyed device.hardware_uuid", async () => {
       await knownGateway(lab);
       await activate(lab, { device: { name: BPM, hardware_uuid: GW } });
