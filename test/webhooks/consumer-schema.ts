@@ -87,7 +87,11 @@ export const MeasurementRecord = z
     timestamp: iso,
     timezone_offset: z.number().int(),
     estimated_timestamp: z.boolean(),
-    filter_params: z.record(z.string(), z.unknown()).nullable(),
+    // wire-formats: "an object, or null when a reading has none" — never an empty object.
+    filter_params: z
+      .record(z.string(), z.unknown())
+      .refine((params) => Object.keys(params).length > 0, "no params is null, not {}")
+      .nullable(),
   })
   // wire-formats: in the measurement webhook `created` repeats `timestamp`.
   .refine((r) => r.created === r.timestamp, { message: "created must equal timestamp" })

@@ -30,7 +30,7 @@ describe("measurement webhooks of every device type", () => {
       await lab.device(sender, `P-${i}`);
       await lab.ingest(
         sender,
-        readingsOf(sender, 3, 0).filter((r) => !r.duplicate),
+        readingsOf(sender, 30, 0).filter((r) => !r.duplicate),
       );
     }
     await lab.settle();

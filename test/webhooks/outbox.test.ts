@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { catalogue, inbound, readingsOf, senderFor, uplinkMessage } from "../ingest/fixtures.ts";
-import { WebhookLab } from "./harness.ts";
+import { expectConsumable, WebhookLab } from "./harness.ts";
 import { Receiver } from "./receiver.ts";
 
 const bpm = senderFor(catalogue.get("Vendor BPM - Wide Range"), 1);
@@ -81,6 +81,7 @@ describe("the measurement outbox", () => {
     expect(activated.json().status).toBe("Active");
     await lab.settle();
     expect(receiver.received).toHaveLength(stray.stored.length);
+    expectConsumable(receiver.received, { event: "MEASUREMENT", postAsArray: false });
     expect(
       receiver.received.every((r) => (r.json as { patient_id: string }).patient_id === "P-7"),
     ).toBe(true);
