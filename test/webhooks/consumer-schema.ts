@@ -116,8 +116,10 @@ export const FulfilmentBody = z
   })
   .superRefine((b, ctx) => {
     matchesCatalogue(b, ctx);
-    // README "Payloads": the prior hardware in Replaced and Unlinked (spec 6.2), null otherwise.
-    if ((b.device_id !== null) !== CARRIES_PRIOR_HARDWARE.has(b.status)) {
+    // README "Payloads": the prior hardware in Replaced and Unlinked (spec 6.2), null otherwise
+    // (an unlinked order that never got hardware has none to name).
+    const prior = CARRIES_PRIOR_HARDWARE.has(b.status);
+    if ((b.device_id !== null && !prior) || (b.device_id === null && b.status === "Replaced")) {
       ctx.addIssue({ code: "custom", message: `device_id ${b.device_id} on ${b.status}` });
     }
     // Spec 3: on unlink hardware_uuid becomes null; a replacement names the new gateway.
