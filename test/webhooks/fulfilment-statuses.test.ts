@@ -17,6 +17,8 @@ interface Run {
   readonly simulator: FulfilmentSimulator;
   readonly receiver: Receiver;
   readonly hook: WebhookRow;
+  /** A SPECIAL_ORDER webhook on the same receiver: the replacement's orders. */
+  readonly orders: WebhookRow;
 }
 
 /**
@@ -51,7 +53,11 @@ describe("every fulfilment status, from the simulator to a real receiver", () =>
       endpoint: receiver.url("/fulfillment"),
       event: "FULFILLMENT",
     });
-    const run = { lab, simulator, receiver, hook };
+    const orders = await lab.webhook({
+      endpoint: receiver.url("/special_order"),
+      event: "SPECIAL_ORDER",
+    });
+    const run = { lab, simulator, receiver, hook, orders };
     runs.push(run);
     return run;
   }
@@ -72,7 +78,20 @@ describe("every fulfilment status, from the simulator to a real receiver", () =>
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
-  const bodies = (run: Run): any[] => expectConsumable(run.receiver.received, run.hook);
+  const bodies = (run: Run): any[] =>
+    expectConsumable(
+      run.receiver.received.filter((r) => r.path === "/fulfillment"),
+      run.hook,
+    );
+  /** The replacement order's special-order webhooks, oldest first. */
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
+  const orderBodies = (run: Run): any[] =>
+    expectConsumable(
+      run.receiver.received.filter((r) => r.path === "/special_order"),
+      run.orders,
+    ).sort((a, b) =>
+      (a as { updated_on: string }).updated_on < (b as { updated_on: string }).updated_on ? -1 : 1,
+    );
   const statusesOf = (run: Run, deviceId: string): string[] =>
     bodies(run)
       .filter((b) => b.hwi_device_id === deviceId)
@@ -154,8 +173,22 @@ describe("every fulfilment status, from the simulator to a real receiver", () =>
     expect(replaced).toMatchObject({ device_id: GW, hardware_uuid: newGateway, patient_id: "P-3" });
     expect(newGateway).not.toBe(GW);
     expect(unlinked).toMatchObject({ device_id: newGateway, hardware_uuid: null });
+    // The replacement's own special-order webhooks follow the same way (spec 6.1, 6.2).
+    const replacement = orderBodies(run);
+    expect(replacement.map((o) => o.status).slice(0, 3)).toEqual([
+      "On Hold",
+      "Ready to Ship",
+      "Dropshipped",
+    ]);
+    expect(replacement.at(-1)).toMatchObject({
+      status: "Delivered",
+      new_hardware_uuid: newGateway,
+    });
+    expect(replacement.at(-1).delivered_on).toBe(replacement.at(-1).updated_on);
     // One request per event: every delivery id came once (fulfilment webhooks are not retried).
-    const ids = run.receiver.received.map((r) => r.headers["x-rpmlab-delivery"]);
+    const ids = run.receiver.received
+      .filter((r) => r.path === "/fulfillment")
+      .map((r) => r.headers["x-rpmlab-delivery"]);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
@@ -166,6 +199,12 @@ describe("every fulfilment status, from the simulator to a real receiver", () =>
     expect(way.filter((s) => s === "Delivery Issue").length).toBeGreaterThan(0);
     expect(way.at(-1)).toBe("Available for Pickup");
     expect(way).not.toContain("Delivered");
+    const replacement = orderBodies(run);
+    expect(replacement.at(-1)).toMatchObject({
+      status: "Available for Pickup",
+      delivered_on: null,
+    });
+    expect(replacement.map((o) => o.status)).not.toContain("Delivered");
     // The device list's status=shipped leaves a package held for pickup out (spec 3).
     const listed = await run.lab.hwi("GET", "hwi-devices/?status=shipped");
     expect(listed.json().map((d: { id: string }) => d.id)).not.toContain(shipped);
