@@ -90,7 +90,8 @@ export function webhookRequest(
  * delivery waits for its next attempt (retry-policy.ts) or gives up as failed, and any other kind
  * is not retried (spec 6.1). A manual resend changes a delivery only when it succeeds, and the
  * backoff counts automatic failures only, so resends never push the next attempt further away.
- * A webhook deleted meanwhile fails the delivery without a request.
+ * A webhook deleted meanwhile, or made another kind (PUT/PATCH `event`), fails the delivery
+ * without a request: its body is of the kind it was made for, which the endpoint no longer takes.
  */
 export async function attemptDelivery(
   deps: AttemptDeps,
@@ -100,14 +101,14 @@ export async function attemptDelivery(
 ): Promise<AttemptOutcome> {
   const number = delivery.attempts + 1;
   const at = deps.clock.now();
-  if (webhook === null) {
+  if (webhook === null || webhook.event !== delivery.event) {
     return {
       deliveryId: delivery.id,
       attempt: {
         at,
         endpoint: null,
         statusCode: null,
-        error: "the webhook was deleted",
+        error: whyGone(delivery, webhook),
         latencyMs: 0,
         responseSnippet: null,
         manual: opts.manual,
@@ -161,4 +162,15 @@ function retryAfterMs(response: WebhookResponse, now: number): number | null {
   if (!Number.isFinite(at)) return null;
   const sent = response.date === null ? Number.NaN : Date.parse(response.date);
   return Math.max(0, at - (Number.isFinite(sent) ? sent : now));
+}
+
+/**
+ * Why a delivery can no longer go to its webhook: the webhook was deleted, or now takes another
+ * kind of event (spec 6.1 kinds; a strict consumer of the new kind refuses the body, as
+ * wire-formats' consumers refuse what their kind does not send).
+ */
+function whyGone(delivery: DeliveryRow, webhook: WebhookRow | null): string {
+  return webhook === null
+    ? "the webhook was deleted"
+    : `the webhook now takes ${webhook.event} events, not ${delivery.event}`;
 }

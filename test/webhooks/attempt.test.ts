@@ -112,7 +112,8 @@ describe("a webhook attempt's outcome", () => {
     const old = delivery({ created: T - GIVE_UP_AFTER_MS + 10_000, attempts: 30 });
     expect((await attemptDelivery(deps, old, webhook, { manual: false })).state).toBe("failed");
     const patient = delivery({ event: "PATIENT", retry: false });
-    expect(await attemptDelivery(deps, patient, webhook, { manual: false })).toMatchObject({
+    const patients: WebhookRow = { ...webhook, event: "PATIENT" };
+    expect(await attemptDelivery(deps, patient, patients, { manual: false })).toMatchObject({
       state: "not_retried",
       attempt: { statusCode: null, error: "connection refused" },
     });
@@ -122,7 +123,7 @@ describe("a webhook attempt's outcome", () => {
     );
   });
 
-  it("a failed resend changes nothing but the log; a deleted webhook fails without a request", async () => {
+  it("a failed resend changes nothing but the log; a deleted webhook, or one made another kind, fails without a request", async () => {
     sender.answer = () => ({ statusCode: 503 });
     // Null: the state and schedule the delivery has when the attempt is recorded stay.
     const waiting = delivery({ attempts: 3, nextAttemptAt: T + 90_000 });
@@ -134,6 +135,15 @@ describe("a webhook attempt's outcome", () => {
     expect(await attemptDelivery(deps, delivery(), null, { manual: false })).toMatchObject({
       state: "failed",
       attempt: { endpoint: null, error: "the webhook was deleted" },
+    });
+    // Made another kind since (PUT/PATCH event): its endpoint no longer takes this body.
+    const fulfilment: WebhookRow = { ...webhook, event: "FULFILLMENT" };
+    expect(await attemptDelivery(deps, delivery(), fulfilment, { manual: false })).toMatchObject({
+      state: "failed",
+      attempt: {
+        endpoint: null,
+        error: "the webhook now takes FULFILLMENT events, not MEASUREMENT",
+      },
     });
     // A resend of a delivery whose webhook was deleted since: logged, its state kept.
     const given = delivery({

@@ -34,7 +34,7 @@ describe("webhook retries", () => {
     // An unlink while the receiver is down: its Unlinked webhook is attempted once.
     await lab.devices.unlink.unlink(lab.account.id, bpm.hardwareUuid);
     await lab.settle();
-    expect(receiver.received).toEqual([]);
+    expect(receiver.accepted).toEqual([]);
     expect(receiver.seen.filter((r) => r.path === "/f")).toHaveLength(1);
 
     await lab.runUntil(START + 5 * HOUR);
@@ -92,6 +92,32 @@ describe("webhook retries", () => {
     const count = receiver.seen.length;
     await lab.runUntil(START + 40 * HOUR);
     expect(receiver.seen.length).toBe(count);
+  });
+
+  it("a measurement webhook made another kind while its deliveries wait for a retry posts them no more", async () => {
+    const hook = await lab.webhook({ endpoint: receiver.url("/m") });
+    const up = START + HOUR;
+    receiver.behaviour = () => (lab.clock.now() < up ? { status: 503 } : { status: 204 });
+    await lab.device(bpm, "P-1");
+    const stored = await lab.ingest(bpm, readingsOf(bpm, 5, 0).slice(0, 2));
+    await lab.settle();
+    // The client points the endpoint at its fulfilment handler meanwhile (PATCH event).
+    const patched = await lab.hwi("PATCH", `webhooks/${hook.id}/`, { event: "FULFILLMENT" });
+    expect(patched.statusCode, patched.body).toBe(200);
+    await lab.runUntil(START + 3 * HOUR);
+
+    // A strict FULFILLMENT consumer never gets a measurement record.
+    expect(receiver.accepted).toEqual([]);
+    const rows = await lab.deliveries();
+    expect(rows).toHaveLength(stored);
+    for (const row of rows) {
+      expect(row.state).toBe("failed");
+      const log = await lab.store.webhookDeliveries.attempts(row.id);
+      expect(log.at(-1)).toMatchObject({
+        statusCode: null,
+        error: "the webhook now takes FULFILLMENT events, not MEASUREMENT",
+      });
+    }
   });
 
   it("honours a Retry-After longer than the backoff", async () => {
