@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { catalogue, readingsOf, senderFor } from "../ingest/fixtures.ts";
 import type { MeasurementRecordBody } from "./consumer-schema.ts";
@@ -9,16 +12,25 @@ import { Receiver } from "./receiver.ts";
  * what a strict consumer written from wire-formats and 2.8 accepts, metric by metric — sensor
  * code of the device, "0.00" for a value 2 the metric has none of, only 2.8's filter_params.
  */
-describe("measurement webhooks of every device type", () => {
+describe.each([
+  ["memory", false],
+  // serve's default: the dispatcher builds bodies in its worker thread.
+  ["a SQLite file", true],
+])("measurement webhooks of every device type (%s)", (_name, onFile) => {
+  let dir: string | undefined;
   let lab: WebhookLab;
   let receiver: Receiver;
   beforeEach(async () => {
-    lab = await WebhookLab.open();
+    dir = onFile ? mkdtempSync(join(tmpdir(), "rpmlab-every-device-")) : undefined;
+    lab = await WebhookLab.open(
+      dir === undefined ? {} : { store: `sqlite:${join(dir, "lab.db")}` },
+    );
     receiver = await Receiver.start();
   });
   afterEach(async () => {
     await lab.close();
     await receiver.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
   it("are consumable, each metric the device type sends included", async () => {
