@@ -154,13 +154,16 @@ export function booleanField() {
   );
 }
 
+/** What DRF's IntegerField reads as an integer: digits, a zero fraction at most (re_decimal). */
+const WHOLE_NUMBER_TEXT = /^\s*[+-]?\d+(\.0*)?\s*$/;
+
 /** The largest value of a Django IntegerField (a 32-bit column on every database). */
 export const MAX_INTEGER_FIELD = 2_147_483_647;
 
 /**
  * DRF IntegerField(min_value) of a model IntegerField (max_value 2^31 - 1): an integer, or a
- * string of one ("12", " 12 "); floats with no fraction pass as DRF's int() takes them (12.0),
- * others do not.
+ * string of one ("12", " 12 ", and "12.0": DRF strips a zero fraction before int()); floats with
+ * no fraction pass as DRF's int() takes them (12.0), others do not.
  */
 export function integerField(opts: { readonly min?: number } = {}) {
   let int = z
@@ -169,7 +172,7 @@ export function integerField(opts: { readonly min?: number } = {}) {
     .max(MAX_INTEGER_FIELD, { error: MESSAGES.maxValue(MAX_INTEGER_FIELD) });
   if (opts.min !== undefined) int = int.min(opts.min, { error: MESSAGES.minValue(opts.min) });
   return z.preprocess(
-    (v) => (typeof v === "string" && /^\s*[+-]?\d+\s*$/.test(v) ? Number(v) : v),
+    (v) => (typeof v === "string" && WHOLE_NUMBER_TEXT.test(v) ? Number.parseInt(v, 10) : v),
     int,
   );
 }

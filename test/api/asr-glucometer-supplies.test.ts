@@ -151,6 +151,18 @@ describe("asr/glucometer_supplies/ and automatic reorder", () => {
       expect(res.json().estimated_strips_remaining[0]).toMatch(message);
     }
     expect(await record()).toMatchObject({ estimated_strips_remaining: 95 });
+    // DRF's IntegerField takes a whole number written with a zero fraction, "90.0" as 90 (a
+    // form or a spreadsheet export writes it so); "90.5" is no integer.
+    const written = await asr("PUT", `glucometer_supplies/${GW}/`, {
+      estimated_strips_remaining: "90.0",
+    });
+    expect(ok(written)).toMatchObject({ estimated_strips_remaining: 90 });
+    const fraction = await asr("PUT", `glucometer_supplies/${GW}/`, {
+      estimated_strips_remaining: "90.5",
+    });
+    expect(fraction.json()).toEqual({
+      estimated_strips_remaining: ["A valid integer is required."],
+    });
   });
 
   it("404 for hardware without a glucometer of the account, whatever the body", async () => {
