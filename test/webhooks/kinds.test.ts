@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AutoReorder } from "../../src/asr/auto-reorder.ts";
 import { SupplyCatalogue } from "../../src/asr/supply-catalogue.ts";
 import { SupplyShipping } from "../../src/asr/supply-shipping.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
@@ -162,6 +163,47 @@ describe("fulfilment, special-order and patient webhooks", () => {
       .filter((r) => r.path === "/special_order")
       .map((r) => r.headers["x-rpmlab-delivery"]);
     expect(new Set(ids).size).toBe(3);
+  });
+
+  it("an automatic reorder fires a special-order webhook for the meter, to its patient's address", async () => {
+    await lab.store.accounts.update(lab.account.id, { asrEnabled: true });
+    await lab.store.asrSettings.setAutoReorder(lab.account.id, {
+      stripsBelow: 60,
+      daysBelow: null,
+      supplyName: "Glucometer Test Strips (50)",
+    });
+    await lab.hwi("POST", "hwi-patients/", { external_id: "P-5", name: "Pat Five", ...ADDRESS });
+    await lab.store.gateways.updateStatus(GW, {});
+    const meter = await lab.hwi("POST", "hwi-devices/", {
+      device: { name: "Vendor Glucometer", hardware_uuid: GW },
+      patient: { external_id: "P-5" },
+    });
+    const catalogue = Catalogue.load();
+    const reorder = new AutoReorder({
+      store: lab.store,
+      clock: lab.clock,
+      supplies: SupplyCatalogue.load(undefined, catalogue),
+      catalogue,
+      events: lab.events,
+      fulfilment: DEFAULT_FULFILMENT_CONFIG,
+    });
+    // The meter's own box, 50 strips, is below 60.
+    expect(await reorder.sweep()).toEqual({ placed: 1, unshippable: 0 });
+    await lab.settle();
+    const [order] = bodies("special_order");
+    expect(order).toMatchObject({
+      order_type: "supply",
+      status: "pending",
+      auto_reorder: true,
+      supply_name: "Glucometer Test Strips (50)",
+      related_client_device_id: meter.json().id,
+      patient_id: "P-5",
+      gateway_id: GW,
+      imei: "",
+      shipping_name: "Pat Five",
+      shipping_address: ADDRESS.address,
+      shipping_zip_code: ADDRESS.zip_code,
+    });
   });
 
   it("a replacement order fires special-order webhooks; its gateway shipping fires Replaced", async () => {
