@@ -5,7 +5,7 @@ import type { Lab } from "./helpers.ts";
 import { catalogue } from "./hwi-fixtures.ts";
 
 /** The ASR services' dependencies over a test lab: its store, clock and events, as serve's. */
-export function asrDeps(lab: Lab): AsrDeps {
+export function asrDeps(lab: Pick<Lab, "store" | "clock" | "events">): AsrDeps {
   return {
     store: lab.store,
     clock: lab.clock,

@@ -1,10 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AutoReorder } from "../../src/asr/auto-reorder.ts";
-import { SupplyCatalogue } from "../../src/asr/supply-catalogue.ts";
 import { SupplyShipping } from "../../src/asr/supply-shipping.ts";
-import { Catalogue } from "../../src/catalogue/catalogue.ts";
-import { DEFAULT_FULFILMENT_CONFIG } from "../../src/config/fulfilment-config.ts";
 import type { WebhookRow } from "../../src/store/types-ingest.ts";
+import { asrDeps } from "../api/asr-fixtures.ts";
 import { expectConsumable, WebhookLab } from "./harness.ts";
 import { Receiver } from "./receiver.ts";
 
@@ -115,14 +113,7 @@ describe("fulfilment, special-order and patient webhooks", () => {
       device: { name: "Vendor Glucometer", hardware_uuid: GW },
       patient: { external_id: "P-7" },
     });
-    const shipping = new SupplyShipping({
-      store: lab.store,
-      clock: lab.clock,
-      supplies: SupplyCatalogue.load(),
-      catalogue: Catalogue.load(),
-      events: lab.events,
-      fulfilment: DEFAULT_FULFILMENT_CONFIG,
-    });
+    const shipping = new SupplyShipping({ ...asrDeps(lab), events: lab.events });
     await shipping.start();
     try {
       const order = await lab.asr("POST", "supply-requests/", {
@@ -178,15 +169,7 @@ describe("fulfilment, special-order and patient webhooks", () => {
       device: { name: "Vendor Glucometer", hardware_uuid: GW },
       patient: { external_id: "P-5" },
     });
-    const catalogue = Catalogue.load();
-    const reorder = new AutoReorder({
-      store: lab.store,
-      clock: lab.clock,
-      supplies: SupplyCatalogue.load(undefined, catalogue),
-      catalogue,
-      events: lab.events,
-      fulfilment: DEFAULT_FULFILMENT_CONFIG,
-    });
+    const reorder = new AutoReorder(asrDeps(lab));
     // The meter's own box, 50 strips, is below 60.
     expect(await reorder.sweep()).toEqual({ placed: 1, unshippable: 0 });
     await lab.settle();
