@@ -1,6 +1,7 @@
 import { TextDecoder } from "node:util";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { firstInvalidUtf8 } from "../core/utf8.ts";
+import { describeJsonError, utf8ByteAt } from "../core/json-error.ts";
+import { firstInvalidUtf8, firstUndecodable } from "../core/utf8.ts";
 import { apiError } from "./errors.ts";
 
 /**
@@ -29,13 +30,14 @@ export function registerJsonOnly(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    let text: string;
+    let decoded: DecodedBody;
     try {
-      text = decodeBody(body as Buffer, request.headers["content-type"] ?? "application/json");
+      decoded = decodeBody(body as Buffer, request.headers["content-type"] ?? "application/json");
     } catch (error) {
       done(error as Error, undefined);
       return;
     }
+    const { text } = decoded;
     if (text.trim() === "") {
       done(null, {});
       return;
@@ -45,7 +47,8 @@ export function registerJsonOnly(app: FastifyInstance): void {
         done(null, value);
         return;
       }
-      done(apiError.badRequest(`JSON parse error - ${describeJsonError(text)}`), undefined);
+      const why = whyNotJson(body as Buffer, decoded);
+      done(apiError.badRequest(`JSON parse error - ${why}`), undefined);
     });
   });
   // Any other content type (or a body without one): read and dropped where no body is read,
@@ -75,7 +78,7 @@ function bodyIgnored(request: FastifyRequest): boolean {
  * first (DRF: "JSON parse error - 'utf-8' codec can't decode byte …"), never text with U+FFFD
  * in place of what the client sent.
  */
-function decodeBody(body: Buffer, contentType: string): string {
+function decodeBody(body: Buffer, contentType: string): DecodedBody {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1] ?? "utf-8";
   let decoder: TextDecoder;
   try {
@@ -84,15 +87,33 @@ function decodeBody(body: Buffer, contentType: string): string {
     throw apiError.unsupportedMediaType(contentType);
   }
   try {
-    return decoder.decode(body);
+    return { text: decoder.decode(body), encoding: decoder.encoding };
   } catch {
-    const where = decoder.encoding === "utf-8" ? ` at byte ${firstInvalidUtf8(body)}` : "";
-    throw apiError.badRequest(`JSON parse error - the body is not ${charset} text${where}`);
+    const at =
+      decoder.encoding === "utf-8"
+        ? firstInvalidUtf8(body)
+        : firstUndecodable(body, decoder.encoding);
+    throw apiError.badRequest(`JSON parse error - the body is not ${charset} text at byte ${at}`);
   }
 }
 
-/** The position-bearing message of JSON.parse; for valid JSON, which key the parser refused. */
-function describeJsonError(text: string): string {
+interface DecodedBody {
+  readonly text: string;
+  /** The decoder's name for the charset, e.g. "utf-8", "windows-1252", "utf-16le". */
+  readonly encoding: string;
+}
+
+/**
+ * What is wrong with the body and where: in UTF-8 at which byte; in another charset at which
+ * character (a byte offset would need that charset's encoder). JSON.parse's own message gives
+ * no position for some errors ("Unexpected end of JSON input") and counts UTF-16 code units for
+ * the others. Valid JSON that the secure parser refused: the key it refused.
+ */
+function whyNotJson(body: Buffer, { text, encoding }: DecodedBody): string {
+  const where =
+    encoding === "utf-8" ? utf8ByteAt(body, text) : (index: number) => `character ${index}`;
+  const problem = describeJsonError(text, where);
+  if (problem !== null) return problem;
   try {
     JSON.parse(text);
   } catch (error) {

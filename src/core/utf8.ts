@@ -20,3 +20,35 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
   }
   return bytes.byteLength;
 }
+
+/**
+ * Offset of the byte that starts the first character `encoding` (a TextDecoder label, e.g.
+ * utf-16le) cannot decode in `bytes`, which it refuses: as firstInvalidUtf8, for any charset.
+ * Decoding a prefix as an unfinished stream fails from the first prefix that holds the bad
+ * sequence on (a character cut off at the end is not yet an error), so a binary search finds
+ * where that sequence ends; the character starts after the longest prefix before it that
+ * decodes whole. Bytes it all decodes as a stream end inside a character: the search is from
+ * the end.
+ */
+export function firstUndecodable(bytes: Uint8Array, encoding: string): number {
+  const fails = (length: number, stream: boolean): boolean => {
+    try {
+      new TextDecoder(encoding, { fatal: true }).decode(bytes.subarray(0, length), { stream });
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  let low = 1;
+  let high = bytes.byteLength;
+  if (fails(high, true)) {
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      if (fails(middle, true)) high = middle;
+      else low = middle + 1;
+    }
+  }
+  let start = high - 1;
+  while (start > 0 && fails(start, false)) start--;
+  return Math.max(start, 0);
+}

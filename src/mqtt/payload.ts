@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import { clipped } from "../core/clip.ts";
 import { RpmlabError } from "../core/errors.ts";
+import { describeJsonError, utf8ByteAt } from "../core/json-error.ts";
 import { firstInvalidUtf8 } from "../core/utf8.ts";
 import { ENVELOPE_VERSION } from "./envelope.ts";
-import { firstJsonError } from "./json-error.ts";
 import { TOPICS, type TopicKind, type TopicPayloads } from "./topics.ts";
 
 /** Larger payloads are refused before parsing (256 readings of large values fit easily). */
@@ -30,20 +30,11 @@ function quoted(value: unknown): string {
   return clipped(typeof value === "string" ? JSON.stringify(value) : String(value));
 }
 
-/**
- * Why UTF-8 text is not JSON: what is wrong, at which byte, and the character there (escaped,
- * never raw: a payload of terminal escapes is not replayed on whoever lists the dead letters).
- */
+/** Why UTF-8 text is not JSON: what is wrong, at which byte, and the character there. */
 function notJson(payload: Uint8Array, text: string): string {
-  const error = firstJsonError(text);
   // JSON.parse refused it; a parser that finds nothing wrong has nothing better to say.
-  if (error === null) return "not JSON";
-  // The decoder dropped a leading byte order mark (EF BB BF) from `text`.
-  const bom = payload[0] === 0xef && payload[1] === 0xbb && payload[2] === 0xbf ? 3 : 0;
-  const byte = bom + Buffer.byteLength(text.slice(0, error.at));
-  if (error.at >= text.length) return `not JSON: ${error.problem} at byte ${byte}, its end`;
-  const char = String.fromCodePoint(text.codePointAt(error.at)!);
-  return `not JSON: ${error.problem} at byte ${byte} (${JSON.stringify(char)})`;
+  const problem = describeJsonError(text, utf8ByteAt(payload, text));
+  return problem === null ? "not JSON" : `not JSON: ${problem}`;
 }
 
 /**

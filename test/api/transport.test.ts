@@ -226,6 +226,20 @@ describe("transport behaviour", () => {
         detail: expect.stringMatching(/^JSON parse error - the body is not utf-8 text at byte 35$/),
       });
     }
+    // In another charset too the 400 names the byte where the character at fault starts.
+    const utf16 = "application/json; charset=utf-16le";
+    const odd = await post(utf16, Buffer.from('{"a":1}'));
+    expect(odd.json()).toEqual({
+      detail: "JSON parse error - the body is not utf-16le text at byte 6",
+    });
+    const surrogate = Buffer.concat([
+      Buffer.from('{"a":"', "utf16le"),
+      Buffer.from([0x00, 0xd8]),
+      Buffer.from('x"}', "utf16le"),
+    ]);
+    expect((await post(utf16, surrogate)).json()).toEqual({
+      detail: "JSON parse error - the body is not utf-16le text at byte 12",
+    });
     const unknown = await post("application/json; charset=klingon", Buffer.from("{}"));
     expect(unknown.statusCode).toBe(415);
     expect((await lab.store.patients.list(lab.dev.account.id, { count: true })).total).toBe(1);
@@ -241,6 +255,47 @@ describe("transport behaviour", () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toMatch(/^JSON parse error - /);
+  });
+
+  it("malformed JSON: the 400 names what is wrong and at which byte, the character there escaped", async () => {
+    lab = await makeLab();
+    const post = (payload: Buffer, contentType = "application/json") =>
+      lab!.app.inject({
+        method: "POST",
+        url: hwi(lab!.dev, "hwi-patients/"),
+        headers: { ...apiKey(lab!.dev.key), "content-type": contentType },
+        payload,
+      });
+    // V8 said "Unexpected end of JSON input" and '"NaN" is not valid JSON': no position; and its
+    // "position" counts UTF-16 code units, not the bytes a client sent.
+    const cases = [
+      ['{"external_id": ', "value expected at byte 16, its end"],
+      ["NaN", 'invalid symbol at byte 0 ("N")'],
+      ['{"é": 1,}', 'property name expected at byte 9 ("}")'],
+      ['\uFEFF{"external_id": tru}', 'invalid symbol at byte 19 ("t")'],
+      ['{"external_id": "P-1"} \u001b[2J', 'invalid symbol at byte 23 ("\\u001b")'],
+    ] as const;
+    for (const [body, where] of cases) {
+      const res = await post(Buffer.from(body));
+      expect(res.statusCode, body).toBe(400);
+      expect(res.json(), body).toEqual({ detail: `JSON parse error - ${where}` });
+    }
+    // In a declared single-byte charset a byte is a character; in UTF-16 one is not: characters.
+    const latin1 = await post(
+      Buffer.from('{"\xe9": 1,}', "latin1"),
+      "application/json; charset=latin1",
+    );
+    expect(latin1.json()).toEqual({
+      detail: 'JSON parse error - property name expected at character 8 ("}")',
+    });
+    const utf16 = await post(
+      Buffer.from('{"a": 1,}', "utf16le"),
+      "application/json; charset=utf-16le",
+    );
+    expect(utf16.json()).toEqual({
+      detail: 'JSON parse error - property name expected at character 8 ("}")',
+    });
+    expect((await lab.store.patients.list(lab.dev.account.id, { count: true })).total).toBe(0);
   });
 
   it("refuses a __proto__ key instead of parsing it", async () => {
