@@ -49,12 +49,14 @@ export interface LabOptions {
   /** Route plugins served besides the app's own (API_ROUTES), per scope. */
   readonly extraRoutes?: Partial<RouteTable>;
   readonly log?: boolean;
+  /** The store to open (default `memory`), e.g. `sqlite:PATH` to read it from outside. */
+  readonly store?: string;
 }
 
 /** A fresh lab: memory store on a virtual clock, three accounts with a key each, the app. */
 export async function makeLab(opts: LabOptions = {}): Promise<Lab> {
   const clock = new VirtualClock({ startMs: T0 });
-  const store = await openStore("memory", { clock, rng: new Rng("api-tests") });
+  const store = await openStore(opts.store ?? "memory", { clock, rng: new Rng("api-tests") });
   const account = async (
     clientDomain: string,
     environment: "development" | "production",
