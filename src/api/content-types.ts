@@ -111,7 +111,9 @@ interface DecodedBody {
  */
 function whyNotJson(body: Buffer, { text, encoding }: DecodedBody): string {
   const where =
-    encoding === "utf-8" ? utf8ByteAt(body, text) : (index: number) => `character ${index}`;
+    encoding === "utf-8"
+      ? utf8ByteAt(body, text)
+      : (index: number) => `character ${[...text.slice(0, index)].length}`;
   const problem = describeJsonError(text, where);
   if (problem !== null) return problem;
   try {

@@ -288,8 +288,9 @@ describe("transport behaviour", () => {
     expect(latin1.json()).toEqual({
       detail: 'JSON parse error - property name expected at character 8 ("}")',
     });
+    // Characters, not UTF-16 code units: the emoji before the fault counts one.
     const utf16 = await post(
-      Buffer.from('{"a": 1,}', "utf16le"),
+      Buffer.from('{"\u{1F4A5}": 1,}', "utf16le"),
       "application/json; charset=utf-16le",
     );
     expect(utf16.json()).toEqual({
