@@ -405,6 +405,7 @@ describe("every route under requests of the wrong shape", () => {
     // One failure per route and kind, the first found: enough to reproduce each.
     const failures = new Map<string, string>();
     const statuses = new Map<number, number>();
+    // FUZZ_SEED=… explores other inputs; the default seed keeps the run reproducible.
     const rng = new Rng(process.env.FUZZ_SEED ?? "routes-fuzz");
     for (const route of routes) {
       const routeRng = rng.fork(`${route.method} ${route.url}`);
