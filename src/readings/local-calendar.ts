@@ -138,15 +138,18 @@ function offsetMinutes(zone: string, atMs: number): number {
 }
 
 /**
- * The instant a wall clock in the zone shows `wall` (given as if the zone were UTC): the offset
- * at the first guess, then at the instant it gives. In a spring gap the second guess lands after
- * the change, and the first offset (before it) is kept.
+ * The instant a wall clock in the zone shows `wall` (given as if the zone were UTC). The offsets a
+ * day either side hold any change near `wall` between them (zones are UTC−12 to UTC+14): the one
+ * before it is taken when it is valid (a time the autumn change repeats: its first occurrence) or
+ * when neither is (a time the spring change skips: read with the offset before, an hour on). The
+ * instant's own offset cannot tell before from after: east of UTC `wall` read as UTC already lies
+ * past a change at local 01:00 (Europe/London), west of it not yet.
  */
 function wallToUtc(zone: string, wall: number): number {
-  const before = offsetMinutes(zone, wall);
-  const guess = wall - before * MS_PER_MINUTE;
-  const after = offsetMinutes(zone, guess);
-  if (after === before) return guess;
-  const second = wall - after * MS_PER_MINUTE;
-  return offsetMinutes(zone, second) === after ? second : guess;
+  const before = offsetMinutes(zone, wall - MS_PER_DAY);
+  const after = offsetMinutes(zone, wall + MS_PER_DAY);
+  if (before === after) return wall - before * MS_PER_MINUTE;
+  const valid = (offset: number) => offsetMinutes(zone, wall - offset * MS_PER_MINUTE) === offset;
+  if (valid(before) || !valid(after)) return wall - before * MS_PER_MINUTE;
+  return wall - after * MS_PER_MINUTE;
 }

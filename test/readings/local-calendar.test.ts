@@ -89,3 +89,87 @@ describe("readings of a patient in an IANA zone", () => {
     expect(Math.abs(mean(after) - mean(before))).toBeLessThan(20);
   });
 });
+
+describe("daylight saving days in America/Chicago and Europe/London", () => {
+  /** The change of each zone in 2026: its day, and the local time it skips (spring) or repeats (autumn). */
+  const changes = [
+    {
+      zone: "America/Chicago",
+      spring: Date.UTC(2026, 2, 8),
+      autumn: Date.UTC(2026, 10, 1),
+      gap: "02:30",
+      repeat: "01:30",
+      winter: "-6",
+      summer: "-5",
+    },
+    {
+      zone: "Europe/London",
+      spring: Date.UTC(2026, 2, 29),
+      autumn: Date.UTC(2026, 9, 25),
+      gap: "01:30",
+      repeat: "01:30",
+      winter: "+0",
+      summer: "+1",
+    },
+  ];
+  /** A patient in the zone who reads the cuff at `times` every day, on the minute. */
+  const punctual = (zone: string, times: string[]) => {
+    const m = structuredClone(model("normal"));
+    return {
+      ...m,
+      time_zone: zone,
+      adherence: { missed_day_rate: 0, skipped_reading_rate: 0, jitter_minutes: 0 },
+      schedule: { ...m.schedule, blood_pressure_monitor: times },
+    };
+  };
+  const localDay = (zone: string, t: number) =>
+    new Intl.DateTimeFormat("en-CA", { timeZone: zone }).format(new Date(t));
+  /** Wall times (and offsets) of the readings on each whole local day around `day`. */
+  const byLocalDay = (zone: string, times: string[], day: number) => {
+    const readings = generate("Vendor BPM - S", punctual(zone, times), {
+      start: day - 2 * 86_400_000 + 12 * 3_600_000,
+      days: 4,
+    });
+    const out = new Map<string, string[]>();
+    for (const r of readings) {
+      const key = localDay(zone, r.timestamp);
+      out.set(key, [
+        ...(out.get(key) ?? []),
+        `${wall(zone, r.timestamp)}${r.timezone_offset >= 0 ? "+" : ""}${r.timezone_offset}`,
+      ]);
+    }
+    // The day before, the day of the change and the day after: whole days inside the window.
+    const around = [-1, 0, 1].map((d) => localDay(zone, day + d * 86_400_000 + 12 * 3_600_000));
+    return around.map((key) => [key, out.get(key) ?? []] as const);
+  };
+
+  it.each(changes)(
+    "$zone: the skipped time is read an hour on, once, and no other reading moves",
+    ({ zone, spring, gap, winter, summer }) => {
+      const days = byLocalDay(zone, ["00:15", gap, "07:30"], spring);
+      const change = localDay(zone, spring + 12 * 3_600_000);
+      const [h, m] = gap.split(":").map(Number);
+      const later = `${String(h! + 1).padStart(2, "0")}:${String(m).padStart(2, "0")}`;
+      expect(new Map(days).get(change)).toEqual([
+        `00:15${winter}`,
+        `${later}${summer}`,
+        `07:30${summer}`,
+      ]);
+      for (const [day, times] of days) expect(times, day).toHaveLength(3);
+    },
+  );
+
+  it.each(changes)(
+    "$zone: the repeated time is read once, at its first occurrence",
+    ({ zone, autumn, repeat, winter, summer }) => {
+      const days = byLocalDay(zone, ["00:15", repeat, "07:30"], autumn);
+      const change = localDay(zone, autumn + 12 * 3_600_000);
+      expect(new Map(days).get(change)).toEqual([
+        `00:15${summer}`,
+        `${repeat}${summer}`,
+        `07:30${winter}`,
+      ]);
+      for (const [day, times] of days) expect(times, day).toHaveLength(3);
+    },
+  );
+});
