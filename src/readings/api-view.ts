@@ -40,7 +40,9 @@ export function apiView(request: ApiViewRequest): ApiView {
   const patients = request.patients ?? PatientModels.load();
   const profile = catalogue.get(request.device);
   const patient = patients.get(request.patient);
-  const rng = new Rng(request.seed);
+  // Each model its own streams: two models printed with one seed are two patients (own
+  // patient_id, device ids, missed days), not one patient's ids and dice under two physiologies.
+  const rng = new Rng(request.seed).fork(`patient:${patient.name}`);
   const generated = generateReadings({
     devices: [profile],
     patient,

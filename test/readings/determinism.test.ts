@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MS_PER_DAY } from "../../src/core/time.ts";
+import { apiView } from "../../src/readings/api-view.ts";
 import { DEFAULT_START } from "../../src/readings/generate.ts";
 import { catalogue, generate } from "./helpers.ts";
 
@@ -18,6 +19,30 @@ describe("determinism", () => {
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
     expect(JSON.stringify(a)).not.toBe(JSON.stringify(c));
     expect(a.length).toBeGreaterThan(100);
+  });
+
+  it("gives two patient models printed with the same seed their own patient, devices and days", () => {
+    // `rpmlab readings` with the default seed for two models: two patients a platform can load
+    // side by side, not one patient_id and device holding both, missing readings on the same days.
+    const view = (patient: string) =>
+      apiView({ device: "Vendor Scale", patient, seed: 1, days: 90, duplicateRate: 0 }).records;
+    const normal = view("normal");
+    const hypertensive = view("hypertensive");
+    for (const field of ["patient_id", "hwi_device_id", "hardware_uuid"] as const) {
+      expect(normal[0]![field], field).not.toBe(hypertensive[0]![field]);
+    }
+    const daysWithout = (records: typeof normal) => {
+      const read = new Set(records.map((r) => r.timestamp.slice(0, 10)));
+      const all = Array.from({ length: 90 }, (_, d) =>
+        new Date(DEFAULT_START + d * MS_PER_DAY).toISOString().slice(0, 10),
+      );
+      return all.filter((day) => !read.has(day));
+    };
+    const normalGaps = daysWithout(normal);
+    const hypertensiveGaps = daysWithout(hypertensive);
+    expect(normalGaps.length).toBeGreaterThan(0);
+    // Drawn from one stream, the rarer model's gaps were all among the other's.
+    expect(normalGaps.filter((day) => !hypertensiveGaps.includes(day)).length).toBeGreaterThan(0);
   });
 
   it("never reads the wall clock or Math.random", () => {
