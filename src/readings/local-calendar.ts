@@ -19,6 +19,16 @@ export interface LocalCalendar {
   offsetHours(t: number): number;
 }
 
+/** True when the runtime knows `zone` as an IANA time zone (e.g. America/Chicago). */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A fixed offset in whole hours all year (a patient model's own timezone_offset). */
 export function fixedOffsetCalendar(offsetHours: number, startMs: number): LocalCalendar {
   const offsetMs = offsetHours * MS_PER_HOUR;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isTimeZone } from "./local-calendar.ts";
 
 /**
  * Schema of a patient physiology model (profiles/patients/*.yaml). A model says what a patient's
@@ -169,7 +170,10 @@ export const patientModelSchema = z.strictObject({
    * An IANA zone (scenarios give cohorts theirs): local times follow its daylight saving, and
    * timezone_offset is its offset at each reading, to the nearest whole hour.
    */
-  time_zone: z.string().optional(),
+  time_zone: z
+    .string()
+    .refine(isTimeZone, "not an IANA time zone, e.g. America/New_York")
+    .optional(),
   wake: timeOfDay,
   sleep: timeOfDay,
   adherence: adherenceSchema,

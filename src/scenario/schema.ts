@@ -4,6 +4,7 @@ import { parseBrokerSpec } from "../config/broker-spec.ts";
 import { parseStoreSpec } from "../config/store-spec.ts";
 import { MAX_INTEGER_FIELD } from "../core/drf-fields.ts";
 import { parseIso } from "../core/time.ts";
+import { isTimeZone } from "../readings/local-calendar.ts";
 import { timeOfDay } from "../readings/patient-schema.ts";
 import { WEBHOOK_EVENTS } from "../store/types-ingest.ts";
 import { RESERVED_HEADERS } from "../webhooks/attempt.ts";
@@ -27,15 +28,6 @@ function parses(parse: (spec: string) => unknown): (spec: string) => boolean {
       return false;
     }
   };
-}
-
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const clockSchema = z.strictObject({

@@ -87,6 +87,15 @@ describe("patient models", () => {
     expect(error.message).toContain("episodes[0].every_days");
   });
 
+  it("names time_zone when it is not an IANA zone, instead of failing at the first reading", () => {
+    const dir = mkdtempSync(join(tmpdir(), "rpmlab-patients-"));
+    const chicago = { ...patients.get("normal"), time_zone: "America/Chicgo" };
+    writeFileSync(join(dir, "typo.yaml"), JSON.stringify(chicago));
+    const error = catchError(() => PatientModels.load(dir));
+    expect(error.code).toBe("E_PROFILE_INVALID");
+    expect(error.message).toMatch(/typo\.yaml: time_zone: .*IANA/);
+  });
+
   it("refuses two models with the same name", () => {
     const normal = patients.get("normal");
     expect(catchError(() => new PatientModels([normal, normal])).code).toBe("E_PROFILE_INVALID");
