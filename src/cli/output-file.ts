@@ -1,5 +1,5 @@
-import { accessSync, constants, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { RpmlabError } from "../core/errors.ts";
 
 /**
@@ -30,5 +30,26 @@ function kindOf(path: string): "file" | "directory" | undefined {
     return statSync(path).isDirectory() ? "directory" : "file";
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Writes a file a CI job reads (`run --report`) whole or not at all: the text goes to a
+ * temporary file beside it, renamed over it once complete. A write that fails halfway (a full
+ * disk) or a process killed meanwhile leaves the earlier file, or none, never half a report.
+ */
+export function writeOutputFile(
+  file: string,
+  text: string,
+  write: (path: string, text: string) => void = writeFileSync,
+): void {
+  // In the same directory, so the rename stays on one file system (atomic there).
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+  try {
+    write(tmp, text);
+    renameSync(tmp, file);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
   }
 }

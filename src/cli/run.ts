@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { RpmlabError } from "../core/errors.ts";
@@ -16,7 +15,7 @@ import {
 import { checkTransports } from "../scenario/run/transports.ts";
 import { runScenario } from "../scenario/runner.ts";
 import type { CliIo } from "./io.ts";
-import { checkWritable } from "./output-file.ts";
+import { checkWritable, writeOutputFile } from "./output-file.ts";
 import { seedOf } from "./seed.ts";
 
 interface RunFlags {
@@ -125,10 +124,13 @@ function runFailed(error: unknown, scenario: string, reportFiles: readonly Repor
   );
 }
 
-/** A report file checked at the start can still fail to be written (a full disk). */
+/**
+ * A report file checked at the start can still fail to be written (a full disk): then the file
+ * is as it was before the run (writeOutputFile), not half a report.
+ */
 function writeReport(file: string, text: string): void {
   try {
-    writeFileSync(file, text);
+    writeOutputFile(file, text);
   } catch (error) {
     throw new RpmlabError(
       "E_REPORT_WRITE",
