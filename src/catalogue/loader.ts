@@ -9,6 +9,9 @@ export interface DataIssue {
   file: string;
   path: string;
   message: string;
+  /** Where in the file, 1-based, when known (scenario files: src/scenario/yaml-position.ts). */
+  line?: number;
+  column?: number;
 }
 
 export type LoadResult<T> =
@@ -73,7 +76,12 @@ export function loadYamlDir<S extends z.ZodType>(dir: string, schema: S): LoadRe
 }
 
 export function formatIssues(issues: readonly DataIssue[]): string {
-  return issues.map((i) => `${i.file}: ${i.path}: ${i.message}`).join("\n");
+  return issues
+    .map((i) => {
+      const at = i.line === undefined ? "" : `:${i.line}:${i.column ?? 1}`;
+      return `${i.file}${at}: ${i.path}: ${i.message}`;
+    })
+    .join("\n");
 }
 
 /** Like loadYamlDir, but throws one E_PROFILE_INVALID error listing every issue. */

@@ -11,7 +11,7 @@ export function registerScenarioCommand(program: Command, io: CliIo): void {
   scenario
     .command("validate")
     .description(
-      "Check scenario files against the schema and the rules across fields; print ok FILE, or each problem as file: path: message",
+      "Check scenario files against the schema and the rules across fields; print ok FILE, or each problem as file:line:column: path: message",
     )
     .argument("<files...>", "scenario files, e.g. scenarios/*.yaml")
     .action((files: string[]) => {

@@ -9,6 +9,7 @@ import { PatientModels } from "../readings/patients.ts";
 import { resolveScenario, type ScenarioLibrary } from "./resolve.ts";
 import { scenarioSchema } from "./schema.ts";
 import type { Scenario } from "./types.ts";
+import { type YamlPosition, yamlLocator } from "./yaml-position.ts";
 
 export type ScenarioCheck =
   | { readonly ok: true; readonly scenario: Scenario }
@@ -48,13 +49,18 @@ export function checkScenario(
         : undefined,
   });
   if (!parsed.success) {
-    return { ok: false, issues: parsed.error.issues.flatMap((issue) => toDataIssues(file, issue)) };
+    const locate = yamlLocator(text);
+    return {
+      ok: false,
+      issues: parsed.error.issues.flatMap((issue) => toDataIssues(file, issue, locate)),
+    };
   }
   const result = resolveScenario(parsed.data, file, baseName(file), library);
   if (!result.ok) {
+    const locate = yamlLocator(text);
     return {
       ok: false,
-      issues: result.issues.map((i) => ({ file, path: formatPath(i.path), message: i.message })),
+      issues: result.issues.map((i) => issueAt(file, i.path, i.message, locate)),
     };
   }
   return result;
@@ -126,14 +132,28 @@ function baseName(file: string): string {
   return basename(file, extname(file));
 }
 
+type Locate = (path: ReadonlyArray<PropertyKey>) => YamlPosition | undefined;
+
 /** An unknown key is reported at its own path, one issue per key, not at the object holding it. */
-function toDataIssues(file: string, issue: z.core.$ZodIssue): DataIssue[] {
+function toDataIssues(file: string, issue: z.core.$ZodIssue, locate: Locate): DataIssue[] {
   if (issue.code === "unrecognized_keys") {
-    return issue.keys.map((key) => ({
-      file,
-      path: formatPath([...issue.path, key]),
-      message: "unknown key",
-    }));
+    return issue.keys.map((key) => issueAt(file, [...issue.path, key], "unknown key", locate));
   }
-  return [{ file, path: formatPath(issue.path), message: issue.message }];
+  return [issueAt(file, issue.path, issue.message, locate)];
+}
+
+/** A problem at a path, with its line and column in the file when the file writes it. */
+function issueAt(
+  file: string,
+  path: ReadonlyArray<PropertyKey>,
+  message: string,
+  locate: Locate,
+): DataIssue {
+  const position = locate(path);
+  return {
+    file,
+    path: formatPath(path),
+    message,
+    ...(position === undefined ? {} : { line: position.line, column: position.column }),
+  };
 }

@@ -47,7 +47,7 @@ describe("rpmlab scenario validate", () => {
     expect(code).toBe(0);
   }, 70_000);
 
-  it("lists every problem as file: path: message and exits 1", async () => {
+  it("lists every problem as file:line:column: path: message and exits 1", async () => {
     const bad = join(dir, "bad.yaml");
     writeFileSync(
       bad,
@@ -72,8 +72,8 @@ describe("rpmlab scenario validate", () => {
     const lines = stderr.trimEnd().split("\n");
     expect(lines[0]).toBe("rpmlab: E_SCENARIO_INVALID: 3 problem(s) in 2 of 3 file(s):");
     expect(lines.slice(1, 3)).toEqual([
-      `${bad}: events[0].at: "2d 09:30" is after the end of the run (duration 1d)`,
-      `${bad}: events[1].target: "htn[2]" reaches past the last patient of htn (count 2: htn[0-1])`,
+      `${bad}:9:7: events[0].at: "2d 09:30" is after the end of the run (duration 1d)`,
+      `${bad}:10:39: events[1].target: "htn[2]" reaches past the last patient of htn (count 2: htn[0-1])`,
     ]);
     expect(lines[3]).toMatch(new RegExp(`^${missing}: \\(root\\): cannot read file: ENOENT`));
   });

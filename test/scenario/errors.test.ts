@@ -73,7 +73,7 @@ describe("scenario errors name the file and the path", () => {
     expect(problems(() => {})).toEqual([]);
   });
 
-  it("throws one E_SCENARIO_INVALID listing every problem as file: path: message", () => {
+  it("throws one E_SCENARIO_INVALID listing every problem as file:line:column: path: message", () => {
     const broken = base();
     broken.clock.speed = 0;
     broken.cohorts[0].kit.push("Vendor Toaster");
@@ -84,7 +84,7 @@ describe("scenario errors name the file and the path", () => {
       caught = error;
     }
     expect(isRpmlabError(caught) && caught.code).toBe("E_SCENARIO_INVALID");
-    expect((caught as Error).message).toContain(`${FILE}: clock.speed: `);
+    expect((caught as Error).message).toMatch(/\nscenarios\/drill\.yaml:\d+:\d+: clock\.speed: /);
   });
 
   it("unknown keys, at their own path", () => {
@@ -689,6 +689,70 @@ describe("YAML as people write it", () => {
     expect(scenario.cohorts.map((c) => [c.id, c.count, c.timeZones])).toEqual([
       ["east", 2, ["America/New_York"]],
       ["west", 2, ["America/Los_Angeles"]],
+    ]);
+  });
+});
+
+describe("scenario errors name the line and column of the field", () => {
+  const text = [
+    "scenario: drill", // 1
+    "seed: 1",
+    "clock:",
+    "  start: 2026-01-05T06:00:00Z",
+    "  sped: 2", // 5: unknown key
+    "duration: 1d",
+    "accounts:",
+    "  - id: clinic",
+    "cohorts:",
+    "  - &htn", // 10
+    "    id: htn",
+    "    account: clinic",
+    "    count: 1",
+    "    model: hypertensive",
+    "    kit: [Vendor BPM - Wide Range]", // 15
+    "    connectivity: gateway",
+    "expect:",
+    '  - readings: { missing: 0, stored: "=> 5" }', // 18: a malformed operator
+    "",
+  ].join("\n");
+
+  it("as file:line:column: path: message, the position of the field's key", () => {
+    let caught: unknown;
+    try {
+      parseScenario(text, FILE, library);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isRpmlabError(caught) && caught.code).toBe("E_SCENARIO_INVALID");
+    const lines = (caught as Error).message.split("\n").slice(1);
+    expect(lines).toEqual([
+      `${FILE}:5:3: clock.sped: unknown key`,
+      `${FILE}:18:29: expect[0].readings.stored: expected a number or "<op> <number>" with op one of == != >= <= > <`,
+    ]);
+  });
+
+  it("for the rules across fields too, and at the nearest key the file has", () => {
+    const broken = text
+      .replace("  sped: 2\n", "")
+      .replace('stored: "=> 5"', 'stored: ">= 5"')
+      .replace("model: hypertensive", "model: hypertense")
+      .replace(
+        "expect:",
+        [
+          "  - <<: *htn", // 16: its model comes from line 13
+          "    id: htn2",
+          "events:",
+          "  - { at: 2h, action: gateway.outage, target: cell, for: 1h }", // 19
+          "expect:",
+        ].join("\n"),
+      );
+    const check = checkScenario(broken, FILE, library);
+    expect(check.ok).toBe(false);
+    const where = (check.ok ? [] : check.issues).map((i) => `${i.line}:${i.column}: ${i.path}`);
+    expect(where).toEqual([
+      "13:5: cohorts[0].model",
+      "16:5: cohorts[1].model",
+      "19:39: events[0].target",
     ]);
   });
 });
