@@ -359,3 +359,25 @@ function deepMerge(base: unknown, over: unknown): unknown {
   for (const [key, value] of Object.entries(over)) out[key] = deepMerge(base[key], value);
   return out;
 }
+
+/**
+ * The keys a layer of overrides may set (a scenario's `fulfilment:`), as JSON Schema: the
+ * file's keys, types and ranges, none of them required (the defaults fill in the rest).
+ */
+export function fulfilmentOverridesJsonSchema(): Record<string, unknown> {
+  const { $schema: _, ...body } = z.toJSONSchema(FulfilmentFile, {
+    target: "draft-2020-12",
+    io: "input",
+  }) as Record<string, unknown>;
+  return withoutRequired(body) as Record<string, unknown>;
+}
+
+function withoutRequired(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutRequired);
+  if (typeof node !== "object" || node === null) return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key]) => key !== "required")
+      .map(([key, value]) => [key, withoutRequired(value)]),
+  );
+}

@@ -58,7 +58,9 @@ const readingsExpectation = z
   .refine(
     (r) => Object.values(r).some((v) => v !== undefined),
     `name at least one counter: ${READING_COUNTERS.join(", ")}`,
-  );
+  )
+  // The same rule in JSON Schema's words, so editors flag `readings: {}` too.
+  .meta({ minProperties: 1 });
 
 const webhooksExpectation = z.strictObject({
   kind: z.enum(WEBHOOK_EVENTS),

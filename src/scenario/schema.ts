@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseBleSpec } from "../config/ble-spec.ts";
 import { parseBrokerSpec } from "../config/broker-spec.ts";
+import { fulfilmentOverridesJsonSchema } from "../config/fulfilment-config.ts";
 import { parseStoreSpec } from "../config/store-spec.ts";
 import { MAX_INTEGER_FIELD } from "../core/drf-fields.ts";
 import { parseIso } from "../core/time.ts";
@@ -53,6 +54,11 @@ const clockSchema = z.strictObject({
 const transportsSchema = z.strictObject({
   ble: z
     .string()
+    // The pattern goes into the JSON Schema for editors; parseBleSpec has the last word.
+    .regex(/^\s*(?:direct|emulated|hci:?\d{1,3}|tcp:\/\/\S+)\s*$/, {
+      error: "expected direct, emulated, tcp://host:port or hci:N",
+      abort: true,
+    })
     .refine(
       (s) => s.trim() === "direct" || parses(parseBleSpec)(s),
       "expected direct, emulated, tcp://host:port or hci:N",
@@ -85,36 +91,41 @@ const transportsSchema = z.strictObject({
     .meta({ description: "memory | sqlite:PATH | postgres://user@host:port/db" }),
 });
 
-const webhookSchema = z.strictObject({
-  id: localId.meta({ description: "Unique within the scenario; events and expectations name it" }),
-  events: z
-    .array(z.enum(WEBHOOK_EVENTS))
-    .min(1)
-    .refine((e) => new Set(e).size === e.length, "an event is listed twice")
-    // JSON Schema's own keyword, so editors flag a repeat too.
-    .meta({ uniqueItems: true }),
-  url: z
-    .string()
-    .regex(
-      /^(?:lab$|https?:\/\/[^\s/])/,
-      'expected "lab" (a receiver the runner hosts and can fault) or an http(s) URL',
-    )
-    .meta({
-      description: '"lab": a receiver the runner hosts (webhook.* faults need it), or a URL',
+const webhookSchema = z
+  .strictObject({
+    id: localId.meta({
+      description: "Unique within the scenario; events and expectations name it",
     }),
-  post_as_array: z.boolean().default(false),
-  enabled_by_default: z.boolean().default(true),
-  auth_header: z
-    .string()
-    .min(1)
-    .refine(
-      (name) => !RESERVED_HEADERS.has(name.toLowerCase()),
-      "the lab sets this header itself on every POST (README: Webhook registry)",
-    )
-    .optional(),
-  auth_key: z.string().min(1).optional(),
-  sign: z.boolean().default(false).meta({ description: "Opt in to the HMAC signature header" }),
-});
+    events: z
+      .array(z.enum(WEBHOOK_EVENTS))
+      .min(1)
+      .refine((e) => new Set(e).size === e.length, "an event is listed twice")
+      // JSON Schema's own keyword, so editors flag a repeat too.
+      .meta({ uniqueItems: true }),
+    url: z
+      .string()
+      .regex(
+        /^(?:lab$|https?:\/\/[^\s/])/,
+        'expected "lab" (a receiver the runner hosts and can fault) or an http(s) URL',
+      )
+      .meta({
+        description: '"lab": a receiver the runner hosts (webhook.* faults need it), or a URL',
+      }),
+    post_as_array: z.boolean().default(false),
+    enabled_by_default: z.boolean().default(true),
+    auth_header: z
+      .string()
+      .min(1)
+      .refine(
+        (name) => !RESERVED_HEADERS.has(name.toLowerCase()),
+        "the lab sets this header itself on every POST (README: Webhook registry)",
+      )
+      .optional(),
+    auth_key: z.string().min(1).optional(),
+    sign: z.boolean().default(false).meta({ description: "Opt in to the HMAC signature header" }),
+  })
+  // resolve.ts refuses one without the other; the same rule in JSON Schema's words for editors.
+  .meta({ dependentRequired: { auth_header: ["auth_key"], auth_key: ["auth_header"] } });
 
 /**
  * An account's id is also its client domain in the lab (every URL's /clients/{id}/), so it keeps
@@ -153,7 +164,11 @@ const accountSchema = z.strictObject({
           "set strips_below, days_below or both",
         )
         .optional()
-        .meta({ description: "Spec 1.4: order strips when a glucometer runs low" }),
+        .meta({
+          description: "Spec 1.4: order strips when a glucometer runs low",
+          // The refine's rule in JSON Schema's words, so editors flag it too.
+          anyOf: [{ required: ["strips_below"] }, { required: ["days_below"] }],
+        }),
     })
     .optional()
     .meta({ description: "Enables the ASR module (spec 4.5) for the account" }),
@@ -230,10 +245,16 @@ export const scenarioSchema = z
     transports: transportsSchema.default({ ble: "direct", broker: "embedded", store: "memory" }),
     accounts: z.array(accountSchema).min(1),
     cohorts: z.array(cohortSchema).min(1),
-    fulfilment: z.record(z.string(), z.unknown()).optional().meta({
-      description:
-        'The fulfilment simulator for this run, as a `rpmlab serve --fulfilment-config` file sets it (README "Fulfilment"): any of its keys, over the defaults',
-    }),
+    fulfilment: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          'The fulfilment simulator for this run, as a `rpmlab serve --fulfilment-config` file sets it (README "Fulfilment"): any of its keys, over the defaults',
+        // Checked by the simulator's own schema when resolved; its keys and ranges here so
+        // editors flag a misspelt key or a probability of 2 as the loader does.
+        ...fulfilmentOverridesJsonSchema(),
+      }),
     events: z.array(eventSchema).default([]),
     expect: z.array(expectationSchema).default([]),
   })

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
+import { parse as parseYaml, stringify } from "yaml";
 import { ACTION_NAMES } from "../../src/scenario/actions.ts";
 import { AT_PATTERN } from "../../src/scenario/at-time.ts";
 import { COMPARATOR_PATTERN } from "../../src/scenario/comparators.ts";
@@ -12,7 +12,11 @@ import {
   SCENARIO_SCHEMA_PATH,
   scenarioJsonSchema,
 } from "../../src/scenario/json-schema.ts";
+import { checkScenario, defaultLibrary } from "../../src/scenario/load.ts";
 import { SELECTOR } from "../../src/scenario/selectors.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: a case may break any field, typed or not
+type Draft = Record<string, any>;
 
 describe("published scenario JSON Schema (scenarios/rpmlab-scenario.schema.json)", () => {
   it("is current (run `npm run docs` after changing src/scenario's schema)", () => {
@@ -104,6 +108,8 @@ describe("published scenario JSON Schema (scenarios/rpmlab-scenario.schema.json)
     const validate = new Ajv2020({ allErrors: true, strict: false }).compile(scenarioJsonSchema());
     const dir = fileURLToPath(new URL("../../scenarios", import.meta.url));
     const shipped = readdirSync(dir).filter((f) => f.endsWith(".yaml"));
+    const library = defaultLibrary();
+    const smokeDraft = () => parseYaml(readFileSync(join(dir, "smoke.yaml"), "utf8")) as Draft;
 
     it.each(shipped)("accepts the shipped %s", (file) => {
       const valid = validate(parseYaml(readFileSync(join(dir, file), "utf8")));
@@ -121,6 +127,73 @@ describe("published scenario JSON Schema (scenarios/rpmlab-scenario.schema.json)
         expect(validate({ ...smoke, expect: [item] }), JSON.stringify(item)).toBe(false);
       }
       expect(validate({ ...smoke, expect: [readings, webhooks] })).toBe(true);
+    });
+
+    /**
+     * Fields the loader refuses that an editor's validator can refuse too (the rules across
+     * fields, ranges of durations and calendar checks are the loader's alone): a file the
+     * editor passes should not fail `rpmlab scenario validate` on any of these.
+     */
+    const refusedByBoth: Record<string, (s: Draft) => void> = {
+      "a malformed comparator": (s) => {
+        s.expect[0].readings.stored = "=> 5";
+      },
+      "a comparator that is a word": (s) => {
+        s.expect[0].readings.stored = ">= five";
+      },
+      "a readings expectation naming no counter": (s) => {
+        s.expect[0].readings = {};
+      },
+      "an unknown webhook kind": (s) => {
+        s.expect[1].webhooks.kind = "MEASURMENT";
+      },
+      "an unknown transports.ble": (s) => {
+        s.transports = { ble: "bluetooth" };
+      },
+      "an unknown fulfilment key": (s) => {
+        s.fulfilment = { probabilities: { carrier_hold: 0 }, proabilities: {} };
+      },
+      "an unknown fulfilment probability": (s) => {
+        s.fulfilment = { probabilities: { carier_hold: 0 } };
+      },
+      "a fulfilment probability above 1": (s) => {
+        s.fulfilment = { probabilities: { carrier_hold: 2 } };
+      },
+      "asr.auto_reorder with no threshold": (s) => {
+        s.accounts[0].asr = { auto_reorder: { supply_name: "Glucometer Test Strips (50)" } };
+      },
+      "auth_header without auth_key": (s) => {
+        s.accounts[0].webhooks[0].auth_header = "X-Api-Key";
+      },
+      "auth_key without auth_header": (s) => {
+        s.accounts[0].webhooks[0].auth_key = "secret";
+      },
+      "a cohort count of 0": (s) => {
+        s.cohorts[0].count = 0;
+      },
+      "an event at no time the grammar knows": (s) => {
+        s.events = [{ at: "soon", action: "broker.restart" }];
+      },
+    };
+
+    it.each(Object.keys(refusedByBoth))("refuses %s, as the loader does", (name) => {
+      const scenario = smokeDraft();
+      refusedByBoth[name]!(scenario);
+      const text = stringify(scenario);
+      expect(checkScenario(text, "smoke.yaml", library).ok, "loader").toBe(false);
+      expect(validate(parseYaml(text)), "JSON Schema").toBe(false);
+    });
+
+    it("accepts what the loader accepts of those fields", () => {
+      const scenario = smokeDraft();
+      scenario.transports = { ble: " hci:0 " };
+      scenario.fulfilment = { probabilities: { carrier_hold: 0 }, durations: { restock: "1d" } };
+      scenario.accounts[0].asr = { auto_reorder: { days_below: 3 } };
+      scenario.accounts[0].webhooks[0].auth_header = "X-Api-Key";
+      scenario.accounts[0].webhooks[0].auth_key = "secret";
+      const text = stringify(scenario);
+      expect(checkScenario(text, "smoke.yaml", library).ok, "loader").toBe(true);
+      expect(validate(parseYaml(text)), JSON.stringify(validate.errors)).toBe(true);
     });
   });
 });
