@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { isRpmlabError } from "../core/errors.ts";
+import { type ErrorCode, isRpmlabError } from "../core/errors.ts";
 import { registerAccountsCommand } from "./accounts.ts";
 import { registerBillingCommand } from "./billing.ts";
 import { registerBleCommands } from "./ble.ts";
@@ -53,9 +53,24 @@ function asUsageError(message: string): string {
 }
 
 /**
+ * Exit codes other than 1 (README "Commands"), so a CI job tells its outcomes apart without
+ * reading stderr: 2 when the input is wrong and nothing ran (the command line, a config or
+ * scenario file), 3 when a scenario run could not end or its report not be written (the lab
+ * or the machine failed: worth a retry). `rpmlab run`'s 1 is then expectations that did not hold.
+ */
+const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
+  E_USAGE: 2,
+  E_CONFIG_INVALID: 2,
+  E_SCENARIO_INVALID: 2,
+  E_SCENARIO_FAILED: 3,
+  E_REPORT_WRITE: 3,
+};
+
+/**
  * Runs the CLI and returns the exit code: 0 on success, 1 when a command fails (message on
- * stderr, prefixed with its stable error code), 2 on a usage error. A taken port
- * (E_PORT_IN_USE) is a failure, not a usage error: the same command works once the port is free.
+ * stderr, prefixed with its stable error code), 2 on a usage error, 3 when a run failed
+ * (EXIT_CODES). A taken port (E_PORT_IN_USE) is a failure, not a usage error: the same
+ * command works once the port is free.
  */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   if (io === processIo) ignoreClosedOutput();
@@ -70,7 +85,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     }
     if (isRpmlabError(error)) {
       io.err(`rpmlab: ${error.code}: ${error.message}`);
-      return error.code === "E_USAGE" || error.code === "E_CONFIG_INVALID" ? 2 : 1;
+      return EXIT_CODES[error.code] ?? 1;
     }
     io.err(`rpmlab: unexpected error: ${(error as Error).stack ?? String(error)}`);
     return 1;

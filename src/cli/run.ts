@@ -107,7 +107,8 @@ export function registerRunCommand(program: Command, io: CliIo): void {
 }
 
 /**
- * A run that could not end (a part of the lab failed, e.g. its store: runner.ts): its error,
+ * A run that could not end (a part of the lab failed, e.g. its store: runner.ts): one
+ * E_SCENARIO_FAILED (exit code 3, main.ts) whatever failed, whose code the message keeps,
  * saying which scenario, and that no report was written — a CI job that looks for the report
  * file is told why it is missing. An error that is not the lab's keeps its stack (main.ts).
  */
@@ -116,9 +117,10 @@ function runFailed(error: unknown, scenario: string, reportFiles: readonly Repor
   const unwritten = reportFiles
     .map(({ format, file }) => `; --report ${format} ${file} not written`)
     .join("");
+  const what = error.code === "E_SCENARIO_FAILED" ? "" : `${error.code}: `;
   return new RpmlabError(
-    error.code,
-    `scenario ${scenario} did not run to its end: ${error.message}${unwritten}`,
+    "E_SCENARIO_FAILED",
+    `scenario ${scenario} did not run to its end: ${what}${error.message}${unwritten}`,
     error.details,
     error,
   );

@@ -47,7 +47,7 @@ describe("rpmlab scenario validate", () => {
     expect(code).toBe(0);
   }, 70_000);
 
-  it("lists every problem as file:line:column: path: message and exits 1", async () => {
+  it("lists every problem as file:line:column: path: message and exits 2, as run does", async () => {
     const bad = join(dir, "bad.yaml");
     writeFileSync(
       bad,
@@ -67,7 +67,7 @@ describe("rpmlab scenario validate", () => {
     const missing = join(dir, "missing.yaml");
     const good = join(SCENARIOS, "smoke.yaml");
     const { code, stdout, stderr } = await runCli("scenario", "validate", bad, good, missing);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stdout).toBe(`ok ${good}`);
     const lines = stderr.trimEnd().split("\n");
     expect(lines[0]).toBe("rpmlab: E_SCENARIO_INVALID: 3 problem(s) in 2 of 3 file(s):");

@@ -171,7 +171,7 @@ async function failureOf(open: ReturnType<typeof failingReads>): Promise<string>
 }
 
 describe("a run whose store fails when the report reads it", () => {
-  it("ends with E_SCENARIO_FAILED naming the call the lab failed (exit code 1), not a usage error", async () => {
+  it("ends with E_SCENARIO_FAILED naming the call the lab failed (exit code 3), not a usage error", async () => {
     // Before: E_USAGE, which rpmlab run turned into exit code 2, a usage error.
     expect(await failureOf(failingReads("measurements", "records"))).toMatch(
       /^GET \/hwi\/hwi-devices\/[0-9a-f-]{36}\/measurements\/: 500 \{"detail":"A server error occurred/,
