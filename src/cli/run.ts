@@ -110,18 +110,21 @@ export function registerRunCommand(program: Command, io: CliIo): void {
  * A run that could not end (a part of the lab failed, e.g. its store: runner.ts): one
  * E_SCENARIO_FAILED (exit code 3, main.ts) whatever failed, whose code the message keeps,
  * saying which scenario, and that no report was written — a CI job that looks for the report
- * file is told why it is missing. An error that is not the lab's keeps its stack (main.ts).
+ * file is told why it is missing. An error that is not the lab's (a fault of rpmlab) keeps its
+ * stack, as main.ts prints one, and exits 3 too: exit 1 would read as expectations not held.
  */
 function runFailed(error: unknown, scenario: string, reportFiles: readonly ReportFile[]): unknown {
-  if (!(error instanceof RpmlabError)) return error;
   const unwritten = reportFiles
     .map(({ format, file }) => `; --report ${format} ${file} not written`)
     .join("");
-  const what = error.code === "E_SCENARIO_FAILED" ? "" : `${error.code}: `;
+  const what =
+    error instanceof RpmlabError
+      ? `${error.code === "E_SCENARIO_FAILED" ? "" : `${error.code}: `}${error.message}`
+      : `unexpected error: ${(error as Error).stack ?? String(error)}`;
   return new RpmlabError(
     "E_SCENARIO_FAILED",
-    `scenario ${scenario} did not run to its end: ${what}${error.message}${unwritten}`,
-    error.details,
+    `scenario ${scenario} did not run to its end: ${what}${unwritten}`,
+    error instanceof RpmlabError ? error.details : {},
     error,
   );
 }
