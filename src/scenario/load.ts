@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
-import { parse as parseYaml } from "yaml";
+import { parse as parseYaml, YAMLParseError } from "yaml";
 import type { z } from "zod";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import { type DataIssue, formatIssues, formatPath } from "../catalogue/loader.ts";
@@ -40,7 +40,10 @@ export function checkScenario(
     // it would break the one-problem-per-line listing.
     const [firstLine = ""] = (error as Error).message.split("\n");
     const message = `not valid YAML: ${firstLine.replace(/:$/, "")}`;
-    return { ok: false, issues: [{ file, path: "(root)", message }] };
+    // Where the parser stopped, as file:line:column like every other problem.
+    const at = error instanceof YAMLParseError ? error.linePos?.[0] : undefined;
+    const position = at === undefined ? {} : { line: at.line, column: at.col };
+    return { ok: false, issues: [{ file, path: "(root)", message, ...position }] };
   }
   const parsed = scenarioSchema.safeParse(raw, {
     error: (issue) =>

@@ -145,7 +145,8 @@ describe("rpmlab run", () => {
     expect(stdout).toBe("");
     const lines = stderr.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^rpmlab: E_SCENARIO_INVALID: \d+ problem\(s\) in 2 of 3 file\(s\):$/);
-    expect(lines[1]).toMatch(new RegExp(`^${broken}: \\(root\\): not valid YAML`));
+    // Where the parser stopped, in the form of every other problem (file:line:column).
+    expect(lines[1]).toMatch(new RegExp(`^${broken}:1:12: \\(root\\): not valid YAML`));
     expect(lines.slice(2).every((line) => line.startsWith(`${list}: `))).toBe(true);
     expect(lines.length).toBeGreaterThan(2);
   });
