@@ -32,6 +32,33 @@ describe("scenario digest", () => {
     expect(report.digest).not.toBe(SMOKE_DIGEST_SEED_42);
   }, 60_000);
 
+  it("does not depend on the run's speed or store, for a small case (README: The digest)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rpmlab-digest-"));
+    const tiny = (clock: string, transports = "") => `scenario: tiny
+seed: 7
+clock: { start: 2026-01-05T00:00:00Z${clock} }
+duration: 1d
+${transports}accounts: [{ id: clinic, webhooks: [{ id: main, events: [MEASUREMENT, PATIENT], url: lab }] }]
+cohorts:
+  - { id: htn, account: clinic, count: 1, model: hypertensive, kit: [Vendor BPM - Wide Range], connectivity: gateway, adherence: 1 }
+  - { id: cell, account: clinic, count: 1, model: normal, kit: [Vendor Cellular BPM], connectivity: cellular, adherence: 1 }
+events:
+  - { at: "06:00", action: gateway.outage, target: htn, for: 3h }
+  - { at: "10:00", action: webhook.error, webhook: main, status: 503, for: 1h }
+`;
+    const digestOf = async (text: string) =>
+      (await runScenario(parseScenario(text, "/scenarios/tiny.yaml"))).digest;
+    try {
+      const atFullSpeed = await digestOf(tiny(""));
+      // 200,000 virtual ms a wall ms: the day in about half a wall second, paced.
+      expect(await digestOf(tiny(", speed: 200000")), "paced").toBe(atFullSpeed);
+      const onFile = tiny("", `transports: { store: "sqlite:${join(dir, "lab.db")}" }\n`);
+      expect(await digestOf(onFile), "on a SQLite file").toBe(atFullSpeed);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it("moves shipping with the seed: holds, scans, durations", async () => {
     const dir = mkdtempSync(join(tmpdir(), "rpmlab-seed-"));
     // Each order's carrier scans, with their times: the shipping path the seed drew.
