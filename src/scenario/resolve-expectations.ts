@@ -1,3 +1,4 @@
+import type { WebhookEvent } from "../store/types-ingest.ts";
 import { formatComparator, parseComparator } from "./comparators.ts";
 import { type RawExpectation, READING_COUNTERS } from "./expectations.ts";
 import { type ResolveContext, report } from "./resolve-context.ts";
@@ -42,6 +43,17 @@ function resolveChecks(
   }
   if (raw.webhooks !== undefined) {
     const w = raw.webhooks;
+    if (w.webhook === undefined && !receivedByAny(ctx, w.kind)) {
+      // Only the scenario's webhooks are counted (run/webhook-counts.ts): such a check could
+      // only count 0, so `count: 0` would pass whatever the run did.
+      const receivers = [...ctx.webhooks.values()].map((h) => `${h.id}: ${h.events.join(", ")}`);
+      report(
+        ctx,
+        [...path, "webhooks", "kind"],
+        `no webhook of the scenario receives ${w.kind}, so there is nothing to count (${receivers.length === 0 ? "the scenario has no webhooks" : receivers.join("; ")})`,
+      );
+      return [];
+    }
     if (w.webhook !== undefined) {
       const webhook = ctx.webhooks.get(w.webhook);
       if (webhook === undefined) {
@@ -82,6 +94,10 @@ function resolveChecks(
       count: api.count === undefined ? undefined : cmp(api.count),
     },
   ];
+}
+
+function receivedByAny(ctx: ResolveContext, kind: WebhookEvent): boolean {
+  return [...ctx.webhooks.values()].some((webhook) => webhook.events.includes(kind));
 }
 
 /** "readings.stored >= 100", "webhooks MEASUREMENT delivered (main) >= 100". */

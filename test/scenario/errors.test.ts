@@ -381,6 +381,22 @@ describe("scenario errors name the file and the path", () => {
     ]);
   });
 
+  it("an expectation on webhooks of a kind no webhook of the scenario receives (it could only count 0)", () => {
+    // Before: `count: 0` passed whatever the run did, `>= 1` failed with no word of why.
+    expect(
+      problems((s) => {
+        s.expect.push({ webhooks: { kind: "FULFILLMENT", status: "failed", count: 0 } });
+      }),
+    ).toEqual([
+      "expect[3].webhooks.kind: no webhook of the scenario receives FULFILLMENT, so there is nothing to count (main: MEASUREMENT; ext: PATIENT)",
+    ]);
+    expect(
+      problems((s) => {
+        s.expect.push({ webhooks: { kind: "PATIENT", count: ">= 1" } });
+      }),
+    ).toEqual([]);
+  });
+
   it("ids used twice", () => {
     expect(
       problems((s) => {
