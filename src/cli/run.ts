@@ -76,9 +76,10 @@ export function registerRunCommand(program: Command, io: CliIo): void {
             { field: "btsnoop" },
           );
         }
-        // Refused before anything runs (runner's checkTransports says why).
-        checkTransports(scenarios[0]!, { btsnoop: flags.btsnoop });
       }
+      // Refused before any file runs, not once the files before it have (checkTransports says why).
+      const capture = flags.btsnoop === undefined ? {} : { btsnoop: flags.btsnoop };
+      for (const scenario of scenarios) checkTransports(scenario, capture);
       const reports: ScenarioReport[] = [];
       for (const scenario of scenarios) {
         const progress = flags.progress ? finishable(createProgress(process.stderr)) : undefined;

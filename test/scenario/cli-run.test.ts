@@ -151,6 +151,25 @@ describe("rpmlab run", () => {
     expect(lines.length).toBeGreaterThan(2);
   });
 
+  it("exits 2 on transports the runner cannot drive, in any file, before running any", async () => {
+    // Valid for the schema, refused by the runner: a real radio cannot follow a virtual clock.
+    const radio = join(dir, "radio.yaml");
+    writeFileSync(
+      radio,
+      readFileSync(FAILS, "utf8").replace(
+        "scenario: fails\n",
+        "scenario: radio\ntransports: { ble: hci:0 }\n",
+      ),
+    );
+    const { code, stdout, stderr } = await runCli("run", FAILS, radio, "--no-progress");
+    // Not 3 (a lab that failed, worth a retry): the file asks for what no run can do.
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(
+      /^rpmlab: E_SCENARIO_INVALID: .*radio\.yaml: transports\.ble hci:0: a scenario runs on a virtual clock/,
+    );
+  });
+
   it("exits 2 on a report format it does not write, before running anything", async () => {
     const { code, stdout, stderr } = await runCli("run", SMOKE, "--report", "pdf", "x");
     expect(code).toBe(2);
