@@ -1,4 +1,4 @@
-import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 
 export interface YamlPosition {
   readonly line: number;
@@ -42,9 +42,7 @@ function stepInto(
     return start === undefined ? undefined : { node: item, offset: start };
   }
   if (!isMap(node)) return undefined;
-  const pair = node.items.find(
-    (p) => isScalar(p.key) && String(p.key.value) === String(segment) && !isAlias(p.value),
-  );
+  const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
   const start = (pair?.key as Node | undefined)?.range?.[0];
   return start === undefined ? undefined : { node: pair!.value, offset: start };
 }

@@ -761,14 +761,20 @@ describe("scenario errors name the line and column of the field", () => {
           "  - { at: 2h, action: gateway.outage, target: cell, for: 1h }", // 19
           "expect:",
         ].join("\n"),
+      )
+      .replace("model: hypertense", "model: &model hypertense")
+      .replace(
+        "  - <<: *htn",
+        "  - { id: htn3, account: clinic, count: 1, model: *model, kit: [Vendor Scale], connectivity: gateway }\n  - <<: *htn",
       );
     const check = checkScenario(broken, FILE, library);
     expect(check.ok).toBe(false);
     const where = (check.ok ? [] : check.issues).map((i) => `${i.line}:${i.column}: ${i.path}`);
     expect(where).toEqual([
       "13:5: cohorts[0].model",
-      "16:5: cohorts[1].model",
-      "19:39: events[0].target",
+      "16:44: cohorts[1].model", // an alias: at its own key
+      "17:5: cohorts[2].model",
+      "20:39: events[0].target",
     ]);
   });
 });
