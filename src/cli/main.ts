@@ -54,13 +54,14 @@ function asUsageError(message: string): string {
 
 /**
  * Exit codes other than 1 (README "Commands"), so a CI job tells its outcomes apart without
- * reading stderr: 2 when the input is wrong and nothing ran (the command line, a config or
- * scenario file), 3 when a scenario run could not end or its report not be written (the lab
+ * reading stderr: 2 when the input is wrong and nothing ran (the command line, a config,
+ * profile or scenario file), 3 when a scenario run could not end or its report not be written (the lab
  * or the machine failed: worth a retry). `rpmlab run`'s 1 is then expectations that did not hold.
  */
 const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
   E_USAGE: 2,
   E_CONFIG_INVALID: 2,
+  E_PROFILE_INVALID: 2,
   E_SCENARIO_INVALID: 2,
   E_SCENARIO_FAILED: 3,
   E_REPORT_WRITE: 3,

@@ -163,7 +163,8 @@ describe("rpmlab profiles validate", () => {
         .replace("units: pounds", "unit: pounds"),
     );
     const { code, stdout, stderr } = await runCli("profiles", "validate", dir);
-    expect(code).toBe(1);
+    // Input that is not valid: nothing ran, as for a scenario file (README "Commands").
+    expect(code).toBe(2);
     expect(stdout).toBe("");
     const lines = stderr.trimEnd().split("\n");
     expect(lines[0]).toBe(`rpmlab: E_PROFILE_INVALID: 4 problem(s) in ${dir}:`);
