@@ -118,6 +118,16 @@ function runFailed(error: unknown, scenario: string, reportFiles: readonly Repor
   const unwritten = reportFiles
     .map(({ format, file }) => `; --report ${format} ${file} not written`)
     .join("");
+  // Refused before its lab started (a store that already holds a lab): as an invalid file,
+  // exit 2, since the same run fails the same way until the scenario or the store changes.
+  if (error instanceof RpmlabError && error.code === "E_SCENARIO_INVALID") {
+    return new RpmlabError(
+      error.code,
+      `scenario ${scenario}: ${error.message}${unwritten}`,
+      error.details,
+      error,
+    );
+  }
   const what =
     error instanceof RpmlabError
       ? `${error.code === "E_SCENARIO_FAILED" ? "" : `${error.code}: `}${error.message}`

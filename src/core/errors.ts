@@ -10,7 +10,7 @@ export const ERROR_CODES = {
     "A device profile, patient model or supply catalogue (profiles/supplies.yaml) file does not match its schema.",
   E_PROFILE_NOT_FOUND: "No device profile or patient model has that name.",
   E_SCENARIO_INVALID:
-    "A scenario file is not valid YAML, does not match the scenario schema, or breaks a rule across its fields (each problem is listed as file:line:column: path: message), or asks for transports no run can drive (a real radio, broker faults on an external broker).",
+    "A scenario file is not valid YAML, does not match the scenario schema, or breaks a rule across its fields (each problem is listed as file:line:column: path: message), or asks for transports no run can drive (a real radio, broker faults on an external broker, a store that already holds a lab).",
   E_SCENARIO_FAILED:
     "A scenario could not be run to its end: the lab refused a step the scenario needs (an activation, an account), or a part of the lab failed.",
   E_SCENARIO_EXPECTATIONS:

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,7 @@ import { renderText } from "../../src/scenario/report.ts";
 import { runScenario } from "../../src/scenario/runner.ts";
 import { type OpenStoreOptions, openStore } from "../../src/store/open.ts";
 import type { Store, StoreRepositories } from "../../src/store/store.ts";
+import { runCli } from "../catalogue/cli-io.ts";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/scenarios/store-faults.yaml", import.meta.url));
 
@@ -231,9 +232,19 @@ describe("a run on a store that already holds a lab", () => {
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(RpmlabError);
-      expect((error as RpmlabError).code).toBe("E_SCENARIO_FAILED");
+      expect((error as RpmlabError).code).toBe("E_SCENARIO_INVALID");
       expect((error as RpmlabError).message).toBe(
         `the store ${spec} already holds a lab (accounts clinic): a scenario starts from an empty store. Delete it (for sqlite:PATH, the file and its -wal and -shm files), empty the PostgreSQL database, or name another store in transports.store`,
+      );
+      expect(await storedRecords()).toBe(before);
+
+      // rpmlab run: exit 2, as a file that cannot run (a retry would fail alike), not 3.
+      const file = join(dir, "store-faults.yaml");
+      writeFileSync(file, `${readFileSync(FIXTURE, "utf8")}\ntransports: { store: "${spec}" }\n`);
+      const cli = await runCli("run", file, "--no-progress");
+      expect(cli.code, cli.stderr).toBe(2);
+      expect(cli.stderr).toBe(
+        `rpmlab: E_SCENARIO_INVALID: scenario store-faults: the store ${spec} already holds a lab (accounts clinic): a scenario starts from an empty store. Delete it (for sqlite:PATH, the file and its -wal and -shm files), empty the PostgreSQL database, or name another store in transports.store`,
       );
       expect(await storedRecords()).toBe(before);
     } finally {

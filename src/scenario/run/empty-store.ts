@@ -10,7 +10,8 @@ type Opener = NonNullable<LabDeps["openStore"]>;
  * its enrolment creates patients the store must not hold yet, and its expectations count from
  * zero. A `sqlite:PATH` or `postgres://…` store that already holds a lab (an earlier run, even
  * one killed halfway) is refused before anything runs, with what to do, rather than failing at
- * the first patient with a duplicate external id. Nothing in it is changed or deleted.
+ * the first patient with a duplicate external id. Nothing in it is changed or deleted. The
+ * scenario cannot run as written (E_SCENARIO_INVALID, rpmlab run's exit 2): a retry fails alike.
  */
 export function emptyStoreOnly(open: Opener = openStore): Opener {
   return async (spec, options) => {
@@ -25,7 +26,7 @@ export function emptyStoreOnly(open: Opener = openStore): Opener {
       const names = accounts.slice(0, 3).map((a) => a.clientDomain);
       if (accounts.length > 3) names.push("…");
       throw new RpmlabError(
-        "E_SCENARIO_FAILED",
+        "E_SCENARIO_INVALID",
         `the store ${where} already holds a lab (accounts ${names.join(", ")}): a scenario starts from an empty store. Delete it (for sqlite:PATH, the file and its -wal and -shm files), empty the PostgreSQL database, or name another store in transports.store`,
         { field: "transports.store" },
       );
