@@ -7,17 +7,22 @@ import { startStopwatch } from "../core/stopwatch.ts";
  */
 export const BUSY_TIMEOUT_MS = 5000;
 
-/**
- * How often a waiting transaction tries again when no commit of this process woke it: the lock
- * is another process's (an `rpmlab` command on the same file).
- */
-const POLL_MS = 5;
+/** How a transaction waits for the lock (tests give their own, far longer). */
+export interface LockTiming {
+  /**
+   * How often a waiting transaction tries again when no commit of this process woke it: the
+   * lock is another process's (an `rpmlab` command on the same file). Default 5 ms.
+   */
+  readonly pollMs: number;
+  /**
+   * How long a transaction that found another waiting lets it go first, at most: until the
+   * waiter's commit, or this long, for a waiter slow to wake on a busy machine (or one that
+   * died). Default 50 ms.
+   */
+  readonly yieldMs: number;
+}
 
-/**
- * How long a transaction that found another waiting lets it go first, at most: until the
- * waiter's commit, or this long, for a waiter slow to wake on a busy machine (or one that died).
- */
-const YIELD_MS = 50;
+const TIMING: LockTiming = { pollMs: 5, yieldMs: 50 };
 
 /** Environment data every worker thread spawned from here inherits: the same shared memory. */
 const SHARED_KEY = "rpmlab:sqlite-write-lock";
@@ -49,33 +54,38 @@ function sharedBuffer(): SharedArrayBuffer {
  * committed: with ingestion and the dispatcher writing batches to one file, transactions waited
  * up to 300 ms for a lock held a few ms at a time (a loaded machine). Here a transaction that
  * finds the lock taken waits without blocking, is woken by the next commit or rollback of any
- * thread of this process, and tries again (every POLL_MS when the holder is another process).
+ * thread of this process, and tries again (every pollMs when the holder is another process).
  * Turns alternate: a transaction that begins while another waits lets that one go first (until
- * its commit, YIELD_MS at most, once: a waiter that died, a worker terminated, costs one
- * transaction that wait), where the thread that just committed would otherwise win most races.
+ * its commit, yieldMs at most: a waiter that died, a worker terminated, costs one transaction
+ * that wait), where the thread that just committed would otherwise win most races.
  * Webhook latency at 1,000 readings/s with post_as_array (test/bench/webhooks.ts, idle 2-core
  * machine, 2026-11-29, two runs each): p99 16 and 28 ms from stored to received, against 79 and
  * 112 ms in SQLite's busy handler (p50 3.2 and 3.2 ms, against 4.0 and 3.2). After
  * BUSY_TIMEOUT_MS it fails with SQLITE_BUSY, as busy_timeout would have.
  */
-export async function beginImmediate(execute: (sql: string) => Promise<unknown>): Promise<void> {
+export async function beginImmediate(
+  execute: (sql: string) => Promise<unknown>,
+  timing: LockTiming = TIMING,
+): Promise<void> {
   await execute("pragma busy_timeout = 0");
   try {
     const elapsed = startStopwatch();
-    // Once: a transaction lets a waiter go first at most one time, and never once it waits
-    // itself (WANTED is then its own).
+    // A transaction lets a waiter go first only before it has tried itself (then WANTED may be
+    // its own), and for yieldMs at most in all.
     let mayYield = true;
     for (;;) {
       // Read before trying: a commit between the try and the wait changes it, and the wait
       // returns at once instead of missing that wake-up.
       const seen = Atomics.load(shared, COMMITS);
-      let waitMs = POLL_MS;
-      if (mayYield && Atomics.load(shared, WANTED) === 1) {
+      let waitMs = timing.pollMs;
+      if (mayYield && Atomics.load(shared, WANTED) === 1 && elapsed() < timing.yieldMs) {
         // Letting the waiter go first is not waiting for the lock: WANTED stays the waiter's,
-        // or two threads would each let the other go first while the lock stood free.
-        mayYield = false;
-        waitMs = YIELD_MS;
+        // or two threads would each let the other go first while the lock stood free. Woken by
+        // the holder's commit, the waiter may not have begun yet (WANTED is cleared when it
+        // has): this one waits on, until the waiter's own commit.
+        waitMs = timing.yieldMs - elapsed();
       } else {
+        mayYield = false;
         try {
           await execute("begin immediate");
           Atomics.store(shared, WANTED, 0);
@@ -83,7 +93,6 @@ export async function beginImmediate(execute: (sql: string) => Promise<unknown>)
         } catch (error) {
           if (!isBusy(error) || elapsed() >= BUSY_TIMEOUT_MS) throw error;
         }
-        mayYield = false;
         Atomics.store(shared, WANTED, 1);
       }
       const wait = Atomics.waitAsync(
