@@ -41,7 +41,34 @@ export function buildProgram(io: CliIo): Command {
   registerScenarioCommand(program, io);
   registerRunCommand(program, io);
   registerDemoCommand(program, io);
+  requireCommand(program);
   return program;
+}
+
+/**
+ * A command group run without one of its commands (`rpmlab accounts`) is a usage error like any
+ * other of the parser's (README "Commands": `rpmlab: E_USAGE: …`, then the usage, exit 2), where
+ * commander would print the help alone. An action on the group is what lets it say so; commander
+ * drops the implicit `help` command of a group with an action, so it is asked for again.
+ */
+function requireCommand(group: Command): void {
+  if (group.commands.length === 0) return;
+  for (const command of group.commands) requireCommand(command);
+  const names = group.commands.map((c) => c.name()).join(", ");
+  const path = ["rpmlab", ...ancestorNames(group)].join(" ");
+  group
+    .helpCommand(true)
+    .allowExcessArguments(true)
+    .action(() => {
+      if (group.args.length > 0) {
+        group.error(`unknown command '${group.args[0]}'`, { code: "commander.unknownCommand" });
+      }
+      group.error(`missing command: ${path} takes ${names}`);
+    });
+}
+
+function ancestorNames(command: Command): string[] {
+  return command.parent ? [...ancestorNames(command.parent), command.name()] : [];
 }
 
 /**

@@ -11,6 +11,16 @@ describe("rpmlab option parser errors", () => {
     [["profiles", "show"], "missing required argument 'name'"],
     [["nosuch"], "unknown command 'nosuch'"],
     [["readings", "Vendor Scale", "--seed"], "option '--seed <seed>' argument missing"],
+    [
+      ["accounts"],
+      "missing command: rpmlab accounts takes create, list, asr, status-metrics, auto-reorder",
+    ],
+    [["scenario"], "missing command: rpmlab scenario takes validate"],
+    [["accounts", "nosuch"], "unknown command 'nosuch'"],
+    [
+      [],
+      "missing command: rpmlab takes profiles, readings, serve, accounts, keys, orders, billing, webhooks, dead-letters, controller, device, gateway, scenario, run, demo",
+    ],
   ])("rpmlab %j is E_USAGE, exit 2, in the rpmlab: CODE: form", async (args, message) => {
     const { code, stdout, stderr } = await runCli(...args);
     expect(code).toBe(2);
