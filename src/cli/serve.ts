@@ -92,13 +92,17 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       });
       ready = true;
       // Printed even when a signal came meanwhile: the key was made, and is shown only here.
-      io.out(flags.json ? JSON.stringify(info) : describe(info, config));
+      io.out(flags.json ? JSON.stringify(info) : serveBanner(info, config));
       logger.info({ signal: await signal }, "shutting down");
       await lab.stop();
     });
 }
 
-function describe(info: LabInfo, config: ServeConfig): string {
+/**
+ * What serve prints at start without --json: where everything is, and commands that work as
+ * printed (the orders hint carries the admin token the command needs).
+ */
+export function serveBanner(info: LabInfo, config: ServeConfig): string {
   return [
     `rpmlab serving at ${info.base_url}`,
     `  HWI API:       ${info.base_url}/clients/${info.client_domain}/hwi/hwi-patients/   (the other hwi-… endpoints beside it)`,
@@ -109,7 +113,7 @@ function describe(info: LabInfo, config: ServeConfig): string {
     `  admin token:   ${info.admin_token}   (lab admin API: Authorization: Bearer <token>)`,
     `  MQTT broker:   ${info.mqtt_url}`,
     `  store:         ${redactStoreSpec(config.store)}   rate limit: ${formatRateLimit(config.rateLimit)}`,
-    `  fulfilment:    seed ${config.fulfilment.seed}, time scale ${config.fulfilment.timeScale}   (rpmlab orders list --url ${info.base_url})`,
+    `  fulfilment:    seed ${config.fulfilment.seed}, time scale ${config.fulfilment.timeScale}   (rpmlab orders list --url ${info.base_url} --admin-token ${info.admin_token})`,
     "Ctrl-C stops it.",
   ].join("\n");
 }

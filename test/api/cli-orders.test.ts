@@ -1,6 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { serveBanner } from "../../src/cli/serve.ts";
 import { fulfilmentConfig } from "../../src/config/fulfilment-config.ts";
+import { serveConfig } from "../../src/config/serve-config.ts";
 import { runCli } from "../catalogue/cli-io.ts";
 import { ADMIN_TOKEN, type Lab, makeLab } from "./helpers.ts";
 import { activate, BPM, hwiCall } from "./hwi-fixtures.ts";
@@ -38,6 +40,24 @@ describe("rpmlab orders / billing", () => {
     });
     return activate(lab, { device: { name: BPM }, patient: { external_id: externalId } });
   }
+
+  it("serve's banner names an orders command that works as printed", async () => {
+    const placed = await order("P-1");
+    const info = {
+      base_url: url,
+      dashboard_url: `${url}/dashboard/`,
+      client_domain: "acme",
+      api_key: "key",
+      admin_token: ADMIN_TOKEN,
+      mqtt_url: "mqtt://127.0.0.1:1883",
+    };
+    const banner = serveBanner(info, serveConfig({ store: "memory" }, {}));
+    const hint = /\(rpmlab (orders list [^)]*)\)/.exec(banner)?.[1];
+    expect(hint, banner).toBeDefined();
+    const listed = await runCli(...hint!.split(" "));
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(placed.id);
+  });
 
   it("lists, advances, injects and cancels orders through the admin API", async () => {
     const a = await order("P-1");
