@@ -214,14 +214,14 @@ export class MessageProcessor implements BatchProcessor {
       s.stored--;
       s.duplicates++;
     }
-    // Spec 2.2 last_measurement: the newest reading each gateway relayed in this batch.
+    // Spec 2.2 last_measurement: the newest reading each gateway relayed in this batch, no later
+    // than it arrived — a device clock set ahead would otherwise pin it in the future, first in
+    // `ordering=-last_measurement` for good.
     const latest = new Map<string, number>();
     for (const row of inserted) {
       if (!relayedBy.has(row.hardwareUuid)) continue; // direct-cellular: no gateway
-      latest.set(
-        row.hardwareUuid,
-        Math.max(latest.get(row.hardwareUuid) ?? row.timestamp, row.timestamp),
-      );
+      const at = Math.min(row.timestamp, row.created);
+      latest.set(row.hardwareUuid, Math.max(latest.get(row.hardwareUuid) ?? at, at));
     }
     await tx.gateways.recordMeasurements(latest);
     // Issue 4 §1: the measurement webhooks' outbox, in this transaction; one entry per account.

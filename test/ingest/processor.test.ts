@@ -89,6 +89,17 @@ describe("MessageProcessor: one batch, one transaction", () => {
     expect(gateway?.lastMeasurement).toBe(Math.max(...readings.map((r) => r.timestamp)));
   });
 
+  it("sets a gateway's last_measurement no later than the reading arrived: a device clock set ahead does not pin it in the future", async () => {
+    const readings = readingsOf(bpm, 70, 0);
+    const ahead = readings.filter((r) => r.timestamp > RECEIVED).slice(0, 1);
+    expect(ahead).toHaveLength(1);
+    const result = await run(uplinkMessage(bpm, "m-ahead", ahead));
+    expect(result.stored.length).toBeGreaterThan(0);
+    // The record keeps the device's stamp; the gateway's last measurement is when it came.
+    expect((await rowsOf(result))[0]!.timestamp).toBe(ahead[0]!.timestamp);
+    expect((await store.gateways.get(bpm.hardwareUuid))?.lastMeasurement).toBe(RECEIVED);
+  });
+
   it("stores nothing twice: a redelivered message, or a reading re-sent in a new message", async () => {
     const readings = readingsOf(bpm, 3, 0).slice(0, 2);
     const message = uplinkMessage(bpm, "m-1", readings);
