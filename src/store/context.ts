@@ -256,6 +256,20 @@ export function containsIgnoringCase(
 }
 
 /**
+ * `value = text` ignoring case, with `search`'s one fold for both sides (containsIgnoringCase):
+ * upper() folds ASCII only on SQLite but every letter on PostgreSQL, so a dead letter's
+ * `source` "éa" found the topic of "éA" there and not here (and "ıd" not even its own topic,
+ * whose upper() SQLite left "ıD" while JavaScript wrote "ID").
+ */
+export function equalsIgnoringCase(
+  ctx: Ctx,
+  value: RawBuilder<unknown>,
+  text: string,
+): RawBuilder<boolean> {
+  return sql<boolean>`${folded(ctx.fold, value)} = ${folded(ctx.fold, text)}`;
+}
+
+/**
  * Text from outside a store can keep on every dialect: PostgreSQL text refuses U+0000 (SQLite
  * keeps it). A dead letter's topic (a broker may pass on what [MQTT-4.7.3-2] forbids) or reason
  * (quoting what a device sent), a webhook answer's body (any bytes the client's endpoint sent):

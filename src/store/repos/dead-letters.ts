@@ -1,6 +1,14 @@
 import { type Expression, type Selectable, type SqlBool, sql } from "kysely";
 import { TOPIC_ROOT } from "../../mqtt/topics.ts";
-import { CHUNK, type Ctx, countOf, invalid, keepableText, paged } from "../context.ts";
+import {
+  CHUNK,
+  type Ctx,
+  countOf,
+  equalsIgnoringCase,
+  invalid,
+  keepableText,
+  paged,
+} from "../context.ts";
 import { readBool, readNum, writeBytes } from "../dialect.ts";
 import type { DeadLettersTable } from "../schema.ts";
 import type { DeadLettersRepo } from "../store.ts";
@@ -40,12 +48,14 @@ function startsWith(prefix: string): Expression<SqlBool> {
  * `topic` is one of `source`'s (src/mqtt/topics.ts: `rpm/v1/gw/{uuid}/…` or `rpm/v1/cell/{imei}/…`),
  * its id in any case: a topic that spells a gateway uuid in lower case is dead-lettered for
  * exactly that (E_MQTT_TOPIC), and must be found by the id it names. The root is matched
- * exactly; upper() folds ASCII on both dialects, which is all hex ids and IMEIs hold.
+ * exactly; the id folded as `search` folds, the same on both dialects (a dead-lettered topic
+ * may name any text, not only hex ids and IMEIs).
  */
-function fromSource(kind: "gw" | "cell", source: string): Expression<SqlBool> {
+function fromSource(ctx: Ctx, kind: "gw" | "cell", source: string): Expression<SqlBool> {
   const root = `${TOPIC_ROOT}/${kind}/`;
-  const id = `${source.toUpperCase()}/`;
-  return sql<SqlBool>`(${startsWith(root)} and upper(substr(${sql.ref("topic")}, ${root.length + 1}, ${chars(id)})) = ${id})`;
+  const id = `${source}/`;
+  const named = sql`substr(${sql.ref("topic")}, ${root.length + 1}, ${chars(id)})`;
+  return sql<SqlBool>`(${startsWith(root)} and ${equalsIgnoringCase(ctx, named, id)})`;
 }
 
 /** Uplink messages ingestion could not use, kept byte for byte with the reason. */
@@ -57,7 +67,7 @@ export function deadLettersRepo(ctx: Ctx): DeadLettersRepo {
     if (filter.source !== undefined) {
       const source = filter.source;
       // The topic map's senders: gateways and direct-cellular devices.
-      q = q.where((eb) => eb.or([fromSource("gw", source), fromSource("cell", source)]));
+      q = q.where((eb) => eb.or([fromSource(ctx, "gw", source), fromSource(ctx, "cell", source)]));
     }
     if (filter.messageId !== undefined) q = q.where("message_id", "=", filter.messageId);
     if (filter.since !== undefined) q = q.where("received", ">=", filter.since);
