@@ -478,6 +478,80 @@ if (pgh !== undefined) {
       expect(found("Ǆ1")).toEqual(["rpm/v1/cell/ǅ1/up"]);
     });
 
+    it("gateways: orderings with nulls and ties on one millisecond", async () => {
+      const steps: Step[] = [
+        async (lab) => {
+          for (let i = 0; i < 5; i++) {
+            await knownGateway(lab, gateway(i));
+            const res = await hwiCall(lab)("POST", "hwi-devices/", {
+              device: { name: BPM, hardware_uuid: gateway(i) },
+            });
+            if (res.statusCode !== 201) return res.body;
+          }
+          await lab.store.gateways.recordMeasurement(gateway(1), lab.clock.now() - DAY);
+          await lab.store.gateways.recordMeasurement(gateway(3), lab.clock.now() - DAY);
+          await lab.store.gateways.recordMeasurement(gateway(4), lab.clock.now() - 2 * DAY);
+          return null;
+        },
+      ];
+      for (const ordering of [
+        "last_measurement",
+        "-last_measurement",
+        "assigned_on",
+        "-shipped_on",
+      ]) {
+        steps.push(get(`hwi-gateways/?ordering=${ordering}`));
+        steps.push(get(`hwi-gateways/?ordering=${ordering}&page=2&page_size=2`));
+      }
+      steps.push(get("hwi-gateways/?last_measurement__isnull=true"));
+      const [setUp, first] = (await compare(steps)) as [unknown, { body: string }];
+      expect(setUp).toBeNull();
+      expect(JSON.parse(first.body)).toMatchObject({ count: 5 });
+    });
+
+    it("glucometer supplies: strips left and daily use from sums and counts", async () => {
+      const asr = (method: "GET" | "PUT", path: string, body?: unknown) => async (lab: Lab) => {
+        const res = await send(lab.app, method, `/clients/acme/asr/${path}`, lab.prod.key, body);
+        return { path, status: res.statusCode, body: res.body };
+      };
+      const steps: Step[] = [
+        async (lab) => {
+          await knownGateway(lab, GW);
+          const glucometer = await activate(
+            lab,
+            {
+              device: { name: "Vendor Glucometer", hardware_uuid: GW },
+              patient: { external_id: "P-1" },
+            },
+            lab.prod,
+          );
+          const now = lab.clock.now();
+          await lab.store.measurements.insertMany(
+            Array.from({ length: 7 }, (_, i) =>
+              reading(lab.prod, glucometer.id, {
+                deviceName: "Vendor Glucometer",
+                metric: "glucose",
+                value1: 110,
+                timestamp: now - Math.floor((i * DAY) / 3) - 60_000,
+                measurementIndex: i + 1,
+                filterParams: { measurement_index: i + 1 },
+              }),
+            ),
+          );
+          return null;
+        },
+        asr("GET", `glucometer_supplies/${GW}/`),
+        asr("PUT", `glucometer_supplies/${GW}/`, { estimated_strips_remaining: 2147483647 }),
+        asr("GET", `glucometer_supplies/${GW}/`),
+        asr("PUT", `glucometer_supplies/${GW}/`, { estimated_strips_remaining: 0 }),
+        asr("GET", `glucometer_supplies/${GW.toLowerCase()}/`),
+      ];
+      const answered = (await compare(steps)) as (null | { status: number; body: string })[];
+      expect(JSON.parse(answered[3]!.body)).toMatchObject({
+        estimated_strips_remaining: 2147483647,
+      });
+    });
+
     it("webhooks and lab views: same-millisecond ties and texts", async () => {
       const steps: Step[] = [
         post("webhooks/", { endpoint: "https://client.example/a?q=%25_" }),
