@@ -87,9 +87,20 @@ export function dedupeKey(m: {
   return `${m.source}\u0000${m.metric}\u0000${m.timestamp}\u0000${m.dedupeIndex}`;
 }
 
-function checkInt(field: string, value: number | null, min = Number.MIN_SAFE_INTEGER): void {
-  if (value !== null && !(Number.isSafeInteger(value) && value >= min)) {
-    throw invalid(`${field} must be an integer${min > 0 ? ` >= ${min}` : ""}`, { field, value });
+/** PostgreSQL's `integer` (timezone_offset's column): 32 bits, where SQLite's holds 64. */
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+function checkInt(
+  field: string,
+  value: number | null,
+  min = Number.MIN_SAFE_INTEGER,
+  max = Number.MAX_SAFE_INTEGER,
+): void {
+  if (value !== null && !(Number.isSafeInteger(value) && value >= min && value <= max)) {
+    const range =
+      max < Number.MAX_SAFE_INTEGER ? ` from ${min} to ${max}` : min > 0 ? ` >= ${min}` : "";
+    throw invalid(`${field} must be an integer${range}`, { field, value });
   }
 }
 
@@ -103,7 +114,7 @@ export function toInsertable(ctx: Ctx, m: NewMeasurement): Insertable<Measuremen
   }
   checkInt("timestamp", m.timestamp);
   if (m.deviceTimestamp !== undefined) checkInt("device_timestamp", m.deviceTimestamp);
-  checkInt("timezone_offset", m.timezoneOffset);
+  checkInt("timezone_offset", m.timezoneOffset, INT32_MIN, INT32_MAX);
   checkInt("measurement_index", m.measurementIndex, 0);
   checkInt("device_log_index", m.deviceLogIndex, 0);
   return {

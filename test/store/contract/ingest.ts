@@ -173,6 +173,10 @@ export function ingestContract(env: ContractEnv): void {
       await expectCode(insert({ value1: Number.POSITIVE_INFINITY }), "E_STORE_INVALID");
       await expectCode(insert({ timestamp: T0 + 0.5 }), "E_STORE_INVALID");
       await expectCode(insert({ timezoneOffset: 5.5 }), "E_STORE_INVALID");
+      // PostgreSQL's integer column holds 32 bits, SQLite's 64.
+      await expectCode(insert({ timezoneOffset: 2 ** 31 }), "E_STORE_INVALID");
+      await expectCode(insert({ timezoneOffset: -(2 ** 31) - 1 }), "E_STORE_INVALID");
+      expect((await insert({ timezoneOffset: -(2 ** 31) })).inserted).toHaveLength(1);
       await expectCode(insert({ measurementIndex: -1 }), "E_STORE_INVALID");
       await expectCode(insert({ source: "" }), "E_STORE_INVALID");
     });
