@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,6 +42,17 @@ async function answers(spec: string, steps: Step[]): Promise<unknown[]> {
 
 /** A gateway id of its own per device (one device of a kind per gateway, spec 2.8). */
 const gateway = (i: number) => `A0B1C2D3E4${i.toString(16).toUpperCase().padStart(2, "0")}`;
+
+/** `n` characters of hex that a compressor cannot shorten (a hash chain, deterministic). */
+function incompressible(n: number): string {
+  let out = "";
+  let block = "rpmlab";
+  while (out.length < n) {
+    block = createHash("sha256").update(block).digest("hex");
+    out += block;
+  }
+  return out.slice(0, n);
+}
 
 /** The dev account's first device's id, as the list answers it. */
 async function firstDevice(lab: Lab): Promise<string> {
@@ -550,6 +561,27 @@ if (pgh !== undefined) {
       expect(JSON.parse(answered[3]!.body)).toMatchObject({
         estimated_strips_remaining: 2147483647,
       });
+    });
+
+    it("very long texts in indexed fields: external ids, sensor ids, property keys", async () => {
+      // Text that does not compress: PostgreSQL's index entries hold about 2,700 bytes after it.
+      const long = incompressible(3000);
+      const steps: Step[] = [
+        post("hwi-patients/", { external_id: long }),
+        post("hwi-devices/", { device: { name: BPM }, patient: { external_id: `${long}a` } }),
+        post("hwi-devices/", {
+          device: { name: "Vendor Inhaler Sensor", hardware_uuid: GW },
+          sensor_id: long,
+        }),
+        post("hwi-devices/", { device: { name: BPM, hardware_uuid: long } }),
+        post("webhooks/", { endpoint: `https://client.example/${"y".repeat(1900)}` }),
+        get("hwi-patients/?page=1&page_size=10"),
+        get(`hwi-devices/?patient__external_id=${long}a`),
+      ];
+      const answered = (await compare(steps)) as { status: number }[];
+      // Refused by the API's field limits before any index sees them (a webhook's endpoint is
+      // not indexed).
+      expect(answered.map((a) => a.status).slice(0, 5)).toEqual([400, 400, 400, 400, 201]);
     });
 
     it("webhooks and lab views: same-millisecond ties and texts", async () => {
