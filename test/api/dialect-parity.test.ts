@@ -591,8 +591,12 @@ if (pgh !== undefined) {
         post("webhooks/", { endpoint: "https://client.example/ë" }),
         get("webhooks/"),
         async (lab) => {
-          const res = await send(lab.app, "GET", "/lab/v1/accounts/", undefined, undefined);
-          return res.statusCode;
+          const res = await lab.app.inject({
+            method: "GET",
+            url: "/lab/v1/accounts/",
+            headers: ADMIN,
+          });
+          return { status: res.statusCode, body: res.body };
         },
       ];
       await compare(steps);
