@@ -74,6 +74,22 @@ describe.runIf(executablePath !== undefined)(SUITE, () => {
     expect(errors.filter((e) => !e.includes("401"))).toEqual([]);
   }, 30_000);
 
+  it("says so when a token was pasted with quotes a request cannot carry, and asks again", async () => {
+    serve = await ServeLab.start(new VirtualClock({ startMs: RECEIVED }));
+    await openPage(`${serve.info.base_url}/dashboard/`);
+    await page.waitForSelector("#login");
+    // Copied from a chat or a document, typographic quotes and all.
+    await page.fill("#token", `“${serve.info.admin_token}”`);
+    await page.click("#login button");
+    await page.waitForSelector("#login-error:has-text('not a token')", { timeout: 10_000 });
+    expect(await page.isVisible("#login")).toBe(true);
+    expect(await page.innerText("#state")).toBe("not connected");
+    await page.fill("#token", serve.info.admin_token);
+    await page.click("#login button");
+    await page.waitForSelector("#state:has-text('live')");
+    expect(errors).toEqual([]);
+  }, 30_000);
+
   it("takes a token pasted into the address bar of a tab already open, and hides it again", async () => {
     serve = await ServeLab.start(new VirtualClock({ startMs: RECEIVED }));
     await openPage(`${serve.info.base_url}/dashboard/#token=an-old-labs-token`);

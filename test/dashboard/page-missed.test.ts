@@ -87,6 +87,7 @@ async function statesShown(frames: readonly string[]): Promise<string[]> {
     URLSearchParams,
     TextDecoderStream,
     AbortController,
+    Headers,
   });
   runInContext(SCRIPT, context);
   await done;
