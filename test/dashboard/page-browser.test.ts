@@ -194,6 +194,9 @@ describe.runIf(executablePath !== undefined)(SUITE, () => {
     // The token left the address bar once read.
     expect(page.url()).toBe(`${info.base_url}/dashboard/`);
     await page.waitForSelector(`#accounts h2:has-text('${info.client_domain} (development)')`);
+    // The lab's time says its zone: every time on the page is UTC, not the audience's own.
+    const now = new Date(clock.now()).toISOString().replace("T", " ").slice(0, 19);
+    expect(await page.innerText("header")).toContain(`lab time ${now} UTC`);
 
     client = await serve.gatewayClient(bpm.hardwareUuid);
     await client.publishAsync(
