@@ -5,6 +5,9 @@
  * gateway's check-in and a reading with its values as they happen — all under the page's own
  * Content-Security-Policy, with no script error.
  */
+import { readFileSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import type mqtt from "mqtt";
 import { type Browser, chromium, type Page, type Route } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +25,8 @@ import {
 import { CHROMIUM, systemToolOrSkip } from "../support/system-tool.ts";
 
 const SUITE = "dashboard page in Chromium";
+const DASHBOARD_PAGE = readFileSync(new URL("../../src/dashboard/page.html", import.meta.url));
+const TICK = "2026-03-02T00:00:00.000000Z";
 const executablePath = systemToolOrSkip(SUITE, CHROMIUM);
 const catalogue = Catalogue.load();
 const bpm = senderFor(catalogue.get("Vendor BPM - Wide Range"), 2);
@@ -58,6 +63,46 @@ describe.runIf(executablePath !== undefined)(SUITE, () => {
     });
     await page.goto(url);
   }
+
+  it("reconnects when the feed goes silent without closing (a network that dropped it)", async () => {
+    // A lab whose feed sends its first clock tick and then nothing, never closing: what the page
+    // sees when a proxy or a Wi-Fi change loses the connection without a word.
+    const feeds: ServerResponse[] = [];
+    const stalling = createServer((request, response) => {
+      if (request.url === "/dashboard/") {
+        response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+        return response.end(DASHBOARD_PAGE);
+      }
+      if (request.url === "/lab/v1/overview/") {
+        response.writeHead(200, { "content-type": "application/json" });
+        return response.end(JSON.stringify({ now: TICK, accounts: [], dead_letters: 0 }));
+      }
+      if (request.url !== "/lab/v1/events/") {
+        response.writeHead(404);
+        return response.end();
+      }
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(`event: clock\ndata: ${JSON.stringify({ now: TICK })}\n\n`);
+      feeds.push(response);
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = stalling.address() as AddressInfo;
+      page = await browser.newPage();
+      page.on("pageerror", (error) => errors.push(String(error)));
+      // The page's timers run on a clock the test moves: a minute of silence takes no time.
+      await page.clock.install();
+      await page.goto(`http://127.0.0.1:${port}/dashboard/#token=admin`);
+      await page.waitForSelector("#state:has-text('live')");
+      await page.clock.runFor(60_000);
+      await expect.poll(() => feeds.length).toBe(2);
+      await page.waitForSelector("#state:has-text('live')");
+      expect(errors).toEqual([]);
+    } finally {
+      for (const feed of feeds) feed.destroy();
+      await new Promise((resolve) => stalling.close(resolve));
+    }
+  }, 30_000);
 
   it("asks for the token, refuses a wrong one, then connects with the right one", async () => {
     serve = await ServeLab.start(new VirtualClock({ startMs: RECEIVED }));
