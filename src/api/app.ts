@@ -115,7 +115,7 @@ function apiContext(deps: ApiDeps, app: FastifyInstance): ApiContext {
   }
   const own = deps.events === undefined ? new TypedEvents<FulfilmentEvents>() : undefined;
   const events = deps.events ?? own!;
-  const feed = deps.feed ?? new LabFeed({ store: deps.store, clock: deps.clock });
+  const feed = deps.feed ?? new LabFeed({ store: deps.store, clock: deps.clock, catalogue });
   if (deps.feed === undefined && own !== undefined) feed.attachFulfilment(own);
   const devices = createDeviceServices({
     store: deps.store,

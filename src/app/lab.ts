@@ -183,7 +183,7 @@ export class Lab {
     const parts = { broker, events, ingestor: undefined as Ingestor | undefined };
     // The dashboard's live feed (src/dashboard): what ingestion, the dispatcher and the device
     // services announce, for whoever has /lab/v1/events/ open.
-    const feed = new LabFeed({ store, clock, logger });
+    const feed = new LabFeed({ store, clock, logger, catalogue });
     this.stack.push(async () => feed.close());
     feed.attachFulfilment(events);
     feed.attachDispatcher(dispatcher.events);

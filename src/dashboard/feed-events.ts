@@ -1,3 +1,4 @@
+import type { Catalogue } from "../catalogue/catalogue.ts";
 import { toIsoMicros } from "../core/time.ts";
 import type { DeviceActivatedEvent, FulfilmentStatusEvent } from "../fulfilment/events.ts";
 import type { GatewayRow } from "../store/types-hardware.ts";
@@ -34,6 +35,11 @@ export interface ReadingJson {
   readonly metric: string;
   readonly value_1: number;
   readonly value_2: number | null;
+  /** As the device's catalogue entry has them (device-types/ `primary_units`); null: unknown. */
+  readonly value_1_units: string | null;
+  readonly value_2_units: string | null;
+  /** What value 2 is (diastolic, standard deviation …); null with value_2. */
+  readonly value_2_meaning: string | null;
   readonly timestamp: string;
 }
 
@@ -95,7 +101,15 @@ export interface DeadLetterJson {
 export const iso = toIsoMicros;
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
-export function readingJson(row: MeasurementRow): ReadingJson {
+/**
+ * A stored record as the feed sends it. Its values' units and meaning come from `catalogue`
+ * (the device's profile): a value alone ("198.4", "97/1.35") tells a demo audience neither
+ * pounds from kilograms nor a diastolic from a standard deviation.
+ */
+export function readingJson(row: MeasurementRow, catalogue?: Catalogue): ReadingJson {
+  const profile = row.deviceName === null ? undefined : catalogue?.find(row.deviceName);
+  const metric = profile === undefined ? undefined : catalogue?.metric(profile, row.metric);
+  const second = row.value2 === null ? null : (metric?.value_2 ?? null);
   return {
     id: row.id,
     account_id: row.accountId,
@@ -106,6 +120,9 @@ export function readingJson(row: MeasurementRow): ReadingJson {
     metric: row.metric,
     value_1: row.value1,
     value_2: row.value2,
+    value_1_units: metric?.value_1.units ?? null,
+    value_2_units: second?.units ?? null,
+    value_2_meaning: second?.meaning ?? null,
     timestamp: iso(row.timestamp),
   };
 }

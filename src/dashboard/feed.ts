@@ -1,3 +1,4 @@
+import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Clock } from "../core/clock.ts";
 import type { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
@@ -41,6 +42,8 @@ export class LabFeed {
       readonly store: Store;
       readonly clock: Clock;
       readonly logger?: Logger;
+      /** Gives readings their units (readingJson). */
+      readonly catalogue?: Catalogue;
     },
   ) {}
 
@@ -114,7 +117,8 @@ export class LabFeed {
     try {
       for (const stored of rows) {
         const row = await this.deps.store.measurements.get(stored.id);
-        if (row !== null) this.publish({ type: "reading", ...readingJson(row) });
+        if (row !== null)
+          this.publish({ type: "reading", ...readingJson(row, this.deps.catalogue) });
       }
     } catch (error) {
       this.deps.logger?.warn({ err: error }, "live feed could not read stored measurements");

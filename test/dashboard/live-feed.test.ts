@@ -89,6 +89,10 @@ describe("dashboard live feed on serve's composition", () => {
       hardware_uuid: bpm.hardwareUuid,
       value_1: record.value_1,
       value_2: record.value_2,
+      // From the device's catalogue entry.
+      value_1_units: "mmHg",
+      value_2_units: "mmHg",
+      value_2_meaning: "diastolic",
       // As the record's own timestamp in the API: microseconds.
       timestamp: toIsoMicros(taken!.timestamp),
     });

@@ -27,6 +27,7 @@ import { CHROMIUM, systemToolOrSkip } from "../support/system-tool.ts";
 const SUITE = "dashboard page in Chromium";
 const DASHBOARD_PAGE = readFileSync(new URL("../../src/dashboard/page.html", import.meta.url));
 const TICK = "2026-03-02T00:00:00.000000Z";
+const frame = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 const executablePath = systemToolOrSkip(SUITE, CHROMIUM);
 const catalogue = Catalogue.load();
 const bpm = senderFor(catalogue.get("Vendor BPM - Wide Range"), 2);
@@ -64,11 +65,13 @@ describe.runIf(executablePath !== undefined)(SUITE, () => {
     await page.goto(url);
   }
 
-  it("reconnects when the feed goes silent without closing (a network that dropped it)", async () => {
-    // A lab whose feed sends its first clock tick and then nothing, never closing: what the page
-    // sees when a proxy or a Wi-Fi change loses the connection without a word.
+  /**
+   * A lab of the page's own: its feed sends `frames` after the clock tick and then nothing,
+   * never closing. `feeds` are the feeds the page opened.
+   */
+  async function fakeLab(frames: readonly string[] = []) {
     const feeds: ServerResponse[] = [];
-    const stalling = createServer((request, response) => {
+    const server = createServer((request, response) => {
       if (request.url === "/dashboard/") {
         response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
         return response.end(DASHBOARD_PAGE);
@@ -82,26 +85,74 @@ describe.runIf(executablePath !== undefined)(SUITE, () => {
         return response.end();
       }
       response.writeHead(200, { "content-type": "text/event-stream" });
-      response.write(`event: clock\ndata: ${JSON.stringify({ now: TICK })}\n\n`);
+      response.write([frame("clock", { now: TICK }), ...frames].join(""));
       feeds.push(response);
     });
-    await new Promise<void>((resolve) => stalling.listen(0, "127.0.0.1", resolve));
-    try {
-      const { port } = stalling.address() as AddressInfo;
-      page = await browser.newPage();
-      page.on("pageerror", (error) => errors.push(String(error)));
-      // The page's timers run on a clock the test moves: a minute of silence takes no time.
-      await page.clock.install();
-      await page.goto(`http://127.0.0.1:${port}/dashboard/#token=admin`);
-      await page.waitForSelector("#state:has-text('live')");
-      await page.clock.runFor(60_000);
-      await expect.poll(() => feeds.length).toBe(2);
-      await page.waitForSelector("#state:has-text('live')");
-      expect(errors).toEqual([]);
-    } finally {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    stopFakeLab = async () => {
       for (const feed of feeds) feed.destroy();
-      await new Promise((resolve) => stalling.close(resolve));
-    }
+      await new Promise((resolve) => server.close(resolve));
+    };
+    page = await browser.newPage();
+    page.on("pageerror", (error) => errors.push(String(error)));
+    return { feeds, url: `http://127.0.0.1:${port}/dashboard/#token=admin` };
+  }
+  let stopFakeLab: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await stopFakeLab?.();
+    stopFakeLab = undefined;
+  });
+
+  it("reconnects when the feed goes silent without closing (a network that dropped it)", async () => {
+    // What the page sees when a proxy or a Wi-Fi change loses the connection without a word.
+    const lab = await fakeLab();
+    // The page's timers run on a clock the test moves: a minute of silence takes no time.
+    await page.clock.install();
+    await page.goto(lab.url);
+    await page.waitForSelector("#state:has-text('live')");
+    await page.clock.runFor(60_000);
+    await expect.poll(() => lab.feeds.length).toBe(2);
+    await page.waitForSelector("#state:has-text('live')");
+    expect(errors).toEqual([]);
+  }, 30_000);
+
+  it("shows a reading's values with their units, and names a value 2 that is no diastolic", async () => {
+    const reading = {
+      id: 1,
+      account_id: null,
+      hwi_device_id: null,
+      device_name: "Vendor Cellular Pulse Ox",
+      patient_id: "P-OX",
+      hardware_uuid: "350000000000001",
+      timestamp: TICK,
+    };
+    const lab = await fakeLab([
+      frame("reading", {
+        ...reading,
+        metric: "spO2",
+        value_1: 97,
+        value_2: 1.35,
+        value_1_units: "%",
+        value_2_units: "%",
+        value_2_meaning: "standard deviation",
+      }),
+      frame("reading", {
+        ...reading,
+        metric: "weight",
+        value_1: 198.4,
+        value_2: null,
+        value_1_units: "pounds",
+        value_2_units: null,
+        value_2_meaning: null,
+      }),
+    ]);
+    await page.goto(lab.url);
+    const value = (metric: string) =>
+      page.locator("#readings tr", { hasText: metric }).locator("td").last().innerText();
+    await expect.poll(() => value("spO2")).toBe("97 % (standard deviation 1.35 %)");
+    expect(await value("weight")).toBe("198.4 pounds");
+    expect(errors).toEqual([]);
   }, 30_000);
 
   it("asks for the token, refuses a wrong one, then connects with the right one", async () => {
@@ -266,7 +317,14 @@ describe.runIf(executablePath !== undefined)(SUITE, () => {
     await client.publishAsync(message.topic, message.payload, { qos: 1 });
     const pressure = taken!.records.find((r) => r.metric === "blood_pressure")!;
     const row = page.locator("#readings tr", { hasText: "blood_pressure" });
-    await expect.poll(() => row.innerText()).toContain(`${pressure.value_1}/${pressure.value_2}`);
+    // Values with their units, as the device's catalogue entry gives them.
+    await expect
+      .poll(() => row.innerText())
+      .toContain(`${pressure.value_1}/${pressure.value_2} mmHg`);
+    const pulse = taken!.records.find((r) => r.metric === "pulse")!;
+    expect(await page.locator("#readings tr", { hasText: "pulse" }).innerText()).toContain(
+      `${pulse.value_1} beats per minute`,
+    );
     expect(await row.innerText()).toContain("P-SCREEN");
     expect(await page.innerText("#batches")).toMatch(
       new RegExp(`^${taken!.records.length} records in 1 batch since connected$`),
