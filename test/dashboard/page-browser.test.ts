@@ -152,6 +152,17 @@ describe.runIf(executablePath !== undefined)(SUITE, () => {
       page.locator("#readings tr", { hasText: metric }).locator("td").last().innerText();
     await expect.poll(() => value("spO2")).toBe("97 % (standard deviation 1.35 %)");
     expect(await value("weight")).toBe("198.4 pounds");
+    // On a projector's 1280 pixels, no column heading, no time and no weight is cut short
+    // ("198.4 p…"); a long device name may be.
+    await page.setViewportSize({ width: 1280, height: 720 });
+    const cutShort = (selector: string) =>
+      page.$$eval(selector, (cells) =>
+        cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent),
+      );
+    expect(await cutShort("th")).toEqual([]);
+    expect(
+      await cutShort("#readings tr:has-text('weight') td:is(:first-child, :last-child)"),
+    ).toEqual([]);
     expect(errors).toEqual([]);
   }, 30_000);
 
