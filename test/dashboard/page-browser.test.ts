@@ -166,6 +166,17 @@ describe.runIf(executablePath !== undefined)(SUITE, () => {
     expect(errors).toEqual([]);
   }, 30_000);
 
+  it("fits a phone's width: every card and table on screen, no sideways scrolling", async () => {
+    const lab = await fakeLab();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(lab.url);
+    await page.waitForSelector("#state:has-text('live')");
+    const overflow = await page.evaluate(
+      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    );
+    expect(overflow).toBe(0);
+  }, 30_000);
+
   it("asks for the token, refuses a wrong one, then connects with the right one", async () => {
     serve = await ServeLab.start(new VirtualClock({ startMs: RECEIVED }));
     await openPage(`${serve.info.base_url}/dashboard/`);
