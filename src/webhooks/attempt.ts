@@ -3,6 +3,7 @@ import type { Rng } from "../core/rng.ts";
 import type { WebhookRow } from "../store/types-ingest.ts";
 import type { AttemptOutcome, DeliveryRow } from "../store/types-webhooks.ts";
 import { endpointOf, loggedEndpoint } from "./endpoint.ts";
+import { parseHttpDate } from "./http-date.ts";
 import { nextAttemptAt } from "./retry-policy.ts";
 import type { WebhookRequest, WebhookResponse, WebhookSender } from "./sender.ts";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature.ts";
@@ -150,17 +151,17 @@ export async function attemptDelivery(
 }
 
 /**
- * RFC 9110 §10.2.3: delay-seconds, or an HTTP-date counted from the answer's own Date (§6.6.1,
- * the server's clock on both sides: right on a virtual lab clock or a skewed server), else
- * from the lab's now.
+ * RFC 9110 §10.2.3: delay-seconds, or an HTTP-date (§5.6.7, any of its three forms) counted from
+ * the answer's own Date (§6.6.1, the server's clock on both sides: right on a virtual lab clock
+ * or a skewed server), else from the lab's now.
  */
 function retryAfterMs(response: WebhookResponse, now: number): number | null {
   const value = response.retryAfter?.trim();
   if (value === undefined) return null;
   if (/^\d+$/.test(value)) return Number(value) * 1000;
-  const at = Date.parse(value);
+  const at = parseHttpDate(value, now);
   if (!Number.isFinite(at)) return null;
-  const sent = response.date === null ? Number.NaN : Date.parse(response.date);
+  const sent = response.date === null ? Number.NaN : parseHttpDate(response.date.trim(), now);
   return Math.max(0, at - (Number.isFinite(sent) ? sent : now));
 }
 

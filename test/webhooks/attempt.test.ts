@@ -107,6 +107,32 @@ describe("a webhook attempt's outcome", () => {
     }
   });
 
+  it("reads a Retry-After date in each of RFC 9110's three forms as GMT, whatever the machine's time zone", async () => {
+    // §5.6.7: a recipient MUST accept IMF-fixdate, RFC 850 and asctime dates, all of them GMT.
+    const date = "Sun, 06 Nov 1994 08:49:37 GMT";
+    const zone = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      for (const retryAfter of [
+        "Sun, 06 Nov 1994 08:59:37 GMT",
+        "Sunday, 06-Nov-94 08:59:37 GMT",
+        "Sun Nov  6 08:59:37 1994",
+      ]) {
+        sender.answer = () => ({ statusCode: 503, retryAfter, date });
+        const outcome = await attemptDelivery(deps, delivery(), webhook, { manual: false });
+        // Ten minutes on the server's clock, not ten minutes and five hours (capped at one).
+        expect(outcome.nextAttemptAt! - T, retryAfter).toBe(600_000);
+      }
+      // A Retry-After of a day waits the hour rpmlab caps it at, not past the 24 hours.
+      sender.answer = () => ({ statusCode: 429, retryAfter: "86400" });
+      const capped = await attemptDelivery(deps, delivery(), webhook, { manual: false });
+      expect(capped).toMatchObject({ state: "pending", nextAttemptAt: T + 3_600_000 });
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it("gives up when the next attempt would fall past 24 hours; other kinds and tests are not retried", async () => {
     sender.answer = () => ({ error: "connection refused" });
     const old = delivery({ created: T - GIVE_UP_AFTER_MS + 10_000, attempts: 30 });
