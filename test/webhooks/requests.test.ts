@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -9,6 +10,8 @@ import { expectConsumable, WebhookLab } from "./harness.ts";
 import { Receiver } from "./receiver.ts";
 
 const bpm = senderFor(catalogue.get("Vendor BPM - Wide Range"), 1);
+const readme = () =>
+  readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
 
 /** The POST itself: static auth header, rpmlab's delivery headers, the opt-in signature. */
 describe("webhook requests", () => {
@@ -71,8 +74,7 @@ describe("webhook requests", () => {
   });
 
   it("the README's verification snippet accepts rpmlab's signature and refuses a forgery or a replay", async () => {
-    const readme = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
-    const code = /### Signatures[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    const code = /### Signatures[\s\S]*?```js\n([\s\S]*?)```/.exec(readme())?.[1];
     expect(code).toBeDefined();
     // The snippet as a user pastes it, its import given as arguments.
     const verify = new Function(
@@ -100,6 +102,46 @@ describe("webhook requests", () => {
       // TypeError that would end a plain node:http receiver.
       expect(verify(undefined, r.body, secret, now)).toBe(false);
     }
+  });
+
+  it("the README's Python check accepts rpmlab's signature on the raw bytes and refuses a forgery, a replay or an unsigned request", async () => {
+    const code = /### Signatures[\s\S]*?```python\n([\s\S]*?)```/.exec(readme())?.[1];
+    expect(code).toBeDefined();
+    const secret = "whsec_python-0123456789abcdefghij";
+    await lab.webhook({ endpoint: receiver.url("/m"), signingSecret: secret });
+    await lab.webhook({ endpoint: receiver.url("/p"), event: "PATIENT", signingSecret: secret });
+    await lab.device(bpm, "P-1");
+    await lab.ingest(bpm, readingsOf(bpm, 5, 0).slice(0, 1));
+    // A body beyond ASCII: the signature is over its UTF-8 bytes.
+    const created = await lab.hwi("POST", "hwi-patients/", { external_id: "P-É", name: "Zoë Ω" });
+    expect(created.statusCode, created.body).toBe(201);
+    await lab.settle();
+    expect(receiver.received.some((r) => r.body.includes("Zoë Ω"))).toBe(true);
+    const nowS = lab.clock.now() / 1000;
+    const cases = receiver.received.flatMap((r) => {
+      const header = r.headers["x-rpmlab-signature"] as string;
+      const body = Buffer.from(r.body, "utf8").toString("base64");
+      const forged = Buffer.from(r.body.replace("P-", "Q-"), "utf8").toString("base64");
+      return [
+        { header, body, now: nowS, want: true },
+        { header, body: forged, now: nowS, want: false },
+        { header, body, now: nowS + 301, want: false },
+        { header: header.replace(/v1=./, "v1=é"), body, now: nowS, want: false },
+        { header: null, body, now: nowS, want: false },
+      ];
+    });
+    // The snippet as a user pastes it, run by python3 over each request's raw bytes.
+    const driver = `${code}
+import base64, json, sys
+print(json.dumps([verify_rpmlab_signature(c["header"], base64.b64decode(c["body"]), ${JSON.stringify(secret)}, c["now"]) for c in json.load(sys.stdin)]))
+`;
+    const got = await new Promise<string>((resolve, reject) => {
+      const python = execFile("python3", ["-c", driver], (error, stdout, stderr) =>
+        error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`)),
+      );
+      python.stdin!.end(JSON.stringify(cases));
+    });
+    expect(JSON.parse(got)).toEqual(cases.map((c) => c.want));
   });
 
   it("a test send posts a sample of the webhook's kind about the fixed test device, logged as a test", async () => {
