@@ -5,7 +5,12 @@ import { endpointOf } from "./endpoint.ts";
 import type { WebhookRequest, WebhookResponse, WebhookSender } from "./sender.ts";
 import { SNIPPET_CHARS, snippetOf } from "./snippet.ts";
 
-/** Bytes of an answer read before its connection is given up rather than drained. */
+/**
+ * Bytes of an answer read before its connection is given up rather than drained; and the body
+ * is read for at most one timeout after the headers (a trickle of bytes, each within the timeout
+ * between chunks, held the attempt for hours): the status decides the attempt, the body is only
+ * the log's snippet.
+ */
 const DRAIN_LIMIT = 64 * 1024;
 /** Bytes kept for the snippet (SNIPPET_CHARS characters of UTF-8 at most). */
 const SNIPPET_BYTES = SNIPPET_CHARS * 4;
@@ -17,8 +22,8 @@ const SNIPPET_BYTES = SNIPPET_CHARS * 4;
  * origin's pool once its last connection has closed (idle past keep-alive, or refused): a lab
  * whose endpoints change over time (tunnels, CI receivers on fresh ports) keeps no pool for
  * each one it ever posted to. Every attempt is bounded by `timeoutMs` to connect, to get the
- * answer's headers and between chunks of its body. Redirects are not followed (a 3xx is a
- * failed attempt, as a 4xx or 5xx).
+ * answer's headers, between chunks of its body, and once more for the whole body. Redirects are
+ * not followed (a 3xx is a failed attempt, as a 4xx or 5xx).
  */
 export class HttpSender implements WebhookSender {
   private agent: Agent | undefined;
@@ -40,6 +45,9 @@ export class HttpSender implements WebhookSender {
       let date: string | null = null;
       const chunks: Buffer[] = [];
       let read = 0;
+      let headersAt = 0;
+      /** The body was cut short here (too long, too slow): the answer still counts. */
+      let cut = false;
       let abort: ((error?: Error) => void) | undefined;
       // undici's (legacy) handler interface, the one its dispatchers accept directly.
       const handler: Dispatcher.DispatchHandler = {
@@ -48,6 +56,7 @@ export class HttpSender implements WebhookSender {
         },
         onHeaders(status, rawHeaders) {
           statusCode = status;
+          headersAt = elapsed();
           retryAfter = headerValue(rawHeaders, "retry-after");
           if (retryAfter !== null) date = headerValue(rawHeaders, "date");
           return true;
@@ -56,7 +65,10 @@ export class HttpSender implements WebhookSender {
           if (read < SNIPPET_BYTES) chunks.push(chunk);
           read += chunk.length;
           // Given up rather than drained forever: that connection closes.
-          if (read > DRAIN_LIMIT) abort?.(new Error("the answer's body is too long"));
+          if (read > DRAIN_LIMIT || elapsed() - headersAt > timeoutMs) {
+            cut = true;
+            abort?.(new Error("the answer's body is too long or too slow"));
+          }
           return true;
         },
         onComplete() {
@@ -64,8 +76,8 @@ export class HttpSender implements WebhookSender {
         },
         onError(error) {
           // A body cut off after its status came: the answer counts, its body is a snippet.
-          if (statusCode !== 0 && read > DRAIN_LIMIT) {
-            resolve(answered(statusCode, chunks, read, { retryAfter, date }, elapsed()));
+          if (statusCode !== 0 && cut) {
+            resolve(answered(statusCode, chunks, read, { retryAfter, date }, elapsed(), true));
           } else {
             resolve(failed(describeError(error, timeoutMs), elapsed()));
           }
@@ -130,13 +142,15 @@ function answered(
   read: number,
   headers: Pick<WebhookResponse, "retryAfter" | "date">,
   latencyMs: number,
+  /** Cut short here: the snippet says so even when what came fits. */
+  cut = false,
 ): WebhookResponse {
   const text = Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString("utf8");
   return {
     statusCode,
     error: null,
     latencyMs,
-    snippet: text === "" ? null : snippetOf(text, read > SNIPPET_BYTES),
+    snippet: text === "" ? null : snippetOf(text, cut || read > SNIPPET_BYTES),
     ...headers,
   };
 }

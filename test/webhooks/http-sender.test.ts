@@ -78,4 +78,38 @@ describe("webhook HTTP sender", () => {
     expect(answer.error).toBe("connection refused");
     await until(() => pooledOrigins(sender) === 0, "the refused endpoint's pool to go");
   });
+
+  it("ends an answer whose body trickles on past a timeout after its headers: the status counts, what came is the snippet", async () => {
+    // A receiver that said 200 at once, then keeps its body going a byte at a time, each well
+    // within the timeout between chunks: the attempt held its lane's slot (and outlived its
+    // claim) for as long as 64 KiB took to arrive, hours.
+    const trickles = new Set<NodeJS.Timeout>();
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200).write("ok");
+        const trickle = setInterval(() => res.write("."), 20);
+        trickles.add(trickle);
+        res.on("close", () => clearInterval(trickle));
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const sender = new HttpSender({ timeoutMs: 300, concurrency: 1 });
+    senders.push(sender);
+    try {
+      const { port } = server.address() as AddressInfo;
+      const answer = await within(
+        sender.send({ url: `http://127.0.0.1:${port}/hook`, headers: {}, body: "{}" }),
+        "the trickled answer to end",
+      );
+      expect(answer).toMatchObject({ statusCode: 200, error: null });
+      // Marked as cut, as a body past 512 characters is.
+      expect(answer.snippet).toMatch(/^ok\.*…$/);
+      expect(answer.latencyMs).toBeGreaterThanOrEqual(300);
+    } finally {
+      for (const trickle of trickles) clearInterval(trickle);
+      server.closeAllConnections();
+    }
+  });
 });
