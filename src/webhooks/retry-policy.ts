@@ -5,9 +5,10 @@ import { MS_PER_HOUR } from "../core/time.ts";
  * When a failed measurement delivery is tried again (spec 6.1: "retried automatically with
  * exponential backoff"; the schedule is "not shown", so this is rpmlab's). The wait doubles from
  * 15 seconds up to an hour, then stays at an hour; each wait is drawn ±20 % around its value so
- * that deliveries that failed together do not come back together; a delivery still failing when
- * its next attempt would fall more than 24 hours after it was created gives up as `failed`. The
- * README's table is generated from these values.
+ * that deliveries that failed together do not come back together. Retries go on until 24 hours
+ * after the delivery was created: a wait that would pass that mark ends at it (one last attempt,
+ * so an endpoint back just before the mark still gets the delivery), and a delivery still failing
+ * there gives up as `failed`. The README's table is generated from these values.
  */
 export const FIRST_RETRY_MS = 15_000;
 export const MAX_RETRY_MS = MS_PER_HOUR;
@@ -35,8 +36,8 @@ export interface RetryInput {
 export function nextAttemptAt(input: RetryInput): number | null {
   const jittered = nominalDelay(input.attempts) * input.rng.uniform(1 - JITTER, 1 + JITTER);
   const wait = Math.max(jittered, Math.min(MAX_RETRY_MS, input.retryAfterMs ?? 0));
-  const at = input.now + Math.round(wait);
-  return at - input.created > GIVE_UP_AFTER_MS ? null : at;
+  const giveUpAt = input.created + GIVE_UP_AFTER_MS;
+  return input.now >= giveUpAt ? null : Math.min(giveUpAt, input.now + Math.round(wait));
 }
 
 /** The schedule as the README shows it: attempt number, nominal wait before it, nominal time. */

@@ -141,7 +141,7 @@ export function webhookRetriesSection(): string {
       [
         `${rows.length + 1}, …`,
         formatDuration(MAX_RETRY_MS),
-        `until ${formatDuration(GIVE_UP_AFTER_MS)} after the delivery was created: then \`failed\``,
+        `until ${formatDuration(GIVE_UP_AFTER_MS)} after the delivery was created, the last attempt at that mark: then \`failed\``,
       ],
     ],
   );

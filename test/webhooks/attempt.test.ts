@@ -133,9 +133,17 @@ describe("a webhook attempt's outcome", () => {
     }
   });
 
-  it("gives up when the next attempt would fall past 24 hours; other kinds and tests are not retried", async () => {
+  it("retries until 24 hours after creation, the last attempt at that mark, then gives up; other kinds and tests are not retried", async () => {
     sender.answer = () => ({ error: "connection refused" });
-    const old = delivery({ created: T - GIVE_UP_AFTER_MS + 10_000, attempts: 30 });
+    // README "Retries": until 24 h after the delivery was created. An hour's wait from 10 s
+    // before the mark would pass it: the last attempt is at the mark, not skipped (a receiver
+    // back at 23 h 59 min gets it).
+    const late = delivery({ created: T - GIVE_UP_AFTER_MS + 10_000, attempts: 30 });
+    expect(await attemptDelivery(deps, late, webhook, { manual: false })).toMatchObject({
+      state: "pending",
+      nextAttemptAt: T + 10_000,
+    });
+    const old = delivery({ created: T - GIVE_UP_AFTER_MS, attempts: 31 });
     expect((await attemptDelivery(deps, old, webhook, { manual: false })).state).toBe("failed");
     const patient = delivery({ event: "PATIENT", retry: false });
     const patients: WebhookRow = { ...webhook, event: "PATIENT" };
