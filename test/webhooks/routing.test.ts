@@ -83,8 +83,16 @@ describe("measurement webhooks: routing and payloads", () => {
     const b = bpm(2);
     const deviceA = await lab.device(a, "P-A");
     const deviceB = await lab.device(b, "P-B");
-    await lab.store.deviceProperties.set(deviceA.id, "measurement_webhook_id", optIn.id);
-    await lab.store.deviceProperties.set(deviceB.id, "measurement_webhook_id", named.id);
+    // As a platform sets it: through hwi-devices/{id}/properties/ (a UUID in any case).
+    const route = async (deviceId: string, value: string) => {
+      const res = await lab.hwi("PUT", `hwi-devices/${deviceId}/properties/`, {
+        key: "measurement_webhook_id",
+        value,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await route(deviceA.id, optIn.id.toUpperCase());
+    await route(deviceB.id, named.id);
     const [r1, r2, r3] = day(a);
     await lab.ingest(a, [r1!]);
     await lab.ingest(b, day(b).slice(0, 1));
@@ -102,7 +110,7 @@ describe("measurement webhooks: routing and payloads", () => {
     expect(devices("everyone")).toEqual(new Set());
 
     // Spec 6.3.2: "" restores sending to all webhooks (those enabled by default).
-    await lab.store.deviceProperties.set(deviceA.id, "measurement_webhook_id", "");
+    await route(deviceA.id, "");
     const before = receiver.received.length;
     await lab.ingest(a, [r2!]);
     await lab.settle();
@@ -111,15 +119,16 @@ describe("measurement webhooks: routing and payloads", () => {
     expect(fresh).toHaveLength(2 * r2!.records.length);
 
     // A device naming a webhook that was deleted since gets no webhook at all (it still names it).
-    await lab.store.deviceProperties.set(deviceA.id, "measurement_webhook_id", optIn.id);
-    await lab.store.webhooks.delete(lab.account.id, optIn.id);
+    await route(deviceA.id, optIn.id);
+    expect((await lab.hwi("DELETE", `webhooks/${optIn.id}/`)).statusCode).toBe(204);
     const count = receiver.received.length;
     await lab.ingest(a, [r3!]);
     await lab.settle();
     expect(receiver.received.length).toBe(count);
 
     // So does one naming a webhook made another kind since (PUT/PATCH event).
-    await lab.store.webhooks.update(lab.account.id, named.id, { event: "PATIENT" });
+    const patched = await lab.hwi("PATCH", `webhooks/${named.id}/`, { event: "PATIENT" });
+    expect(patched.statusCode, patched.body).toBe(200);
     await lab.ingest(b, day(b).slice(1, 2));
     await lab.settle();
     expect(receiver.received.length).toBe(count);
