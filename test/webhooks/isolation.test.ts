@@ -19,9 +19,11 @@ describe("webhook endpoints are independent", () => {
     dead.behaviour = () => ({ hold: true });
   });
   afterEach(async () => {
-    await lab.close();
+    // The receivers first: a failed test can leave requests held, which a stopping dispatcher
+    // would wait for on the lab's virtual clock, which does not move.
     await dead.close();
     await alive.close();
+    await lab.close();
   });
 
   it("an endpoint that never answers holds at most its concurrency in flight and delays no one else", async () => {
@@ -44,6 +46,27 @@ describe("webhook endpoints are independent", () => {
     expect(dead.received).toHaveLength(stored);
     expect(dead.maxInFlight).toBe(CONCURRENCY);
     expect((await lab.deliveries()).every((d) => d.state === "delivered")).toBe(true);
+  });
+
+  it("readings ingested batch by batch behind a dead endpoint's full queue reach a live one at once", async () => {
+    // Each batch is an outbox entry; the dead endpoint's queue fills on the first, and the
+    // rest wait in the outbox for it (README "Never lost"): they must not wait for the live
+    // endpoint too. A timeout far past the test's deadline: nothing frees the dead queue.
+    await lab.close();
+    lab = await WebhookLab.open({ config: { concurrency: CONCURRENCY, timeoutMs: 120_000 } });
+    await lab.webhook({ endpoint: dead.url("/never") });
+    await lab.webhook({ endpoint: alive.url("/ok") });
+    await lab.device(bpm, "P-1");
+    let stored = 0;
+    for (const reading of readingsOf(bpm, 10, 0).slice(0, 20)) {
+      stored += await lab.ingest(bpm, [reading]);
+    }
+    await alive.count(stored);
+    expect(dead.received.length).toBeLessThanOrEqual(CONCURRENCY);
+    dead.behaviour = () => ({ status: 200 });
+    dead.release();
+    await lab.settle();
+    expect(dead.received).toHaveLength(stored);
   });
 
   it("an attempt without an answer times out and waits for its retry", async () => {
