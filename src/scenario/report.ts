@@ -167,12 +167,24 @@ const XML_DECLARATION = `<?xml version="1.0" encoding="UTF-8"?>`;
 
 /**
  * Each run's name in a list of runs: its scenario, and its file when another run has the same
- * scenario name (envs/a/smoke.yaml and envs/b/smoke.yaml): CI servers key a suite and its tests
- * by name, so two suites of one name showed as one.
+ * scenario name (envs/a/smoke.yaml and envs/b/smoke.yaml), and which run of that file it is
+ * when the file was given twice (`smoke (scenarios/smoke.yaml, run 2)`): CI servers key a suite
+ * and its tests by name, so two suites of one name showed as one. Numbered in the order of the
+ * files, so the names are the same at every run of the same command.
  */
 export function scenarioLabels(reports: readonly ScenarioReport[]): string[] {
-  const count = (name: string) => reports.filter((r) => r.scenario === name).length;
-  return reports.map((r) => (count(r.scenario) > 1 ? `${r.scenario} (${r.file})` : r.scenario));
+  const count = (same: (r: ScenarioReport) => boolean) => reports.filter(same).length;
+  const runs = new Map<string, number>();
+  return reports.map((r) => {
+    if (count((o) => o.scenario === r.scenario) === 1) return r.scenario;
+    if (count((o) => o.scenario === r.scenario && o.file === r.file) === 1) {
+      return `${r.scenario} (${r.file})`;
+    }
+    const key = JSON.stringify([r.scenario, r.file]);
+    const run = (runs.get(key) ?? 0) + 1;
+    runs.set(key, run);
+    return `${r.scenario} (${r.file}, run ${run})`;
+  });
 }
 
 function junitSuite(report: ScenarioReport, name: string, indent: string): string[] {

@@ -382,6 +382,31 @@ describe("several reports", () => {
     expect(scenarioLabels([a, b, sample()])).toEqual([...suites]);
   });
 
+  it("renderJunitSuites: one file given twice gives two suites of their own, numbered in order", () => {
+    // `rpmlab run scenarios/*.yaml scenarios/smoke.yaml`: CI servers key a suite by its name, so
+    // two suites named alike showed as one (or one run's failures under the other's name).
+    const a = { ...second, file: "envs/a/drill.yaml" };
+    const b = { ...second, file: "envs/b/drill.yaml" };
+    const names = (reports: ScenarioReport[]) =>
+      [...renderJunitSuites(reports).matchAll(/<testsuite\b([^>]*)>/g)].map(
+        (m) => attributes(m[1] as string).name,
+      );
+    const expected = [
+      "drill (envs/a/drill.yaml, run 1)",
+      "drill (envs/b/drill.yaml)",
+      "smoke & <drill>",
+      "drill (envs/a/drill.yaml, run 2)",
+    ];
+    expect(names([a, b, sample(), a])).toEqual(expected);
+    expect(scenarioLabels([a, b, sample(), a])).toEqual(expected);
+    expect(names([second, second])).toEqual([
+      "drill (scenarios/smoke.yaml, run 1)",
+      "drill (scenarios/smoke.yaml, run 2)",
+    ]);
+    // The same again on the next run: the names are the order of the files, nothing else.
+    expect(names([a, b, sample(), a])).toEqual(expected);
+  });
+
   it("renderJsonList: an array of the reports as renderJson writes each", () => {
     const list = JSON.parse(renderJsonList([sample(), second]));
     expect(list).toEqual([JSON.parse(renderJson(sample())), JSON.parse(renderJson(second))]);
