@@ -45,7 +45,10 @@ export class DirectBle implements GatewayBle {
   async start(host: BleHost): Promise<void> {
     this.host = host;
     this.stopScan = this.radio.scan((device) => {
-      if (this.host === undefined || this.queued.has(device.address)) return false;
+      if (this.host === undefined) return false;
+      // A visit is already on its way: it takes this reading too. Answering "no gateway" made a
+      // device that cannot store lose every reading waiting for that visit (DirectDevice.take).
+      if (this.queued.has(device.address)) return true;
       if (host.admits(device.address, device.sensorCode) === undefined) return false;
       this.queued.add(device.address);
       this.queue = this.queue.then(() => this.visit(host, device.address));

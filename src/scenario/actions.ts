@@ -61,7 +61,7 @@ export const EVENT_SCHEMAS = [
     device: device.optional(),
     drift: signedDuration,
   }),
-  action("device.duplicate_burst", "Devices re-send their last readings `count` times", {
+  action("device.duplicate_burst", "Devices send their last `count` readings again, once each", {
     target,
     device: device.optional(),
     count: z.number().int().positive(),

@@ -138,6 +138,26 @@ describe("direct-path faults", () => {
     expect(sessions[0]).toMatchObject({ stored: expect.any(Number), racp: "success" });
   });
 
+  it("a device that cannot store sends two readings taken before the gateway's visit in it", async () => {
+    // The second found the visit already queued for the first (a duplicate burst, two re-sends):
+    // told no gateway would come, it lost both.
+    const clock = new VirtualClock({ startMs: T0 });
+    const radio = new DirectRadio();
+    const profile = catalogue.get("Vendor Peak Flow Meter");
+    expect(profile.stores_offline).toBe(false);
+    const device = deviceFor(profile, clock, radio);
+    const { ble, host, readings } = rig(clock, radio);
+    await ble.start(host);
+    const taken = readingsFor(profile, "direct/two", 2);
+    const outcomes = [device.take(taken[0]!), device.take(taken[1]!)];
+    await clock.run();
+    await ble.settled();
+    expect(await Promise.all(outcomes)).toEqual(["sent", "sent"]);
+    expect(readings).toHaveLength(2);
+    expect(device.ble.counts.lost).toBe(0);
+    await ble.stop();
+  });
+
   it("a clock found unset marks the readings kept before the visit, not the live ones", async () => {
     const clock = new VirtualClock({ startMs: T0 });
     const radio = new DirectRadio();

@@ -55,6 +55,38 @@ events:
     });
   }, 60_000);
 
+  it("device.duplicate_burst sends a device's last `count` readings again, once each", async () => {
+    // README "Actions": the cuff and the peak flow meter re-send their last two readings (count
+    // 2), the cellular cuff its two (count 5: it has taken only two by then); ingestion drops all
+    // six. The peak flow meter cannot store: its second re-send found a gateway visit already on
+    // its way and took it for none, so it lost both.
+    const text = (events: string) => `scenario: burst
+seed: 2
+clock: { start: 2026-01-05T00:00:00Z }
+duration: 1d
+accounts: [{ id: clinic }]
+cohorts:
+  - { id: gw, account: clinic, count: 1, model: hypertensive, kit: [Vendor BPM - Wide Range, Vendor Peak Flow Meter], connectivity: gateway, adherence: 1, schedule: ["08:00", "12:00", "18:00"] }
+  - { id: cell, account: clinic, count: 1, model: hypertensive, kit: [Vendor Cellular BPM], connectivity: cellular, adherence: 1, schedule: ["08:00", "12:00", "18:00"] }
+${events}`;
+    const quiet = await runScenario(parseScenario(text(""), "/scenarios/burst.yaml"));
+    const burst = await runScenario(
+      parseScenario(
+        text(`events:
+  - { at: "13:00", action: device.duplicate_burst, target: gw, count: 2 }
+  - { at: "13:00", action: device.duplicate_burst, target: cell, count: 5 }
+`),
+        "/scenarios/burst.yaml",
+      ),
+    );
+    expect(burst.counts.readings, renderText(burst)).toEqual({
+      ...quiet.counts.readings,
+      duplicates_suppressed: quiet.counts.readings.duplicates_suppressed + 2 + 2 + 2,
+    });
+    expect(burst.counts.readings.duplicates_stored).toBe(0);
+    expect(burst.faults).toBe(2);
+  }, 60_000);
+
   it("lists an event the lab refuses as a failed check and runs on; api.request may expect an error status", async () => {
     const text = `scenario: refused
 seed: 1
