@@ -114,6 +114,18 @@ describe("the virtual devices' GATT server, to raw ATT", () => {
     expect(primary!.slice(0, 2)).toBe("11");
   });
 
+  it("answers a Find By Type Value Request with an empty value Attribute Not Found: bleno threw on it and left it unanswered", async () => {
+    const { att } = await connectedCuff();
+    // Vol 3 Part F §3.4.3.3: the Attribute Value is 0 to ATT_MTU − 7 octets. No service has an
+    // empty UUID, so nothing matches; bleno threw reading the empty value and the central
+    // waited out its 30-second ATT timeout.
+    expect(await att("060100ffff0028")).toEqual(["010601000a"]);
+    expect(await att("060500ffff0128")).toEqual(["010605000a"]);
+    // The same request with a service's UUID still finds it.
+    const [found] = await att("060100ffff00281018");
+    expect(found!.slice(0, 2)).toBe("07");
+  });
+
   it("answers Read By Group Type of secondary services Attribute Not Found, of «Include» Unsupported Group Type", async () => {
     const { att } = await connectedCuff();
     // bleno had them the other way round (Vol 3 Part G §2.5.3: only services group).

@@ -38,7 +38,10 @@ export type AttServerAnswer =
  *   Write Request is Client Characteristic Configuration Descriptor Improperly Configured (0xFD,
  *   CSS Part B §2.3), as BlueZ's gatt-database answers it; a Write Command is dropped;
  * - Read By Type of a value it may not read, Read By Group Type by a type other than «Primary
- *   Service» (att-read-by-type.ts).
+ *   Service» (att-read-by-type.ts);
+ * - a Find By Type Value Request with an empty Attribute Value (0 octets are allowed, §3.4.3.3)
+ *   threw in bleno and went unanswered until the client's 30-second timeout: bleno matches
+ *   «Primary Service» declarations by their UUID, never empty, so it is Attribute Not Found.
  * (An Exchange MTU Request is answered before these checks: att-mtu-exchange.ts.)
  * Returns the answer to send, `null` to drop the request, `undefined` to let bleno handle it,
  * `request`: another request for bleno to handle in its place, or `writes`: Write Requests for
@@ -53,6 +56,9 @@ export function attServerCheck(
   if (opcode === ATT_OP.PREPARE_WRITE_REQUEST) return prepareWrite(request, gatt, queues);
   if (opcode === ATT_OP.READ_BY_TYPE_REQUEST) return readByType(request, gatt);
   if (opcode === ATT_OP.READ_BY_GROUP_TYPE_REQUEST) return readByGroupTypeRefusal(request);
+  if (opcode === ATT_OP.FIND_BY_TYPE_VALUE_REQUEST && request.length === FIND_BY_TYPE_VALUE_HEAD) {
+    return errorResponse(opcode, request.readUInt16LE(1), ATT_ERROR.ATTRIBUTE_NOT_FOUND);
+  }
   if (opcode === ATT_OP.EXECUTE_WRITE_REQUEST) {
     if (request[1]! > 0x01) return errorResponse(opcode, 0, ATT_ERROR.INVALID_PDU);
     return executeWrite(request, gatt, queues);
@@ -74,6 +80,9 @@ export function attServerCheck(
   }
   return undefined;
 }
+
+/** Opcode, handle range and 16-bit type of a Find By Type Value Request: all of it, less the value. */
+const FIND_BY_TYPE_VALUE_HEAD = 7;
 
 /**
  * Whether a write of this CCCD value sets a bit its characteristic's properties do not allow
