@@ -54,6 +54,24 @@ describe("the ATT guard before the host stacks (Vol 3 Part F)", () => {
     }
   });
 
+  it("answers a fixed-size request that runs past its fields with Invalid PDU, as BlueZ does", () => {
+    // Exchange MTU, Find Information, Read, Read Blob and Execute Write have no field of variable
+    // length (§3.4.2.1, §3.4.3.1, §3.4.4.3, §3.4.4.5, §3.4.6.3): an octet more is no such PDU.
+    // The hosts read the fields they know and answered as if it were well formed.
+    for (const [request, opcode] of [
+      ["02170000", "02"],
+      ["040100ffff00", "04"],
+      ["0a030000", "0a"],
+      ["0c0300000000", "0c"],
+      ["180100", "18"],
+    ] as const) {
+      expect(answered(request), request).toBe(`01${opcode}000004`);
+    }
+    for (const pdu of ["021700", "040100ffff", "0a0300", "0c03000000", "1801"]) {
+      expect(answered(pdu), pdu).toBe("delivered");
+    }
+  });
+
   it("answers a handle range that starts at 0 or ends before it starts with Invalid Handle", () => {
     expect(answered("040000ffff")).toBe("0104000001");
     expect(answered("0405000100")).toBe("0104050001");

@@ -22,22 +22,25 @@ const INVALID_PDU = 0x04;
 const COMMAND_FLAG = 0x40;
 
 /**
- * The least length of each ATT PDU a host parses (opcode included; Vol 3 Part F §3.4). Requests
- * of a server, then what a client receives. Read By Type and Read By Group Type carry a 16- or
- * 128-bit UUID: exactly 7 or 21 octets.
+ * The length of each ATT PDU a host parses (opcode included; Vol 3 Part F §3.4): a number is the
+ * least length of a PDU that ends in a field of variable length, a list the only lengths of one
+ * without. Requests of a server, then what a client receives. Read By Type and Read By Group
+ * Type carry a 16- or 128-bit UUID: exactly 7 or 21 octets. Exchange MTU, Find Information, Read,
+ * Read Blob and Execute Write have fixed fields only: an octet more is Invalid PDU, as BlueZ's
+ * gatt-server answers it (the hosts read the fields they knew and answered the rest away).
  */
 const REQUESTS = new Map<number, number | readonly number[]>([
-  [0x02, 3], // Exchange MTU Request
-  [0x04, 5], // Find Information Request
+  [0x02, [3]], // Exchange MTU Request
+  [0x04, [5]], // Find Information Request
   [0x06, 7], // Find By Type Value Request
   [0x08, [7, 21]], // Read By Type Request
-  [0x0a, 3], // Read Request
-  [0x0c, 5], // Read Blob Request
+  [0x0a, [3]], // Read Request
+  [0x0c, [5]], // Read Blob Request
   [0x0e, 5], // Read Multiple Request
   [0x10, [7, 21]], // Read By Group Type Request
   [0x12, 3], // Write Request
   [0x16, 5], // Prepare Write Request
-  [0x18, 2], // Execute Write Request
+  [0x18, [2]], // Execute Write Request
   [0x20, 5], // Read Multiple Variable Request
 ]);
 const OTHERS = new Map<number, number>([
