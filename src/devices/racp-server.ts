@@ -2,6 +2,7 @@ import { isRpmlabError } from "../core/errors.ts";
 import {
   decodeRacp,
   encodeRacp,
+  RACP_OP_CODES,
   type RacpMessage,
   type RacpOpCode,
   type RacpResponseCode,
@@ -38,6 +39,16 @@ export class RacpServer {
 
   /** Handles one written value; resolves when the procedure's final indication is sent. */
   async handle(value: Uint8Array): Promise<void> {
+    // Op codes 5 and 6 go from the server only (GSS §3.178.1): written to it, they are an op
+    // code it does not take, whatever operator or operand follows.
+    const written = value[0];
+    if (
+      written === RACP_OP_CODES.number_of_stored_records_response ||
+      written === RACP_OP_CODES.response_code
+    ) {
+      await this.respond(written, "op_code_not_supported");
+      return;
+    }
     let message: RacpMessage;
     try {
       message = decodeRacp(value);
@@ -53,10 +64,8 @@ export class RacpServer {
       await this.respond("abort_operation", "success");
       return;
     }
-    if (!("operator" in message)) {
-      await this.respond(message.opCode, "op_code_not_supported");
-      return;
-    }
+    // Only selecting requests are left (the server's own op codes were answered above).
+    if (!("operator" in message)) return;
     const chosen = this.choose(message);
     if (typeof chosen === "string") {
       await this.respond(message.opCode, chosen);

@@ -230,6 +230,27 @@ describe("BleDevice RACP server", () => {
       responseCode: "op_code_not_supported",
     });
   });
+
+  it("answers the server's own op codes (5, 6) written to it with op_code_not_supported, whatever operator or operand follows", async () => {
+    const r = rig("Vendor Glucometer");
+    r.subscribeAll();
+    // GSS §3.178.1: 5 (Number of Stored Records Response) and 6 (Response Code) go from the
+    // server only; a collector that writes one gets Op Code Not Supported, not a code about
+    // the operator or operand of a request it cannot make.
+    for (const written of ["0500", "0501", "050001", "06000101", "0601", "06"]) {
+      r.sent.length = 0;
+      expect(r.chars.get("2A52")!.write!(Buffer.from(written, "hex"))).toBe(0);
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+      const [answer] = r.sent.filter((s) => s.uuid === "2A52").map((s) => decodeRacp(s.value));
+      expect(answer, written).toEqual({
+        opCode: "response_code",
+        requestOpCode: written.startsWith("05")
+          ? "number_of_stored_records_response"
+          : "response_code",
+        responseCode: "op_code_not_supported",
+      });
+    }
+  });
 });
 
 describe("BleDevice without RACP", () => {
