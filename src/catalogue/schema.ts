@@ -8,7 +8,16 @@ import { onStepGrid } from "./step-grid.ts";
  * fields live in profile-rules.ts.
  */
 
-const sensorCode = z.string().regex(/^\d{1,3}$/, 'sensor code is a decimal string, e.g. "10"');
+/** A BLE device advertises its sensor code in one octet of its scan response (advertising-data.ts). */
+const MAX_SENSOR_CODE = 255;
+const sensorCode = z
+  .string()
+  // Aborts: a code that is no number is not also said to be over 255.
+  .regex(/^\d{1,3}$/, { error: 'sensor code is a decimal string, e.g. "10"', abort: true })
+  .refine((code) => Number(code) <= MAX_SENSOR_CODE, {
+    error: (issue) =>
+      `sensor code ${String(issue.input)} is over ${MAX_SENSOR_CODE}: the scan response carries it in one octet`,
+  });
 const uuid16or128 = z
   .string()
   .regex(

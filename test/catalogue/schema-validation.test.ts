@@ -207,6 +207,20 @@ describe("loadYamlDir with the profile schema", () => {
     );
   });
 
+  it("reports a sensor code over 255, which the scan response carries in one octet", () => {
+    // "300" was advertised as 44 (300 mod 256): a gateway whitelisting 300 never found the
+    // device, and one whitelisting 44 (the proximity band's code) took it.
+    writeProfile("vendor-wide-code.yaml", (p) => {
+      p.sensor_code = "300";
+    });
+    writeProfile("vendor-top-code.yaml", (p) => {
+      p.sensor_code = "255";
+    });
+    expect(lines(issuesOf(loadYamlDir(dir, profileSchema)))).toEqual([
+      "vendor-wide-code.yaml: sensor_code: sensor code 300 is over 255: the scan response carries it in one octet",
+    ]);
+  });
+
   it("reports a missing field once, not again as a contradiction with other fields", () => {
     writeProfile("vendor-missing.yaml", (p) => {
       delete p.family;
