@@ -97,16 +97,23 @@ export class RacpServer {
     }
     this.running = true;
     this.aborted = false;
+    let sent = true;
     try {
       for (const record of chosen) {
         if (this.aborted) break;
         await this.out.sendRecord(record);
       }
+    } catch {
+      // A record that could not go out (longer than the central's ATT_MTU − 3, or the link
+      // dropped: then the response goes nowhere either) ends the report as GSS §3.178.4 has
+      // it, 0x08 "unable to complete a procedure for any reason", not in silence.
+      sent = false;
     } finally {
       this.running = false;
     }
+    if (!sent) await this.respond("report_stored_records", "procedure_not_completed");
     // An aborted report ends with the abort's own response (GLP §4.6.3.4).
-    if (!this.aborted) await this.respond("report_stored_records", "success");
+    else if (!this.aborted) await this.respond("report_stored_records", "success");
   }
 
   /**

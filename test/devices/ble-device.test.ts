@@ -251,6 +251,34 @@ describe("BleDevice RACP server", () => {
       });
     }
   });
+
+  it("ends a report it cannot finish with Procedure Not Completed (0x08), not silence: a record longer than the central's ATT_MTU − 3", async () => {
+    const r = rig("Vendor Inhaler Sensor");
+    const taken = readingsFor(r.profile, "racp-mtu", 3);
+    for (const reading of taken) await r.device.measure(reading);
+    // As BlenoPeripheral sends at ATT_MTU 23 (a central that never exchanged MTU): a value of
+    // more than 20 octets is refused; an inhaler record carries up to 36.
+    for (const c of r.chars.values()) {
+      c.subscribe?.(async (v) => {
+        if (v.length > 20) throw new Error(`${c.uuid}: a ${v.length}-octet value exceeds 20`);
+        r.sent.push({ uuid: c.uuid, value: Buffer.from(v) });
+      }, 20);
+    }
+    const long = r.device.store.all().some((rec) => rec.values.some((v) => v.value.length > 20));
+    expect(long).toBe(true);
+    // GSS §3.178.4: 0x08, "unable to complete a procedure for any reason"; the central waited
+    // for a response that never came, and the report held the RACP till the link dropped.
+    expect(await r.racp({ opCode: "report_stored_records", operator: "all_records" })).toEqual([
+      {
+        opCode: "response_code",
+        requestOpCode: "report_stored_records",
+        responseCode: "procedure_not_completed",
+      },
+    ]);
+    expect(
+      await r.racp({ opCode: "report_number_of_stored_records", operator: "all_records" }),
+    ).toEqual([{ opCode: "number_of_stored_records_response", count: 3 }]);
+  });
 });
 
 describe("BleDevice without RACP", () => {
