@@ -137,9 +137,10 @@ const CONNECTION_PARAMETER_UPDATE_RESPONSE = 0x13;
 const SIGNALING_ANSWERS = new Set([0x01, 0x07, 0x15, 0x16, 0x18, 0x1a]);
 
 /**
- * LE signaling (Vol 3 Part A §4): noble takes a Connection Parameter Update Request (its 8
- * octets, §4.20) and bleno its Response; neither knows any other command, so every other
- * request — or one whose length is wrong — gets Command Reject, "command not understood"
+ * LE signaling (Vol 3 Part A §4): a Connection Parameter Update Request (its 8 octets, §4.20)
+ * goes on to the host (the Linux kernel, or the emulated one, answers it for a raw-mode host:
+ * socket/le-signaling.ts) and bleno takes its Response; neither stack knows any other command,
+ * so every other request — or one whose length is wrong — gets Command Reject, "command not understood"
  * (§4.1), instead of leaving the peer to its RTX timeout. Answers to requests never made, and
  * PDUs too short for a header, are dropped.
  */
@@ -213,12 +214,17 @@ export function answersCommand(packet: Buffer): boolean {
 
 /** A one-fragment L2CAP PDU on the same connection, as bleno frames its own (start, not flushable). */
 function frame(handleAndFlags: number, cid: number, payload: readonly number[]): GuardVerdict {
-  const reply = Buffer.alloc(9 + payload.length);
-  reply[0] = H4.ACL;
-  reply.writeUInt16LE(handleAndFlags & 0x0fff, 1);
-  reply.writeUInt16LE(4 + payload.length, 3);
-  reply.writeUInt16LE(payload.length, 5);
-  reply.writeUInt16LE(cid, 7);
-  reply.set(payload, 9);
-  return { deliver: false, reply };
+  return { deliver: false, reply: l2capPacket(handleAndFlags & 0x0fff, cid, payload) };
+}
+
+/** An H4 ACL packet from a host carrying one whole L2CAP PDU (first, not flushable: PB 0b00). */
+export function l2capPacket(handle: number, cid: number, payload: readonly number[]): Buffer {
+  const packet = Buffer.alloc(9 + payload.length);
+  packet[0] = H4.ACL;
+  packet.writeUInt16LE(handle & 0x0fff, 1);
+  packet.writeUInt16LE(4 + payload.length, 3);
+  packet.writeUInt16LE(payload.length, 5);
+  packet.writeUInt16LE(cid, 7);
+  packet.set(payload, 9);
+  return packet;
 }

@@ -3,6 +3,7 @@ import { EVT, H4, LE_EVT, OP } from "../hci/constants.ts";
 import { FragmentGuard } from "../hci/fragment-guard.ts";
 import { answersCommand } from "../hci/l2cap-guard.ts";
 import type { EmulatedHciSocket } from "./emulated-socket.ts";
+import { LeSignaling } from "./le-signaling.ts";
 import {
   type LongTermKey,
   MGMT_OP_LOAD_LONG_TERM_KEYS,
@@ -27,6 +28,8 @@ export class HciAdapter {
   private readonly taps = new Set<(direction: Direction, packet: Buffer) => void>();
   /** Checks each L2CAP PDU from the air, whole, before a host stack reads it. */
   private readonly guard = new FragmentGuard();
+  /** The kernel's answers on the LE signaling channel (le-signaling.ts). */
+  private readonly signaling = new LeSignaling();
   readonly name: string;
   /** Unknown on this side of the transport until the host reads it; captures show zeros. */
   readonly address = "00:00:00:00:00:00";
@@ -103,7 +106,13 @@ export class HciAdapter {
     for (const t of this.taps) t("controller-to-host", packet);
     const { deliver, reply } = this.guard.take(packet);
     if (reply !== undefined) this.toController(reply);
-    for (const p of deliver) this.toHosts(p);
+    for (const p of deliver) {
+      this.toHosts(p);
+      // Not on the user channel: there the host alone has the controller, as on Linux.
+      if (this.userChannel() === undefined) {
+        for (const answer of this.signaling.answer(p)) this.toController(answer);
+      }
+    }
   }
 
   private toHosts(packet: Buffer): void {

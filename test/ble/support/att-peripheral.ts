@@ -212,6 +212,11 @@ export async function connected(
   send: (pdu: Buffer) => void;
   /** Sends an SMP PDU from the peripheral on the connection. */
   sendSmp: (pdu: Buffer) => void;
+  /** Sends an LE signaling PDU from the peripheral, and the signaling PDUs it has received. */
+  sendSignaling: (pdu: Buffer) => void;
+  signaling: Buffer[];
+  /** The peripheral's HCI events with this code (and LE subevent), oldest first. */
+  events: (code: number, subevent?: number) => Buffer[];
   /** Answers the Read Requests held so far (`holdReads`). */
   release: () => void;
   /** Pairing Failed to a Pairing Request (the default), or Just Works. */
@@ -241,6 +246,8 @@ export async function connected(
     peripheral.acl(handle!, 0b00, Buffer.concat([le16(pdu.length), le16(cid), pdu]));
   const send = (pdu: Buffer): void => l2cap(0x0004, pdu);
   const sendSmp = (pdu: Buffer): void => l2cap(0x0006, pdu);
+  const sendSignaling = (pdu: Buffer): void => l2cap(0x0005, pdu);
+  const signaling: Buffer[] = [];
   const peripheral: ScriptedHost = new ScriptedHost(controller, (packet) => {
     if (packet[0] === H4.EVENT && packet[1] === 0x3e && packet[3] === 0x01) {
       // LE Connection Complete: the central's address, which pairing confirms (§2.2.3).
@@ -253,6 +260,10 @@ export async function connected(
       peripheral.command(OP.LE_LTK_REQUEST_REPLY, reply);
     }
     if (packet[0] !== H4.ACL) return;
+    if (packet.readUInt16LE(7) === 0x0005) {
+      signaling.push(Buffer.from(packet.subarray(9)));
+      return;
+    }
     if (packet.readUInt16LE(7) === 0x0006) {
       const answer = pairing.answer(packet.subarray(9));
       if (answer !== undefined) sendSmp(answer);
@@ -305,7 +316,8 @@ export async function connected(
     for (let i = 0; i < held; i++)
       send(att(0x0b, server.state.value.subarray(0, server.state.mtu - 1)));
   };
-  return { clock, link, send, sendSmp, release, pairing };
+  const events = (code: number, subevent?: number) => peripheral.events(code, subevent);
+  return { clock, link, send, sendSmp, sendSignaling, signaling, events, release, pairing };
 }
 
 export const pattern = (length: number, seed: number): Buffer =>

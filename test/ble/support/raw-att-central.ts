@@ -84,6 +84,8 @@ export async function connectedCuff(closers: Closers) {
   const att = (hex: string) => exchange(0x0004, hex);
   /** An SMP PDU (CID 0x0006), and what the cuff answered. */
   const smp = (hex: string) => exchange(0x0006, hex);
+  /** An LE signaling PDU (CID 0x0005), and what the cuff answered. */
+  const signal = (hex: string) => exchange(0x0005, hex);
   /** LE Enable Encryption with `key` (Rand and EDIV 0, as after legacy pairing); the events seen. */
   const encrypt = async (key: Buffer): Promise<{ status: number; enabled: number } | undefined> => {
     central.clear();
@@ -101,7 +103,7 @@ export async function connectedCuff(closers: Closers) {
       .acls()
       .filter((p) => p.readUInt16LE(7) === 0x0006)
       .map((p) => p.subarray(9).toString("hex"));
-  return { att, smp, encrypt, smpSent, peers, mgmtWritten };
+  return { att, smp, signal, encrypt, smpSent, peers, mgmtWritten };
 }
 
 /** The declaration handle and value handle of a characteristic, found by Read By Type. */
