@@ -34,6 +34,32 @@ describe("PinnedSocket (hci:N)", () => {
     expect(seen).toEqual(["021700"]);
   });
 
+  it("leaves LE signaling answers to the kernel in raw mode (it sends its own Command Reject), makes them on the user channel", () => {
+    // An LE Credit Based Connection Request (0x14) from the peer on handle 0x0040, CID 5.
+    const request = Buffer.from(
+      "0240201200" + "0e000500" + "14010a00" + "80001700170001004000",
+      "hex",
+    );
+    const reject = "024000" + "0a00" + "0600" + "0500" + "010102000000";
+    for (const [bind, answers] of [
+      ["raw", []],
+      ["user", [reject]],
+    ] as const) {
+      const native = new FakeNative();
+      const written: string[] = [];
+      native.write = (data: Buffer) => {
+        written.push(data.toString("hex"));
+      };
+      const socket = new PinnedSocket(native as unknown as NativeSocket, 0);
+      if (bind === "raw") socket.bindRaw();
+      else socket.bindUser();
+      native.emit("data", request);
+      // Raw mode: Linux's L2CAP answers the peer itself (l2cap_le_sig_channel), so a second
+      // Command Reject for the one request went out; on the user channel no kernel answers.
+      expect(written, bind).toEqual(answers);
+    }
+  });
+
   it("sends bleno's management commands to its own adapter: Load Long Term Keys on hci:1 goes to index 1", () => {
     const native = new FakeNative();
     const written: Buffer[] = [];

@@ -32,6 +32,9 @@ export interface GuardOutcome {
 export class FragmentGuard {
   private readonly held = new Map<number, Held>();
 
+  /** `kernelSignaling`: whether a kernel answers LE signaling now (guardFromAir). */
+  constructor(private readonly kernelSignaling: () => boolean = () => false) {}
+
   take(packet: Buffer): GuardOutcome {
     if (packet[0] === H4.EVENT && packet[1] === EVT.DISCONNECTION_COMPLETE && packet.length >= 6) {
       return pass([...this.release(packet.readUInt16LE(4) & 0x0fff), packet]);
@@ -47,7 +50,7 @@ export class FragmentGuard {
     if (boundary !== PB_START || packet.length < 9) return pass([...earlier, packet]);
     const total = 4 + packet.readUInt16LE(5);
     const have = packet.length - 5;
-    if (have >= total) return verdict(earlier, [packet], packet);
+    if (have >= total) return verdict(earlier, [packet], packet, this.kernelSignaling());
     this.held.set(handle, { fragments: [packet], header, have, total });
     return pass(earlier);
   }
@@ -70,7 +73,7 @@ export class FragmentGuard {
       ]),
       ...held.fragments.map((f) => f.subarray(5)),
     ]);
-    return verdict([], held.fragments, whole);
+    return verdict([], held.fragments, whole, this.kernelSignaling());
   }
 
   /** The fragments held for a connection, handed on as they are. */
@@ -83,8 +86,13 @@ export class FragmentGuard {
 
 const pass = (deliver: Buffer[]): GuardOutcome => ({ deliver, reply: undefined });
 
-function verdict(earlier: Buffer[], fragments: Buffer[], whole: Buffer): GuardOutcome {
-  const checked = guardFromAir(whole);
+function verdict(
+  earlier: Buffer[],
+  fragments: Buffer[],
+  whole: Buffer,
+  kernelSignaling: boolean,
+): GuardOutcome {
+  const checked = guardFromAir(whole, kernelSignaling);
   return checked.deliver
     ? pass([...earlier, ...fragments])
     : { deliver: earlier, reply: checked.reply };

@@ -64,9 +64,11 @@ const RANGED = new Set([0x04, 0x06, 0x08, 0x10]);
  * read fields past the end of a truncated PDU and throw, which loses it unanswered (the peer
  * waits out its transaction timeout: 30 s for ATT, Vol 3 Part F §3.3.3) or, on hci:N, the
  * process. Each fixed channel is answered in its own protocol's terms (attCheck, signalingCheck,
- * smpCheck). Fragmented PDUs, other channels and HCI events pass untouched.
+ * smpCheck). Fragmented PDUs, other channels and HCI events pass untouched. With
+ * `kernelSignaling` (a raw socket on a real Linux adapter) the kernel answers LE signaling
+ * itself, and the guard only where the kernel does not.
  */
-export function guardFromAir(packet: Buffer): GuardVerdict {
+export function guardFromAir(packet: Buffer, kernelSignaling = false): GuardVerdict {
   if (packet[0] !== H4.ACL || packet.length < 9) return DELIVER;
   const handleAndFlags = packet.readUInt16LE(1);
   if (handleAndFlags >> 12 !== PB_START) return DELIVER;
@@ -77,7 +79,7 @@ export function guardFromAir(packet: Buffer): GuardVerdict {
     case ATT_CID:
       return attCheck(pdu, reply);
     case SIGNALING_CID:
-      return signalingCheck(pdu, reply);
+      return signalingCheck(pdu, reply, kernelSignaling);
     case SMP_CID:
       return smpCheck(pdu, reply);
     default:
@@ -142,9 +144,13 @@ const SIGNALING_ANSWERS = new Set([0x01, 0x07, 0x15, 0x16, 0x18, 0x1a]);
  * socket/le-signaling.ts) and bleno takes its Response; neither stack knows any other command,
  * so every other request — or one whose length is wrong — gets Command Reject, "command not understood"
  * (§4.1), instead of leaving the peer to its RTX timeout. Answers to requests never made, and
- * PDUs too short for a header, are dropped.
+ * PDUs too short for a header, are dropped. Where the kernel answers (`kernel`: a raw socket on
+ * hci:N), a request whose header is whole (its length that of the data, its identifier not 0)
+ * is its to answer (net/bluetooth/l2cap_core.c, l2cap_le_sig_channel: Command Reject for what
+ * it does not take), and a second Command Reject from here answered one request twice; the
+ * kernel drops the rest, which are answered here as above.
  */
-function signalingCheck(pdu: Buffer, reply: Reply): GuardVerdict {
+function signalingCheck(pdu: Buffer, reply: Reply, kernel: boolean): GuardVerdict {
   if (pdu.length < 4) return DROP;
   const [code, identifier] = [pdu[0]!, pdu[1]!];
   const length = pdu.readUInt16LE(2);
@@ -156,6 +162,7 @@ function signalingCheck(pdu: Buffer, reply: Reply): GuardVerdict {
   if (code === CONNECTION_PARAMETER_UPDATE_REQUEST && length === 8 && pdu.length === 12) {
     return DELIVER;
   }
+  if (kernel && length === pdu.length - 4 && identifier !== 0) return DROP;
   return reject();
 }
 

@@ -64,13 +64,16 @@ export class PinnedSocket extends EventEmitter {
   onHostError: (error: unknown) => void = () => {};
   /** Bound to the management channel, where each command names its adapter in its header. */
   private control = false;
+  /** Bound as a raw socket: the kernel runs its L2CAP on the adapter's links. */
+  private raw = false;
 
   constructor(
     private readonly native: NativeSocket,
     private readonly devId: number,
   ) {
     super();
-    const guard = new FragmentGuard();
+    // On a raw socket Linux's own L2CAP answers LE signaling; on the user channel no kernel does.
+    const guard = new FragmentGuard(() => this.raw);
     native.on("data", (d: Buffer) => {
       const { deliver, reply } = guard.take(d);
       if (reply !== undefined) native.write(reply);
@@ -85,9 +88,11 @@ export class PinnedSocket extends EventEmitter {
     native.on("error", (e: Error) => this.emit("error", e));
   }
   bindRaw(): number {
+    this.raw = true;
     return this.native.bindRaw(this.devId);
   }
   bindUser(): number {
+    this.raw = false;
     return this.native.bindUser(this.devId);
   }
   bindControl(): void {
