@@ -126,6 +126,26 @@ describe("the virtual devices' GATT server, to raw ATT", () => {
     expect(found!.slice(0, 2)).toBe("07");
   });
 
+  it("answers no response, notification or indication a central sends it: only requests get an Error Response", async () => {
+    const { att } = await connectedCuff();
+    const time = await declaration(att, 0x2a2b);
+    // bleno answered each with Request Not Supported, naming as the request in error a PDU
+    // that is none (Vol 3 Part F §3.4.1.1: an Error Response states that a request cannot be
+    // performed); a central that sent no request takes an unexpected Error Response for a
+    // protocol fault (BlueZ drops the link on one).
+    for (const pdu of [
+      "03ff00",
+      "13",
+      "0b00",
+      `1b${le16(time.value)}00`,
+      `1d${le16(time.value)}00`,
+    ]) {
+      expect(await att(pdu), pdu).toEqual([]);
+    }
+    // An unknown request is still Request Not Supported.
+    expect(await att("3000")).toEqual(["0130000006"]);
+  });
+
   it("answers Read By Group Type of secondary services Attribute Not Found, of «Include» Unsupported Group Type", async () => {
     const { att } = await connectedCuff();
     // bleno had them the other way round (Vol 3 Part G §2.5.3: only services group).

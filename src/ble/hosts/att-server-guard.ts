@@ -39,6 +39,7 @@ export type AttServerAnswer =
  *   CSS Part B §2.3), as BlueZ's gatt-database answers it; a Write Command is dropped;
  * - Read By Type of a value it may not read, Read By Group Type by a type other than «Primary
  *   Service» (att-read-by-type.ts);
+ * - a response, notification or indication from the central is dropped, not answered;
  * - a Find By Type Value Request with an empty Attribute Value (0 octets are allowed, §3.4.3.3)
  *   threw in bleno and went unanswered until the client's 30-second timeout: bleno matches
  *   «Primary Service» declarations by their UUID, never empty, so it is Attribute Not Found.
@@ -52,7 +53,11 @@ export function attServerCheck(
   gatt: BlenoGatt,
   queues: PrepareQueues,
 ): AttServerAnswer {
-  const opcode = request[0];
+  const opcode = request[0]!;
+  // Responses, notifications and indications (odd opcodes) are no requests: bleno answered them
+  // Request Not Supported, an Error Response naming a request never made (§3.4.1.1), which a
+  // central takes for a protocol fault. bleno has no GATT client to take them.
+  if (opcode & ODD_OPCODE) return null;
   if (opcode === ATT_OP.PREPARE_WRITE_REQUEST) return prepareWrite(request, gatt, queues);
   if (opcode === ATT_OP.READ_BY_TYPE_REQUEST) return readByType(request, gatt);
   if (opcode === ATT_OP.READ_BY_GROUP_TYPE_REQUEST) return readByGroupTypeRefusal(request);
@@ -80,6 +85,9 @@ export function attServerCheck(
   }
   return undefined;
 }
+
+/** Bit 0 of an ATT opcode: set on responses, notifications and indications, never on a request. */
+const ODD_OPCODE = 0x01;
 
 /** Opcode, handle range and 16-bit type of a Find By Type Value Request: all of it, less the value. */
 const FIND_BY_TYPE_VALUE_HEAD = 7;
