@@ -165,10 +165,38 @@ export class FulfilmentSimulator implements TimedWork {
     }
   }
 
+  /**
+   * A timer fired: its transition runs, with those of every other shipment armed for the same
+   * instant, one at a time in id order — the order catch-up and start() take (shipments.due
+   * orders by next_at, then id). Timers alone would run them in the order they were armed,
+   * which a restart, or another process, changes: with a fixed duration (one patient's kit
+   * ordered at once, or over a weekend) which box ships first, and so takes the patient's new
+   * gateway the others join, depended on the simulator's history, not on the seed.
+   */
   private fire(shipmentId: string, step: number, at: number): void {
     this.timers.delete(shipmentId);
     if (!this.running) return;
-    const run = this.orders
+    const due = [{ shipmentId, step }];
+    for (const [id, timer] of this.timers) {
+      if (timer.at !== at) continue;
+      this.deps.clock.clearTimeout(timer.handle);
+      this.timers.delete(id);
+      due.push({ shipmentId: id, step: timer.step });
+    }
+    due.sort((a, b) => (a.shipmentId < b.shipmentId ? -1 : a.shipmentId > b.shipmentId ? 1 : 0));
+    const run = (async () => {
+      for (const d of due) {
+        if (!this.running) return;
+        await this.runTimed(d.shipmentId, d.step, at);
+      }
+    })();
+    const tracked = run.finally(() => this.inflight.delete(tracked));
+    this.inflight.add(tracked);
+  }
+
+  /** A timed transition, re-armed when early, retried a few times when it fails; never throws. */
+  private runTimed(shipmentId: string, step: number, at: number): Promise<void> {
+    return this.orders
       .runDue(shipmentId, step)
       .then((outcome: DueOutcome) => {
         this.failures.delete(shipmentId);
@@ -191,8 +219,6 @@ export class FulfilmentSimulator implements TimedWork {
           this.failures.delete(shipmentId);
         }
       });
-    const tracked = run.finally(() => this.inflight.delete(tracked));
-    this.inflight.add(tracked);
   }
 
   /** Applies every transition already due, earliest first, one at a time. */

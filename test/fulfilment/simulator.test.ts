@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { fulfilmentConfig } from "../../src/config/fulfilment-config.ts";
+import { type FulfilmentConfig, fulfilmentConfig } from "../../src/config/fulfilment-config.ts";
 import { TypedEvents } from "../../src/core/events.ts";
 import type { Logger } from "../../src/core/logger.ts";
 import { Rng } from "../../src/core/rng.ts";
@@ -32,6 +32,8 @@ interface MiniLab {
   readonly sim: FulfilmentSimulator;
   readonly timeline: string[];
   readonly services: ReturnType<typeof createDeviceServices>;
+  readonly events: TypedEvents<FulfilmentEvents>;
+  readonly fulfilment: FulfilmentConfig;
 }
 
 const open: MiniLab[] = [];
@@ -46,6 +48,7 @@ async function miniLab(
   timeline: string[] = [],
   opener: Opener = openStore,
   resyncMs = 0,
+  settings: unknown = BUSY,
 ) {
   const store = await opener(spec, { clock, rng: new Rng("sim-test") });
   const events = new TypedEvents<FulfilmentEvents>();
@@ -56,7 +59,7 @@ async function miniLab(
     timeline.push(`${e.at} ${e.replacement.id} R:${e.status}`),
   );
   events.on("hardware.delivered", (e) => timeline.push(`${e.at} ${e.orderId} handed ${e.via}`));
-  const fulfilment = fulfilmentConfig(BUSY, { seed });
+  const fulfilment = fulfilmentConfig(settings, { seed });
   const services = createDeviceServices({
     store,
     catalogue,
@@ -66,7 +69,7 @@ async function miniLab(
     fulfilment,
   });
   const sim = new FulfilmentSimulator({ store, catalogue, clock, events, fulfilment, resyncMs });
-  const lab = { store, clock, sim, timeline, services };
+  const lab = { store, clock, sim, timeline, services, events, fulfilment };
   open.push(lab);
   return lab;
 }
@@ -241,6 +244,59 @@ describe("fulfilment simulator", () => {
       }
     }, 60_000);
   }
+  it("ships boxes due at the same instant in the same order whether the lab restarted or not", async () => {
+    // A fixed processing time (gateway-replacement.yaml's 1d) and one patient's kit ordered in
+    // one go: the three boxes fall due together, and the first to ship takes the new gateway
+    // the others join. Which one that is must not depend on the simulator's history.
+    const settings = {
+      probabilities: { stock_shortage: 0, delivery_issue: 0, carrier_hold: 0 },
+      durations: { processing: "1d" },
+    };
+    const run = async (restart: boolean) => {
+      const clock = new VirtualClock({ startMs: T0 });
+      const lab = await miniLab("memory", clock, "ties", [], openStore, 0, settings);
+      await lab.sim.start();
+      const account = await lab.store.accounts.create({
+        clientDomain: "clinic",
+        environment: "development",
+      });
+      // Kits for a few patients: the boxes' ids (which order they sort in) are seeded too.
+      for (const patient of ["P-1", "P-2", "P-3"]) {
+        await lab.store.patients.create(account.id, {
+          externalId: patient,
+          name: patient,
+          address: "12 Main Street",
+          city: "Irvine",
+          state: "CA",
+          zipCode: "92614",
+          addressStatus: "Verified",
+        });
+        for (const name of ["Vendor BPM - S", "Vendor Scale", "Vendor Pulse Ox"]) {
+          await lab.services.activation.activate(account.id, {
+            device: { name },
+            patient: { external_id: patient },
+          });
+        }
+      }
+      let sim = lab.sim;
+      if (restart) {
+        await sim.stop();
+        sim = new FulfilmentSimulator({
+          ...lab,
+          catalogue,
+          events: lab.events,
+          fulfilment: lab.fulfilment,
+        });
+        await sim.start();
+      }
+      await drive({ ...lab, sim }, T0 + 20 * DAY);
+      await sim.stop();
+      return lab.timeline.filter((line) => line.includes(" Dropshipped "));
+    };
+    const uninterrupted = await run(false);
+    expect(uninterrupted).toHaveLength(9);
+    expect(await run(true)).toEqual(uninterrupted);
+  });
 });
 
 describe("fulfilment simulator, several processes on one store", () => {
