@@ -92,7 +92,7 @@ export class FulfilmentSimulator implements TimedWork {
       this.catchingUp = false;
     }
     if (!this.running) return;
-    for (const s of await this.deps.store.shipments.due()) this.arm(s.id, s.step, s.nextAt);
+    for (const s of await this.deps.store.shipments.due()) this.armRead(s);
     this.scheduleResync();
   }
 
@@ -161,8 +161,24 @@ export class FulfilmentSimulator implements TimedWork {
     for (const s of await this.deps.store.shipments.due()) {
       if (!this.running) return;
       const armed = this.timers.get(s.id);
-      if (armed?.step !== s.step || armed.at !== s.nextAt) this.arm(s.id, s.step, s.nextAt);
+      if (armed?.step !== s.step || armed.at !== s.nextAt) this.armRead(s);
     }
+  }
+
+  /**
+   * Arms a shipment's step as the store read it, unless this process armed a later step while
+   * the read was under way (a transition applied meanwhile, by a timer or an admin): the older
+   * step's timer would find the shipment moved on and do nothing, and the later step would wait
+   * for the next re-read (resyncMs, 30 s in serve), its webhook late and out of order.
+   */
+  private armRead(s: {
+    readonly id: string;
+    readonly step: number;
+    readonly nextAt: number | null;
+  }): void {
+    const armed = this.timers.get(s.id);
+    if (armed !== undefined && armed.step > s.step) return;
+    this.arm(s.id, s.step, s.nextAt);
   }
 
   /**

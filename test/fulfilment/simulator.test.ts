@@ -344,6 +344,56 @@ describe("fulfilment simulator, several processes on one store", () => {
     expect(timeline.length).toBeGreaterThan(60);
     expect(timeline.join("\n")).toBe(reference.timeline.join("\n"));
   });
+  it("keeps the step it armed when the schedule it re-reads predates it", async () => {
+    // The re-read (resyncMs) takes a moment on a large store; a step applied meanwhile (here an
+    // admin's, as a timer's would be) must stay armed, not give way to the step the read saw.
+    const clock = new VirtualClock({ startMs: T0 });
+    let duringRead: (() => Promise<void>) | undefined;
+    const opener: Opener = async (spec, deps) => {
+      const store = await openStore(spec, deps);
+      const due = store.shipments.due.bind(store.shipments);
+      store.shipments.due = async (...args) => {
+        const rows = await due(...args);
+        const hook = duringRead;
+        duringRead = undefined;
+        if (args[0] === undefined && hook !== undefined) await hook();
+        return rows;
+      };
+      return store;
+    };
+    const settings = {
+      probabilities: { stock_shortage: 0 },
+      durations: { processing: "2d", first_scan: "30m" },
+    };
+    const lab = await miniLab("memory", clock, "reread", [], opener, 3_600_000, settings);
+    await lab.sim.start();
+    const account = await lab.store.accounts.create({
+      clientDomain: "clinic",
+      environment: "development",
+    });
+    await lab.store.patients.create(account.id, {
+      externalId: "P",
+      address: "12 Main Street",
+      city: "Irvine",
+      state: "CA",
+      zipCode: "92614",
+      addressStatus: "Verified",
+    });
+    const { device } = await lab.services.activation.activate(account.id, {
+      device: { name: "Vendor Scale" },
+      patient: { external_id: "P" },
+    });
+    duringRead = async () => {
+      await lab.services.orders.advance(device.id, { status: "Dropshipped" });
+    };
+    await driveClock(lab, T0 + 3_600_000);
+    const shipped = await lab.services.orders.get(device.id);
+    expect(shipped.status).toBe("Dropshipped");
+    expect(shipped.next_at).toBe(T0 + 3_600_000 + 1_800_000);
+    // The first scan comes on time, not at the next re-read half an hour later.
+    await driveClock(lab, T0 + 3_600_000 + 1_800_000);
+    expect((await lab.services.orders.get(device.id)).status).toBe("In Transit");
+  });
 });
 
 describe("fulfilment simulator, when things go wrong", () => {
