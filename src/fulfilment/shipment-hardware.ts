@@ -152,6 +152,7 @@ export async function shipReplacementHardware(
   if (old !== replacement.previousHardwareUuid) {
     await tx.replacements.update(replacement.accountId, replacement.id, {
       previousHardwareUuid: old,
+      modified: at,
     });
   }
   const fresh =

@@ -63,9 +63,11 @@ export async function applyStep(
   const nextStep = shipment.step + 1;
   const rng = shipmentRng(deps.config, shipment.id, nextStep);
   const status: string = step === PICKED_UP ? shipment.status : step;
+  // Updated when the step was due, not when its timer ran (a restart's catch-up).
   const patch: { -readonly [K in keyof ShipmentPatch]: ShipmentPatch[K] } = {
     status,
     step: nextStep,
+    modified: at,
   };
   if (shipment.status === "Client Action Required" && status !== shipment.status) {
     patch.reason = null;
@@ -173,6 +175,7 @@ export async function announce(
       shippedOn: shipment.shippedOn,
       deliveredOn: shipment.deliveredOn,
       trackingLink: shipment.trackingLink,
+      modified: at,
     });
     events.add("replacement.status", { accountId, replacement, status, at });
     return;
@@ -200,6 +203,7 @@ async function recordPickup(tx: StoreRepositories, shipment: ShipmentRow): Promi
   if (shipment.kind !== "replacement") return;
   await tx.replacements.update(shipment.accountId, shipment.replacementId!, {
     deliveredOn: shipment.deliveredOn,
+    modified: shipment.modified,
   });
 }
 

@@ -127,6 +127,8 @@ export interface ReplacementPatch {
   readonly shippedOn?: Ms | null;
   readonly deliveredOn?: Ms | null;
   readonly trackingLink?: string | null;
+  /** When the change happened, if not now: a shipment's step applied at its due time. */
+  readonly modified?: Ms;
 }
 
 /**

@@ -75,11 +75,13 @@ export interface NewShipment {
   readonly nextAt?: Ms | null;
 }
 
+/**
+ * `modified` defaults to the store clock's now; a transition applied at its due time (caught up
+ * after a restart) gives that time instead (README Fulfilment: a transition's time is when it
+ * was due).
+ */
 export type ShipmentPatch = Partial<
-  Omit<
-    ShipmentRow,
-    "id" | "accountId" | "kind" | "deviceId" | "replacementId" | "created" | "modified"
-  >
+  Omit<ShipmentRow, "id" | "accountId" | "kind" | "deviceId" | "replacementId" | "created">
 >;
 
 export interface ShipmentFilter {

@@ -56,7 +56,8 @@ async function miniLab(
     timeline.push(`${e.at} ${e.device.id} ${e.status} ${e.device.hardwareUuid} ${e.trackingLink}`),
   );
   events.on("replacement.status", (e) =>
-    timeline.push(`${e.at} ${e.replacement.id} R:${e.status}`),
+    // updated_on of its special-order webhook (spec 6.2) too: the transition's time.
+    timeline.push(`${e.at} ${e.replacement.id} R:${e.status} updated ${e.replacement.modified}`),
   );
   events.on("hardware.delivered", (e) => timeline.push(`${e.at} ${e.orderId} handed ${e.via}`));
   const fulfilment = fulfilmentConfig(settings, { seed });
@@ -236,6 +237,10 @@ describe("fulfilment simulator", () => {
         expect(times).toEqual([...times].sort((x, y) => x - y));
         expect(times.every((t) => t <= T0 + 9 * DAY)).toBe(true);
         expect(after.sim.armed).toBeGreaterThan(0);
+        // An order caught up was updated when its last step was due, not at the restart.
+        for (const order of (await after.services.orders.list({})).rows) {
+          expect(order.updated_on, order.id).toBe(order.history.at(-1)?.at);
+        }
         await drive(after, T0 + 60 * DAY);
         expect(timeline.join("\n")).toBe(reference.timeline.join("\n"));
       } finally {

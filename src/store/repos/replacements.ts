@@ -100,7 +100,7 @@ export function replacementsRepo(ctx: Ctx): ReplacementsRepo {
           ...(patch.shippedOn === undefined ? {} : { shipped_on: patch.shippedOn }),
           ...(patch.deliveredOn === undefined ? {} : { delivered_on: patch.deliveredOn }),
           ...(patch.trackingLink === undefined ? {} : { tracking_link: patch.trackingLink }),
-          modified: ctx.clock.now(),
+          modified: patch.modified ?? ctx.clock.now(),
         })
         .where("account_id", "=", accountId)
         .where("id", "=", id)

@@ -90,6 +90,7 @@ function columnsOf(ctx: Ctx, p: ShipmentPatch): Updateable<ShipmentsTable> {
     delivered_via: p.deliveredVia,
     signed_by: p.signedBy,
     halted: p.halted,
+    modified: p.modified,
   };
   for (const key of Object.keys(out) as (keyof typeof out)[]) {
     if (out[key] === undefined) delete out[key];
@@ -169,7 +170,7 @@ export function shipmentsRepo(ctx: Ctx): ShipmentsRepo {
     async update(id, patch, opts) {
       let q = db
         .updateTable("shipments")
-        .set({ ...columnsOf(ctx, patch), modified: ctx.clock.now() })
+        .set({ modified: ctx.clock.now(), ...columnsOf(ctx, patch) })
         .where("id", "=", id);
       if (opts?.expectStep !== undefined) q = q.where("step", "=", opts.expectStep);
       const r = await q.returningAll().executeTakeFirst();
