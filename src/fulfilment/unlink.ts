@@ -70,11 +70,14 @@ export class Unlink {
       return { by: "hwi_device_id", id, devices: [] };
     }
     const devices = await atomically(this.deps, async (tx, events) => {
+      // Read again in the transaction: its box may have shipped since (hardware assigned at
+      // Dropshipped), and that hardware is what the unlink takes away (spec 3: null after).
+      const device = (await tx.devices.get(accountId, id)) ?? current;
       let change: HardwareChange;
-      if (current.hardwareUuid === null) {
+      if (device.hardwareUuid === null) {
         // A request that never got hardware: nothing to log, but it stops (and bills) no more.
-        const device = await tx.devices.update(accountId, id, { status: UNLINKED });
-        change = { device, previousHardwareUuid: null };
+        const updated = await tx.devices.update(accountId, id, { status: UNLINKED });
+        change = { device: updated, previousHardwareUuid: null };
       } else {
         change = (await tx.devices.unlinkDevice(accountId, id, { status: UNLINKED }))!;
         await this.forget(tx, events, change.previousHardwareUuid!, [id]);

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { fulfilmentWebhookBody } from "../../../src/fulfilment/events.ts";
 import { deviceMacAddress } from "../../../src/fulfilment/identifiers.ts";
+import { Unlink } from "../../../src/fulfilment/unlink.ts";
+import type { Store } from "../../../src/store/store.ts";
 import {
   activate,
+  catalogue,
   eventsOf,
   type FulfilmentEnv,
   GW,
@@ -10,6 +13,7 @@ import {
   IMEI,
   knownGateway,
   patientWithAddress,
+  request,
 } from "../env.ts";
 
 /** Spec 4.2, 3, 6.2; wire-formats "Unlink". */
@@ -30,6 +34,44 @@ export function unlinkSection(env: FulfilmentEnv): void {
       expect(env.recorded).toEqual([]);
       // Hardware the account never had stays unknown.
       await expect(unlink("AABBCCDDEEFF")).rejects.toMatchObject({ code: "E_STORE_NOT_FOUND" });
+    });
+
+    it("unlinks a request whose box ships while the unlink is under way: hardware_uuid null, off the whitelist", async () => {
+      const { device } = await request(env);
+      // The warehouse ships it just after the unlink looked the device up (no hardware yet).
+      let ship: (() => Promise<unknown>) | undefined = () =>
+        env.services.orders.advance(device.id, { status: "Dropshipped" });
+      const store: Store = {
+        ...env.store,
+        devices: {
+          ...env.store.devices,
+          get: async (...args) => {
+            const found = await env.store.devices.get(...args);
+            const hook = ship;
+            ship = undefined;
+            await hook?.();
+            return found;
+          },
+        },
+      };
+      const racing = new Unlink({ store, catalogue, clock: env.clock, events: env.events });
+      const gateway = (await env.services.orders.get(device.id)).hardware_uuid;
+      expect(gateway).toBeNull();
+      const result = await racing.unlink(env.account.id, device.id);
+      const shipped = (await env.services.orders.get(device.id)).hardware_uuid!;
+      expect(shipped).toMatch(/^[0-9A-F]{12}$/);
+      expect(result.devices.map((d) => [d.device.hardwareUuid, d.previousHardwareUuid])).toEqual([
+        [null, shipped],
+      ]);
+      const after = await env.store.devices.get(env.account.id, device.id);
+      expect([after?.status, after?.hardwareUuid]).toEqual(["Unlinked", null]);
+      expect(await env.store.whitelist.list(shipped)).toEqual([]);
+      const last = eventsOf(env, "fulfilment.status").at(-1)!;
+      expect(fulfilmentWebhookBody(last)).toMatchObject({
+        status: "Unlinked",
+        hardware_uuid: null,
+        device_id: shipped,
+      });
     });
 
     it("unlinks a gateway's devices once when several unlinks of it run at the same time", async () => {
