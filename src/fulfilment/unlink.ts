@@ -72,7 +72,9 @@ export class Unlink {
     const devices = await atomically(this.deps, async (tx, events) => {
       // Read again in the transaction: its box may have shipped since (hardware assigned at
       // Dropshipped), and that hardware is what the unlink takes away (spec 3: null after).
+      // An unlink of it that ran meanwhile (a client's retry) leaves nothing to do, as above.
       const device = (await tx.devices.get(accountId, id)) ?? current;
+      if (device.status === UNLINKED && device.hardwareUuid === null) return [];
       let change: HardwareChange;
       if (device.hardwareUuid === null) {
         // A request that never got hardware: nothing to log, but it stops (and bills) no more.

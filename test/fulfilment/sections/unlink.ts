@@ -74,6 +74,18 @@ export function unlinkSection(env: FulfilmentEnv): void {
       });
     });
 
+    it("unlinks a device once when several unlinks of its hwi_device_id run at the same time", async () => {
+      await knownGateway(env);
+      const { device } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+        patient: { external_id: "P-1" },
+      });
+      env.recorded.length = 0;
+      const results = await Promise.all(Array.from({ length: 4 }, () => unlink(device.id)));
+      expect(results.map((r) => r.devices.length).sort()).toEqual([0, 0, 0, 1]);
+      expect(eventsOf(env, "fulfilment.status").map((e) => e.status)).toEqual(["Unlinked"]);
+    });
+
     it("unlinks a gateway's devices once when several unlinks of it run at the same time", async () => {
       await knownGateway(env);
       await activate(env, {
