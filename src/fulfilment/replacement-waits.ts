@@ -3,8 +3,9 @@
  * box, its gateway's, or an earlier replacement's hardware still on order or in the mail.
  */
 
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceWithPatient } from "../store/types.ts";
-import type { DeviceServiceDeps } from "./deps.ts";
 import { ON_THE_WAY_STATUSES, PENDING_STATUSES } from "./statuses.ts";
 
 /** wire-formats "Replacements": the name that asks for a replacement gateway. */
@@ -19,10 +20,13 @@ export interface Waits {
 
 export const NO_WAITS: Waits = { inTheMail: null, onOrder: null, deviceComing: null };
 
-export async function replacementWaits(
-  deps: DeviceServiceDeps,
-  device: DeviceWithPatient,
-): Promise<Waits> {
+/** What the waits are read from: the store, or a transaction of it (a recheck, replacements.ts). */
+export interface WaitsDeps {
+  readonly store: StoreRepositories;
+  readonly catalogue: Catalogue;
+}
+
+export async function replacementWaits(deps: WaitsDeps, device: DeviceWithPatient): Promise<Waits> {
   return {
     inTheMail: await hardwareInTheMail(deps, device),
     onOrder: await hardwareOnOrder(deps, device),
@@ -38,7 +42,7 @@ export async function replacementWaits(
  * or held for pickup (the patient may never collect it), the device can be replaced again.
  */
 async function deviceComing(
-  deps: DeviceServiceDeps,
+  deps: WaitsDeps,
   device: DeviceWithPatient,
 ): Promise<DeviceComing | null> {
   const waiting = [...PENDING_STATUSES, ...ON_THE_WAY_STATUSES] as readonly (string | null)[];
@@ -60,7 +64,7 @@ async function deviceComing(
  * hardware still in the mail, as for a request whose own box is on its way (notWithPatient).
  */
 async function hardwareInTheMail(
-  deps: DeviceServiceDeps,
+  deps: WaitsDeps,
   device: DeviceWithPatient,
 ): Promise<InTheMail | null> {
   if (device.hardwareUuid === null) return null;
@@ -92,7 +96,7 @@ async function hardwareInTheMail(
  * is refused when ordered, like the hardware in the mail (hardwareInTheMail).
  */
 async function hardwareOnOrder(
-  deps: DeviceServiceDeps,
+  deps: WaitsDeps,
   device: DeviceWithPatient,
 ): Promise<OnOrder | null> {
   if (device.hardwareUuid === null) return null;

@@ -3,6 +3,7 @@ import { MESSAGES, notADictionaryBody } from "../core/drf-fields.ts";
 import { readText } from "../core/drf-read.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { FieldErrorCollector, isPlainObject } from "../core/field-errors.ts";
+import type { StoreRepositories } from "../store/store.ts";
 import type { DeviceWithPatient, ListOptions, ListResult, Ms } from "../store/types.ts";
 import type { ReplacementRow } from "../store/types-hardware.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
@@ -112,13 +113,23 @@ export class Replacements {
     });
     errors.throwIfAny();
     return atomically(this.deps, async (tx, events) => {
+      // The device and its waits again, in the transaction: an order of it placed meanwhile (a
+      // client's double submit) passed the same checks, and both boxes would ship.
+      const recheck = new FieldErrorCollector();
+      const current = await this.readDevice(recheck, accountId, input.hwi_device_id, tx);
+      const now =
+        current === undefined
+          ? NO_WAITS
+          : await replacementWaits({ store: tx, catalogue: this.deps.catalogue }, current);
+      this.readDeviceTypes(recheck, current, input.device_types, now);
+      recheck.throwIfAny();
       const at = this.deps.clock.now();
       const created = await tx.replacements.create(accountId, {
-        deviceId: device!.id,
+        deviceId: current!.id,
         deviceTypes: deviceTypes!,
         ...shipping,
         notifyEmails: notifyEmails ?? null,
-        previousHardwareUuid: device!.hardwareUuid,
+        previousHardwareUuid: current!.hardwareUuid,
         status: REPLACEMENT_REQUESTED,
       });
       const shipment = await openShipment(
@@ -167,14 +178,19 @@ export class Replacements {
     return replacementRecord(row);
   }
 
-  private async readDevice(errors: FieldErrorCollector, accountId: string, value: unknown) {
+  private async readDevice(
+    errors: FieldErrorCollector,
+    accountId: string,
+    value: unknown,
+    repos: StoreRepositories = this.deps.store,
+  ) {
     const id = readText(errors, ["hwi_device_id"], value, { required: true });
     if (typeof id !== "string") return undefined;
     if (!isUuid(id)) {
       errors.add("hwi_device_id", `"${id}" is not a valid UUID.`);
       return undefined;
     }
-    const device = await this.deps.store.devices.get(accountId, id.toLowerCase());
+    const device = await repos.devices.get(accountId, id.toLowerCase());
     if (device === null) errors.add("hwi_device_id", `Invalid pk "${id}" - object does not exist.`);
     const problem = device === null ? null : notWithPatient(device);
     if (problem !== null) {

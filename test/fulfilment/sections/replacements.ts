@@ -79,6 +79,20 @@ export function replacementsSection(env: FulfilmentEnv): void {
       expect(await env.services.replacements.get(a, replacement.id)).toEqual(rows[0]);
     });
 
+    it("takes one of two identical replacement orders sent at the same time (a double submit), refusing the other by device_types", async () => {
+      await knownGateway(env);
+      const { device } = await activate(env, {
+        device: { name: "Vendor Scale", hardware_uuid: GW },
+        patient: { external_id: "P-1" },
+      });
+      const order = { hwi_device_id: device.id, device_types: [{ name: "Gateway" }] };
+      const outcomes = await Promise.allSettled([create(order), create(order)]);
+      expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+      const refused = outcomes.find((o) => o.status === "rejected")!;
+      expect(await fieldErrors(Promise.reject(refused.reason))).toHaveProperty("device_types");
+      expect((await env.services.replacements.list(env.account.id)).rows).toHaveLength(1);
+    });
+
     it("takes no shipping fields for a replacement from bulk inventory, but not some of them", async () => {
       await knownGateway(env);
       const { device } = await activate(env, {
