@@ -3,7 +3,7 @@ import { MESSAGES, notADictionaryBody } from "../core/drf-fields.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { FieldErrorCollector, isPlainObject } from "../core/field-errors.ts";
 import type { StoreRepositories } from "../store/store.ts";
-import type { DeviceRow, DeviceWithPatient, PatientRow } from "../store/types.ts";
+import type { DeviceRow, DeviceWithPatient, Ms, PatientRow } from "../store/types.ts";
 import { nextAddressState } from "./address-status.ts";
 import {
   DEFAULT_UNDELIVERABLE_ADDRESSES,
@@ -11,6 +11,7 @@ import {
   verifyAddress,
 } from "./address-verification.ts";
 import { atomically, type DeviceServiceDeps } from "./deps.ts";
+import type { PendingEvents } from "./events.ts";
 import { type NestedPatient, readNestedPatient } from "./patient-fields.ts";
 import { holdPatientless, reviewRequests } from "./request-review.ts";
 
@@ -70,6 +71,7 @@ export class DeviceUpdate {
         const shipping = { catalogue: this.deps.catalogue, config: this.deps.fulfilment };
         const args = { accountId, deviceIds: [deviceId], at: this.deps.clock.now() };
         await holdPatientless(tx, events, shipping, args);
+        await this.reviewLeft(tx, events, { ...args, patientId: current.patientId! });
         return (await tx.devices.get(accountId, deviceId))!;
       });
       return { ...unchanged, device };
@@ -98,14 +100,35 @@ export class DeviceUpdate {
         await tx.devices.update(accountId, deviceId, { patientId: updated.id });
       }
       const shipping = { catalogue: this.deps.catalogue, config: this.deps.fulfilment };
+      const at = this.deps.clock.now();
       const released = await reviewRequests(tx, events, shipping, {
         accountId,
         patient: updated,
-        at: this.deps.clock.now(),
+        at,
       });
+      if (current.patientId !== null && current.patientId !== updated.id) {
+        await this.reviewLeft(tx, events, { accountId, patientId: current.patientId, at });
+      }
       const device = (await tx.devices.get(accountId, deviceId))!;
       return { device, patientCreated: created, ignored, released };
     });
+  }
+
+  /**
+   * The patient a request left: a duplicate of it held there (spec 3) is that patient's
+   * request now, and goes ahead as when the request it duplicated is cancelled, instead of
+   * being cleaned up (Cancelled) as a duplicate of nothing.
+   */
+  private async reviewLeft(
+    tx: StoreRepositories,
+    events: PendingEvents,
+    args: { readonly accountId: string; readonly patientId: number; readonly at: Ms },
+  ): Promise<void> {
+    const { accountId, patientId, at } = args;
+    const patient = await tx.patients.getById(accountId, patientId);
+    if (patient === null) return;
+    const shipping = { catalogue: this.deps.catalogue, config: this.deps.fulfilment };
+    await reviewRequests(tx, events, shipping, { accountId, patient, at });
   }
 
   private async target(

@@ -51,7 +51,7 @@ export const TRANSITION_DOCS: readonly TransitionDoc[] = [
   {
     from: "Client Action Required (duplicate)",
     to: "Ready to Ship (or On Hold, or Client Action Required for the address)",
-    when: "the request it duplicated is cancelled: the earliest duplicate left is the patient's request, no longer cleaned up",
+    when: "the request it duplicated is cancelled, or moved to another patient or off its patient (PUT hwi-devices): the earliest duplicate left is the patient's request, no longer cleaned up",
     settings: [],
     note: "at once",
   },

@@ -114,6 +114,28 @@ export function deviceUpdateSection(env: FulfilmentEnv): void {
       expect(device.status).toBe("Client Action Required");
     });
 
+    it("ships the duplicate left behind when the request it duplicated moves to another patient", async () => {
+      await patientWithAddress(env, "P-1");
+      await patientWithAddress(env, "P-2");
+      const body = { device: { name: "Vendor Scale" }, patient: { external_id: "P-1" } };
+      const { device: first } = await activate(env, body);
+      const { device: dup } = await activate(env, body);
+      expect(dup.status).toBe("Client Action Required");
+      // The first request was meant for another patient: the one left is P-1's request.
+      await put(first.id, { patient: { external_id: "P-2" } });
+      const left = await env.store.devices.get(env.account.id, dup.id);
+      expect(left?.status).toBe("Ready to Ship");
+      expect((await env.services.orders.get(dup.id)).next_status).toBe("Dropshipped");
+      // Likewise when the request it duplicated loses its patient.
+      const pulse = { device: { name: "Vendor Pulse Ox" }, patient: { external_id: "P-1" } };
+      const { device: other } = await activate(env, pulse);
+      const { device: otherDup } = await activate(env, pulse);
+      await put(other.id, { patient: null });
+      expect((await env.store.devices.get(env.account.id, otherDup.id))?.status).toBe(
+        "Ready to Ship",
+      );
+    });
+
     it("ships one of two requests made while the address was incomplete, once it is complete", async () => {
       const body = { device: { name: "Vendor Scale" }, patient: { external_id: "P-1" } };
       const first = await activate(env, body);
