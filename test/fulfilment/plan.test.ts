@@ -171,6 +171,42 @@ describe("tracking", () => {
   });
 });
 
+describe("tracking numbers' check digits", () => {
+  // As tracking-number validators check them (UPS 1Z mod 10, letters as (code - 3) mod 10;
+  // FedEx Express weights 1, 3, 7 from the right, mod 11 mod 10; USPS IMpb mod 10, weights
+  // 3, 1 from the right): a number that fails is refused by integrations that validate it.
+  const digit = (c: string) => (/\d/.test(c) ? Number(c) : (c.charCodeAt(0) - 3) % 10);
+  const valid = {
+    ups: (n: string) => {
+      let total = 0;
+      [...n.slice(2, 17)].forEach((c, i) => {
+        total += digit(c) * (i % 2 === 1 ? 2 : 1);
+      });
+      return (10 - (total % 10)) % 10 === Number(n[17]);
+    },
+    fedex: (n: string) => {
+      const body = [...n.slice(0, 11)].reverse();
+      const total = body.reduce((sum, c, i) => sum + Number(c) * [1, 3, 7][i % 3]!, 0);
+      return (total % 11) % 10 === Number(n[11]);
+    },
+    usps: (n: string) => {
+      const body = [...n.slice(0, -1)].reverse();
+      const total = body.reduce((sum, c, i) => sum + Number(c) * (i % 2 === 0 ? 3 : 1), 0);
+      return (10 - (total % 10)) % 10 === Number(n.at(-1));
+    },
+  };
+
+  it("ends every carrier's number with its check digit", () => {
+    for (const carrier of ["ups", "fedex", "usps"] as const) {
+      const config = fulfilmentConfig({ carriers: [carrier] });
+      for (let i = 0; i < 50; i++) {
+        const { trackingNumber } = drawTracking(config, new Rng(`${carrier}-${i}`));
+        expect(valid[carrier](trackingNumber), `${carrier} ${trackingNumber}`).toBe(true);
+      }
+    }
+  });
+});
+
 describe("device-days", () => {
   const period = (started: number, ended: number | null) => ({
     id: 1,
