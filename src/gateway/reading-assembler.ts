@@ -3,6 +3,7 @@ import type { CharacteristicValue } from "../gatt/mapping.ts";
 import { SIG, VENDOR } from "../gatt/uuids.ts";
 import { VENDOR_RECORD_HEADER_LENGTH } from "../gatt/vendor/record.ts";
 import { metricOfRecordType } from "../gatt/vendor/record-types.ts";
+import { MAX_VALUES } from "../mqtt/envelope.ts";
 import type { RawCharacteristicValue } from "./raw-values.ts";
 
 /** One physical reading as the gateway relays it (an envelope reading, before JSON). */
@@ -51,7 +52,7 @@ interface Open {
  * records belong together while their timestamp and UTC offset stay the same, their sequence
  * numbers follow on and their metrics come in the profile's order (each once: the mapping's
  * rule), so two readings taken in the same second stay apart. A reading still open when the
- * session ends is complete.
+ * session ends, or holding as many values as an envelope reading may, is complete.
  */
 export class ReadingAssembler {
   private readonly open = new Map<string, Open>();
@@ -92,6 +93,10 @@ export class ReadingAssembler {
   }
 
   private continues(group: Open, value: RawCharacteristicValue): boolean {
+    // An envelope reading holds at most MAX_VALUES: one more (a real cuff notifies Intermediate
+    // Cuff Pressure, BLS 1.1 §3.2, every second while it deflates) made the whole batch off its
+    // schema, and the service dead-lettered every reading in it with that one.
+    if (group.values.length >= MAX_VALUES) return false;
     if (OPENERS.has(value.uuid)) return false;
     if (value.uuid !== VENDOR.record) return true;
     const last = group.values.at(-1)!;

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { type AssembledReading, ReadingAssembler } from "../../src/gateway/reading-assembler.ts";
+import { SIG } from "../../src/gatt/uuids.ts";
+import { MAX_VALUES } from "../../src/mqtt/envelope.ts";
+import { encodePayload } from "../../src/mqtt/payload.ts";
+import { gatewayUplink } from "../../src/mqtt/uplink.ts";
+
+const catalogue = Catalogue.load();
+const T0 = Date.UTC(2026, 4, 1, 9, 0, 0);
+const CUFF = "c0:00:00:00:00:01";
+/** Intermediate Cuff Pressure (BLS 1.1 §3.2): notified while a real cuff inflates and deflates. */
+const INTERMEDIATE_CUFF_PRESSURE = "2A36";
+
+describe("ReadingAssembler", () => {
+  it("never relays a reading of more values than an envelope takes: a real cuff's many intermediate pressures do not make the batch off its schema", () => {
+    const readings: AssembledReading[] = [];
+    const assembler = new ReadingAssembler(
+      catalogue,
+      (r) => readings.push(r),
+      () => ({ sensorCode: "10", sensorId: null }),
+    );
+    const value = (uuid: string, bytes: number[], i: number) =>
+      assembler.add({
+        deviceAddress: CUFF,
+        sensorCode: "10",
+        uuid,
+        value: Uint8Array.from(bytes),
+        receivedAt: T0 + i * 1000,
+        sequence: undefined,
+        stored: false,
+        clockUnset: false,
+      });
+    // 40 s of deflation, one notification a second, then the measurement and the battery level.
+    for (let i = 0; i < 40; i++) value(INTERMEDIATE_CUFF_PRESSURE, [0, 160 - i, 0, 0, 0, 0, 0], i);
+    const measurement = [0x1e, 0x7a, 0x00, 0x50, 0x00, 0x60, 0x00];
+    value(SIG.characteristics.bloodPressureMeasurement, measurement, 40);
+    value(SIG.characteristics.batteryLevel, [90], 41);
+    assembler.end(CUFF);
+
+    for (const r of readings) expect(r.values.length).toBeLessThanOrEqual(MAX_VALUES);
+    expect(readings.flatMap((r) => r.values)).toHaveLength(42);
+    expect(readings.at(-1)?.values.map((v) => v.uuid)).toEqual([
+      SIG.characteristics.bloodPressureMeasurement,
+      SIG.characteristics.batteryLevel,
+    ]);
+    // The batch the gateway would publish passes the topic's schema, so its good reading is
+    // not lost with the others to one dead letter.
+    expect(() =>
+      encodePayload(
+        "gw/up",
+        gatewayUplink({
+          messageId: "m-1",
+          gatewayUuid: "A0A0A0A0A0A0",
+          sentAt: T0 + 60_000,
+          readings: readings.map((r) => ({ ...r, deviceAddress: "C00000000001" })),
+        }),
+      ),
+    ).not.toThrow();
+  });
+});
