@@ -1,7 +1,7 @@
 import { isRpmlabError } from "../core/errors.ts";
 import type { GatewayStatusPayload } from "../mqtt/envelope.ts";
 import { MESSAGE_ID_PATTERN } from "../mqtt/envelope.ts";
-import { parsePayload } from "../mqtt/payload.ts";
+import { parsePayload, parseUplinkPayload, type RefusedReading } from "../mqtt/payload.ts";
 import { parseTopic, TOPICS, topicId } from "../mqtt/topics.ts";
 import { toUplink, type Uplink } from "../mqtt/uplink.ts";
 
@@ -23,7 +23,16 @@ export interface ReplayOf {
 
 /** A message after the checks that need no store: topic, JSON, schema, identity. */
 export type Prepared =
-  | { readonly kind: "uplink"; readonly inbound: Inbound; readonly uplink: Uplink }
+  | {
+      readonly kind: "uplink";
+      readonly inbound: Inbound;
+      /** The readings that passed the schema (all, usually). */
+      readonly uplink: Uplink;
+      /** Index in the payload's `readings` of each reading of `uplink`. */
+      readonly positions: readonly number[];
+      /** The readings the schema refused on their own, kept as the message's dead letter. */
+      readonly refused: readonly RefusedReading[];
+    }
   | {
       readonly kind: "status";
       readonly inbound: Inbound;
@@ -98,12 +107,11 @@ export function prepare(inbound: Inbound): Prepared {
     }
   }
   let uplink: Uplink;
+  let checked: Omit<ReturnType<typeof parseUplinkPayload>, "payload">;
   try {
-    uplink = toUplink(
-      topic.kind === "gw/up"
-        ? parsePayload("gw/up", inbound.payload)
-        : parsePayload("cell/up", inbound.payload),
-    );
+    const parsed = parseUplinkPayload(topic.kind, inbound.payload);
+    uplink = toUplink(parsed.payload);
+    checked = parsed;
   } catch (error) {
     return dead(reasonOf(error), salvageMessageId(inbound.payload), topicId(topic));
   }
@@ -116,5 +124,11 @@ export function prepare(inbound: Inbound): Prepared {
       topicId(topic),
     );
   }
-  return { kind: "uplink", inbound, uplink };
+  return {
+    kind: "uplink",
+    inbound,
+    uplink,
+    positions: checked.positions,
+    refused: checked.refused,
+  };
 }

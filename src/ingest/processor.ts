@@ -161,11 +161,13 @@ export class MessageProcessor implements BatchProcessor {
           continue;
         }
         if (uplink.source.kind === "gateway") relayedBy.add(uplink.source.gatewayUuid);
-        const problems: string[] = [];
+        // By the reading's index in the payload, in its order, the schema's refusals included.
+        const problems = new Map<number, string>(p.refused.map((r) => [r.index, r.reason]));
         for (const [n, reading] of uplink.readings.entries()) {
+          const at = p.positions[n] ?? n;
           const resolution = resolver.resolve(uplink.source, reading);
           if ("problem" in resolution) {
-            problems.push(`readings.${n}: ${reasonOf(resolution.problem)}`);
+            problems.set(at, reasonOf(resolution.problem));
             continue;
           }
           try {
@@ -180,7 +182,7 @@ export class MessageProcessor implements BatchProcessor {
               owners.push(index);
             }
           } catch (error) {
-            problems.push(`readings.${n}: ${reasonOf(error)}`);
+            problems.set(at, reasonOf(error));
           }
         }
         outcomes[index] = {
@@ -190,11 +192,14 @@ export class MessageProcessor implements BatchProcessor {
           duplicates: 0,
           deadLetter: null,
         };
-        if (problems.length > 0) {
+        if (problems.size > 0) {
           dead.push({
             index,
             prepared: p,
-            reason: problems.join("; "),
+            reason: [...problems]
+              .sort(([a], [b]) => a - b)
+              .map(([at, why]) => `readings.${at}: ${why}`)
+              .join("; "),
             messageId: uplink.messageId,
             holdsClaim: true,
           });

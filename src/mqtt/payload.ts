@@ -3,7 +3,7 @@ import { clipped } from "../core/clip.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { describeJsonError, utf8ByteAt } from "../core/json-error.ts";
 import { firstInvalidUtf8 } from "../core/utf8.ts";
-import { ENVELOPE_VERSION } from "./envelope.ts";
+import { cellularReadingSchema, ENVELOPE_VERSION, gatewayReadingSchema } from "./envelope.ts";
 import { TOPICS, type TopicKind, type TopicPayloads } from "./topics.ts";
 
 /** Larger payloads are refused before parsing (256 readings of large values fit easily). */
@@ -59,11 +59,8 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return more > 0 ? `${shown.join("; ")} (and ${more} more)` : shown.join("; ");
 }
 
-/**
- * Bytes of an MQTT payload → the typed payload of its topic: UTF-8, JSON, the version, then
- * the topic's schema. Throws E_MQTT_PAYLOAD with a reason naming the field at fault.
- */
-export function parsePayload<K extends TopicKind>(kind: K, payload: Uint8Array): TopicPayloads[K] {
+/** UTF-8 JSON object of the lab's version, or E_MQTT_PAYLOAD saying what it is not. */
+function jsonObjectOf(kind: TopicKind, payload: Uint8Array): Record<string, unknown> {
   if (payload.byteLength > MAX_PAYLOAD_BYTES) {
     throw payloadError(kind, `${payload.byteLength} bytes, more than ${MAX_PAYLOAD_BYTES}`);
   }
@@ -89,15 +86,74 @@ export function parsePayload<K extends TopicKind>(kind: K, payload: Uint8Array):
   if (v !== ENVELOPE_VERSION) {
     throw payloadError(kind, `v is ${quoted(v)}; this lab speaks version ${ENVELOPE_VERSION}`, "v");
   }
-  const parsed = TOPICS[kind].schema.safeParse(json);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0]?.path.map(String).join(".");
-    throw payloadError(kind, describeIssues(parsed.error.issues), first);
-  }
-  return parsed.data;
+  return json as Record<string, unknown>;
 }
 
-/** Replacement decoding (not fatal): each invalid sequence becomes U+FFFD. */
+function schemaError(kind: TopicKind, issues: readonly z.core.$ZodIssue[]): RpmlabError {
+  return payloadError(kind, describeIssues(issues), issues[0]?.path.map(String).join("."));
+}
+
+/**
+ * Bytes of an MQTT payload → the typed payload of its topic: UTF-8, JSON, the version, then
+ * the topic's schema. Throws E_MQTT_PAYLOAD with a reason naming the field at fault.
+ */
+export function parsePayload<K extends TopicKind>(kind: K, payload: Uint8Array): TopicPayloads[K] {
+  const parsed = TOPICS[kind].schema.safeParse(jsonObjectOf(kind, payload));
+  if (!parsed.success) throw schemaError(kind, parsed.error.issues);
+  return parsed.data as TopicPayloads[K];
+}
+
+/** A reading of an uplink its schema refused on its own: its place in `readings`, and why. */
+export interface RefusedReading {
+  readonly index: number;
+  readonly reason: string;
+}
+
+type UplinkKind = "gw/up" | "cell/up";
+
+/**
+ * An uplink's payload, its readings checked one by one: when the schema's only complaints are
+ * about some of the readings, the others are kept (README "MQTT uplink": the good readings of
+ * an envelope are stored), `positions` giving each kept reading's index in the payload, and
+ * each refused one is named by index with the field at fault. Anything wrong outside the
+ * readings, or in every one of them, refuses the message as parsePayload does.
+ */
+export function parseUplinkPayload<K extends UplinkKind>(
+  kind: K,
+  payload: Uint8Array,
+): { payload: TopicPayloads[K]; positions: number[]; refused: RefusedReading[] } {
+  const json = jsonObjectOf(kind, payload);
+  const schema = TOPICS[kind].schema;
+  const parsed = schema.safeParse(json);
+  if (parsed.success) {
+    const data = parsed.data as TopicPayloads[K];
+    return { payload: data, positions: data.readings.map((_, i) => i), refused: [] };
+  }
+  const readings = json.readings;
+  const inReadings = parsed.error.issues.every(
+    (issue) => issue.path[0] === "readings" && typeof issue.path[1] === "number",
+  );
+  if (Array.isArray(readings) && inReadings) {
+    const readingSchema = kind === "gw/up" ? gatewayReadingSchema : cellularReadingSchema;
+    const kept: unknown[] = [];
+    const positions: number[] = [];
+    const refused: RefusedReading[] = [];
+    for (const [index, reading] of readings.entries()) {
+      const one = readingSchema.safeParse(reading);
+      if (one.success) {
+        kept.push(reading);
+        positions.push(index);
+      } else {
+        refused.push({ index, reason: `E_MQTT_PAYLOAD: ${describeIssues(one.error.issues)}` });
+      }
+    }
+    const rest = kept.length === 0 ? undefined : schema.safeParse({ ...json, readings: kept });
+    if (rest?.success === true) {
+      return { payload: rest.data as TopicPayloads[K], positions, refused };
+    }
+  }
+  throw schemaError(kind, parsed.error.issues);
+}
 
 /**
  * The bytes to publish for a payload, checked against the topic's schema first so a sender's

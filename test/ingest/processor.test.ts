@@ -464,6 +464,26 @@ describe("MessageProcessor: one batch, one transaction", () => {
     expect(outcome.deadLetter?.reason).toMatch(/^readings\.1: E_CODEC_/);
   });
 
+  it("stores the good readings of a message whose other readings are off the schema (a wrong type, a field too large), naming each bad one by index and field", async () => {
+    const readings = readingsOf(bpm, 3, 0).slice(0, 4);
+    const message = uplinkMessage(bpm, "typed", readings);
+    const envelope = JSON.parse(message.payload.toString());
+    envelope.readings[1].sequence = "41";
+    envelope.readings[3].values[0].value_b64 = Buffer.alloc(513).toString("base64");
+    const payload = Buffer.from(JSON.stringify(envelope));
+    const outcome = await only({ topic: message.topic, payload });
+    expect(outcome).toMatchObject({ kind: "uplink", messageId: "typed" });
+    if (outcome.kind !== "uplink") throw new Error("unreachable");
+    expect(outcome.stored).toBe(expectedRecords([readings[0]!, readings[2]!]).length);
+    expect(outcome.deadLetter?.reason).toMatch(
+      /^readings\.1: E_MQTT_PAYLOAD: sequence: .*; readings\.3: E_MQTT_PAYLOAD: values\.0\.value_b64: must decode to at most 512 bytes/,
+    );
+    expect(Buffer.from(outcome.deadLetter!.payload)).toEqual(payload);
+    // The same bytes again (a QoS 1 redelivery) store nothing more and keep no second letter.
+    expect(await only({ topic: message.topic, payload })).toMatchObject({ kind: "redelivered" });
+    expect((await store.deadLetters.list({}, { count: true })).total).toBe(1);
+  });
+
   it("dead-letters a reading whose device time is past the year 9999, which no API read could write", async () => {
     const readings = readingsOf(bpm, 3, 0).slice(0, 2);
     const message = uplinkMessage(bpm, "late", readings);
