@@ -5,7 +5,13 @@ import { TypedEvents } from "../core/events.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Store } from "../store/store.ts";
 import type { BatchResult, IngestEvents, MessageOutcome } from "./events.ts";
-import { type Inbound, type ReplayOf, reasonOf, salvageMessageId } from "./prepare.ts";
+import {
+  deadLetterOf,
+  type Inbound,
+  type ReplayOf,
+  reasonOf,
+  salvageMessageId,
+} from "./prepare.ts";
 import { type BatchProcessor, MessageProcessor } from "./processor.ts";
 import type { IngestSink, IngestSource, Received, Settle } from "./source.ts";
 import { WorkerProcessor } from "./worker-processor.ts";
@@ -245,8 +251,7 @@ export class Ingestor implements IngestSink {
         if (replays !== undefined) await tx.deadLetters.delete(replays.deadLetterId);
         return tx.deadLetters.add({
           topic: inbound.topic,
-          payload: inbound.payload,
-          reason: reasonOf(error),
+          ...deadLetterOf(inbound, reasonOf(error)),
           received: inbound.receivedAt,
           // Its envelope parsed: the dead letter names its message id, as every other does
           // (found by ?message_id=, shown in lists).

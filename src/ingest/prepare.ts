@@ -1,7 +1,12 @@
 import { isRpmlabError } from "../core/errors.ts";
 import type { GatewayStatusPayload } from "../mqtt/envelope.ts";
 import { MESSAGE_ID_PATTERN } from "../mqtt/envelope.ts";
-import { parsePayload, parseUplinkPayload, type RefusedReading } from "../mqtt/payload.ts";
+import {
+  MAX_PAYLOAD_BYTES,
+  parsePayload,
+  parseUplinkPayload,
+  type RefusedReading,
+} from "../mqtt/payload.ts";
 import { parseTopic, TOPICS, topicId } from "../mqtt/topics.ts";
 import { toUplink, type Uplink } from "../mqtt/uplink.ts";
 
@@ -57,6 +62,24 @@ export type Prepared =
 export function reasonOf(error: unknown): string {
   if (isRpmlabError(error)) return `${error.code}: ${error.message}`;
   return `internal error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+}
+
+/**
+ * What a dead letter keeps of a message: its payload and the reason, or of a payload over
+ * MAX_PAYLOAD_BYTES (refused for its size) the first MAX_PAYLOAD_BYTES, the reason saying so.
+ * The embedded broker closes the connection of a packet that large; an external broker passes
+ * up to 256 MiB ([MQTT-2.2.3], Mosquitto's default), and a gateway sending such payloads would
+ * have filled the dead-letter store with them.
+ */
+export function deadLetterOf(
+  inbound: Inbound,
+  reason: string,
+): { readonly payload: Uint8Array; readonly reason: string } {
+  if (inbound.payload.byteLength <= MAX_PAYLOAD_BYTES) return { payload: inbound.payload, reason };
+  return {
+    payload: inbound.payload.subarray(0, MAX_PAYLOAD_BYTES),
+    reason: `${reason}; the dead letter keeps its first ${MAX_PAYLOAD_BYTES}`,
+  };
 }
 
 /**

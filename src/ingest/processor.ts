@@ -14,7 +14,7 @@ import {
 import type { DeadLetterRow, MeasurementRow, NewMeasurement } from "../store/types-ingest.ts";
 import { recordStoredMeasurements } from "../webhooks/outbox.ts";
 import type { BatchResult, MessageOutcome, StoredMeasurement } from "./events.ts";
-import { type Inbound, type Prepared, prepare, reasonOf } from "./prepare.ts";
+import { deadLetterOf, type Inbound, type Prepared, prepare, reasonOf } from "./prepare.ts";
 import { Resolver } from "./resolve.ts";
 import { readingRows } from "./rows.ts";
 
@@ -236,8 +236,7 @@ export class MessageProcessor implements BatchProcessor {
     for (const d of dead) {
       const row = await tx.deadLetters.add({
         topic: d.prepared.inbound.topic,
-        payload: d.prepared.inbound.payload,
-        reason: d.reason,
+        ...deadLetterOf(d.prepared.inbound, d.reason),
         received: d.prepared.inbound.receivedAt,
         messageId: d.messageId,
         holdsClaim: d.holdsClaim,

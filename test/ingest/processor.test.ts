@@ -5,6 +5,7 @@ import { mappingFor } from "../../src/gatt/mapping.ts";
 import type { MessageOutcome } from "../../src/ingest/events.ts";
 import { MessageProcessor } from "../../src/ingest/processor.ts";
 import { INGEST_RETENTION_MS, ingestRetention } from "../../src/ingest/retention.ts";
+import { MAX_PAYLOAD_BYTES } from "../../src/mqtt/payload.ts";
 import { topicOf } from "../../src/mqtt/topics.ts";
 import type { gatewayUplink } from "../../src/mqtt/uplink.ts";
 import type { GeneratedReading } from "../../src/readings/generated.ts";
@@ -482,6 +483,21 @@ describe("MessageProcessor: one batch, one transaction", () => {
     // The same bytes again (a QoS 1 redelivery) store nothing more and keep no second letter.
     expect(await only({ topic: message.topic, payload })).toMatchObject({ kind: "redelivered" });
     expect((await store.deadLetters.list({}, { count: true })).total).toBe(1);
+  });
+
+  it("keeps the first MiB of a payload refused for its size (an external broker passes up to 256 MiB), the reason saying so", async () => {
+    const envelope = JSON.parse(
+      uplinkMessage(bpm, "big", readingsOf(bpm, 1, 0)).payload.toString(),
+    );
+    const text = JSON.stringify({ ...envelope, padding: "x".repeat(3 * MAX_PAYLOAD_BYTES) });
+    const payload = Buffer.from(text);
+    const outcome = await only({ topic: topicOf("gw/up", bpm.hardwareUuid), payload });
+    if (outcome.kind !== "dead_letter") throw new Error(`expected a dead letter: ${outcome.kind}`);
+    expect(outcome.deadLetter.reason).toBe(
+      `E_MQTT_PAYLOAD: rpm/v1/gw/{gateway_uuid}/up: ${payload.byteLength} bytes, more than ${MAX_PAYLOAD_BYTES}; the dead letter keeps its first ${MAX_PAYLOAD_BYTES}`,
+    );
+    expect(Buffer.from(outcome.deadLetter.payload)).toEqual(payload.subarray(0, MAX_PAYLOAD_BYTES));
+    expect(outcome.deadLetter.messageId).toBe("big");
   });
 
   it("dead-letters a reading whose device time is past the year 9999, which no API read could write", async () => {
