@@ -66,9 +66,12 @@ const AT_MOST_512_BYTES_B64 =
  * escapes, but PostgreSQL text refuses U+0000 (the check-in failed as a store error that named
  * no field) and neither store keeps a lone surrogate (SQLite and PostgreSQL each write U+FFFD in
  * its place, differently): refused here by name, never stored changed. Cc is U+0000–U+001F and
- * U+007F–U+009F; with the `u` flag Cs matches a lone surrogate only, not the halves of a pair.
+ * U+007F–U+009F; with the `u` flag U+D800–U+DFFF matches a lone surrogate only, not the halves
+ * of a pair (and in Python, whose strings hold code points). Ranges, not \p{Cc}\p{Cs}: the JSON
+ * Schema carries this pattern, and Python's re (jsonschema's) refuses property escapes.
  */
-const REPORTED_TEXT = /^[^\p{Cc}\p{Cs}]*$/u;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it refuses.
+const REPORTED_TEXT = /^[^\u0000-\u001F\u007F-\u009F\uD800-\uDFFF]*$/u;
 
 function reportedText(max: number) {
   return z

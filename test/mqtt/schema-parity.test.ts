@@ -182,4 +182,44 @@ describe("published MQTT JSON Schema and ingestion agree", () => {
       expectSameVerdict("gw/up", payload, label);
     }
   });
+
+  it("writes its patterns in the syntax every validator's regex dialect reads: no Unicode property escapes (Python's re, under jsonschema, refused \\p{Cc} and could not validate a check-in)", () => {
+    const patterns: string[] = [];
+    const collect = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(collect);
+      else if (typeof node === "object" && node !== null) {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === "pattern" && typeof value === "string") patterns.push(value);
+          else collect(value);
+        }
+      }
+    };
+    collect(schema);
+    expect(patterns.length).toBeGreaterThan(10);
+    for (const pattern of patterns) expect(pattern).not.toMatch(/\\[pP]\{|\(\?<[=!]|\(\?<\w/);
+  });
+
+  it("agrees on the text a device reports about itself: control characters and lone surrogates refused, any other character taken", () => {
+    const checkin = JSON.parse(checkinPayload(17, Date.UTC(2026, 0, 1)));
+    for (const firmware of [
+      "2.4.1",
+      "v2 ☃",
+      "fw 😀",
+      "é",
+      "a\u0000",
+      "a\u001f",
+      "a\u007f",
+      "a\u0085",
+      "a\u009f",
+      "a\ud800",
+      "\udfffb",
+      "a\u00a0",
+    ]) {
+      expectSameVerdict(
+        "gw/status",
+        { ...checkin, firmware_version: firmware },
+        JSON.stringify(firmware),
+      );
+    }
+  });
 });
