@@ -9,13 +9,16 @@ import { z } from "zod";
  * an unknown field is an error, so a gateway written elsewhere learns of a typo at once.
  *
  * src/mqtt/schema/rpmlab-mqtt-v1.schema.json is generated from these schemas (json-schema.ts).
+ * Their patterns are the schema's, so they say what every regex dialect reads alike: digits as
+ * [0-9], never \d (Python's re, under jsonschema, takes any Unicode digit for it), and no
+ * \p{…} escapes (which it refuses).
  */
 export const ENVELOPE_VERSION = 1;
 
 /** Spec 2.2 / wire-formats "Gateways": 12 upper-case hex characters, no hyphens. */
 export const GATEWAY_UUID_PATTERN = /^[0-9A-F]{12}$/;
 /** 15 decimal digits (an IMEI with its check digit). */
-export const IMEI_PATTERN = /^\d{15}$/;
+export const IMEI_PATTERN = /^[0-9]{15}$/;
 /**
  * The most devices a gateway's whitelist holds (the downlink's and the check-in's limit): the
  * service refuses to activate a device past it (src/fulfilment/whitelist-room.ts), since a longer
@@ -31,7 +34,7 @@ export const MESSAGE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 const UUID_PATTERN =
   /^(?:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{32}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})$/;
 /** ISO 8601 in UTC with a Z, up to microseconds (how the service writes times, spec intro). */
-const UTC_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
+const UTC_PATTERN = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z$/;
 /**
  * The calendar as a pattern, so the published JSON Schema refuses what parseIso refuses by its
  * patterns alone (JSON Schema 2020-12 §7.2: `format` is an annotation unless a validator opts
@@ -39,10 +42,10 @@ const UTC_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
  * each month, 29 February in years divisible by 4 but not 100, or by 400 (0000 included);
  * hours 00–23, minutes and seconds 00–59 (no leap second: the service's clock has none).
  */
-const LEAP_YEAR = "(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)";
+const LEAP_YEAR = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)";
 const CALENDAR_PATTERN = new RegExp(
-  "^(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)" +
-    `|02-(?:0[1-9]|1\\d|2[0-8]))|${LEAP_YEAR}-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d`,
+  "^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)" +
+    `|02-(?:0[1-9]|1[0-9]|2[0-8]))|${LEAP_YEAR}-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]`,
 );
 
 /** Readings one envelope may batch (a gateway's store-and-forward outbox drains in batches). */
@@ -129,7 +132,7 @@ export const gatewayReadingSchema = z
       .describe("Bluetooth address of the device, 12 upper-case hex characters."),
     sensor_code: z
       .string()
-      .regex(/^\d{1,3}$/, 'must be a decimal string such as "10"')
+      .regex(/^[0-9]{1,3}$/, 'must be a decimal string such as "10"')
       .describe("Sensor code of the device type (spec 2.8), as whitelisted on the gateway."),
     sensor_id: z
       .string()
@@ -187,7 +190,7 @@ export const cellularUplinkSchema = z
 export const heldDeviceSchema = z
   .strictObject({
     mac_address: z.string().regex(MAC_PATTERN, "must be 12 upper-case hex characters"),
-    sensor_code: z.string().regex(/^\d{1,3}$/, 'must be a decimal string such as "10"'),
+    sensor_code: z.string().regex(/^[0-9]{1,3}$/, 'must be a decimal string such as "10"'),
     sensor_id: z
       .string()
       .regex(/^[A-Za-z0-9]{1,32}$/, "must be 1 to 32 letters and digits")
@@ -234,7 +237,7 @@ export const whitelistDownSchema = z
       .array(
         z.strictObject({
           mac_address: z.string().regex(MAC_PATTERN, "must be 12 upper-case hex characters"),
-          sensor_code: z.string().regex(/^\d{1,3}$/),
+          sensor_code: z.string().regex(/^[0-9]{1,3}$/),
           sensor_id: z
             .string()
             .regex(/^[A-Za-z0-9]{1,32}$/)
