@@ -15,10 +15,19 @@ import { z } from "zod";
  */
 export const ENVELOPE_VERSION = 1;
 
+/**
+ * `pattern`, its final `$` the very end of the text in every regex dialect: Python's re (under
+ * jsonschema) also lets `$` match before a final newline, so "2.4.1\n" passed there; `(?!\n)`
+ * refuses that place and changes nothing in ECMA-262, where `$` is the end alone.
+ */
+function whole(pattern: RegExp): RegExp {
+  return new RegExp(`${pattern.source}(?!\\n)`, pattern.flags);
+}
+
 /** Spec 2.2 / wire-formats "Gateways": 12 upper-case hex characters, no hyphens. */
-export const GATEWAY_UUID_PATTERN = /^[0-9A-F]{12}$/;
+export const GATEWAY_UUID_PATTERN = whole(/^[0-9A-F]{12}$/);
 /** 15 decimal digits (an IMEI with its check digit). */
-export const IMEI_PATTERN = /^[0-9]{15}$/;
+export const IMEI_PATTERN = whole(/^[0-9]{15}$/);
 /**
  * The most devices a gateway's whitelist holds (the downlink's and the check-in's limit): the
  * service refuses to activate a device past it (src/fulfilment/whitelist-room.ts), since a longer
@@ -27,14 +36,21 @@ export const IMEI_PATTERN = /^[0-9]{15}$/;
 export const WHITELIST_MAX = 64;
 
 /** Spec 2.3 whitelist mac_address: 12 characters, no separators; upper-case hex here. */
-export const MAC_PATTERN = /^[0-9A-F]{12}$/;
+export const MAC_PATTERN = whole(/^[0-9A-F]{12}$/);
 /** A sender-chosen id, unique per gateway or IMEI, kept across re-sends of the same message. */
-export const MESSAGE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+export const MESSAGE_ID_PATTERN = whole(/^[A-Za-z0-9._:-]{1,64}$/);
 /** 16-bit ("2A35"), or 128-bit with or without dashes; any case (src/gatt/uuids.ts canonicalises). */
-const UUID_PATTERN =
-  /^(?:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{32}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})$/;
+const UUID_PATTERN = whole(
+  /^(?:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{32}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})$/,
+);
+/** Spec 2.8 sensor code, a decimal string such as "10". */
+const SENSOR_CODE_PATTERN = whole(/^[0-9]{1,3}$/);
+/** Spec 2.4 sensor id (the inhaler's serial number). */
+const SENSOR_ID_PATTERN = whole(/^[A-Za-z0-9]{1,32}$/);
 /** ISO 8601 in UTC with a Z, up to microseconds (how the service writes times, spec intro). */
-const UTC_PATTERN = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z$/;
+const UTC_PATTERN = whole(
+  /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z$/,
+);
 /**
  * The calendar as a pattern, so the published JSON Schema refuses what parseIso refuses by its
  * patterns alone (JSON Schema 2020-12 §7.2: `format` is an annotation unless a validator opts
@@ -60,8 +76,9 @@ export const MAX_VALUE_BYTES = 512;
  * characters (510 bytes) and a padded last group of one or two bytes. A length bound alone
  * cannot say it: 513 bytes are 684 characters, as many as 512 bytes with their padding.
  */
-const AT_MOST_512_BYTES_B64 =
-  /^(?:[A-Za-z0-9+/]{4}){0,170}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const AT_MOST_512_BYTES_B64 = whole(
+  /^(?:[A-Za-z0-9+/]{4}){0,170}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/,
+);
 
 /**
  * Text a device reports about itself (firmware and bootloader versions, a device type name):
@@ -74,7 +91,7 @@ const AT_MOST_512_BYTES_B64 =
  * Schema carries this pattern, and Python's re (jsonschema's) refuses property escapes.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it refuses.
-const REPORTED_TEXT = /^[^\u0000-\u001F\u007F-\u009F\uD800-\uDFFF]*$/u;
+const REPORTED_TEXT = whole(/^[^\u0000-\u001F\u007F-\u009F\uD800-\uDFFF]*$/u);
 
 function reportedText(max: number) {
   return z
@@ -132,11 +149,11 @@ export const gatewayReadingSchema = z
       .describe("Bluetooth address of the device, 12 upper-case hex characters."),
     sensor_code: z
       .string()
-      .regex(/^[0-9]{1,3}$/, 'must be a decimal string such as "10"')
+      .regex(SENSOR_CODE_PATTERN, 'must be a decimal string such as "10"')
       .describe("Sensor code of the device type (spec 2.8), as whitelisted on the gateway."),
     sensor_id: z
       .string()
-      .regex(/^[A-Za-z0-9]{1,32}$/, "must be 1 to 32 letters and digits")
+      .regex(SENSOR_ID_PATTERN, "must be 1 to 32 letters and digits")
       .optional()
       .describe("Sensor id of types with several devices per gateway (inhaler serial number)."),
     clock_unset: z
@@ -190,11 +207,8 @@ export const cellularUplinkSchema = z
 export const heldDeviceSchema = z
   .strictObject({
     mac_address: z.string().regex(MAC_PATTERN, "must be 12 upper-case hex characters"),
-    sensor_code: z.string().regex(/^[0-9]{1,3}$/, 'must be a decimal string such as "10"'),
-    sensor_id: z
-      .string()
-      .regex(/^[A-Za-z0-9]{1,32}$/, "must be 1 to 32 letters and digits")
-      .optional(),
+    sensor_code: z.string().regex(SENSOR_CODE_PATTERN, 'must be a decimal string such as "10"'),
+    sensor_id: z.string().regex(SENSOR_ID_PATTERN, "must be 1 to 32 letters and digits").optional(),
   })
   .meta({ id: "HeldDevice" });
 
@@ -237,11 +251,8 @@ export const whitelistDownSchema = z
       .array(
         z.strictObject({
           mac_address: z.string().regex(MAC_PATTERN, "must be 12 upper-case hex characters"),
-          sensor_code: z.string().regex(/^[0-9]{1,3}$/),
-          sensor_id: z
-            .string()
-            .regex(/^[A-Za-z0-9]{1,32}$/)
-            .optional(),
+          sensor_code: z.string().regex(SENSOR_CODE_PATTERN),
+          sensor_id: z.string().regex(SENSOR_ID_PATTERN).optional(),
           whitelist_status: z.enum(["RE", "CO"]).describe("Spec 2.3: Requested or Confirmed."),
         }),
       )

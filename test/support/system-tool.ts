@@ -24,6 +24,13 @@ export const CHROMIUM: SystemTool = {
   apt: "chromium",
 };
 
+/** Python's jsonschema, the validator a Python platform team checks MQTT payloads with. */
+export const PYTHON_JSONSCHEMA: SystemTool = {
+  command: "python3",
+  versionArgs: ["-c", "import jsonschema"],
+  apt: "python3-jsonschema",
+};
+
 /** The tool's full path when it runs here; else the suite is skipped (or fails on CI). */
 export function systemToolOrSkip(suite: string, tool: SystemTool): string | undefined {
   const probe = spawnSync(tool.command, [...tool.versionArgs], { encoding: "utf8" });
