@@ -98,7 +98,10 @@ export class ReadingAssembler {
     // schema, and the service dead-lettered every reading in it with that one.
     if (group.values.length >= MAX_VALUES) return false;
     if (OPENERS.has(value.uuid)) return false;
-    if (value.uuid !== VENDOR.record) return true;
+    // A mapping decodes one value of each characteristic: a second (a real SIG cuff, which sends
+    // no Reading Context to close its reading, notifying its battery while it lingers) made the
+    // measurement before it undecodable. It starts the next reading instead.
+    if (value.uuid !== VENDOR.record) return !group.values.some((v) => v.uuid === value.uuid);
     const last = group.values.at(-1)!;
     if (last.uuid !== VENDOR.record) return false;
     const stamp = recordStamp(value.value);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { type AssembledReading, ReadingAssembler } from "../../src/gateway/reading-assembler.ts";
+import { mappingFor } from "../../src/gatt/mapping.ts";
 import { SIG } from "../../src/gatt/uuids.ts";
 import { MAX_VALUES } from "../../src/mqtt/envelope.ts";
 import { encodePayload } from "../../src/mqtt/payload.ts";
@@ -57,5 +58,38 @@ describe("ReadingAssembler", () => {
         }),
       ),
     ).not.toThrow();
+  });
+
+  it("starts a new reading at a second value of a characteristic: a real cuff's battery notified while it lingers does not make its measurement undecodable", async () => {
+    const readings: AssembledReading[] = [];
+    const assembler = new ReadingAssembler(
+      catalogue,
+      (r) => readings.push(r),
+      () => ({ sensorCode: "10", sensorId: null }),
+    );
+    const value = (uuid: string, bytes: number[], i: number) =>
+      assembler.add({
+        deviceAddress: CUFF,
+        sensorCode: "10",
+        uuid,
+        value: Uint8Array.from(bytes),
+        receivedAt: T0 + i * 1000,
+        sequence: undefined,
+        stored: false,
+        clockUnset: false,
+      });
+    // A SIG cuff sends no vendor Reading Context to close its reading.
+    // Flags: time stamp present; 122/80 mmHg, MAP 96; 2026-05-01 09:00:00 (BLS 1.1 §3.1).
+    const measurement = [0x02, 0x7a, 0, 0x50, 0, 0x60, 0, 0xea, 0x07, 5, 1, 9, 0, 0];
+    value(SIG.characteristics.bloodPressureMeasurement, measurement, 0);
+    value(SIG.characteristics.batteryLevel, [90], 1);
+    value(SIG.characteristics.batteryLevel, [89], 30);
+    assembler.end(CUFF);
+    expect(readings.map((r) => r.values.map((v) => v.uuid))).toEqual([
+      [SIG.characteristics.bloodPressureMeasurement, SIG.characteristics.batteryLevel],
+      [SIG.characteristics.batteryLevel],
+    ]);
+    const profile = catalogue.get("Vendor BPM - Wide Range");
+    expect(() => mappingFor(profile).decode(readings[0]!.values, profile)).not.toThrow();
   });
 });
