@@ -22,6 +22,8 @@ export function adminTarget(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): AdminTarget {
   const raw = flags.url || env[LAB_URL_ENV] || DEFAULT_LAB_URL;
+  // Named as the user gave it: a CI job's environment is not something its command line shows.
+  const urlSource = flags.url ? "--url" : env[LAB_URL_ENV] ? `$${LAB_URL_ENV}` : "--url";
   let url: URL;
   try {
     url = new URL(raw);
@@ -31,8 +33,8 @@ export function adminTarget(
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new RpmlabError(
       "E_CONFIG_INVALID",
-      `--url must be the http(s) base URL rpmlab serve printed, e.g. ${DEFAULT_LAB_URL}; got "${raw}"`,
-      { field: "url" },
+      `${urlSource} must be the http(s) base URL rpmlab serve printed, e.g. ${DEFAULT_LAB_URL}; got "${raw}"`,
+      { field: "url", source: urlSource },
     );
   }
   const token = flags.adminToken || env[ADMIN_TOKEN_ENV];
