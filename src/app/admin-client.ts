@@ -79,7 +79,9 @@ export class AdminClient {
       );
     }
     const text = await response.text();
+    if (response.status === 204) return undefined as T;
     const json = parse(text);
+    if (!isLabAnswer(response, json)) throw notTheLab(this.target.baseUrl, method, url, response);
     if (response.ok) return json as T;
     const code = CODES[response.status] ?? "E_LAB_UNREACHABLE";
     throw new RpmlabError(code, `${method} ${url}: ${response.status} ${describe(json, text)}`, {
@@ -107,6 +109,25 @@ function asOptionError(error: unknown, params: URLSearchParams): RpmlabError | u
       .join("; "),
     { field: fields[0]!.replaceAll("_", "-"), value: params.get(fields[0]!) },
     error,
+  );
+}
+
+/**
+ * The lab admin API answers JSON, errors included (`{"detail": …}`): anything else comes from
+ * another server at that address (a Django dev server on 8000, serve's default port too, a
+ * proxy's error page), whose page would say nothing useful as an error message.
+ */
+function isLabAnswer(response: Response, json: unknown): boolean {
+  const type = response.headers.get("content-type") ?? "";
+  return /^application\/json\b/i.test(type) && json !== null && typeof json === "object";
+}
+
+function notTheLab(baseUrl: string, method: string, url: string, response: Response): RpmlabError {
+  const type = response.headers.get("content-type")?.split(";")[0]?.trim() || "no content type";
+  return new RpmlabError(
+    "E_LAB_UNREACHABLE",
+    `what answers at ${baseUrl} is not an rpmlab serve (${method} ${new URL(url).pathname} answered ${response.status} ${type}, not the lab admin API's JSON): give the base URL rpmlab serve printed with --url`,
+    { url: baseUrl, status: response.status, content_type: type },
   );
 }
 

@@ -43,7 +43,7 @@ export const ERROR_CODES = {
   E_INGEST_UNKNOWN_DEVICE:
     "An uplink reading names a sensor code or device type the catalogue does not know.",
   E_LAB_UNREACHABLE:
-    "The rpmlab serve a command acts through does not answer at its base URL (--url, $RPMLAB_URL), or failed (HTTP 5xx).",
+    "The rpmlab serve a command acts through does not answer at its base URL (--url, $RPMLAB_URL), another server answers there (not the lab admin API's JSON), or it failed (HTTP 5xx).",
   E_BLE_HOST:
     "The BLE host stack (noble or bleno) could not be loaded or started on the chosen HCI backend.",
   E_BLE_NO_ADAPTER:

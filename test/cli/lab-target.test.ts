@@ -1,3 +1,5 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ADMIN_TOKEN } from "../api/helpers.ts";
 import { runCli } from "../catalogue/cli-io.ts";
@@ -9,8 +11,37 @@ import { runCli } from "../catalogue/cli-io.ts";
  * fault, so a user knows which of the two to fix.
  */
 describe("a command acting through rpmlab serve", () => {
-  afterEach(() => {
+  let server: Server | undefined;
+  afterEach(async () => {
     vi.unstubAllEnvs();
+    if (server !== undefined) await new Promise((done) => server!.close(done));
+    server = undefined;
+  });
+
+  async function listening(s: Server): Promise<string> {
+    server = s;
+    await new Promise<void>((done) => s.listen(0, "127.0.0.1", done));
+    return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  }
+
+  it("at a URL where another web server answers (a Django dev server on 8000), says so and prints no page", async () => {
+    const page = "<!DOCTYPE html>\n<html><body><h1>Page not found (404)</h1></body></html>\n";
+    const url = await listening(
+      createServer((_request, response) => {
+        response.writeHead(404, { "content-type": "text/html; charset=utf-8" });
+        response.end(page);
+      }),
+    );
+    const { code, stdout, stderr } = await runCli(
+      "orders",
+      "list",
+      ...["--url", url, "--admin-token", ADMIN_TOKEN],
+    );
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toBe(
+      `rpmlab: E_LAB_UNREACHABLE: what answers at ${url} is not an rpmlab serve (GET /lab/v1/orders/ answered 404 text/html, not the lab admin API's JSON): give the base URL rpmlab serve printed with --url`,
+    );
   });
 
   it("refuses a $RPMLAB_URL that is no http(s) URL by the variable's name, not --url's", async () => {
