@@ -4,7 +4,6 @@ import { type ErrorCode, RpmlabError } from "../core/errors.ts";
 /** What the lab admin API answered, by status, as the CLI reports it (src/core/errors.ts). */
 const CODES: Readonly<Record<number, ErrorCode>> = {
   400: "E_API_VALIDATION",
-  401: "E_API_UNAUTHENTICATED",
   403: "E_API_FORBIDDEN",
   404: "E_API_NOT_FOUND",
 };
@@ -83,6 +82,7 @@ export class AdminClient {
     const json = parse(text);
     if (!isLabAnswer(response, json)) throw notTheLab(this.target.baseUrl, method, url, response);
     if (response.ok) return json as T;
+    if (response.status === 401) throw refusedToken(this.target, json, text);
     const code = CODES[response.status] ?? "E_LAB_UNREACHABLE";
     throw new RpmlabError(code, `${method} ${url}: ${response.status} ${describe(json, text)}`, {
       status: response.status,
@@ -128,6 +128,19 @@ function notTheLab(baseUrl: string, method: string, url: string, response: Respo
     "E_LAB_UNREACHABLE",
     `what answers at ${baseUrl} is not an rpmlab serve (${method} ${new URL(url).pathname} answered ${response.status} ${type}, not the lab admin API's JSON): give the base URL rpmlab serve printed with --url`,
     { url: baseUrl, status: response.status, content_type: type },
+  );
+}
+
+/**
+ * The admin API answers 401 to one thing only, a token that is not the serve's: the error names
+ * where the command took it from, the part of the command line (or environment) to fix.
+ */
+function refusedToken(target: AdminTarget, json: unknown, text: string): RpmlabError {
+  const source = target.tokenSource ?? "--admin-token";
+  return new RpmlabError(
+    "E_API_UNAUTHENTICATED",
+    `the rpmlab serve at ${target.baseUrl} refused the admin token of ${source} (401 ${describe(json, text)}): give the admin token it printed at start`,
+    { status: 401, field: "admin-token", source },
   );
 }
 

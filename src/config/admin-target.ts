@@ -10,6 +10,8 @@ export interface AdminTarget {
   /** Scheme, host and port (and path prefix, if any), without a trailing slash. */
   readonly baseUrl: string;
   readonly token: string;
+  /** Where the token came from, for the error a refused one gets: "--admin-token" unless told. */
+  readonly tokenSource?: string;
 }
 
 /**
@@ -45,5 +47,6 @@ export function adminTarget(
       { field: "admin-token" },
     );
   }
-  return { baseUrl: url.toString().replace(/\/+$/, ""), token };
+  const tokenSource = flags.adminToken ? "--admin-token" : `$${ADMIN_TOKEN_ENV}`;
+  return { baseUrl: url.toString().replace(/\/+$/, ""), token, tokenSource };
 }

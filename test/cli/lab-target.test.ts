@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ADMIN_TOKEN } from "../api/helpers.ts";
+import { ADMIN_TOKEN, type Lab, makeLab } from "../api/helpers.ts";
 import { runCli } from "../catalogue/cli-io.ts";
 
 /**
@@ -12,8 +12,11 @@ import { runCli } from "../catalogue/cli-io.ts";
  */
 describe("a command acting through rpmlab serve", () => {
   let server: Server | undefined;
+  let lab: Lab | undefined;
   afterEach(async () => {
     vi.unstubAllEnvs();
+    await lab?.close();
+    lab = undefined;
     if (server !== undefined) await new Promise((done) => server!.close(done));
     server = undefined;
   });
@@ -43,6 +46,32 @@ describe("a command acting through rpmlab serve", () => {
       `rpmlab: E_LAB_UNREACHABLE: what answers at ${url} is not an rpmlab serve (GET /lab/v1/orders/ answered 404 text/html, not the lab admin API's JSON): give the base URL rpmlab serve printed with --url`,
     );
   });
+
+  it.each([
+    ["--admin-token", (token: string) => ["--admin-token", token]],
+    [
+      "$RPMLAB_ADMIN_TOKEN",
+      (token: string) => {
+        vi.stubEnv("RPMLAB_ADMIN_TOKEN", token);
+        return [];
+      },
+    ],
+  ])(
+    "with a token that is not the serve's, names where it came from (%s)",
+    async (source, give) => {
+      lab = await makeLab();
+      await lab.app.listen({ host: "127.0.0.1", port: 0 });
+      const url = `http://127.0.0.1:${(lab.app.server.address() as AddressInfo).port}`;
+      const { code, stderr } = await runCli(
+        "billing",
+        ...["--url", url, ...give("not-the-lab-admin-token")],
+      );
+      expect(code).toBe(1);
+      expect(stderr).toBe(
+        `rpmlab: E_API_UNAUTHENTICATED: the rpmlab serve at ${url} refused the admin token of ${source} (401 Invalid admin token.): give the admin token it printed at start`,
+      );
+    },
+  );
 
   it("refuses a $RPMLAB_URL that is no http(s) URL by the variable's name, not --url's", async () => {
     vi.stubEnv("RPMLAB_URL", "127.0.0.1:8000");
