@@ -69,7 +69,10 @@ export function addCellularOptions(command: Command): Command {
     .option("--patient <model>", "cellular types: patient model of the readings", "normal")
     .option("--days <n>", `cellular types: days of readings, 1 to ${MAX_DAYS}`, "1")
     .option("--start <iso>", "cellular types: first instant (default: the next whole minute)")
-    .option("--speed <factor>", "cellular types: virtual time, N times real time, or max")
+    .option(
+      "--speed <factor>",
+      "cellular types: virtual time, N times real time, or max (default: real time)",
+    )
     .option(
       "--duplicate-rate <p>",
       "cellular types: share of readings re-sent",

@@ -44,6 +44,16 @@ describe("rpmlab webhooks resend|test --help", () => {
 });
 
 describe("rpmlab --help texts", () => {
+  // README "rpmlab device <cellular type>": "Time: real time by default". Help showed the
+  // option's values but not what a run without it does.
+  it("device --help says --speed runs in real time unless given", async () => {
+    const { code, stdout } = await runCli("device", "--help");
+    expect(code).toBe(0);
+    expect(stdout.replace(/\s+/g, " ")).toContain(
+      "--speed <factor> cellular types: virtual time, N times real time, or max (default: real time)",
+    );
+  });
+
   // Help cites what a user can open: the README, or the spec sections it names. The lab's own
   // work tracker is not published, so "issue 4 §1" in a help line leads nowhere.
   it("cite no internal issue numbers", () => {
