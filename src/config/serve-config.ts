@@ -182,7 +182,6 @@ function ingestGroup(text: string): string {
   return text;
 }
 
-/** MQTT 3.1.1 §3.1.3.1 allows any client id on most brokers; keep to a portable 1–23 set. */
 /** --broker, else $RPMLAB_BROKER (empty counts as unset, as $RPMLAB_STORE), else embedded. */
 function resolveBroker(
   flag: string | undefined,
@@ -209,6 +208,7 @@ function resolveBroker(
   return fromEnv;
 }
 
+/** MQTT 3.1.1 §3.1.3.1 allows any client id on most brokers; keep to a portable 1–23 set. */
 function ingestId(text: string): string {
   if (!/^[A-Za-z0-9-]{1,23}$/.test(text)) {
     throw new RpmlabError(
