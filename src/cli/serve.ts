@@ -93,8 +93,12 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       ready = true;
       // Printed even when a signal came meanwhile: the key was made, and is shown only here.
       io.out(flags.json ? JSON.stringify(info) : serveBanner(info, config));
-      logger.info({ signal: await signal }, "shutting down");
+      const received = await signal;
+      logger.info({ signal: received }, "shutting down");
       await lab.stop();
+      // The log's last word: read without the exit status (a journal, an aggregator), it tells a
+      // clean stop from a process killed half-way through its shutdown.
+      logger.info({ signal: received }, "stopped");
     });
 }
 
