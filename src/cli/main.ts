@@ -1,4 +1,4 @@
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, type HelpContext } from "commander";
 import { type ErrorCode, isRpmlabError } from "../core/errors.ts";
 import { registerAccountsCommand } from "./accounts.ts";
 import { registerBillingCommand } from "./billing.ts";
@@ -54,6 +54,7 @@ export function buildProgram(io: CliIo): Command {
 function requireCommand(group: Command): void {
   if (group.commands.length === 0) return;
   for (const command of group.commands) requireCommand(command);
+  refuseUnknownHelpTopic(group);
   const names = group.commands.map((c) => c.name()).join(", ");
   const path = ["rpmlab", ...ancestorNames(group)].join(" ");
   group
@@ -65,6 +66,22 @@ function requireCommand(group: Command): void {
       }
       group.error(`missing command: ${path} takes ${names}`);
     });
+}
+
+/**
+ * `rpmlab help nosuch` is an unknown command like `rpmlab nosuch` (README "Commands": the
+ * `rpmlab: E_USAGE: …` line, then the usage, exit 2): commander printed the help alone. It asks
+ * a group for its help as an error only there, `help` followed by a name it has no command of
+ * (groups without a command have an action: requireCommand), so that call says which name.
+ */
+function refuseUnknownHelpTopic(group: Command): void {
+  const help = group.help.bind(group);
+  group.help = ((context?: HelpContext) => {
+    if (context?.error) {
+      group.error(`unknown command '${group.args[1] ?? ""}'`, { code: "commander.unknownCommand" });
+    }
+    return help(context);
+  }) as Command["help"];
 }
 
 function ancestorNames(command: Command): string[] {

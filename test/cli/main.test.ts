@@ -17,6 +17,8 @@ describe("rpmlab option parser errors", () => {
     ],
     [["scenario"], "missing command: rpmlab scenario takes validate"],
     [["accounts", "nosuch"], "unknown command 'nosuch'"],
+    [["help", "nosuch"], "unknown command 'nosuch'"],
+    [["accounts", "help", "nosuch"], "unknown command 'nosuch'"],
     [
       [],
       "missing command: rpmlab takes profiles, readings, serve, accounts, keys, orders, billing, webhooks, dead-letters, controller, device, gateway, scenario, run, demo",
@@ -28,6 +30,18 @@ describe("rpmlab option parser errors", () => {
     expect(stderr.split("\n")[0]).toBe(`rpmlab: E_USAGE: ${message}`);
     // The command's usage still follows, as before.
     expect(stderr).toContain("Usage: rpmlab");
+  });
+});
+
+describe("rpmlab help <command>", () => {
+  it.each([
+    [["help", "accounts"], "Usage: rpmlab accounts [options] [command]"],
+    [["accounts", "help", "create"], "Usage: rpmlab accounts create [options] <client-domain>"],
+  ])("rpmlab %j prints that command's help on stdout, exit 0", async (args, usage) => {
+    const { code, stdout, stderr } = await runCli(...args);
+    expect(code).toBe(0);
+    expect(stderr).toBe("");
+    expect(stdout.split("\n")[0]).toBe(usage);
   });
 });
 
