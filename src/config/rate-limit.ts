@@ -18,7 +18,10 @@ export const REAL_SERVICE_RATE_LIMIT = "1/s";
 const PERIODS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const PATTERN = /^(\d{1,9})\s*\/\s*(s|sec|second|m|min|minute|h|hour|d|day)$/i;
 
-/** Parses "N/s", "N/m", "N/h", "N/d" (long forms too); "off" or "none" → null (no limit). */
+/**
+ * Parses serve's --rate-limit, "N/s", "N/m", "N/h", "N/d" (long forms too); "off" or "none" → null
+ * (no limit).
+ */
 export function parseRateLimit(text: string): RateLimit | null {
   const value = text.trim();
   if (/^(off|none)$/i.test(value)) return null;
@@ -27,7 +30,7 @@ export function parseRateLimit(text: string): RateLimit | null {
   if (m === null || !(max >= 1)) {
     throw new RpmlabError(
       "E_CONFIG_INVALID",
-      `invalid rate limit "${text}": expected N/s, N/m, N/h or N/d with N >= 1 (e.g. ${REAL_SERVICE_RATE_LIMIT}, the real service's limit), or off`,
+      `--rate-limit must be N/s, N/m, N/h or N/d with N >= 1 (e.g. ${REAL_SERVICE_RATE_LIMIT}, the real service's limit), or off; got "${text}"`,
       { field: "rate-limit", value: text },
     );
   }

@@ -112,3 +112,18 @@ describe("number options", () => {
     );
   });
 });
+
+describe("rpmlab serve option errors", () => {
+  // README "Commands": an error names the option at fault, as --port, --host or --ingest-id's
+  // do. Refused before anything starts, so nothing listens here.
+  it.each([
+    ["--rate-limit", "5"],
+    ["--rate-limit", "0/s"],
+  ])("serve %s %s is E_CONFIG_INVALID naming the flag", async (flag, value) => {
+    const { code, stderr } = await runCli("serve", "--store", "memory", flag, value);
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      `rpmlab: E_CONFIG_INVALID: ${flag} must be N/s, N/m, N/h or N/d with N >= 1 (e.g. 1/s, the real service's limit), or off; got "${value}"`,
+    );
+  });
+});
