@@ -13,25 +13,31 @@ const CUFF = "c0:00:00:00:00:01";
 /** Intermediate Cuff Pressure (BLS 1.1 §3.2): notified while a real cuff inflates and deflates. */
 const INTERMEDIATE_CUFF_PRESSURE = "2A36";
 
+/** An assembler for one cuff, with what it relays; `value` adds a notification at T0 + i s. */
+function cuffAssembler() {
+  const readings: AssembledReading[] = [];
+  const assembler = new ReadingAssembler(
+    catalogue,
+    (r) => readings.push(r),
+    () => ({ sensorCode: "10", sensorId: null }),
+  );
+  const value = (uuid: string, bytes: number[], i: number) =>
+    assembler.add({
+      deviceAddress: CUFF,
+      sensorCode: "10",
+      uuid,
+      value: Uint8Array.from(bytes),
+      receivedAt: T0 + i * 1000,
+      sequence: undefined,
+      stored: false,
+      clockUnset: false,
+    });
+  return { readings, assembler, value };
+}
+
 describe("ReadingAssembler", () => {
   it("never relays a reading of more values than an envelope takes: a real cuff's many intermediate pressures do not make the batch off its schema", () => {
-    const readings: AssembledReading[] = [];
-    const assembler = new ReadingAssembler(
-      catalogue,
-      (r) => readings.push(r),
-      () => ({ sensorCode: "10", sensorId: null }),
-    );
-    const value = (uuid: string, bytes: number[], i: number) =>
-      assembler.add({
-        deviceAddress: CUFF,
-        sensorCode: "10",
-        uuid,
-        value: Uint8Array.from(bytes),
-        receivedAt: T0 + i * 1000,
-        sequence: undefined,
-        stored: false,
-        clockUnset: false,
-      });
+    const { readings, assembler, value } = cuffAssembler();
     // 40 s of deflation, one notification a second, then the measurement and the battery level.
     for (let i = 0; i < 40; i++) value(INTERMEDIATE_CUFF_PRESSURE, [0, 160 - i, 0, 0, 0, 0, 0], i);
     const measurement = [0x1e, 0x7a, 0x00, 0x50, 0x00, 0x60, 0x00];
@@ -61,23 +67,7 @@ describe("ReadingAssembler", () => {
   });
 
   it("starts a new reading at a second value of a characteristic: a real cuff's battery notified while it lingers does not make its measurement undecodable", async () => {
-    const readings: AssembledReading[] = [];
-    const assembler = new ReadingAssembler(
-      catalogue,
-      (r) => readings.push(r),
-      () => ({ sensorCode: "10", sensorId: null }),
-    );
-    const value = (uuid: string, bytes: number[], i: number) =>
-      assembler.add({
-        deviceAddress: CUFF,
-        sensorCode: "10",
-        uuid,
-        value: Uint8Array.from(bytes),
-        receivedAt: T0 + i * 1000,
-        sequence: undefined,
-        stored: false,
-        clockUnset: false,
-      });
+    const { readings, assembler, value } = cuffAssembler();
     // A SIG cuff sends no vendor Reading Context to close its reading.
     // Flags: time stamp present; 122/80 mmHg, MAP 96; 2026-05-01 09:00:00 (BLS 1.1 §3.1).
     const measurement = [0x02, 0x7a, 0, 0x50, 0, 0x60, 0, 0xea, 0x07, 5, 1, 9, 0, 0];
