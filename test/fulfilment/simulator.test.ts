@@ -92,6 +92,28 @@ async function drive(lab: MiniLab, until: number) {
   lab.clock.runSync({ until });
 }
 
+/** An account with one patient at a verified address, and a Vendor Scale ordered for them. */
+async function orderScale(
+  store: Store,
+  activation: MiniLab["services"]["activation"],
+  clientDomain: string,
+) {
+  const account = await store.accounts.create({ clientDomain, environment: "development" });
+  await store.patients.create(account.id, {
+    externalId: "P",
+    address: "12 Main Street",
+    city: "Irvine",
+    state: "CA",
+    zipCode: "92614",
+    addressStatus: "Verified",
+  });
+  const { device } = await activation.activate(account.id, {
+    device: { name: "Vendor Scale" },
+    patient: { external_id: "P" },
+  });
+  return { account, device };
+}
+
 /** Ten orders of every kind, placed an hour apart. */
 async function placeOrders(lab: MiniLab): Promise<void> {
   const account = await lab.store.accounts.create({
@@ -372,22 +394,7 @@ describe("fulfilment simulator, several processes on one store", () => {
     };
     const lab = await miniLab("memory", clock, "reread", [], opener, 3_600_000, settings);
     await lab.sim.start();
-    const account = await lab.store.accounts.create({
-      clientDomain: "clinic",
-      environment: "development",
-    });
-    await lab.store.patients.create(account.id, {
-      externalId: "P",
-      address: "12 Main Street",
-      city: "Irvine",
-      state: "CA",
-      zipCode: "92614",
-      addressStatus: "Verified",
-    });
-    const { device } = await lab.services.activation.activate(account.id, {
-      device: { name: "Vendor Scale" },
-      patient: { external_id: "P" },
-    });
+    const { device } = await orderScale(lab.store, lab.services.activation, "clinic");
     duringRead = async () => {
       await lab.services.orders.advance(device.id, { status: "Dropshipped" });
     };
@@ -455,22 +462,7 @@ describe("fulfilment simulator, when things go wrong", () => {
       fulfilment,
     });
     await sim.start();
-    const account = await lab.store.accounts.create({
-      clientDomain: "c",
-      environment: "development",
-    });
-    await lab.store.patients.create(account.id, {
-      externalId: "P",
-      address: "12 Main Street",
-      city: "Irvine",
-      state: "CA",
-      zipCode: "92614",
-      addressStatus: "Verified",
-    });
-    const { device } = await services.activation.activate(account.id, {
-      device: { name: "Vendor Scale" },
-      patient: { external_id: "P" },
-    });
+    const { account, device } = await orderScale(lab.store, services.activation, "c");
     const order = await services.orders.get(device.id);
     await drive({ ...lab, sim }, T0 + 30 * DAY);
     expect(errors).toEqual([
