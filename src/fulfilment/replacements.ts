@@ -102,34 +102,29 @@ export class Replacements {
       errors.throwIfAny();
     }
     const input = body as Record<string, unknown>;
-    const device = await this.readDevice(errors, accountId, input.hwi_device_id);
-    const waits = device === undefined ? NO_WAITS : await replacementWaits(this.deps, device);
-    const deviceTypes = this.readDeviceTypes(errors, device, input.device_types, waits);
-    const shipping = readShipping(errors, input);
-    const notifyEmails = readText(errors, ["notify_emails"], input.notify_emails, {
-      allowNull: true,
-      allowBlank: true,
-      maxLength: 1000,
-    });
-    errors.throwIfAny();
     return atomically(this.deps, async (tx, events) => {
-      // The device and its waits again, in the transaction: an order of it placed meanwhile (a
-      // client's double submit) passed the same checks, and both boxes would ship.
-      const recheck = new FieldErrorCollector();
-      const current = await this.readDevice(recheck, accountId, input.hwi_device_id, tx);
-      const now =
-        current === undefined
+      // Checked in the transaction that places the order: an order of the device placed
+      // meanwhile (a client's double submit) is then one of its waits, and only one box ships.
+      const device = await this.readDevice(errors, accountId, input.hwi_device_id, tx);
+      const waits =
+        device === undefined
           ? NO_WAITS
-          : await replacementWaits({ store: tx, catalogue: this.deps.catalogue }, current);
-      this.readDeviceTypes(recheck, current, input.device_types, now);
-      recheck.throwIfAny();
+          : await replacementWaits({ store: tx, catalogue: this.deps.catalogue }, device);
+      const deviceTypes = this.readDeviceTypes(errors, device, input.device_types, waits);
+      const shipping = readShipping(errors, input);
+      const notifyEmails = readText(errors, ["notify_emails"], input.notify_emails, {
+        allowNull: true,
+        allowBlank: true,
+        maxLength: 1000,
+      });
+      errors.throwIfAny();
       const at = this.deps.clock.now();
       const created = await tx.replacements.create(accountId, {
-        deviceId: current!.id,
+        deviceId: device!.id,
         deviceTypes: deviceTypes!,
         ...shipping,
         notifyEmails: notifyEmails ?? null,
-        previousHardwareUuid: current!.hardwareUuid,
+        previousHardwareUuid: device!.hardwareUuid,
         status: REPLACEMENT_REQUESTED,
       });
       const shipment = await openShipment(
@@ -182,7 +177,7 @@ export class Replacements {
     errors: FieldErrorCollector,
     accountId: string,
     value: unknown,
-    repos: StoreRepositories = this.deps.store,
+    repos: StoreRepositories,
   ) {
     const id = readText(errors, ["hwi_device_id"], value, { required: true });
     if (typeof id !== "string") return undefined;
