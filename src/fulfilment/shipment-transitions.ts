@@ -261,6 +261,13 @@ async function cancel(
   } else {
     const { patient, ...device } = order.device;
     await tx.devices.delete(accountId, device.id);
+    // Its supply orders still pending go with it, as an unlink removes them (stopForUnlink):
+    // they would ship, and bill, supplies for a device that no longer exists (spec 3: removed).
+    const pending = await tx.supplyRequests.list(accountId, {
+      forDeviceId: device.id,
+      fulfilled: false,
+    });
+    for (const supply of pending.rows) await tx.supplyRequests.delete(accountId, supply.id);
     events.add("fulfilment.status", {
       accountId,
       device: { ...device, status: "Cancelled", modified: at } satisfies DeviceRow,

@@ -462,6 +462,36 @@ describe("asr/supply-requests/", () => {
     expect(ok<Order[]>(await asr("GET", "supply-requests/"))).toEqual([]);
   });
 
+  it("a device request that is Cancelled takes its pending supply orders with it: they never ship nor bill", async () => {
+    // A second glucometer requested for the patient, not shipped yet, and lancets for it.
+    const requested = await activate(
+      lab,
+      { device: { name: "Vendor Glucometer" }, patient: { external_id: "P-1" } },
+      lab.prod,
+    );
+    expect(requested.hardware_uuid).toBeNull();
+    const place = async (body: Record<string, unknown>) => {
+      const res = await asr("POST", "supply-requests/", { ...SHIP_TO, ...body });
+      expect(res.statusCode, res.body).toBe(201);
+      return (res.json() as Order).id;
+    };
+    const lancets = await place({
+      supply_name: "Lancets (100)",
+      related_client_device_id: requested.id,
+    });
+    const strips = await place({ supply_name: STRIPS, gateway_id: GW });
+    // Spec 3: a pending device order cancelled (duplicate clean-up) is removed.
+    const cancel = await lab.app.inject({
+      method: "POST",
+      url: `/lab/v1/orders/${requested.id}/advance/`,
+      headers: ADMIN,
+      payload: { status: "Cancelled" },
+    });
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    expect((await asr("GET", `supply-requests/${lancets}/`)).statusCode).toBe(404);
+    expect(ok<Order[]>(await asr("GET", "supply-requests/")).map((o) => o.id)).toEqual([strips]);
+  });
+
   it("bills each order in the month it shipped, at its prices when ordered (spec 1.4)", async () => {
     const place = async (supply_name: string, extra: Record<string, unknown>) =>
       (
