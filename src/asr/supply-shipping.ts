@@ -131,7 +131,12 @@ export class SupplyShipping implements TimedWork {
         // Removed (DELETE of a pending request) since it was read: nothing left to move.
         if ((await tx.supplyRequests.getById(due.id))?.step !== due.step) return;
         const patch = nextStep(fulfilment, due, at);
-        const row = await tx.supplyRequests.update(due.id, patch ?? { nextAt: null });
+        // updated_on is when the step happened, as shipped_on and delivered_on are: a restart's
+        // catch-up would otherwise stamp every step it applies with the same instant.
+        const row = await tx.supplyRequests.update(
+          due.id,
+          patch === null ? { nextAt: null } : { ...patch, modified: at },
+        );
         if (patch !== null) await supplyOrderChanged(tx, events, supplies, row);
       });
     }

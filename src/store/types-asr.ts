@@ -77,6 +77,8 @@ export type SupplyRequestPatch = Partial<
     | "trackingLink"
     | "shippedOn"
     | "deliveredOn"
+    /** When the step happened; the store's clock when absent. */
+    | "modified"
   >
 >;
 

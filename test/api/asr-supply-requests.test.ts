@@ -286,6 +286,20 @@ describe("asr/supply-requests/", () => {
     expect(Date.parse(done.shipped_on!)).toBe(shipsAt);
     expect(Date.parse(done.delivered_on!)).toBeGreaterThan(shipsAt!);
     expect(Date.parse(done.delivered_on!)).toBeLessThan(lab.clock.now() - 20 * DAY);
+    // Each step's webhook is stamped updated_on when that step happened, not at the restart
+    // (both would read the same instant, and a consumer keeping the newest by updated_on
+    // would drop the delivery as no newer than the shipping).
+    const outbox = await lab.store.transaction((tx) => tx.webhookOutbox.take(100));
+    const steps = outbox
+      .filter((e) => e.event === "SPECIAL_ORDER")
+      .map((e) => e.body as Order)
+      .map((b) => [b.status, b.updated_on]);
+    expect(steps).toEqual([
+      ["pending", placed.created_on],
+      ["fulfilled", done.shipped_on],
+      ["fulfilled", done.delivered_on],
+    ]);
+    expect(done.updated_on).toBe(done.delivered_on);
   });
 
   it("lists newest first; fulfilled and search filter; page gives the envelope", async () => {

@@ -165,7 +165,7 @@ export function supplyRequestsRepo(ctx: Ctx): SupplyRequestsRepo {
           ...(patch.shippedOn === undefined ? {} : { shipped_on: patch.shippedOn }),
           ...(patch.deliveredOn === undefined ? {} : { delivered_on: patch.deliveredOn }),
           step: sql`step + 1`,
-          modified: ctx.clock.now(),
+          modified: patch.modified ?? ctx.clock.now(),
         })
         .where("id", "=", id)
         .returningAll()
