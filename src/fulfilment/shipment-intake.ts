@@ -7,7 +7,13 @@ import { fulfilmentRequestOf } from "./device-meta.ts";
 import type { PendingEvents } from "./events.ts";
 import { PENDING, type ShipmentStep } from "./shipment-flow.ts";
 import { acceptance, planNext, shipmentRng } from "./shipment-plan.ts";
-import { announce, loadOrder, type ShipmentDeps, scheduled } from "./shipment-transitions.ts";
+import {
+  announce,
+  loadOrder,
+  removePendingSupplyOrders,
+  type ShipmentDeps,
+  scheduled,
+} from "./shipment-transitions.ts";
 
 export interface NewOrder {
   readonly accountId: string;
@@ -154,8 +160,7 @@ export async function stopForUnlink(
   const { accountId, deviceIds, at } = args;
   await tx.billingPeriods.close(accountId, deviceIds, at);
   for (const id of deviceIds) {
-    const pending = await tx.supplyRequests.list(accountId, { forDeviceId: id, fulfilled: false });
-    for (const order of pending.rows) await tx.supplyRequests.delete(accountId, order.id);
+    await removePendingSupplyOrders(tx, accountId, id);
     const replacements = await tx.replacements.list(accountId, { deviceId: id });
     for (const shipmentId of [id, ...replacements.rows.map((r) => r.id)]) {
       await haltForUnlink(tx, events, accountId, shipmentId, at);

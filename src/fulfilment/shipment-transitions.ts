@@ -263,11 +263,7 @@ async function cancel(
     await tx.devices.delete(accountId, device.id);
     // Its supply orders still pending go with it, as an unlink removes them (stopForUnlink):
     // they would ship, and bill, supplies for a device that no longer exists (spec 3: removed).
-    const pending = await tx.supplyRequests.list(accountId, {
-      forDeviceId: device.id,
-      fulfilled: false,
-    });
-    for (const supply of pending.rows) await tx.supplyRequests.delete(accountId, supply.id);
+    await removePendingSupplyOrders(tx, accountId, device.id);
     events.add("fulfilment.status", {
       accountId,
       device: { ...device, status: "Cancelled", modified: at } satisfies DeviceRow,
@@ -373,4 +369,17 @@ function cityOf(order: Order): string | null {
   const city = r?.shippingCity ?? p?.city ?? null;
   const state = r?.shippingState ?? p?.state ?? null;
   return city === null ? null : state === null ? city : `${city}, ${state.toUpperCase()}`;
+}
+
+/** A device's supply orders not yet fulfilled, removed (its request cancelled, or unlinked). */
+export async function removePendingSupplyOrders(
+  tx: StoreRepositories,
+  accountId: string,
+  deviceId: string,
+): Promise<void> {
+  const pending = await tx.supplyRequests.list(accountId, {
+    forDeviceId: deviceId,
+    fulfilled: false,
+  });
+  for (const order of pending.rows) await tx.supplyRequests.delete(accountId, order.id);
 }
