@@ -42,7 +42,7 @@ export function registerJsonOnly(app: FastifyInstance): void {
       done(null, {});
       return;
     }
-    parseJson(request, text, (error, value) => {
+    parseJson(request, exactIntegers(text), (error, value) => {
       if (error === null) {
         done(null, value);
         return;
@@ -62,6 +62,47 @@ export function registerJsonOnly(app: FastifyInstance): void {
     const type = request.headers["content-type"] ?? "";
     done(apiError.unsupportedMediaType(type), undefined);
   });
+}
+
+/** Any integer a double cannot hold exactly has at least 16 digits (2^53 has 16). */
+const LONG_DIGITS = /\d{16}/;
+const INTEGER_TOKEN = /^-?(?:0|[1-9]\d*)$/;
+
+/**
+ * The JSON text with every integer past Number.MAX_SAFE_INTEGER turned into a string of its
+ * digits. Python's json (DRF) reads integers exactly, so a CharField given 12345678901234567890
+ * (a 64-bit id sent as a number) keeps those digits and an IntegerField compares the exact value;
+ * JSON.parse rounds it to 12345678901234567000, silently storing another id (two patients'
+ * ids collapsing into one). Fields read numbers given as text as DRF does (charField,
+ * integerField), so the string keeps their answers. Only number tokens outside strings change;
+ * text that is not JSON stays not JSON (its error is described from the original text).
+ */
+function exactIntegers(text: string): string {
+  if (!LONG_DIGITS.test(text)) return text;
+  let out = "";
+  let copied = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '"') {
+      // Skip the string, escapes included.
+      i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+      i++;
+    } else if (c === "-" || (c >= "0" && c <= "9")) {
+      let end = i + 1;
+      while (end < text.length && /[0-9.eE+-]/.test(text[end]!)) end++;
+      const token = text.slice(i, end);
+      if (INTEGER_TOKEN.test(token) && !Number.isSafeInteger(Number(token))) {
+        out += `${text.slice(copied, i)}"${token}"`;
+        copied = end;
+      }
+      i = end;
+    } else {
+      i++;
+    }
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** Route config of a route that reads no request body: one sent is ignored, unparsed. */

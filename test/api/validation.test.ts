@@ -80,6 +80,43 @@ describe("400 keyed by field", () => {
     });
   });
 
+  it("keeps every digit of a numeric id past 2^53: two patients stay two, found by their ids", async () => {
+    // A platform whose ids are 64-bit integers (a Python or Java client) sends them as JSON
+    // numbers; DRF's CharField reads the exact digits (str(int)). Read as a double they were
+    // rounded: 12345678901234567890 and …891 both became "12345678901234567000".
+    const raw = (body: string) =>
+      lab.app.inject({
+        method: "POST",
+        url: hwi(lab.dev, "hwi-patients/"),
+        headers: { authorization: `Api-Key ${lab.dev.key}`, "content-type": "application/json" },
+        payload: body,
+      });
+    const first = await raw('{"external_id": 12345678901234567890, "name": -98765432109876543210}');
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.json()).toMatchObject({
+      external_id: "12345678901234567890",
+      name: "-98765432109876543210",
+    });
+    const second = await raw('{"external_id":12345678901234567891}');
+    expect(second.statusCode, second.body).toBe(201);
+    expect(second.json().external_id).toBe("12345678901234567891");
+    const found = await send(
+      lab.app,
+      "GET",
+      hwi(lab.dev, "hwi-patients/12345678901234567890/"),
+      lab.dev.key,
+    );
+    expect(found.statusCode).toBe(200);
+    // Digits inside strings, and numbers a double holds exactly, are untouched.
+    const third = await raw(
+      '{"external_id": "x 99999999999999999999 y", "name": 9007199254740991}',
+    );
+    expect(third.json()).toMatchObject({
+      external_id: "x 99999999999999999999 y",
+      name: "9007199254740991",
+    });
+  });
+
   it("a body that is not an object is a non_field_errors, named by its Python type", async () => {
     const cases: [unknown, string][] = [
       [[1, 2], "list"],
