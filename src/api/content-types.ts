@@ -78,7 +78,8 @@ const INTEGER_TOKEN = /^-?(?:0|[1-9]\d*)$/;
  * text that is not JSON stays not JSON (its error is described from the original text).
  */
 function exactIntegers(text: string): string {
-  if (!LONG_DIGITS.test(text)) return text;
+  // A body that is a bare number stays one: its 400 names it an int, as DRF's does.
+  if (!LONG_DIGITS.test(text) || !/^\s*[[{]/.test(text)) return text;
   let out = "";
   let copied = 0;
   let i = 0;

@@ -115,6 +115,9 @@ describe("400 keyed by field", () => {
       external_id: "x 99999999999999999999 y",
       name: "9007199254740991",
     });
+    expect((await raw("12345678901234567890")).json()).toEqual({
+      non_field_errors: ["Invalid data. Expected a dictionary, but got int."],
+    });
   });
 
   it("a body that is not an object is a non_field_errors, named by its Python type", async () => {
