@@ -56,6 +56,8 @@ interface Queued {
   readonly settle: Settle;
   /** What became of it, once committed (replays wait for it). */
   readonly outcome?: (outcome: MessageOutcome) => void;
+  /** A replay the store refused, and its dead letter too: nothing of it was committed. */
+  readonly refused?: (error: unknown) => void;
 }
 
 /**
@@ -153,7 +155,7 @@ export class Ingestor implements IngestSink {
       const settle: Settle = (committed) => {
         if (!committed) notRunning();
       };
-      this.enqueue(message, settle, { replays, outcome: resolve });
+      this.enqueue(message, settle, { replays, outcome: resolve, refused: reject });
     });
   }
 
@@ -161,7 +163,11 @@ export class Ingestor implements IngestSink {
   private enqueue(
     message: Received,
     settle: Settle,
-    replay?: { replays: ReplayOf; outcome: (outcome: MessageOutcome) => void },
+    replay?: {
+      replays: ReplayOf;
+      outcome: (outcome: MessageOutcome) => void;
+      refused: (error: unknown) => void;
+    },
   ): void {
     const receivedAt = this.options.clock.now();
     const { topic, payload } = message;
@@ -172,6 +178,7 @@ export class Ingestor implements IngestSink {
             inbound: { topic, payload, receivedAt, replays: replay.replays },
             settle,
             outcome: replay.outcome,
+            refused: replay.refused,
           },
     );
     this.schedule();
@@ -268,6 +275,13 @@ export class Ingestor implements IngestSink {
       return true;
     } catch (refused) {
       if (isRpmlabError(refused, "E_STORE_UNAVAILABLE")) return false;
+      if (message.refused !== undefined) {
+        // A replay: its transaction rolled back, so its dead letter is kept as it was; the
+        // replay answers with the store's error (it waited for an outcome that never came).
+        message.settle(true);
+        message.refused(refused);
+        return true;
+      }
       this.options.logger?.error(
         {
           err: refused,

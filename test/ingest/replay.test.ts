@@ -7,6 +7,7 @@ import { MessageProcessor } from "../../src/ingest/processor.ts";
 import { type Replay, replayWith } from "../../src/ingest/replay.ts";
 import type { IngestSink, IngestSource } from "../../src/ingest/source.ts";
 import type { Store } from "../../src/store/store.ts";
+import { within } from "../mqtt/helpers.ts";
 import {
   activateCellular,
   catalogue,
@@ -168,6 +169,46 @@ describe('replaying dead letters (README "Dead letters")', () => {
         [message.topic, "cell-5", true],
       ]);
       expect(rows[0]!.id).not.toBe(letter.id);
+    } finally {
+      await ingestor.stop();
+    }
+  });
+
+  it("answers a replay whose message and new dead letter the store both refuse with the store's error, the dead letter kept", async () => {
+    await activateScale();
+    const picky = storeWith(store, (tx) => ({
+      ...tx,
+      measurements: {
+        ...tx.measurements,
+        insertMany: () => Promise.reject(new Error("value out of this store's range")),
+      },
+      deadLetters: {
+        ...tx.deadLetters,
+        add: () => Promise.reject(new Error("dead letter too large for this store")),
+      },
+    }));
+    const source: IngestSource = { describe: "none", start: async () => {}, stop: async () => {} };
+    const ingestor = new Ingestor({ source, store: picky, catalogue, clock });
+    const message = uplinkMessage(scale, "cell-6", readingsOf(scale, 2, 0).slice(0, 1));
+    const letter = await store.deadLetters.add({
+      ...message,
+      reason: "r",
+      messageId: "cell-6",
+      holdsClaim: true,
+    });
+    await ingestor.start();
+    try {
+      // It hung: the replay was acknowledged as a refused live message and never answered.
+      const answer = await within(
+        ingestor.replay(message, { deadLetterId: letter.id, holdsClaim: true }).then(
+          () => "resolved",
+          (error: unknown) => error,
+        ),
+        "the replay's answer",
+      );
+      expect(answer).toMatchObject({ message: "dead letter too large for this store" });
+      // Nothing of the replay was committed: the dead letter is still there, as it was.
+      expect((await all()).map((r) => [r.id, r.holdsClaim])).toEqual([[letter.id, true]]);
     } finally {
       await ingestor.stop();
     }
