@@ -26,7 +26,16 @@ export interface ReadingMapping {
    * it defaults to 0. It is not part of the reading and does not come back from `decode`.
    */
   encode(reading: PhysicalReading, profile: Profile, sequence?: number): CharacteristicValue[];
-  decode(values: readonly CharacteristicValue[], profile: Profile): PhysicalReading;
+  /**
+   * `undatedAt` (epoch ms, UTC) is the time given to a reading whose measurement carries no time
+   * stamp, where its characteristic makes one optional (Blood Pressure, Weight, PLX Spot-check:
+   * a device without a clock); without it such a reading is refused (E_CODEC_MAPPING).
+   */
+  decode(
+    values: readonly CharacteristicValue[],
+    profile: Profile,
+    undatedAt?: number,
+  ): PhysicalReading;
 }
 
 /** The mapping a profile names in `gatt.mapping`; E_CODEC_UNKNOWN when there is none. */

@@ -69,7 +69,9 @@ export function readingRows(
   created: number,
 ): NewMeasurement[] {
   const { profile, device } = resolved;
-  const decoded = mappingFor(profile).decode(reading.values, profile);
+  // A measurement without its optional time stamp (a device with no clock) is dated at the
+  // gateway's receive time, estimated (valuesSayClockNotSet says so too).
+  const decoded = mappingFor(profile).decode(reading.values, profile, reading.receivedAt);
   const source = uplink.source;
   const origin = provenance(reading.values, profile);
   // Spec wire-formats "Measurement record" estimated_timestamp: a device whose clock was unset

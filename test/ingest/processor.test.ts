@@ -1,6 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MS_PER_HOUR, PAST_YEAR_9999_MS, parseIso } from "../../src/core/time.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
+import {
+  decodeBloodPressureMeasurement,
+  encodeBloodPressureMeasurement,
+} from "../../src/gatt/characteristics/blood-pressure.ts";
+import {
+  decodePlxSpotCheckMeasurement,
+  encodePlxSpotCheckMeasurement,
+} from "../../src/gatt/characteristics/plx-measurement.ts";
+import {
+  decodeWeightMeasurement,
+  encodeWeightMeasurement,
+} from "../../src/gatt/characteristics/weight.ts";
 import { mappingFor } from "../../src/gatt/mapping.ts";
 import type { MessageOutcome } from "../../src/ingest/events.ts";
 import { MessageProcessor } from "../../src/ingest/processor.ts";
@@ -616,6 +628,53 @@ describe("MessageProcessor: one batch, one transaction", () => {
     const second = rows.filter((r) => r.timestamp === readings[1]!.timestamp);
     expect(second.length).toBe(readings[1]!.records.length);
     expect(second.every((r) => !r.estimatedTimestamp)).toBe(true);
+  });
+
+  it("stores a real cuff's, scale's or oximeter's reading that carries no time stamp (optional in BLS, WSS and PLXS) at the receive time, estimated; sent again, once", async () => {
+    /** The measurement value re-encoded as a device without a clock sends it. */
+    const undated: Record<string, (bytes: Uint8Array) => Uint8Array> = {
+      "2A35": (b) =>
+        encodeBloodPressureMeasurement({
+          ...decodeBloodPressureMeasurement(b),
+          timeStamp: undefined,
+        }),
+      "2A9D": (b) =>
+        encodeWeightMeasurement({ ...decodeWeightMeasurement(b), timeStamp: undefined }),
+      "2A5E": (b) =>
+        encodePlxSpotCheckMeasurement({
+          ...decodePlxSpotCheckMeasurement(b),
+          timestamp: undefined,
+        }),
+    };
+    const account = await store.accounts.create({
+      clientDomain: "clinic",
+      environment: "development",
+    });
+    const types = ["Vendor BPM - Wide Range", "Vendor Scale", "Vendor Pulse Ox"];
+    for (const [n, name] of types.entries()) {
+      const sender = senderFor(catalogue.get(name), 20 + n);
+      await deviceForPatient(store, account.id, sender, `P-${n}`);
+      const [reading] = readingsOf(sender, 3, 0);
+      const message = uplinkMessage(sender, `m-undated-${n}`, [reading!]);
+      const payload = JSON.parse(message.payload.toString());
+      for (const v of payload.readings[0].values as { uuid: string; value_b64: string }[]) {
+        const strip = undated[v.uuid.toUpperCase()];
+        if (strip === undefined) continue;
+        v.value_b64 = Buffer.from(strip(Buffer.from(v.value_b64, "base64"))).toString("base64");
+      }
+      const bytes = Buffer.from(JSON.stringify(payload));
+      const result = await run({ topic: message.topic, payload: bytes });
+      expect(result.deadLetters.map((d) => d.reason)).toEqual([]);
+      const rows = await rowsOf(result);
+      const receivedAt = parseIso(payload.readings[0].received_at)!;
+      expect(rows.map((r) => [r.metric, r.timestamp, r.estimatedTimestamp, r.accountId])).toEqual(
+        reading!.records.map((r) => [r.metric, receivedAt, true, account.id]),
+      );
+      // The gateway sending it again (a new message id, the same reading): stored once.
+      const again = JSON.stringify({ ...payload, message_id: `m-undated-${n}-again` });
+      const resent = await run({ topic: message.topic, payload: Buffer.from(again) });
+      expect(resent.outcomes[0]).toMatchObject({ stored: 0, duplicates: rows.length });
+    }
   });
 
   it("keys a reading stored at an estimated time by the device's own stamp: each reading of a visit kept, a re-send stored once", async () => {

@@ -125,14 +125,18 @@ function pressure(
     : gridValue(v, grid, NAME, field, offset);
 }
 
-function decode(values: readonly CharacteristicValue[], profile: Profile): PhysicalReading {
+function decode(
+  values: readonly CharacteristicValue[],
+  profile: Profile,
+  undatedAt?: number,
+): PhysicalReading {
   const c = carried(profile, NAME, METRICS, PARAMS);
   const [bpm, battery, context] = pickValues(values, UUIDS, NAME);
   if (bpm === undefined) throw mappingError(NAME, "uuid", "no Blood Pressure Measurement (2A35)");
   const m = decodeBloodPressureMeasurement(bpm);
   refuseUnknownUser(m.userId, NAME, bpmUserIdOffset(m));
   const { timezone, measurementIndex } = readingContextOf(context);
-  if (m.timeStamp === undefined) {
+  if (m.timeStamp === undefined && undatedAt === undefined) {
     throw mappingError(NAME, "time_stamp", "the measurement has no time stamp (flags bit 1)");
   }
   const source = { measurement_index: measurementIndex };
@@ -167,7 +171,11 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
     records.push({ metric: metric.name, value_1, value_2, filter_params });
   }
   return {
-    timestamp: utcOf(m.timeStamp, timezone, NAME, "time_stamp", BPM_OFFSETS.time_stamp),
+    // BLS 1.0: the Time Stamp is optional (a cuff without a clock); undatedAt stands in.
+    timestamp:
+      m.timeStamp === undefined
+        ? undatedAt!
+        : utcOf(m.timeStamp, timezone, NAME, "time_stamp", BPM_OFFSETS.time_stamp),
     timezone_offset: timezone,
     records,
   };

@@ -114,14 +114,18 @@ function checkTrustworthy(m: PlxSpotCheckMeasurement): void {
   }
 }
 
-function decode(values: readonly CharacteristicValue[], profile: Profile): PhysicalReading {
+function decode(
+  values: readonly CharacteristicValue[],
+  profile: Profile,
+  undatedAt?: number,
+): PhysicalReading {
   const c = carried(profile, NAME, METRICS, PARAMS);
   const [spot, battery, context] = pickValues(values, UUIDS, NAME);
   if (spot === undefined) throw mappingError(NAME, "uuid", "no PLX Spot-check Measurement (2A5E)");
   const m = decodePlxSpotCheckMeasurement(spot);
   checkTrustworthy(m);
   const { timezone, measurementIndex } = readingContextOf(context);
-  if (m.timestamp === undefined) {
+  if (m.timestamp === undefined && undatedAt === undefined) {
     throw mappingError(NAME, "timestamp", "the measurement has no timestamp (flags bit 0)");
   }
   const source = { measurement_index: measurementIndex };
@@ -161,7 +165,11 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
     });
   }
   return {
-    timestamp: utcOf(m.timestamp, timezone, NAME, "timestamp", PLX_SPOT_CHECK_OFFSETS.timestamp),
+    // PLXS 1.0.1: the Timestamp is optional (an oximeter without a clock); undatedAt stands in.
+    timestamp:
+      m.timestamp === undefined
+        ? undatedAt!
+        : utcOf(m.timestamp, timezone, NAME, "timestamp", PLX_SPOT_CHECK_OFFSETS.timestamp),
     timezone_offset: timezone,
     records,
   };

@@ -66,14 +66,18 @@ function encode(reading: PhysicalReading, profile: Profile): CharacteristicValue
   return values;
 }
 
-function decode(values: readonly CharacteristicValue[], profile: Profile): PhysicalReading {
+function decode(
+  values: readonly CharacteristicValue[],
+  profile: Profile,
+  undatedAt?: number,
+): PhysicalReading {
   const c = carried(profile, NAME, METRICS, PARAMS);
   const [measurement, battery, context] = pickValues(values, UUIDS, NAME);
   if (measurement === undefined) throw mappingError(NAME, "uuid", "no Weight Measurement (2A9D)");
   const m = decodeWeightMeasurement(measurement);
   refuseUnknownUser(m.userId, NAME, weightUserIdOffset(m));
   const { timezone, measurementIndex } = readingContextOf(context);
-  if (m.timeStamp === undefined) {
+  if (m.timeStamp === undefined && undatedAt === undefined) {
     throw mappingError(NAME, "time_stamp", "the measurement has no time stamp (flags bit 1)");
   }
   const source = { measurement_index: measurementIndex };
@@ -103,7 +107,11 @@ function decode(values: readonly CharacteristicValue[], profile: Profile): Physi
     });
   }
   return {
-    timestamp: utcOf(m.timeStamp, timezone, NAME, "time_stamp", TIME_STAMP_OFFSET),
+    // WSS 1.0: the Time Stamp is optional (a scale without a clock); undatedAt stands in.
+    timestamp:
+      m.timeStamp === undefined
+        ? undatedAt!
+        : utcOf(m.timeStamp, timezone, NAME, "time_stamp", TIME_STAMP_OFFSET),
     timezone_offset: timezone,
     records,
   };
