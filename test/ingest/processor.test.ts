@@ -6,6 +6,11 @@ import {
   encodeBloodPressureMeasurement,
 } from "../../src/gatt/characteristics/blood-pressure.ts";
 import {
+  decodeGlucoseMeasurement,
+  encodeGlucoseMeasurement,
+  SENSOR_STATUS,
+} from "../../src/gatt/characteristics/glucose-measurement.ts";
+import {
   decodePlxSpotCheckMeasurement,
   encodePlxSpotCheckMeasurement,
 } from "../../src/gatt/characteristics/plx-measurement.ts";
@@ -675,6 +680,41 @@ describe("MessageProcessor: one batch, one transaction", () => {
       const resent = await run({ topic: message.topic, payload: Buffer.from(again) });
       expect(resent.outcomes[0]).toMatchObject({ stored: 0, duplicates: rows.length });
     }
+  });
+
+  it("stores a real meter's HI or LO reading past the profile's range, flagged by its Sensor Status (GLS bits 5 and 6), as the top with the alert or the bottom", async () => {
+    const glucometer = senderFor(catalogue.get("Vendor Glucometer"), 6);
+    await activateForPatient(store, glucometer);
+    const readings = readingsOf(glucometer, 3, 0).slice(0, 2);
+    const message = uplinkMessage(glucometer, "m-hi-lo", readings);
+    const payload = JSON.parse(message.payload.toString());
+    // A meter measuring to 700 mg/dL sends its HI as 700 (0.007 kg/L), its LO as 10.
+    const flagged = [
+      { kgPerL: 0.007, status: "resultHigherThanDeviceCanProcess" },
+      { kgPerL: 0.0001, status: "resultLowerThanDeviceCanProcess" },
+    ] as const;
+    for (const [i, { kgPerL, status }] of flagged.entries()) {
+      const v = (payload.readings[i].values as { uuid: string; value_b64: string }[]).find(
+        (x) => x.uuid.toUpperCase() === "2A18",
+      )!;
+      const m = decodeGlucoseMeasurement(Buffer.from(v.value_b64, "base64"));
+      const bytes = encodeGlucoseMeasurement({
+        ...m,
+        concentration: { ...m.concentration!, unit: "kg/L", value: kgPerL },
+        sensorStatus: { ...SENSOR_STATUS.none(), [status]: true },
+      });
+      v.value_b64 = Buffer.from(bytes).toString("base64");
+    }
+    const result = await run({
+      topic: message.topic,
+      payload: Buffer.from(JSON.stringify(payload)),
+    });
+    expect(result.deadLetters.map((d) => d.reason)).toEqual([]);
+    const glucose = (await rowsOf(result)).filter((r) => r.metric === "glucose");
+    expect(glucose.map((r) => [r.timestamp, r.value1, r.filterParams?.alert])).toEqual([
+      [readings[0]!.timestamp, 600, "sensor_result_above_range"],
+      [readings[1]!.timestamp, 20, undefined],
+    ]);
   });
 
   it("keys a reading stored at an estimated time by the device's own stamp: each reading of a visit kept, a re-send stored once", async () => {

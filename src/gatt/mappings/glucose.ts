@@ -290,9 +290,10 @@ function enumHas(profile: Profile, key: string, value: string): boolean {
 
 /**
  * mg/dL of a concentration. A meter that cannot measure a high reading may send +INF with the
- * "higher than the device can process" bit (GLS Sensor Status Annunciation bit 5); that reading
- * is reported as the top of the range. A low one, -INF with bit 6, as the bottom (README: below
- * range reports the bottom of the range, without an alert).
+ * "higher than the device can process" bit (GLS Sensor Status Annunciation bit 5), or a value
+ * past the top; that reading is reported as the top of the range. A low one, -INF or a value
+ * under the bottom with bit 6, as the bottom (README: below range reports the bottom of the
+ * range, without an alert).
  */
 function concentration(
   v: Medfloat,
@@ -305,6 +306,12 @@ function concentration(
   if (typeof v !== "number" && v.special === "+inf" && out.above) return reportedAs;
   if (typeof v !== "number" && v.special === "-inf" && out.below) return metric.value1.min;
   const n = needNumber(v, NAME, "glucose_concentration", offset);
+  // A finite HI or LO past the profile's range: a meter measuring further than it (to 700
+  // mg/dL, say) sends its own limit with the same bit. Reported as the README says above, not
+  // refused: the reading a patient took is kept, and spec 2.8's alert says it was out of range.
+  const mgPerDl = n * (unit === "kg/L" ? MG_PER_DL_PER_KG_PER_L : MG_PER_DL_PER_MOL_PER_L);
+  if (out.above && mgPerDl > reportedAs) return reportedAs;
+  if (out.below && mgPerDl < metric.value1.min) return metric.value1.min;
   return unit === "kg/L"
     ? gridValue(n * MG_PER_DL_PER_KG_PER_L, metric.value1, NAME, "glucose_concentration", offset)
     : convertedValue(
