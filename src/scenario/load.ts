@@ -9,7 +9,7 @@ import { PatientModels } from "../readings/patients.ts";
 import { resolveScenario, type ScenarioLibrary } from "./resolve.ts";
 import { scenarioSchema } from "./schema.ts";
 import type { Scenario } from "./types.ts";
-import { type YamlPosition, yamlLocator } from "./yaml-position.ts";
+import { type YamlPosition, yamlFaultPosition, yamlLocator } from "./yaml-position.ts";
 
 export type ScenarioCheck =
   | { readonly ok: true; readonly scenario: Scenario }
@@ -41,8 +41,10 @@ export function checkScenario(
     const [firstLine = ""] = (error as Error).message.split("\n");
     const message = `not valid YAML: ${firstLine.replace(/:$/, "")}`;
     // Where the parser stopped, as file:line:column like every other problem.
+    // An alias or merge key the parser took fails later, without one: found in the text.
     const at = error instanceof YAMLParseError ? error.linePos?.[0] : undefined;
-    const position = at === undefined ? {} : { line: at.line, column: at.col };
+    const position =
+      at === undefined ? (yamlFaultPosition(text) ?? {}) : { line: at.line, column: at.col };
     return { ok: false, issues: [{ file, path: "(root)", message, ...position }] };
   }
   const parsed = scenarioSchema.safeParse(raw, {

@@ -1,4 +1,14 @@
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import {
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  visit,
+} from "yaml";
 
 export interface YamlPosition {
   readonly line: number;
@@ -45,4 +55,36 @@ function stepInto(
   const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
   const start = (pair?.key as Node | undefined)?.range?.[0];
   return start === undefined ? undefined : { node: pair!.value, offset: start };
+}
+
+/**
+ * Where YAML the parser took fails to convert: an alias with no anchor before it, or a merge key
+ * (`<<`) whose source is not a map. The parser builds both and throws only when making values,
+ * with no position; this finds the node so the problem, too, reads `file:line:column` (README
+ * "Scenario files": text that is not YAML, where the parser stopped).
+ */
+export function yamlFaultPosition(text: string): YamlPosition | undefined {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, merge: true });
+  const resolved = (node: unknown) => (isAlias(node) ? node.resolve(doc) : node);
+  let offset: number | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      if (node.resolve(doc) !== undefined) return undefined;
+      offset = node.range?.[0];
+      return visit.BREAK;
+    },
+    Pair(_key, pair) {
+      if (!isScalar(pair.key) || pair.key.source !== "<<") return undefined;
+      const value = pair.value;
+      const sources = isSeq(value) ? value.items : [value];
+      const bad = sources.find((source) => !isMap(resolved(source)));
+      if (bad === undefined) return undefined;
+      offset = ((isPair(bad) ? bad.key : bad) as Node | null)?.range?.[0];
+      return visit.BREAK;
+    },
+  });
+  if (offset === undefined) return undefined;
+  const { line, col } = lineCounter.linePos(offset);
+  return { line, column: col };
 }

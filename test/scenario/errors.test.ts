@@ -777,4 +777,23 @@ describe("scenario errors name the line and column of the field", () => {
       "20:39: events[0].target",
     ]);
   });
+
+  it("an alias with no anchor, or a merge key on a list of names, where it is written", () => {
+    // The parser builds these and only fails on converting them: the message had no place, so
+    // an editor or a CI annotation had nothing to jump to (README "Scenario files").
+    const unresolved = text.replace("    kit: [Vendor BPM - Wide Range]", "    kit: *kit");
+    const merged = text.replace("expect:", "  - <<: [htn]\n    id: htn2\nexpect:");
+    const where = (source: string) => {
+      const check = checkScenario(source, FILE, library);
+      return (check.ok ? [] : check.issues).map(
+        (i) => `${i.line}:${i.column}: ${i.path}: ${i.message}`,
+      );
+    };
+    expect(where(unresolved)).toEqual([
+      "15:10: (root): not valid YAML: Unresolved alias (the anchor must be set before the alias): kit",
+    ]);
+    expect(where(merged)).toEqual([
+      "17:10: (root): not valid YAML: Merge sources must be maps or map aliases",
+    ]);
+  });
 });
