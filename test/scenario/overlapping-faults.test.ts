@@ -61,4 +61,22 @@ describe("overlapping faults", () => {
         .toEqual(alone.counts.webhooks);
     }
   }, 120_000);
+
+  it("on emulated BLE too: interference inside longer interference ends with the longer one", async () => {
+    // The medium's loss around a household was set to 0 when the inner interference ended, with
+    // the outer one still on: the peak flow meter (it cannot store) then sent its 12:00 reading.
+    const emulated = (events: string) =>
+      runScenario(
+        parseScenario(
+          `${BASE.replace("duration: 2d", "duration: 1d\ntransports: { ble: emulated }")}${events}`,
+          "/scenarios/overlap.yaml",
+        ),
+      );
+    const outer = `  - { at: 0d 06:00, action: radio.interference, target: gw, loss: 1, for: 12h }\n`;
+    const inner = `  - { at: 0d 07:00, action: radio.interference, target: "gw[0]", loss: 1, for: 1h }\n  - { at: 0d 07:00, action: radio.interference, loss: 1, for: 1h }\n`;
+    const alone = await emulated(outer);
+    const both = await emulated(outer + inner);
+    expect(alone.counts.readings.lost_by_design, renderText(alone)).toBeGreaterThan(0);
+    expect(both.counts.readings, renderText(both)).toEqual(alone.counts.readings);
+  }, 120_000);
 });

@@ -149,7 +149,7 @@ export async function perform(deps: ActionDeps, event: ScenarioEvent): Promise<v
           : patients(fleet, event.target);
       if (fleet.radio !== undefined) {
         const around = event.target === undefined ? undefined : targets;
-        later(event.forMs, interfere(fleet.radio.medium, around, event.loss));
+        later(event.forMs, interfere(faults, fleet.radio.medium, around, event.loss));
         return;
       }
       // The direct path has no radio model: interference takes a seeded share of the devices
@@ -282,26 +282,31 @@ function resend(device: DeviceRig, count: number): void {
 /**
  * Emulated BLE: the medium's own interference model (RadioMedium) raises the loss of every PDU
  * by `loss` — around the targets' devices, so on every link of their gateways, or everywhere.
- * Links retransmit, so readings are delayed, and lost only by devices that cannot wait.
- */
-/**
- * Interference on the emulated medium: around the targets' devices, or everywhere without
- * targets. Returns what ends it, on the same stations (or the whole medium).
+ * Links retransmit, so readings are delayed, and lost only by devices that cannot wait. Each
+ * station (or the whole medium) is a fault layer: interference inside a longer one ends with
+ * the longer one (README "Actions"), where setting 0 at its end cleared the longer one too.
+ * Returns what ends it, on the same stations (or the whole medium).
  */
 function interfere(
+  faults: FaultLayers,
   medium: RadioMedium,
   targets: PatientRig[] | undefined,
   loss: number,
 ): () => void {
   if (targets === undefined) {
-    medium.setInterference(loss);
-    return () => medium.setInterference(0);
+    return faults.hold(medium, loss, (level) => medium.setInterference(level ?? 0)).end;
   }
   const stations = targets.flatMap((p) =>
     p.devices.flatMap((d) => (d.ble instanceof EmulatedDevice ? [d.ble.station] : [])),
   );
-  medium.setInterferenceAround(stations, loss);
-  return () => medium.setInterferenceAround(stations, 0);
+  const ends = stations.map(
+    (station) =>
+      faults.hold(station, loss, (level) => medium.setInterferenceAround([station], level ?? 0))
+        .end,
+  );
+  return () => {
+    for (const end of ends) end();
+  };
 }
 
 /**
