@@ -75,9 +75,10 @@ export function yamlFaultPosition(text: string): YamlPosition | undefined {
       return visit.BREAK;
     },
     Pair(_key, pair) {
-      if (!isScalar(pair.key) || pair.key.source !== "<<") return undefined;
-      const value = pair.value;
-      const sources = isSeq(value) ? value.items : [value];
+      if (!isMergeKey(pair.key)) return undefined;
+      // As the parser merges: the value, or each item of a list it is (or is an alias of).
+      const value = resolved(pair.value);
+      const sources = isSeq(value) ? value.items : [pair.value];
       const bad = sources.find((source) => !isMap(resolved(source)));
       if (bad === undefined) return undefined;
       offset = ((isPair(bad) ? bad.key : bad) as Node | null)?.range?.[0];
@@ -87,4 +88,11 @@ export function yamlFaultPosition(text: string): YamlPosition | undefined {
   if (offset === undefined) return undefined;
   const { line, col } = lineCounter.linePos(offset);
   return { line, column: col };
+}
+
+/** A plain `<<` key (a quoted one is an ordinary key): what the parser merges. */
+function isMergeKey(key: unknown): boolean {
+  if (!isScalar(key) || (key.type !== undefined && key.type !== "PLAIN")) return false;
+  const { value } = key;
+  return value === "<<" || (typeof value === "symbol" && value.description === "<<");
 }

@@ -795,5 +795,8 @@ describe("scenario errors name the line and column of the field", () => {
     expect(where(merged)).toEqual([
       "17:10: (root): not valid YAML: Merge sources must be maps or map aliases",
     ]);
+    // A merge of an alias of a list of maps is a merge the parser takes: the fault is the alias.
+    const listed = unresolved.replace("seed: 1", "seed: 1\nx: [&list [{ a: 1 }], { <<: *list }]");
+    expect(where(listed)[0]).toMatch(/^16:10: \(root\): not valid YAML: Unresolved alias/);
   });
 });
