@@ -58,7 +58,8 @@ export interface SessionResult {
    * The device's clock was unset (off by more than CLOCK_UNSET_THRESHOLD_MS) when the visit
    * began. The values of readings it kept from before are marked (RawCharacteristicValue
    * clockUnset): those fetched through RACP, and, from a device without RACP (it flushes its
-   * store when the central subscribes, BLS 1.1 §3.1.1), everything before the linger.
+   * store when the central subscribes, BLS 1.1 §3.1.1), everything before the linger; and every
+   * value of the visit when the gateway could not set the clock (timeSet false).
    */
   clockUnset: boolean;
   stored: number;
@@ -167,10 +168,12 @@ export async function runSession(link: GattLink, options: SessionOptions): Promi
       receivedAt: gatewayTime(),
       sequence,
       stored: phase === "stored",
+      // A clock the gateway could not set (read-only Current Time, CTS 1.1) stays wrong for
+      // the whole visit: its live readings too carry a time not to trust (envelope clock_unset).
       clockUnset:
         result.clockUnset &&
-        options.storesOffline !== false &&
-        (phase === "stored" || (beforeLinger && !hasRacp)),
+        (!result.timeSet ||
+          (options.storesOffline !== false && (phase === "stored" || (beforeLinger && !hasRacp)))),
     });
   };
 

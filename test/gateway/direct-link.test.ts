@@ -124,3 +124,55 @@ describe("a gateway session with a device whose Current Time notifies (CTS 1.1 Â
     expect(values).toEqual(["2A19"]);
   });
 });
+
+describe("a gateway session with an unset device clock it cannot set", () => {
+  it("marks every value of the visit clock_unset, live ones too: the device stamps them with its wrong clock", async () => {
+    const clock = new VirtualClock({ startMs: Date.UTC(2026, 0, 5, 8) });
+    // A fresh battery: the clock reads 2000-01-01, and Current Time is read-only (CTS 1.1).
+    const shown = encodeCurrentTime(currentTimeAt(Date.UTC(2000, 0, 1)));
+    for (const storesOffline of [true, false]) {
+      let notify: ((v: Uint8Array) => Promise<void>) | undefined;
+      const link = new DirectLink(
+        "c0:00:00:00:00:0a",
+        [
+          {
+            uuid: "1805",
+            characteristics: [{ uuid: "2A2B", properties: ["read"], read: () => shown }],
+          },
+          {
+            uuid: "180F",
+            characteristics: [
+              {
+                uuid: "2A19",
+                properties: ["read", "notify"],
+                read: () => new Uint8Array([90]),
+                subscribe: (send) => {
+                  notify = send;
+                  void send(new Uint8Array([90]));
+                },
+              },
+            ],
+          },
+        ],
+        () => undefined,
+      );
+      const marks: boolean[] = [];
+      const session = runSession(link, {
+        clock,
+        sensorCode: undefined,
+        storesOffline,
+        lastSequence: undefined,
+        lingerMs: 2000,
+        onValue: (v) => marks.push(v.clockUnset),
+      });
+      // A reading taken while the gateway lingers: still on the device's 2000 clock.
+      await clock.run({ until: clock.now() + 1000 });
+      await notify!(new Uint8Array([89]));
+      await clock.run({ until: clock.now() + 2000 });
+      const result = await session;
+      expect(result).toMatchObject({ timeSet: false, clockUnset: true, live: 2 });
+      // Unmarked, the service stored them at the device's time, in the year 2000.
+      expect({ storesOffline, marks }).toEqual({ storesOffline, marks: [true, true] });
+    }
+  });
+});
