@@ -40,7 +40,13 @@ export interface CellularDeviceOptions {
   readonly imei?: string;
   /** The readings it takes, in time order (src/readings generateReadings, one device). */
   readonly readings: readonly GeneratedReading[];
-  readonly broker: { readonly url: string; readonly username?: string; readonly password?: string };
+  readonly broker: {
+    readonly url: string;
+    readonly username?: string;
+    readonly password?: string;
+    /** A broker down at power-on is retried, not a failed start (UplinkSession keepTrying). */
+    readonly keepTrying?: boolean;
+  };
   /** Outbox size (default 1000 readings, as BLE devices keep) and directory (default memory). */
   readonly outbox?: { readonly capacity?: number; readonly dir?: string };
   readonly link?: ModemOptions<StoredReading>["link"];
@@ -146,6 +152,9 @@ export class CellularDevice {
         clientId: imei,
         ...(options.broker.username === undefined ? {} : { username: options.broker.username }),
         ...(options.broker.password === undefined ? {} : { password: options.broker.password }),
+        ...(options.broker.keepTrying === undefined
+          ? {}
+          : { keepTrying: options.broker.keepTrying }),
       },
       outbox: {
         capacity: options.outbox?.capacity ?? DEFAULT_OUTBOX_CAPACITY,

@@ -106,11 +106,12 @@ export async function sessionsBack(
   modems: readonly Pick<Modem<unknown>, "link" | "session">[],
   wallMs: number,
 ): Promise<void> {
-  const waits = modems
-    .filter((m) => m.link.up && !m.session.connected)
-    .map(
-      (m) => new Promise<void>((resolve) => m.session.events.once("connected", () => resolve())),
-    );
+  const down = modems.filter((m) => m.link.up && !m.session.connected);
+  // Those waiting for their next retry on the Clock, which does not move while this waits.
+  for (const m of down) m.session.reconnectNow();
+  const waits = down.map(
+    (m) => new Promise<void>((resolve) => m.session.events.once("connected", () => resolve())),
+  );
   if (waits.length === 0) return;
   const clock = new SystemClock();
   try {

@@ -1,6 +1,6 @@
 import type { MqttClient } from "mqtt";
 import type { Clock, TimerHandle } from "../core/clock.ts";
-import { RpmlabError } from "../core/errors.ts";
+import { isRpmlabError, RpmlabError } from "../core/errors.ts";
 import { TypedEvents } from "../core/events.ts";
 import { brokerError, connectClient, subscribeAll } from "../mqtt/client.ts";
 import { TOPIC_QOS } from "../mqtt/topics.ts";
@@ -30,8 +30,17 @@ export interface UplinkSessionOptions {
   readonly subscriptions?: readonly string[];
   readonly link: CellularLink;
   readonly clock: Clock;
-  /** After a failed connection attempt while the link is up, the next one (Clock ms). */
+  /**
+   * After a failed connection attempt while the link is up, the next one (Clock ms), doubling
+   * with each failure in a row up to MAX_BACKOFF times it.
+   */
   readonly retryMs?: number;
+  /**
+   * A broker that cannot be reached at start() is retried (connectFailed reports it) instead of
+   * failing the start, as hardware powered on during a service outage keeps trying: a scenario's
+   * kit delivered while its broker is down. A refusal (E_BROKER_REFUSED) still fails it.
+   */
+  readonly keepTrying?: boolean;
   readonly keepaliveSeconds?: number;
 }
 
@@ -48,6 +57,11 @@ export interface SessionEvents extends Record<string, unknown> {
 }
 
 const DEFAULT_RETRY_MS = 30_000;
+/**
+ * A broker down for days (a scenario's outage) was tried every 30 s of Clock time, each a real
+ * connection refused: thousands per modem, most of the run's wall time. 30 s doubles to 16 min.
+ */
+const MAX_BACKOFF = 32;
 
 export class UplinkSession {
   readonly events = new TypedEvents<SessionEvents>();
@@ -58,6 +72,8 @@ export class UplinkSession {
   /** Aborts the connection attempt under way (stop() does, not to wait for a silent broker). */
   private attempt: AbortController | undefined;
   private retryTimer: TimerHandle | undefined;
+  /** Connection attempts failed in a row (the retry backs off), until connected again. */
+  private failuresInRow = 0;
   private started = false;
   private readonly pending = new Set<(error: Error) => void>();
   private readonly flights = new Set<Promise<void>>();
@@ -89,6 +105,15 @@ export class UplinkSession {
       signal?.throwIfAborted();
       await this.open();
     } catch (error) {
+      if (
+        this.options.keepTrying === true &&
+        this.started &&
+        isRpmlabError(error, "E_BROKER_UNAVAILABLE")
+      ) {
+        this.reconnectFailed(error as Error);
+        this.retryLater();
+        return;
+      }
       await this.stop();
       throw error;
     } finally {
@@ -216,6 +241,7 @@ export class UplinkSession {
         }
         this.client = client;
         this.lastFailure = undefined;
+        this.failuresInRow = 0;
         this.events.emit("connected", { at: o.clock.now() });
       })
       .finally(() => {
@@ -239,6 +265,7 @@ export class UplinkSession {
       // MQTT.js reconnected by itself after the broker dropped us (the link stayed up).
       if (this.client !== client) return;
       this.lastFailure = undefined;
+      this.failuresInRow = 0;
       this.events.emit("connected", { at: this.options.clock.now() });
     });
   }
@@ -265,17 +292,38 @@ export class UplinkSession {
     this.events.emit("disconnected", { at: this.options.clock.now(), reason });
   }
 
+  /**
+   * The broker is known to be back (the lab restarted it): a connection waiting for its retry
+   * tries now, not up to retryMs of Clock time later.
+   */
+  reconnectNow(): void {
+    if (this.retryTimer === undefined) return;
+    this.options.clock.clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    if (this.options.link.up) this.reconnect();
+  }
+
   private reconnect(): void {
     if (!this.started || this.client !== undefined || this.connecting !== undefined) return;
     this.open().catch((error: unknown) => {
       // Given up by stop(): not a failure of the broker.
       if (!this.started) return;
       this.reconnectFailed(error as Error);
-      this.retryTimer = this.options.clock.setTimeout(() => {
+      this.retryLater();
+    });
+  }
+
+  private retryLater(): void {
+    if (this.retryTimer !== undefined) this.options.clock.clearTimeout(this.retryTimer);
+    const backoff = Math.min(2 ** this.failuresInRow, MAX_BACKOFF);
+    this.failuresInRow++;
+    this.retryTimer = this.options.clock.setTimeout(
+      () => {
         this.retryTimer = undefined;
         if (this.options.link.up) this.reconnect();
-      }, this.options.retryMs ?? DEFAULT_RETRY_MS);
-    });
+      },
+      (this.options.retryMs ?? DEFAULT_RETRY_MS) * backoff,
+    );
   }
 
   private failPending(error: Error): void {

@@ -28,6 +28,7 @@ export function gatewayModemOptions(
       clientId: uuid,
       ...(options.broker.username === undefined ? {} : { username: options.broker.username }),
       ...(options.broker.password === undefined ? {} : { password: options.broker.password }),
+      ...(options.broker.keepTrying === undefined ? {} : { keepTrying: options.broker.keepTrying }),
       will: {
         topic: topicOf("gw/status", uuid),
         payload: { v: ENVELOPE_VERSION, online: false },

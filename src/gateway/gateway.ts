@@ -38,7 +38,13 @@ export interface GatewayOptions {
   readonly identity?: Partial<ModemIdentity>;
   /** Spec 2.3 provisioned; default true. */
   readonly provisioned?: boolean;
-  readonly broker: { readonly url: string; readonly username?: string; readonly password?: string };
+  readonly broker: {
+    readonly url: string;
+    readonly username?: string;
+    readonly password?: string;
+    /** A broker down at power-on is retried, not a failed start (UplinkSession keepTrying). */
+    readonly keepTrying?: boolean;
+  };
   readonly ble: GatewayBle;
   /** Outbox size (default DEFAULT_GATEWAY_OUTBOX) and directory (state and outbox; default memory). */
   readonly outbox?: { readonly capacity?: number; readonly dir?: string };

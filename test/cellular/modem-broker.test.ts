@@ -11,9 +11,10 @@ import type { MqttClient } from "mqtt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Drainer } from "../../src/cellular/drain.ts";
 import { CellularLink, STEADY_LINK_PROFILE } from "../../src/cellular/link.ts";
-import { Modem } from "../../src/cellular/modem.ts";
+import { Modem, sessionsBack } from "../../src/cellular/modem.ts";
 import { type Outbox, openOutbox } from "../../src/cellular/outbox.ts";
 import { UplinkSession } from "../../src/cellular/uplink-session.ts";
+import type { Clock } from "../../src/core/clock.ts";
 import { isRpmlabError } from "../../src/core/errors.ts";
 import { Rng } from "../../src/core/rng.ts";
 import type { VirtualClock } from "../../src/core/virtual-clock.ts";
@@ -120,7 +121,13 @@ describe("modem: link, outbox, session and drainer on the embedded broker", () =
   }
 
   async function modem(
-    options: { url?: string; imei?: string; password?: string; capacity?: number } = {},
+    options: {
+      url?: string;
+      imei?: string;
+      password?: string;
+      capacity?: number;
+      keepTrying?: boolean;
+    } = {},
   ) {
     const imei = options.imei ?? IMEI;
     const password =
@@ -140,6 +147,7 @@ describe("modem: link, outbox, session and drainer on the embedded broker", () =
       password,
       link,
       clock,
+      ...(options.keepTrying === undefined ? {} : { keepTrying: options.keepTrying }),
     });
     const drainer = new Drainer<Item>({
       outbox,
@@ -212,6 +220,77 @@ describe("modem: link, outbox, session and drainer on the embedded broker", () =
     await deliver(inbox, 3);
     expect(received(inbox).map((r) => r.items)).toEqual([[0], [1, 2, 3], [4]]);
     expect(m.outbox.size).toBe(0);
+  });
+
+  it("powered on while the broker is down (keepTrying: a scenario's kit delivered in a broker outage), it starts, queues, and sends once the broker is back", async () => {
+    const m = await modem({ keepTrying: true });
+    await lab.broker.stop();
+    m.link.start();
+    // It rejected with E_BROKER_UNAVAILABLE, and the scenario run ended there.
+    await m.session.start();
+    m.drainer.start();
+    m.outbox.enqueue({ n: 0 });
+    m.drainer.kick();
+    await clock.run({ until: clock.now() + 60_000 });
+    expect(m.session.connected).toBe(false);
+    await lab.broker.start();
+    // The lab knows its broker is back: the session tries now, not at its next retry.
+    await sessionsBack([m], 10_000);
+    expect(m.session.connected).toBe(true);
+    const inbox = await watch(filterOf("cell/up"));
+    await deliver(inbox, 1);
+    expect(received(inbox).map((r) => r.items)).toEqual([[0]]);
+  });
+
+  it("a broker down for hours is tried again less and less often, not every 30 s of Clock time", async () => {
+    const { password } = await issueCredentials(store.mqttCredentials, "cellular", IMEI);
+    const link = new CellularLink({ clock, rng: new Rng("link"), profile: STEADY_LINK_PROFILE });
+    // The session's own timers are its retries: counted through the clock it is given.
+    let retries = 0;
+    const counting: Clock = {
+      now: () => clock.now(),
+      setTimeout: (fn, ms) => {
+        retries++;
+        return clock.setTimeout(fn, ms);
+      },
+      clearTimeout: (handle) => clock.clearTimeout(handle),
+      sleep: (ms) => clock.sleep(ms),
+    };
+    const session = new UplinkSession({
+      url: lab.broker.url,
+      clientId: IMEI,
+      username: IMEI,
+      password,
+      link,
+      clock: counting,
+      keepTrying: true,
+    });
+    stops.push(
+      () => link.stop(),
+      () => session.stop(),
+    );
+    await lab.broker.stop();
+    link.start();
+    await session.start();
+    for (let step = 0; step < 6 * 120; step++) {
+      await clock.run({ until: clock.now() + 30_000 });
+      await session.settled();
+    }
+    expect(session.connected).toBe(false);
+    // Every 30 s was 720 refused connections in six hours, a long outage's wall time.
+    expect(retries).toBeGreaterThan(5);
+    expect(retries).toBeLessThan(40);
+    await lab.broker.start();
+  });
+
+  it("without keepTrying, a broker down at power-on still fails start() (rpmlab device, rpmlab gateway)", async () => {
+    const m = await modem();
+    await lab.broker.stop();
+    m.link.start();
+    await expect(m.session.start()).rejects.toSatisfy((e) =>
+      isRpmlabError(e, "E_BROKER_UNAVAILABLE"),
+    );
+    await lab.broker.start();
   });
 
   /**

@@ -354,7 +354,8 @@ export class Fleet {
       readings: device.ledger.readings.filter(
         (r) => r.timestamp >= now && !device.ledger.hasTaken(r),
       ),
-      broker: { url: brokerUrl, ...credentials },
+      // Delivered during a broker outage, it powers on all the same and keeps trying.
+      broker: { url: brokerUrl, ...credentials, keepTrying: true },
       link: { profile: STEADY_LINK_PROFILE },
     });
     cellular.events.on("reading", ({ reading, fate }) => {
@@ -384,7 +385,7 @@ export class Fleet {
       rng: rng.fork(`gateway/${uuid}`),
       catalogue,
       gatewayUuid: uuid,
-      broker: { url: brokerUrl, ...credentials },
+      broker: { url: brokerUrl, ...credentials, keepTrying: true },
       ble,
       link: { profile: STEADY_LINK_PROFILE },
       ...(patient.cohort.checkinEveryMs === undefined
