@@ -131,8 +131,11 @@ export class GatewayRun {
   async stop(): Promise<void> {
     for (const timer of this.timers.values()) this.clock.clearTimeout(timer);
     this.timers.clear();
-    await this.gateway.stop();
-    this.ownClock?.dispose();
+    try {
+      await this.gateway.stop();
+    } finally {
+      this.ownClock?.dispose();
+    }
   }
 
   private follow(): void {

@@ -197,8 +197,13 @@ export class Gateway {
     if (this.checkinTimer !== undefined) this.options.clock.clearTimeout(this.checkinTimer);
     this.checkinTimer = undefined;
     for (const off of this.unlisten.splice(0)) off();
-    await this.options.ble.stop();
-    await this.modem.stop();
+    try {
+      await this.options.ble.stop();
+    } finally {
+      // A BLE side that fails to stop (its btsnoop capture not written) left the modem
+      // connected and its link's timers running: the process never ended.
+      await this.modem.stop();
+    }
   }
 
   /**
