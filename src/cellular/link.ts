@@ -97,6 +97,11 @@ export class CellularLink {
   private readonly clock: Clock;
   private readonly rng: Rng;
   private readonly walk: Rng;
+  /**
+   * Transfers' latency, a stream of its own: drawn from the episodes' stream, every message sent
+   * (how many depends on batching, so on real I/O) moved every later outage and coverage hole.
+   */
+  private readonly latency: Rng;
   private running = false;
   /** The walk's value after the samples applied so far. */
   private walkSignal: number;
@@ -116,6 +121,7 @@ export class CellularLink {
     this.clock = options.clock;
     this.rng = options.rng.fork("episodes");
     this.walk = options.rng.fork("signal");
+    this.latency = options.rng.fork("latency");
     this.walkSignal = clampSignal(this.profile.meanSignal);
   }
 
@@ -202,7 +208,7 @@ export class CellularLink {
   /** How long a message of `bytes` takes to reach the network (latency plus transfer), ms. */
   transferMs(bytes: number): number {
     const { latencyMs, latencyJitterMs, bandwidthBytesPerSec } = this.profile;
-    const latency = latencyMs + this.rng.uniform(-latencyJitterMs, latencyJitterMs);
+    const latency = latencyMs + this.latency.uniform(-latencyJitterMs, latencyJitterMs);
     return Math.max(0, Math.round(latency + (bytes * 1000) / bandwidthBytesPerSec));
   }
 
