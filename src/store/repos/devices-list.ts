@@ -33,15 +33,18 @@ export async function listDevices(
       : typeof filter.status === "string"
         ? [filter.status]
         : [...filter.status];
-  // status=<an empty set> matches nothing; `in ()` is not valid SQL.
-  if (statuses?.length === 0) return { rows: [], ...(page?.count ? { total: 0 } : {}) };
+  // status=<an empty set> matches nothing, and so does properties__value of no values: `in ()`
+  // is not valid SQL on PostgreSQL (a syntax error there, no rows on SQLite).
+  const { propertyKey, propertyValue } = filter;
+  if (statuses?.length === 0 || (typeof propertyValue === "object" && propertyValue.length === 0)) {
+    return { rows: [], ...(page?.count ? { total: 0 } : {}) };
+  }
 
   let q = ctx.db
     .selectFrom("devices")
     .leftJoin("patients", "patients.id", "devices.patient_id")
     .selectAll("devices")
     .where("devices.account_id", "=", accountId);
-  const { propertyKey, propertyValue } = filter;
   if (propertyKey !== undefined || propertyValue !== undefined) {
     // Django: properties__key and properties__value in one filter() match the same property.
     q = q.where(({ exists, selectFrom }) =>

@@ -45,6 +45,11 @@ export function devicesListContract(env: ContractEnv): void {
         await names(a.id, { propertyKey: "measurement_webhook_id", propertyValue: "w-1" }),
       ).toEqual(["d1"]);
       expect(await names(a.id, { propertyKey: "other", propertyValue: "w-2" })).toEqual([]);
+      // Any of no values matches nothing, as status: [] does (PostgreSQL refused `in ()`).
+      expect(await names(a.id, { propertyValue: [] })).toEqual([]);
+      expect(
+        (await env.store.devices.list(a.id, { propertyValue: [] }, { count: true })).total,
+      ).toBe(0);
     });
 
     it("status=shipped: Dropshipped, In Transit, Out for Delivery, not Available for Pickup", async () => {
