@@ -227,6 +227,25 @@ if (pgh !== undefined) {
       });
     });
 
+    it("search finds İ as i, as SQLite does, on a database whose own collation is ICU (lower() gives i + U+0307)", async (ctx) => {
+      await inDatabase(ctx, "locale 'C' locale_provider icu icu_locale 'en-US'", async (open) => {
+        const store = await open();
+        const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
+        const p = await store.patients.create(a.id, { externalId: "p-tr", name: "İlker Işık" });
+        await store.devices.create(a.id, {
+          name: "Vendor Scale",
+          sensorCode: "34",
+          status: "Active",
+          patientId: p.id,
+        });
+        const found = async (search: string) =>
+          (await store.devices.list(a.id, { search })).rows.map((d) => d.patientId);
+        expect(await found("ilker")).toEqual([p.id]);
+        expect(await found("İLKER")).toEqual([p.id]);
+        expect(await found("i̇lker")).toEqual([]);
+      });
+    });
+
     it("keeps JSON as written: a webhook body's keys stay in their order (json, not jsonb)", async () => {
       const { spec, schema: name } = pgh.nextSpec();
       const deps = { clock: new VirtualClock({ startMs: 1_729_051_800_000 }), rng: new Rng("j") };
