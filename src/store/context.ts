@@ -203,10 +203,15 @@ export interface SearchFold {
 /** Collations that fold Unicode case, in order of preference: ICU's root, glibc's C.UTF-8. */
 const FOLDING_COLLATIONS = ["und-x-icu", "C.utf8", "C.UTF-8"];
 
-/** Whether lower() folds beyond ASCII (with `collation`, or the database's own). */
+/**
+ * Whether lower() folds beyond ASCII (with `collation`, or the database's own). Final sigma
+ * taken as σ, as `folded` takes it: ICU's lower() writes a word's last Σ as ς, and the check
+ * refused every ICU collation for it — on a server without glibc's C.UTF-8 (Alpine's musl)
+ * nothing was chosen, and a database of ctype C searched ASCII case only.
+ */
 function foldsUnicode(collation?: string) {
   const text = collation === undefined ? sql`'ÀÉΣ'` : sql`'ÀÉΣ' collate ${sql.id(collation)}`;
-  return sql<{ folds: boolean }>`select lower(${text}) = 'àéσ' as folds`;
+  return sql<{ folds: boolean }>`select replace(lower(${text}), 'ς', 'σ') = 'àéσ' as folds`;
 }
 
 /** Picks the collation `search` folds with on PostgreSQL (SearchFold); none where not needed. */
@@ -231,11 +236,12 @@ export async function chooseSearchFold(ctx: Ctx): Promise<void> {
 
 /**
  * Text folded for `search`, the same on both dialects: lower(), then final sigma as σ. İ is i
- * first: ICU's lower() maps it to i + U+0307 (as JavaScript's does, open.ts), glibc's to i.
+ * first: ICU's lower() maps it to i + U+0307 (as JavaScript's does, open.ts), glibc's to i —
+ * with the database's own lower() too, which is ICU's on a database created with ICU.
  */
 const folded = (fold: SearchFold, value: unknown) =>
   fold.collation === undefined
-    ? sql`replace(lower(${value}), 'ς', 'σ')`
+    ? sql`replace(lower(replace(${value}, 'İ', 'i')), 'ς', 'σ')`
     : sql`replace(lower(replace(${value}, 'İ', 'i') collate ${sql.id(fold.collation)}), 'ς', 'σ')`;
 
 /**

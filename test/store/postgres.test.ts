@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { Rng } from "../../src/core/rng.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
@@ -136,7 +137,10 @@ if (pgh !== undefined) {
     async function inDatabase(
       ctx: { skip(note?: string): never },
       locale: string,
-      fn: (open: (schema?: string) => Promise<Store>) => Promise<void>,
+      fn: (
+        open: (schema?: string) => Promise<Store>,
+        run: (statement: string) => Promise<void>,
+      ) => Promise<void>,
     ): Promise<void> {
       const database = `rpmlab_test_${process.pid}_${randomBytes(4).toString("hex")}_own`;
       try {
@@ -147,17 +151,28 @@ if (pgh !== undefined) {
         ctx.skip(`cannot create a database with ${locale} here: ${error}`);
       }
       const opened: Store[] = [];
+      const url = new URL(POSTGRES_URL);
+      url.pathname = `/${database}`;
+      /** A statement run in that database, as an administrator would. */
+      const run = async (statement: string) => {
+        const client = new pg.Client({ connectionString: url.href });
+        await client.connect();
+        try {
+          await client.query(statement);
+        } finally {
+          await client.end();
+        }
+      };
       const open = async (schema?: string) => {
-        const url = new URL(POSTGRES_URL);
-        url.pathname = `/${database}`;
-        if (schema !== undefined) url.searchParams.set("schema", schema);
+        const spec = new URL(url);
+        if (schema !== undefined) spec.searchParams.set("schema", schema);
         const deps = { clock: new VirtualClock({ startMs: 1_729_051_800_000 }), rng: new Rng("c") };
-        const store = await openStore(url.href, deps);
+        const store = await openStore(spec.href, deps);
         opened.push(store);
         return store;
       };
       try {
-        await fn(open);
+        await fn(open, run);
       } finally {
         for (const store of opened) await store.close();
         await admin.query(`drop database if exists "${database}" with (force)`);
@@ -243,6 +258,61 @@ if (pgh !== undefined) {
         expect(await found("ilker")).toEqual([p.id]);
         expect(await found("İLKER")).toEqual([p.id]);
         expect(await found("i̇lker")).toEqual([]);
+      });
+    });
+
+    it("search finds İ as i and ΝΙΚΟΣ as Νικος on an ICU database of a server without glibc's C.UTF-8 (Alpine's)", async (ctx) => {
+      await inDatabase(
+        ctx,
+        "locale 'C' locale_provider icu icu_locale 'en-US'",
+        async (open, run) => {
+          // What a server whose C library has no C.UTF-8 offers (musl: the official Alpine image).
+          await run(`drop collation if exists "C.utf8"`);
+          await run(`drop collation if exists "C.UTF-8"`);
+          const store = await open();
+          const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
+          const patientOf = async (externalId: string, name: string) => {
+            const p = await store.patients.create(a.id, { externalId, name });
+            await store.devices.create(a.id, {
+              name: "Vendor Scale",
+              sensorCode: "34",
+              status: "Active",
+              patientId: p.id,
+            });
+            return p.id;
+          };
+          const ilker = await patientOf("p-tr", "İlker Işık");
+          const nikos = await patientOf("p-gr", "ΝΙΚΟΣ ΠΑΠΑΣ");
+          const found = async (search: string) =>
+            (await store.devices.list(a.id, { search })).rows.map((d) => d.patientId);
+          expect(await found("ilker")).toEqual([ilker]);
+          expect(await found("İLKER")).toEqual([ilker]);
+          expect(await found("Νικος")).toEqual([nikos]);
+          expect(await found("νικοσ")).toEqual([nikos]);
+        },
+      );
+    });
+
+    it("search ignores case beyond ASCII on a database whose ctype is C, on a server without glibc's C.UTF-8", async (ctx) => {
+      await inDatabase(ctx, "locale 'C'", async (open, run) => {
+        const { rows } = await admin.query(
+          "select 1 from pg_collation where collname = 'und-x-icu'",
+        );
+        if (rows.length === 0) ctx.skip("this server has no ICU collations");
+        await run(`drop collation if exists "C.utf8"`);
+        await run(`drop collation if exists "C.UTF-8"`);
+        const store = await open();
+        const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
+        const p = await store.patients.create(a.id, { externalId: "p-e", name: "ZOË ÜNÏCODE" });
+        await store.devices.create(a.id, {
+          name: "Vendor Scale",
+          sensorCode: "34",
+          status: "Active",
+          patientId: p.id,
+        });
+        const found = async (search: string) =>
+          (await store.devices.list(a.id, { search })).rows.map((d) => d.patientId);
+        expect(await found("zoë ünï")).toEqual([p.id]);
       });
     });
 
