@@ -1,6 +1,5 @@
 import type { Profile } from "../catalogue/schema.ts";
-import type { DispatchStore, ExpandResult } from "./dispatch-store.ts";
-import type { PackedClaims, PackedOutcomes } from "./dispatch-wire.ts";
+import type { DispatchStore } from "./dispatch-store.ts";
 
 /** What the dispatch worker starts with (tsWorkerData). */
 export interface DispatchWorkerInit {
@@ -13,35 +12,10 @@ export interface DispatchWorkerInit {
   readonly now: number;
 }
 
-type Rest<T extends readonly unknown[]> = T extends readonly [unknown, ...infer R] ? R : never;
-
-/**
- * A DispatchStore method and its arguments, as they cross to the worker: a round's outcomes in
- * columns (dispatch-wire.ts), the rest as they are.
- */
-export type DispatchCall =
-  | {
-      readonly method: "exchange";
-      readonly args: readonly [PackedOutcomes, ...Rest<Parameters<DispatchStore["exchange"]>>];
-    }
-  | {
-      [M in Exclude<keyof DispatchStore, "close" | "exchange">]: {
-        readonly method: M;
-        readonly args: Parameters<DispatchStore[M]>;
-      };
-    }[Exclude<keyof DispatchStore, "close" | "exchange">];
-
-/** expand()'s result as it crosses back: the claimed deliveries in columns. */
-export interface WireExpandResult extends Omit<ExpandResult, "claimed"> {
-  readonly claimed: PackedClaims;
-}
-
-/** exchange()'s result as it crosses back: every claim's rows in columns, in turn. */
-export interface WireExchangeResult {
-  readonly claims: readonly {
-    readonly webhookId: string;
-    readonly count: number;
-    readonly exhausted: boolean;
-  }[];
-  readonly rows: PackedClaims;
-}
+/** A DispatchStore method and its arguments, as they cross to the worker. */
+export type DispatchCall = {
+  [M in Exclude<keyof DispatchStore, "close">]: {
+    readonly method: M;
+    readonly args: Parameters<DispatchStore[M]>;
+  };
+}[Exclude<keyof DispatchStore, "close">];

@@ -3,13 +3,7 @@ import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/logger.ts";
 import { WorkerCalls } from "../core/worker-calls.ts";
 import type { DispatchStore, ExchangeResult, ExpandResult } from "./dispatch-store.ts";
-import { packOutcomes, unpackClaims } from "./dispatch-wire.ts";
-import type {
-  DispatchCall,
-  DispatchWorkerInit,
-  WireExchangeResult,
-  WireExpandResult,
-} from "./dispatch-worker-protocol.ts";
+import type { DispatchCall, DispatchWorkerInit } from "./dispatch-worker-protocol.ts";
 
 export interface WorkerDispatchOptions {
   /** The lab's SQLite file (workerStoreOf), migrated already. */
@@ -49,27 +43,12 @@ export class WorkerDispatchStore implements DispatchStore {
     });
   }
 
-  async expand(...args: Parameters<DispatchStore["expand"]>): Promise<ExpandResult> {
-    const { claimed, ...rest } = (await this.call({ method: "expand", args })) as WireExpandResult;
-    return { ...rest, claimed: unpackClaims(claimed) };
+  expand(...args: Parameters<DispatchStore["expand"]>): Promise<ExpandResult> {
+    return this.call({ method: "expand", args }) as Promise<ExpandResult>;
   }
 
-  async exchange(
-    ...[outcomes, ...rest]: Parameters<DispatchStore["exchange"]>
-  ): Promise<ExchangeResult> {
-    const result = (await this.call({
-      method: "exchange",
-      args: [packOutcomes(outcomes), ...rest],
-    })) as WireExchangeResult;
-    const rows = unpackClaims(result.rows);
-    let next = 0;
-    return {
-      claims: result.claims.map(({ webhookId, count, exhausted }) => {
-        const start = next;
-        next += count;
-        return { webhookId, rows: rows.slice(start, next), exhausted };
-      }),
-    };
+  exchange(...args: Parameters<DispatchStore["exchange"]>): Promise<ExchangeResult> {
+    return this.call({ method: "exchange", args }) as Promise<ExchangeResult>;
   }
 
   dueWebhooks(now: number): Promise<string[]> {
