@@ -338,17 +338,21 @@ export class WebhookDispatcher {
   }
 
   /**
-   * At most hourly: finished deliveries older than the retention leave the log, and idle lanes
-   * leave the dispatcher. A lane is kept per endpoint origin, and every round hands the room of
-   * each to the store side (to the dispatch worker, on a SQLite file): a long `serve` whose
-   * users register receivers on fresh ports and delete them again kept one for every origin it
-   * ever posted to. An endpoint that comes back gets a fresh lane (counted as slow at first).
+   * At most hourly: finished deliveries older than the retention leave the log, and lanes given
+   * no job since the last sweep leave the dispatcher. A lane is kept per endpoint origin, and
+   * every round hands the room of each to the store side (to the dispatch worker, on a SQLite
+   * file): a long `serve` whose users register receivers on fresh ports and delete them again
+   * kept one for every origin it ever posted to. A busy endpoint keeps its lane and its pace;
+   * one that comes back after an hour or more gets a fresh lane (counted as slow at first).
    */
   private async prune(): Promise<void> {
     const now = this.options.clock.now();
     if (now - this.lastPrune < MS_PER_HOUR) return;
     this.lastPrune = now;
-    for (const [key, lane] of this.lanes) if (lane.idle) this.lanes.delete(key);
+    for (const [key, lane] of this.lanes) {
+      if (lane.idle && !lane.used) this.lanes.delete(key);
+      else lane.used = false;
+    }
     const removed = await this.store.prune(
       now - (this.options.retentionMs ?? DEFAULT_RETENTION_MS),
     );

@@ -30,6 +30,8 @@ export class Lane {
   private readonly waiting: Job[] = [];
   /** Recent attempt duration, real ms (moving average); a new endpoint counts as slow. */
   private pace: number;
+  /** Given a job since the dispatcher's last sweep (it forgets lanes unused between two). */
+  used = true;
 
   constructor(
     private readonly concurrency: number,
@@ -71,6 +73,7 @@ export class Lane {
   }
 
   push(job: Job): void {
+    this.used = true;
     this.waiting.push(job);
     this.next();
   }
