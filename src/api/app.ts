@@ -148,6 +148,7 @@ function apiContext(deps: ApiDeps, app: FastifyInstance): ApiContext {
     replay:
       deps.replay ?? replayWith(new MessageProcessor({ store: deps.store, catalogue }), deps.clock),
     feed,
+    mqttCredentialIssued: deps.mqttCredentialIssued ?? (() => {}),
   };
 }
 

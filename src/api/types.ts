@@ -53,6 +53,8 @@ export interface ApiContext {
   readonly replay: Replay;
   /** The live feed of /lab/v1/events/ and the dashboard (src/dashboard). */
   readonly feed: LabFeed;
+  /** Told each username whose MQTT credential was issued again (ApiDeps). */
+  readonly mqttCredentialIssued: (username: string) => void;
 }
 
 /**
@@ -112,6 +114,11 @@ export interface ApiDeps {
    * fed by this app's own fulfilment events when `events` is not given, else by nothing.
    */
   readonly feed?: LabFeed;
+  /**
+   * Called once a username's MQTT credential is issued (serve: its embedded broker ends the
+   * connections opened with the password replaced); default nothing.
+   */
+  readonly mqttCredentialIssued?: (username: string) => void;
 }
 
 /** Who a request authenticated as: set by the scope's auth hook before any handler runs. */

@@ -259,6 +259,7 @@ export class Lab {
       feed,
       // Replays join the running ingestion's batches, events and all (README "Dead letters").
       replay: (message, replays) => parts.ingestor!.replay(message, replays),
+      mqttCredentialIssued: (username) => broker.endConnectionsOf?.(username),
     });
     this.stack.push(() => app.close());
     await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {

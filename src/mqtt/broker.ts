@@ -34,6 +34,11 @@ export interface Broker {
    * own downlink sender; resolves once the broker has routed it (queued for persistent sessions).
    */
   publish?(topic: string, payload: Buffer): Promise<void>;
+  /**
+   * Embedded broker only: ends the open connections of `username`, whose credential was just
+   * issued again (its old password no longer valid). An external broker's credentials are its own.
+   */
+  endConnectionsOf?(username: string): void;
 }
 
 /** A tapped PUBLISH: its topic and payload, and the callback that lets the broker go on. */

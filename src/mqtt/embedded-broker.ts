@@ -48,6 +48,8 @@ export class EmbeddedBroker implements Broker {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private readonly identities = new WeakMap<Client, MqttIdentity>();
+  /** The open connections of each username, so a rotated credential can end them. */
+  private readonly connectionsOf = new Map<string, Set<Client>>();
   private boundUrl: string | undefined;
   private boundPort: number | undefined;
   private unregister: (() => void) | undefined;
@@ -157,6 +159,19 @@ export class EmbeddedBroker implements Broker {
     );
   }
 
+  /**
+   * Ends every connection `username` opened with the credential just replaced: a password is
+   * checked at CONNECT only, so a gateway connected with a leaked password went on publishing
+   * readings and reading its downlinks after the admin rotated it. A lost link (no DISCONNECT):
+   * the broker publishes the will, and the client reconnects with its new password or not at all.
+   */
+  endConnectionsOf(username: string): void {
+    const clients = this.connectionsOf.get(username);
+    if (clients === undefined) return;
+    this.connectionsOf.delete(username);
+    for (const client of clients) client.close();
+  }
+
   tap(accepts: (topic: string) => boolean, handler: PublishHandler): void {
     this.tapped = { accepts, handler };
   }
@@ -176,6 +191,21 @@ export class EmbeddedBroker implements Broker {
     tapped.handler(packet.topic, payload, (committed) =>
       done(committed ? null : new Error("not committed: the ingestion core is stopping")),
     );
+  }
+
+  private track(client: Client, username: string): void {
+    if (client.closed || client.conn.destroyed) return;
+    let clients = this.connectionsOf.get(username);
+    if (clients === undefined) {
+      clients = new Set();
+      this.connectionsOf.set(username, clients);
+    }
+    clients.add(client);
+    client.conn.once("close", () => {
+      const open = this.connectionsOf.get(username);
+      open?.delete(client);
+      if (open?.size === 0) this.connectionsOf.delete(username);
+    });
   }
 
   /** A taken port is E_PORT_IN_USE, as for the HTTP API's: one code for scripts to match. */
@@ -239,6 +269,7 @@ export class EmbeddedBroker implements Broker {
               return;
             }
             identities.set(client, identity);
+            this.track(client, identity.username);
             done(null, true);
           },
           (error: unknown) =>

@@ -55,6 +55,9 @@ export const labMqttCredentialsRoutes: RoutePlugin = async (app, ctx) => {
           throw apiError.field("username", error.message);
         throw error;
       });
+      // Connections made with the old password end: it is no longer valid (README
+      // "Credentials and ACL"), and a leaked one must not outlive its rotation.
+      ctx.mqttCredentialIssued(issued.username);
       return reply.code(201).send({
         username: issued.username,
         role: issued.credential.role,
