@@ -18,7 +18,7 @@ import type { PhysicalReading } from "../readings/types.ts";
 import { DeviceClock } from "./device-clock.ts";
 import { featureValue, layoutOf, pushedUuids, serviceOrder } from "./gatt-layout.ts";
 import { RacpServer } from "./racp-server.ts";
-import { RecordStore, type StoredRecord } from "./record-store.ts";
+import { isRecordBefore, lastSequenceOf, RecordStore, type StoredRecord } from "./record-store.ts";
 
 export interface BleDeviceOptions {
   profile: Profile;
@@ -86,8 +86,13 @@ export class BleDevice {
     const hasRacp = this.profile.gatt.characteristics.some((c) => c.role === "racp");
     this.racp = hasRacp
       ? new RacpServer(this.store, {
-          sendRecord: async (record) => {
-            await this.sendValues(record.values);
+          sendRecord: async (record, from) => {
+            // A ≥ n request leaves out the records of a reading the central already has.
+            const values =
+              from === undefined
+                ? record.values
+                : record.values.filter((v) => !isRecordBefore(v, from));
+            await this.sendValues(values);
             this.delivered.add(record);
           },
           indicate: (value) => this.racpSend?.(value) ?? Promise.resolve(),
@@ -343,7 +348,7 @@ export class BleDevice {
     if (message.filter.type !== "sequence_number") return;
     const from = message.filter.value;
     for (const record of this.store.all()) {
-      if (!sequenceAtOrAfter(record.sequence, from)) this.delivered.add(record);
+      if (!sequenceAtOrAfter(lastSequenceOf(record), from)) this.delivered.add(record);
     }
   }
 

@@ -8,11 +8,14 @@ import {
   type RacpResponseCode,
 } from "../gatt/characteristics/racp.ts";
 import { sequenceAtOrAfter } from "../gatt/record-sequence.ts";
-import type { RecordStore, StoredRecord } from "./record-store.ts";
+import { lastSequenceOf, type RecordStore, type StoredRecord } from "./record-store.ts";
 
-/** How the RACP server reaches the central: sends a stored record's values, and RACP indications. */
+/**
+ * How the RACP server reaches the central: sends a stored record's values (from record sequence
+ * `from` on, for a reading whose first records a ≥ n request leaves out), and RACP indications.
+ */
 export interface RacpOutput {
-  sendRecord(record: StoredRecord): Promise<void>;
+  sendRecord(record: StoredRecord, from?: number): Promise<void>;
   indicate(value: Uint8Array): Promise<void>;
 }
 
@@ -85,12 +88,18 @@ export class RacpServer {
         );
         return;
       case "report_stored_records":
-        await this.report(chosen);
+        await this.report(
+          chosen,
+          message.operator === "greater_than_or_equal_to" &&
+            message.filter.type === "sequence_number"
+            ? message.filter.value
+            : undefined,
+        );
         return;
     }
   }
 
-  private async report(chosen: readonly StoredRecord[]): Promise<void> {
+  private async report(chosen: readonly StoredRecord[], from?: number): Promise<void> {
     if (chosen.length === 0) {
       await this.respond("report_stored_records", "no_records_found");
       return;
@@ -101,7 +110,7 @@ export class RacpServer {
     try {
       for (const record of chosen) {
         if (this.aborted) break;
-        await this.out.sendRecord(record);
+        await this.out.sendRecord(record, from);
       }
     } catch {
       // A record that could not go out (longer than the central's ATT_MTU − 3, or the link
@@ -136,7 +145,8 @@ export class RacpServer {
         const n = m.filter.value;
         return m.operator === "less_than_or_equal_to"
           ? this.store.select((r) => sequenceAtOrAfter(n, r.sequence))
-          : this.store.select((r) => sequenceAtOrAfter(r.sequence, n));
+          : // A reading of several records (Vendor Records) is chosen while any of them is ≥ n.
+            this.store.select((r) => sequenceAtOrAfter(lastSequenceOf(r), n));
       }
       case "within_range_of": {
         if (m.range.type !== "sequence_number") return "operand_not_supported";

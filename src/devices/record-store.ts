@@ -1,9 +1,33 @@
 import type { CharacteristicValue } from "../gatt/mapping.ts";
+import { recordSequenceOf, sequenceAtOrAfter } from "../gatt/record-sequence.ts";
+import { VENDOR } from "../gatt/uuids.ts";
 
 /** One stored reading: its first record sequence number and the values the device would send. */
 export interface StoredRecord {
   readonly sequence: number;
   readonly values: readonly CharacteristicValue[];
+}
+
+/**
+ * The last record sequence a stored reading carries. A reading of several Vendor Records numbers
+ * them `sequence`, `sequence + 1`, … (mappings/vendor-records.ts), each a record of its own to
+ * RACP (vendor/record.ts: "RACP filter type 1"); other readings carry one sequence.
+ */
+export function lastSequenceOf(record: StoredRecord): number {
+  let last = record.sequence;
+  for (const v of record.values) {
+    if (v.uuid !== VENDOR.record) continue;
+    const n = recordSequenceOf(v.uuid, v.value);
+    if (n !== undefined && sequenceAtOrAfter(n, last)) last = n;
+  }
+  return last;
+}
+
+/** Whether a value of a stored reading is a record before sequence `from` (one a ≥ n skips). */
+export function isRecordBefore(value: CharacteristicValue, from: number): boolean {
+  if (value.uuid !== VENDOR.record) return false;
+  const n = recordSequenceOf(value.uuid, value.value);
+  return n !== undefined && !sequenceAtOrAfter(n, from);
 }
 
 /**

@@ -15,6 +15,8 @@ import {
 import { decodeGlucoseFeature } from "../../src/gatt/characteristics/glucose-feature.ts";
 import { decodePlxFeatures } from "../../src/gatt/characteristics/plx-features.ts";
 import { decodeRacp, encodeRacp, type RacpMessage } from "../../src/gatt/characteristics/racp.ts";
+import { VENDOR } from "../../src/gatt/uuids.ts";
+import { decodeVendorRecord } from "../../src/gatt/vendor/record.ts";
 import { readingsFor } from "../ble/support/lab.ts";
 
 const catalogue = Catalogue.load();
@@ -135,6 +137,45 @@ describe("BleDevice RACP server", () => {
       filter: { type: "sequence_number", value: 0 },
     });
     expect(sent()).toEqual([1, 2]);
+  });
+
+  it("gives a central that had part of a multi-record reading (the link dropped mid-send) the rest when it asks ≥ n, not count it had", async () => {
+    const r = rig("Vendor Inhaler Sensor");
+    const [reading] = readingsFor(r.profile, "partial", 1);
+    expect(reading!.records.length).toBeGreaterThan(3);
+    // A central that gets the first two Vendor Records of the reading, then loses the link.
+    const record = r.chars.get(VENDOR.record)!;
+    let delivered = 0;
+    record.subscribe!(async (v) => {
+      if (delivered === 2) throw new Error("link dropped");
+      delivered++;
+      r.sent.push({ uuid: VENDOR.record, value: Buffer.from(v) });
+    }, 512);
+    r.subscribe("2A52");
+    expect(await r.device.measure(reading!)).toBe("stored");
+    const had = r.sent.map((s) => s.value.readUInt16LE(1));
+    expect(had).toEqual([1, 2]);
+    r.device.disconnected();
+    // Next visit: it holds 1 and 2, so it asks for the records from 3 on (the gateway's ask).
+    r.subscribeAll();
+    expect(
+      await r.racp({
+        opCode: "report_stored_records",
+        operator: "greater_than_or_equal_to",
+        filter: { type: "sequence_number", value: 3 },
+      }),
+    ).toEqual([
+      { opCode: "response_code", requestOpCode: "report_stored_records", responseCode: "success" },
+    ]);
+    const got = r.sent.filter((s) => s.uuid === VENDOR.record).map((s) => s.value.readUInt16LE(1));
+    const rest = reading!.records.slice(2).map((_, i) => i + 3);
+    expect(got).toEqual(rest);
+    const profile = r.profile;
+    const metrics = r.sent
+      .filter((s) => s.uuid === VENDOR.record)
+      .map((s) => decodeVendorRecord(s.value, profile).record);
+    expect(metrics).toEqual(reading!.records.slice(2));
+    expect(r.device.unsent).toBe(0);
   });
 
   it("refuses an RACP write before indications are enabled (CCCD improperly configured: GLS 1.0 0x81, PLXS and CSS 0xFD)", async () => {
