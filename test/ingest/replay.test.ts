@@ -6,7 +6,7 @@ import { Ingestor } from "../../src/ingest/ingestor.ts";
 import { MessageProcessor } from "../../src/ingest/processor.ts";
 import { type Replay, replayWith } from "../../src/ingest/replay.ts";
 import type { IngestSink, IngestSource } from "../../src/ingest/source.ts";
-import type { Store } from "../../src/store/store.ts";
+import type { Store, StoreRepositories } from "../../src/store/store.ts";
 import { within } from "../mqtt/helpers.ts";
 import {
   activateCellular,
@@ -45,6 +45,35 @@ describe('replaying dead letters (README "Dead letters")', () => {
   const activateScale = () => activateCellular(store, scale);
 
   const all = async () => (await store.deadLetters.list()).rows;
+
+  /**
+   * An ingestor (not started) on a store that refuses to insert measurements, and `more` of its
+   * repositories changed; the scale's message `messageId`, dead-lettered holding its claim.
+   */
+  const refusedReplay = async (
+    messageId: string,
+    more: (tx: StoreRepositories) => Partial<StoreRepositories>,
+  ) => {
+    await activateScale();
+    const picky = storeWith(store, (tx) => ({
+      ...tx,
+      measurements: {
+        ...tx.measurements,
+        insertMany: () => Promise.reject(new Error("value out of this store's range")),
+      },
+      ...more(tx),
+    }));
+    const source: IngestSource = { describe: "none", start: async () => {}, stop: async () => {} };
+    const ingestor = new Ingestor({ source, store: picky, catalogue, clock });
+    const message = uplinkMessage(scale, messageId, readingsOf(scale, 2, 0).slice(0, 1));
+    const letter = await store.deadLetters.add({
+      ...message,
+      reason: "r",
+      messageId,
+      holdsClaim: true,
+    });
+    return { ingestor, message, letter };
+  };
 
   it("stores the readings once the cause is fixed, with the message-id claim the dead letter held", async () => {
     const message = unknownTypeMessage("cell-1");
@@ -139,23 +168,7 @@ describe('replaying dead letters (README "Dead letters")', () => {
   });
 
   it("replaces the dead letter, claim kept, when the store refuses the replayed message", async () => {
-    await activateScale();
-    const picky = storeWith(store, (tx) => ({
-      ...tx,
-      measurements: {
-        ...tx.measurements,
-        insertMany: () => Promise.reject(new Error("value out of this store's range")),
-      },
-    }));
-    const source: IngestSource = { describe: "none", start: async () => {}, stop: async () => {} };
-    const ingestor = new Ingestor({ source, store: picky, catalogue, clock });
-    const message = uplinkMessage(scale, "cell-5", readingsOf(scale, 2, 0).slice(0, 1));
-    const letter = await store.deadLetters.add({
-      ...message,
-      reason: "r",
-      messageId: "cell-5",
-      holdsClaim: true,
-    });
+    const { ingestor, message, letter } = await refusedReplay("cell-5", () => ({}));
     await ingestor.start();
     try {
       const outcome = await ingestor.replay(message, { deadLetterId: letter.id, holdsClaim: true });
@@ -175,27 +188,12 @@ describe('replaying dead letters (README "Dead letters")', () => {
   });
 
   it("answers a replay whose message and new dead letter the store both refuse with the store's error, the dead letter kept", async () => {
-    await activateScale();
-    const picky = storeWith(store, (tx) => ({
-      ...tx,
-      measurements: {
-        ...tx.measurements,
-        insertMany: () => Promise.reject(new Error("value out of this store's range")),
-      },
+    const { ingestor, message, letter } = await refusedReplay("cell-6", (tx) => ({
       deadLetters: {
         ...tx.deadLetters,
         add: () => Promise.reject(new Error("dead letter too large for this store")),
       },
     }));
-    const source: IngestSource = { describe: "none", start: async () => {}, stop: async () => {} };
-    const ingestor = new Ingestor({ source, store: picky, catalogue, clock });
-    const message = uplinkMessage(scale, "cell-6", readingsOf(scale, 2, 0).slice(0, 1));
-    const letter = await store.deadLetters.add({
-      ...message,
-      reason: "r",
-      messageId: "cell-6",
-      holdsClaim: true,
-    });
     await ingestor.start();
     try {
       // It hung: the replay was acknowledged as a refused live message and never answered.

@@ -216,23 +216,10 @@ if (pgh !== undefined) {
       );
       if (rows.length === 0) ctx.skip("this server has neither ICU nor a C.UTF-8 collation");
       await inDatabase(ctx, "locale 'C'", async (open) => {
-        const store = await open();
-        const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
-        const devicesOf = async (externalId: string, name: string) => {
-          const p = await store.patients.create(a.id, { externalId, name });
-          await store.devices.create(a.id, {
-            name: "Vendor Scale",
-            sensorCode: "34",
-            status: "Active",
-            patientId: p.id,
-          });
-          return p.id;
-        };
-        const zoe = await devicesOf("p-e", "Zoë Ünïcode");
-        const nikos = await devicesOf("p-gr", "ΝΙΚΟΣ ΠΑΠΑΣ");
-        const ilker = await devicesOf("p-tr", "İlker Işık");
-        const found = async (search: string) =>
-          (await store.devices.list(a.id, { search })).rows.map((d) => d.patientId);
+        const { patient, found } = await patientsWithScales(await open());
+        const zoe = await patient("p-e", "Zoë Ünïcode");
+        const nikos = await patient("p-gr", "ΝΙΚΟΣ ΠΑΠΑΣ");
+        const ilker = await patient("p-tr", "İlker Işık");
         expect(await found("zoë")).toEqual([zoe]);
         expect(await found("ZOË ÜNÏ")).toEqual([zoe]);
         expect(await found("zoe")).toEqual([]);
@@ -244,19 +231,10 @@ if (pgh !== undefined) {
 
     it("search finds İ as i, as SQLite does, on a database whose own collation is ICU (lower() gives i + U+0307)", async (ctx) => {
       await inDatabase(ctx, "locale 'C' locale_provider icu icu_locale 'en-US'", async (open) => {
-        const store = await open();
-        const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
-        const p = await store.patients.create(a.id, { externalId: "p-tr", name: "İlker Işık" });
-        await store.devices.create(a.id, {
-          name: "Vendor Scale",
-          sensorCode: "34",
-          status: "Active",
-          patientId: p.id,
-        });
-        const found = async (search: string) =>
-          (await store.devices.list(a.id, { search })).rows.map((d) => d.patientId);
-        expect(await found("ilker")).toEqual([p.id]);
-        expect(await found("İLKER")).toEqual([p.id]);
+        const { patient, found } = await patientsWithScales(await open());
+        const ilker = await patient("p-tr", "İlker Işık");
+        expect(await found("ilker")).toEqual([ilker]);
+        expect(await found("İLKER")).toEqual([ilker]);
         expect(await found("i̇lker")).toEqual([]);
       });
     });
@@ -269,22 +247,9 @@ if (pgh !== undefined) {
           // What a server whose C library has no C.UTF-8 offers (musl: the official Alpine image).
           await run(`drop collation if exists "C.utf8"`);
           await run(`drop collation if exists "C.UTF-8"`);
-          const store = await open();
-          const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
-          const patientOf = async (externalId: string, name: string) => {
-            const p = await store.patients.create(a.id, { externalId, name });
-            await store.devices.create(a.id, {
-              name: "Vendor Scale",
-              sensorCode: "34",
-              status: "Active",
-              patientId: p.id,
-            });
-            return p.id;
-          };
-          const ilker = await patientOf("p-tr", "İlker Işık");
-          const nikos = await patientOf("p-gr", "ΝΙΚΟΣ ΠΑΠΑΣ");
-          const found = async (search: string) =>
-            (await store.devices.list(a.id, { search })).rows.map((d) => d.patientId);
+          const { patient, found } = await patientsWithScales(await open());
+          const ilker = await patient("p-tr", "İlker Işık");
+          const nikos = await patient("p-gr", "ΝΙΚΟΣ ΠΑΠΑΣ");
           expect(await found("ilker")).toEqual([ilker]);
           expect(await found("İLKER")).toEqual([ilker]);
           expect(await found("Νικος")).toEqual([nikos]);
@@ -341,4 +306,26 @@ if (pgh !== undefined) {
       }
     });
   });
+}
+
+/**
+ * An account on `store` whose patients each get a scale: `patient` adds one (its id back), and
+ * `found` is the patients whose devices a `search` lists.
+ */
+async function patientsWithScales(store: Store) {
+  const a = await store.accounts.create({ clientDomain: "a", environment: "production" });
+  return {
+    patient: async (externalId: string, name: string) => {
+      const p = await store.patients.create(a.id, { externalId, name });
+      await store.devices.create(a.id, {
+        name: "Vendor Scale",
+        sensorCode: "34",
+        status: "Active",
+        patientId: p.id,
+      });
+      return p.id;
+    },
+    found: async (search: string) =>
+      (await store.devices.list(a.id, { search })).rows.map((d) => d.patientId),
+  };
 }
