@@ -119,16 +119,19 @@ export async function attemptDelivery(
       nextAttemptAt: null,
     };
   }
-  const response = await deps.sender.send(webhookRequest(delivery, webhook, number, at));
+  const request = webhookRequest(delivery, webhook, number, at);
+  const response = await deps.sender.send(request);
   const ok =
     response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
+  const secrets =
+    response.snippet === null && response.error === null ? [] : sentSecrets(webhook, request);
   const attempt = {
     at,
     endpoint: loggedEndpoint(webhook.endpoint),
     statusCode: response.statusCode,
-    error: response.error,
+    error: response.error === null ? null : masked(response.error, secrets),
     latencyMs: response.latencyMs,
-    responseSnippet: response.snippet,
+    responseSnippet: response.snippet === null ? null : masked(response.snippet, secrets),
     manual: opts.manual,
   };
   const id = delivery.id;
@@ -148,6 +151,31 @@ export async function attemptDelivery(
   return next === null
     ? { deliveryId: id, attempt, state: "failed", nextAttemptAt: null }
     : { deliveryId: id, attempt, state: "pending", nextAttemptAt: next };
+}
+
+/** Shorter secrets are left in the log: masking them would garble the text around them. */
+const MIN_MASKED = 6;
+
+/**
+ * The credentials an attempt sent (the auth_key, the Basic credentials and what the endpoint URL
+ * carries), as the delivery log must not show them: an echoing receiver (httpbin's /post, Postman
+ * Echo) answers them back, and the log's endpoint hides them (README "Delivery log"). Longest
+ * first, each also as a JSON string escapes it (an echo answers JSON).
+ */
+function sentSecrets(webhook: WebhookRow, request: WebhookRequest): string[] {
+  const secrets = [...(endpointOf(webhook.endpoint)?.secrets ?? [])];
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (name === webhook.authHeader) secrets.push(value);
+    if (name === "authorization" && value.startsWith("Basic ")) secrets.push(value.slice(6));
+  }
+  const all = secrets.flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]);
+  return [...new Set(all)]
+    .filter((s) => s.length >= MIN_MASKED)
+    .sort((a, b) => b.length - a.length);
+}
+
+function masked(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((out, secret) => out.replaceAll(secret, "***"), text);
 }
 
 /**

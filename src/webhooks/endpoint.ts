@@ -10,6 +10,12 @@ export interface Endpoint {
    * the real service's likely client, sends them.
    */
   readonly authorization: string | null;
+  /**
+   * The credentials the URL carries, as written and decoded: what loggedEndpoint shows as ***
+   * (the password, else a user name alone, and secret-named query values), for masking them
+   * wherever else they turn up in the log (an echoing receiver's answer, an error quoting the URL).
+   */
+  readonly secrets: readonly string[];
 }
 
 /** Distinct endpoints kept parsed; a lab has a handful, and the map starts over past this. */
@@ -38,7 +44,16 @@ function parse(url: string): Endpoint | null {
       username === "" && password === ""
         ? null
         : `Basic ${Buffer.from(`${unquoted(username)}:${unquoted(password)}`).toString("base64")}`;
-    return { origin, path: `${pathname}${search}`, authorization };
+    const secrets: string[] = [];
+    const user = password !== "" ? password : username;
+    if (user !== "") secrets.push(user, unquoted(user));
+    for (const pair of search.slice(1).split("&")) {
+      const eq = pair.indexOf("=");
+      if (eq < 0 || !secretQueryName(pair.slice(0, eq))) continue;
+      const value = pair.slice(eq + 1);
+      secrets.push(value, unquoted(value.replaceAll("+", " ")));
+    }
+    return { origin, path: `${pathname}${search}`, authorization, secrets };
   } catch {
     return null;
   }

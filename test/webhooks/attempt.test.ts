@@ -245,6 +245,36 @@ describe("a webhook attempt's outcome", () => {
     ]);
   });
 
+  it("logs an echoing endpoint's answer with the credentials it was sent as ***, as the endpoint is logged", async () => {
+    // An echo receiver (httpbin's /post, Postman Echo) answers the request's headers and URL:
+    // the snippet held the auth_key and the Basic credentials the log's endpoint hides.
+    const echo = (request: { url: string; headers: Record<string, string> }) =>
+      JSON.stringify({ url: request.url, headers: request.headers });
+    sender.answer = (request) => ({ statusCode: 500, body: echo(request) });
+    const endpoint = "https://ops:pa55word@client.example/hook?token=qtok3n&id=7";
+    const own = { ...webhook, endpoint, authHeader: "X-Api-Key", authKey: 'Bearer "t0k3n-abc"' };
+    const outcome = await attemptDelivery(deps, delivery(), own, { manual: false });
+    const basic = Buffer.from("ops:pa55word").toString("base64");
+    expect(sender.requests.at(-1)!.headers.authorization).toBe(`Basic ${basic}`);
+    const snippet = outcome.attempt.responseSnippet!;
+    for (const secret of ["pa55word", basic, "t0k3n-abc", "qtok3n"]) {
+      expect(snippet, secret).not.toContain(secret);
+    }
+    expect(snippet).toContain('"X-Api-Key":"***"');
+    expect(snippet).toContain('"authorization":"Basic ***"');
+    expect(snippet).toContain("https://ops:***@client.example/hook?token=***&id=7");
+    // A transport error quoting the URL is logged the same way.
+    sender.answer = (request) => ({ error: `cannot reach ${request.url}` });
+    const failed = await attemptDelivery(deps, delivery(), own, { manual: false });
+    expect(failed.attempt.error).toBe(
+      "cannot reach https://ops:***@client.example/hook?token=***&id=7",
+    );
+    // A secret too short to tell from the text around it is left alone, not every "k" masked.
+    sender.answer = () => ({ statusCode: 500, body: "bad key k" });
+    const short = await attemptDelivery(deps, delivery(), webhook, { manual: false });
+    expect(short.attempt.responseSnippet).toBe("bad key k");
+  });
+
   it("sends credentials with a stray percent sign as written instead of failing the delivery", async () => {
     sender.answer = () => ({ statusCode: 200 });
     const endpoint = "https://ops:100%zz@client.example/hook";
