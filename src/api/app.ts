@@ -25,7 +25,7 @@ import { apiError, DRF, registerErrorHandler } from "./errors.ts";
 import { frameworkError } from "./framework-errors.ts";
 import { registerNotFound } from "./not-found.ts";
 import { registerOpenApi } from "./openapi.ts";
-import { registerRateLimit } from "./rate-limit.ts";
+import { type RateLimitCheck, registerRateLimit } from "./rate-limit.ts";
 import { apiLogger } from "./request-log.ts";
 import { KnownRoutes } from "./route-table.ts";
 import { API_ROUTES } from "./routes/index.ts";
@@ -83,11 +83,13 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   registerOpenApi(app, deps.config);
   const ctx = apiContext(deps, app);
   const routes = deps.routes ?? API_ROUTES;
+  // Set once the client scopes' limiter is registered (before the app is ready).
+  let rateLimit: RateLimitCheck | undefined;
   app.register(async (clientApi) => {
     // One limiter for the three client scopes: a key's budget is shared across them.
     const limit = deps.config.rateLimit;
     if (limit !== undefined && limit !== null) {
-      await registerRateLimit(clientApi, limit, deps.clock);
+      rateLimit = await registerRateLimit(clientApi, limit, deps.clock);
     }
     for (const scope of ["hwi", "asr", "v2"] as const) {
       clientApi.register(scopePlugin(scope, ctx, routes), { prefix: SCOPE_PREFIXES[scope] });
@@ -95,7 +97,11 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   });
   app.register(scopePlugin("lab", ctx, routes), { prefix: SCOPE_PREFIXES.lab });
   registerDashboard(app);
-  registerNotFound(app, known, { store: deps.store, adminToken: deps.config.adminToken });
+  registerNotFound(app, known, {
+    store: deps.store,
+    adminToken: deps.config.adminToken,
+    rateLimit: () => rateLimit,
+  });
   return app;
 }
 

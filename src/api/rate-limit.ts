@@ -1,5 +1,5 @@
 import rateLimit from "@fastify/rate-limit";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { RateLimit } from "../config/rate-limit.ts";
 import type { Clock } from "../core/clock.ts";
 import { apiError } from "./errors.ts";
@@ -17,7 +17,7 @@ export async function registerRateLimit(
   scope: FastifyInstance,
   limit: RateLimit,
   clock: Clock,
-): Promise<void> {
+): Promise<RateLimitCheck> {
   await scope.register(rateLimit, {
     max: limit.max,
     timeWindow: limit.windowMs,
@@ -40,7 +40,12 @@ export async function registerRateLimit(
     errorResponseBuilder: (_request, context) =>
       apiError.throttled(Math.max(1, Math.ceil(context.ttl / 1000))),
   });
+  // The same budget, for requests no route takes (not-found.ts: a known path's other method).
+  return scope.rateLimit();
 }
+
+/** Counts an authenticated request against its key's budget; throws the 429 when it is spent. */
+export type RateLimitCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 type IncrCallback = (error: Error | null, result: { current: number; ttl: number }) => void;
 

@@ -76,6 +76,20 @@ describe("per-key rate limit", () => {
     }
   });
 
+  it("counts and throttles a request of another method on a known path, as DRF throttles before it finds no handler", async () => {
+    lab = await makeLab({ config: { rateLimit: parseRateLimit("1/s") } });
+    // gateway-info/{id}/ answers GET only: a DELETE is 405, and it uses the key's budget.
+    const url = hwi(lab.dev, "gateway-info/297056120BD7/");
+    expect((await send(lab.app, "DELETE", url, lab.dev.key)).statusCode).toBe(405);
+    const after = await get(lab.dev.key);
+    expect(after.statusCode).toBe(429);
+    expect(after.headers["retry-after"]).toBe("1");
+    // A throttled key's wrong method is 429 too, not 405.
+    lab.advance(1000);
+    expect((await get(lab.dev.key)).statusCode).toBe(200);
+    expect((await send(lab.app, "DELETE", url, lab.dev.key)).statusCode).toBe(429);
+  });
+
   it("does not apply to the lab admin API", async () => {
     lab = await makeLab({ config: { rateLimit: parseRateLimit("1/s") } });
     for (let i = 0; i < 3; i++) {
