@@ -10,7 +10,7 @@ import { cellularUplink } from "../mqtt/uplink.ts";
 import type { GeneratedReading } from "../readings/generated.ts";
 import type { PhysicalReading } from "../readings/types.ts";
 import type { LinkChange } from "./link.ts";
-import { Modem, type ModemOptions } from "./modem.ts";
+import { Modem, type ModemBroker, type ModemOptions } from "./modem.ts";
 import { drawModemIdentity } from "./modem-identity.ts";
 import type { OutboxEntry } from "./outbox.ts";
 import {
@@ -40,13 +40,7 @@ export interface CellularDeviceOptions {
   readonly imei?: string;
   /** The readings it takes, in time order (src/readings generateReadings, one device). */
   readonly readings: readonly GeneratedReading[];
-  readonly broker: {
-    readonly url: string;
-    readonly username?: string;
-    readonly password?: string;
-    /** A broker down at power-on is retried, not a failed start (UplinkSession keepTrying). */
-    readonly keepTrying?: boolean;
-  };
+  readonly broker: ModemBroker;
   /** Outbox size (default 1000 readings, as BLE devices keep) and directory (default memory). */
   readonly outbox?: { readonly capacity?: number; readonly dir?: string };
   readonly link?: ModemOptions<StoredReading>["link"];
@@ -147,14 +141,9 @@ export class CellularDevice {
       identity: { imei },
       ...(options.link === undefined ? {} : { link: options.link }),
       broker: {
-        url: options.broker.url,
+        ...options.broker,
         // acl.ts: a device's client id is its username (the IMEI) or starts with it.
         clientId: imei,
-        ...(options.broker.username === undefined ? {} : { username: options.broker.username }),
-        ...(options.broker.password === undefined ? {} : { password: options.broker.password }),
-        ...(options.broker.keepTrying === undefined
-          ? {}
-          : { keepTrying: options.broker.keepTrying }),
       },
       outbox: {
         capacity: options.outbox?.capacity ?? DEFAULT_OUTBOX_CAPACITY,

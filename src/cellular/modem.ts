@@ -18,6 +18,15 @@ import { UplinkSession, type UplinkSessionOptions } from "./uplink-session.ts";
  * modem.send(reading); // queued, sent when the link is up
  * ```
  */
+/** Where a gateway or cellular device connects, and as whom. */
+export interface ModemBroker {
+  readonly url: string;
+  readonly username?: string;
+  readonly password?: string;
+  /** A broker down at power-on is retried, not a failed start (UplinkSession keepTrying). */
+  readonly keepTrying?: boolean;
+}
+
 export interface ModemOptions<T> {
   readonly clock: Clock;
   /** Fork it per gateway or device: identity and link draw from it. */

@@ -24,11 +24,8 @@ export function gatewayModemOptions(
     ...(options.identity === undefined ? {} : { identity: options.identity }),
     ...(options.link === undefined ? {} : { link: options.link }),
     broker: {
-      url: options.broker.url,
+      ...options.broker,
       clientId: uuid,
-      ...(options.broker.username === undefined ? {} : { username: options.broker.username }),
-      ...(options.broker.password === undefined ? {} : { password: options.broker.password }),
-      ...(options.broker.keepTrying === undefined ? {} : { keepTrying: options.broker.keepTrying }),
       will: {
         topic: topicOf("gw/status", uuid),
         payload: { v: ENVELOPE_VERSION, online: false },

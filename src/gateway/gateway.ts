@@ -1,5 +1,5 @@
 import type { Catalogue } from "../catalogue/catalogue.ts";
-import type { ModemOptions } from "../cellular/modem.ts";
+import type { ModemBroker, ModemOptions } from "../cellular/modem.ts";
 import { Modem } from "../cellular/modem.ts";
 import type { ModemIdentity } from "../cellular/modem-identity.ts";
 import { type StoredReading, toStoredReading } from "../cellular/stored-reading.ts";
@@ -38,13 +38,7 @@ export interface GatewayOptions {
   readonly identity?: Partial<ModemIdentity>;
   /** Spec 2.3 provisioned; default true. */
   readonly provisioned?: boolean;
-  readonly broker: {
-    readonly url: string;
-    readonly username?: string;
-    readonly password?: string;
-    /** A broker down at power-on is retried, not a failed start (UplinkSession keepTrying). */
-    readonly keepTrying?: boolean;
-  };
+  readonly broker: ModemBroker;
   readonly ble: GatewayBle;
   /** Outbox size (default DEFAULT_GATEWAY_OUTBOX) and directory (state and outbox; default memory). */
   readonly outbox?: { readonly capacity?: number; readonly dir?: string };
