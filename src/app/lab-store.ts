@@ -20,7 +20,7 @@ export async function withLabStore<T>(
 ): Promise<T> {
   const resolved = resolveStoreSpec(spec);
   const source = storeSource(spec);
-  const parsed = parseStoreSpec(resolved, source === "--store" ? undefined : source);
+  const parsed = parseStoreSpec(resolved, source);
   if (parsed.kind === "sqlite" && parsed.memory) {
     // A memory store lives in the one process that opened it: this command would open an empty
     // one of its own and answer from it ("no dead letters", an account nobody else sees).

@@ -238,7 +238,7 @@ export function registerBleCommands(program: Command, io: CliIo): void {
         const everySeconds = directEvery(flags, command.getOptionValueSource("every") === "cli");
         const seed = seedText(flags.seed);
         if (flags.broker !== undefined) {
-          const broker = parseBrokerSpec(flags.broker);
+          const broker = parseBrokerSpec(flags.broker, "--broker");
           if (broker.kind === "embedded") {
             throw new RpmlabError(
               "E_USAGE",

@@ -150,7 +150,7 @@ export async function runCellularDeviceCommand(
   flags: CellularFlags,
   io: CliIo,
 ): Promise<void> {
-  const broker = parseBrokerSpec(flags.broker!);
+  const broker = parseBrokerSpec(flags.broker!, "--broker");
   if (broker.kind !== "external") {
     throw invalid("--broker", `must be the broker's URL, mqtt://host:port, got "${flags.broker}"`);
   }

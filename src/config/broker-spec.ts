@@ -22,8 +22,25 @@ export const DEFAULT_BROKER = "embedded";
 
 const HELP = "expected embedded, embedded:PORT (0 = any free port), mqtt://host:port or mqtts://…";
 
-export function parseBrokerSpec(spec: string): BrokerSpec {
-  const text = spec.trim();
+/**
+ * `source` names where the spec came from in errors (--broker, $RPMLAB_BROKER): "invalid broker"
+ * alone does not say which flag or variable to fix.
+ */
+export function parseBrokerSpec(spec: string, source?: string): BrokerSpec {
+  try {
+    return parseTrimmed(spec, spec.trim());
+  } catch (error) {
+    if (source === undefined || !(error instanceof RpmlabError)) throw error;
+    throw new RpmlabError(
+      error.code,
+      `${source}: ${error.message}`,
+      { ...error.details, source },
+      error.cause,
+    );
+  }
+}
+
+function parseTrimmed(spec: string, text: string): BrokerSpec {
   if (text === "embedded") return { kind: "embedded", port: MQTT_PORT };
   if (text.startsWith("embedded:")) {
     const port = text.slice("embedded:".length);

@@ -108,7 +108,8 @@ export function serveConfig(
 ): ServeConfig {
   const store = resolveStoreSpec(flags.store, env);
   const source = storeSource(flags.store, env);
-  parseStoreSpec(store, source === "--store" ? undefined : source);
+  // The source always: "invalid store" alone does not say which flag or variable to fix.
+  parseStoreSpec(store, source);
   const broker = resolveBroker(flags.broker, env);
   const portText = flags.port ?? String(DEFAULT_HTTP_PORT);
   if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65_535) {
@@ -187,25 +188,13 @@ function resolveBroker(
   flag: string | undefined,
   env: Readonly<Record<string, string | undefined>>,
 ): string {
-  if (flag !== undefined) {
-    parseBrokerSpec(flag);
-    return flag;
-  }
   const fromEnv = env[BROKER_ENV];
-  if (fromEnv === undefined || fromEnv === "") return DEFAULT_BROKER;
-  try {
-    parseBrokerSpec(fromEnv);
-  } catch (error) {
-    // Named: a CI job's environment is not something the command line shows.
-    if (!(error instanceof RpmlabError)) throw error;
-    throw new RpmlabError(
-      error.code,
-      `$${BROKER_ENV}: ${error.message}`,
-      { ...error.details, source: `$${BROKER_ENV}` },
-      error.cause,
-    );
-  }
-  return fromEnv;
+  if (flag === undefined && (fromEnv === undefined || fromEnv === "")) return DEFAULT_BROKER;
+  const [spec, source] = flag === undefined ? [fromEnv!, `$${BROKER_ENV}`] : [flag, "--broker"];
+  // Named, as every other option's error is; a CI job's environment is not something the
+  // command line shows.
+  parseBrokerSpec(spec, source);
+  return spec;
 }
 
 /** MQTT 3.1.1 §3.1.3.1 allows any client id on most brokers; keep to a portable 1–23 set. */

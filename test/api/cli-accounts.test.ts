@@ -209,6 +209,10 @@ describe("rpmlab accounts / keys", () => {
       vi.stubEnv("RPMLAB_STORE", "mysql://x");
       const bad = await runCli("accounts", "list");
       expect(bad.stderr).toContain('E_CONFIG_INVALID: $RPMLAB_STORE: invalid store "mysql://x"');
+      // And --store, when the flag is at fault: "invalid store" alone said neither.
+      const flag = await runCli("accounts", "list", "--store", "foo");
+      expect(flag.code).toBe(2);
+      expect(flag.stderr).toContain('E_CONFIG_INVALID: --store: invalid store "foo"');
     } finally {
       vi.unstubAllEnvs();
     }

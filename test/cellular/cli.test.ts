@@ -65,7 +65,11 @@ describe("rpmlab device: usage", () => {
       /E_CONFIG_INVALID: --imei must be 15 digits/,
     ],
     [["Vendor Cellular Scale", "--broker", "embedded"], 2, /--broker must be the broker's URL/],
-    [["Vendor Cellular Scale", "--broker", "http://x"], 2, /E_CONFIG_INVALID: invalid broker/],
+    [
+      ["Vendor Cellular Scale", "--broker", "http://x"],
+      2,
+      /E_CONFIG_INVALID: --broker: invalid broker/,
+    ],
     // Decimal only: Number() read 0x3C as 60 and 1e999 as Infinity.
     ...["fast", "0x3C", "Infinity", "1e999", "1e"].map((speed): [string[], number, RegExp] => [
       ["Vendor Cellular Scale", "--broker", "mqtt://127.0.0.1:1", "--speed", speed],

@@ -54,7 +54,7 @@ describe("rpmlab serve configuration", () => {
 
   it("says a PostgreSQL store's port is out of range rather than 'not a valid URL'", () => {
     expect(() => serveConfig({ store: "postgres://u:secret@db:99999/lab" }, {})).toThrow(
-      /^invalid store "postgres:\/\/u:\*\*\*@db:99999\/lab": the port must be a whole number from 1 to 65535, got "99999"$/,
+      /^--store: invalid store "postgres:\/\/u:\*\*\*@db:99999\/lab": the port must be a whole number from 1 to 65535, got "99999"$/,
     );
     expect(fieldOf(() => serveConfig({ store: "postgresql://db:70000" }, {}))).toBe("store");
   });
@@ -65,7 +65,7 @@ describe("rpmlab serve configuration", () => {
     );
     expect(fieldOf(() => serveConfig({}, { RPMLAB_STORE: "sqlite:" }))).toBe("store");
     expect(() => serveConfig({ store: "mysql://x" }, { RPMLAB_STORE: "memory" })).toThrow(
-      /^invalid store "mysql:\/\/x"/,
+      /^--store: invalid store "mysql:\/\/x"/,
     );
   });
 
@@ -105,6 +105,15 @@ describe("rpmlab serve configuration", () => {
     expect(fieldOf(() => serveConfig({ clientDomain: "BAD DOMAIN" }, {}))).toBe("client-domain");
     expect(() => serveConfig({ store: "mysql://x" }, {})).toThrow(/mysql:\/\/x/);
     expect(() => serveConfig({ broker: "amqp://x" }, {})).toThrow(/amqp:\/\/x/);
+  });
+
+  it("rpmlab serve --store foo and --broker foo: exit 2, the message names the flag at fault", async () => {
+    const store = await runCli("serve", "--store", "foo");
+    expect(store.code).toBe(2);
+    expect(store.stderr).toContain('rpmlab: E_CONFIG_INVALID: --store: invalid store "foo"');
+    const broker = await runCli("serve", "--store", "memory", "--broker", "foo");
+    expect(broker.code).toBe(2);
+    expect(broker.stderr).toContain('rpmlab: E_CONFIG_INVALID: --broker: invalid broker "foo"');
   });
 
   it.each([
