@@ -140,6 +140,24 @@ describe("webhooks/", () => {
     expect(
       (await call("POST", "webhooks/", { endpoint: "https://c.example/", auth_key: "k" })).json(),
     ).toEqual({ auth_header: ["This field is required when auth_key is set."] });
+    // A header name with no value was stored, and every POST then went without it, unsaid.
+    const nameOnly = await call("POST", "webhooks/", {
+      endpoint: "https://c.example/",
+      auth_header: "Authorization",
+    });
+    expect(nameOnly.statusCode).toBe(400);
+    expect(nameOnly.json()).toEqual({
+      auth_key: ["This field is required when auth_header is set."],
+    });
+    expect(
+      (
+        await call("POST", "webhooks/", {
+          endpoint: "https://c.example/",
+          auth_header: "Authorization",
+          auth_key: "",
+        })
+      ).json(),
+    ).toEqual({ auth_key: ["This field is required when auth_header is set."] });
     // Headers that frame the request, or that rpmlab sets itself, in any case of letters.
     for (const name of [
       "Content-Length",
@@ -216,6 +234,17 @@ describe("webhooks/", () => {
     });
     const bad = await call("PATCH", `webhooks/${created.id}/`, { auth_header: null });
     expect(bad.json()).toEqual({ auth_header: ["This field is required when auth_key is set."] });
+    const keyless = await call("PATCH", `webhooks/${created.id}/`, { auth_key: "" });
+    expect(keyless.statusCode).toBe(400);
+    expect(keyless.json()).toEqual({
+      auth_key: ["This field is required when auth_header is set."],
+    });
+    const cleared = await call("PATCH", `webhooks/${created.id}/`, {
+      auth_header: null,
+      auth_key: null,
+    });
+    expect(cleared.json()).toMatchObject({ auth_header: null, auth_key: null });
+    await call("PATCH", `webhooks/${created.id}/`, { auth_header: "X-Token", auth_key: "s3cret" });
     expect((await call("PATCH", `webhooks/${created.id}/`, { endpoint: "x" })).statusCode).toBe(
       400,
     );

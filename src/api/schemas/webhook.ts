@@ -38,7 +38,9 @@ const FIELDS = {
     })
     .nullable()
     .optional()
-    .describe("Name of a static header sent with each POST, e.g. Authorization (optional)."),
+    .describe(
+      "Name of a static header sent with each POST, e.g. Authorization (optional; needs auth_key).",
+    ),
   auth_key: charField({ allowBlank: true, maxLength: 1000 })
     .refine((v) => !/[\r\n]/.test(v), { error: "Header values may not contain line breaks." })
     // RFC 9110 §5.5 field-value: visible ASCII, spaces and tabs, obs-text (0x80–0xFF); anything
@@ -75,6 +77,7 @@ const FIELDS = {
 };
 
 export const NEEDS_HEADER = "This field is required when auth_key is set.";
+export const NEEDS_KEY = "This field is required when auth_header is set.";
 
 const nonBlank = (v: string | null | undefined) => v !== undefined && v !== null && v !== "";
 
@@ -86,11 +89,21 @@ export function headerMissing(b: {
   return nonBlank(b.auth_key) && !nonBlank(b.auth_header);
 }
 
+/**
+ * And its value as well as its name (wire-formats "Webhook registry": auth_header/auth_key are
+ * one static header): a name alone was stored, and every POST went without the header, unsaid.
+ */
+export function keyMissing(b: {
+  auth_header?: string | null | undefined;
+  auth_key?: string | null | undefined;
+}): boolean {
+  return nonBlank(b.auth_header) && !nonBlank(b.auth_key);
+}
+
 /** POST and PUT: the whole webhook; fields left out take their defaults. */
-export const WebhookBody = drfObject({ ...FIELDS }).refine((b) => !headerMissing(b), {
-  error: NEEDS_HEADER,
-  path: ["auth_header"],
-});
+export const WebhookBody = drfObject({ ...FIELDS })
+  .refine((b) => !headerMissing(b), { error: NEEDS_HEADER, path: ["auth_header"] })
+  .refine((b) => !keyMissing(b), { error: NEEDS_KEY, path: ["auth_key"] });
 
 /** PATCH: any subset. */
 export const WebhookPatchBody = drfObject({ ...FIELDS, endpoint: FIELDS.endpoint.optional() });

@@ -12,7 +12,9 @@ import { lookupFirst } from "../../lookup-first.ts";
 import { listMode, paginate, paginationQuery, sendList } from "../../pagination.ts";
 import {
   headerMissing,
+  keyMissing,
   NEEDS_HEADER,
+  NEEDS_KEY,
   newWebhook,
   setsSecret,
   WEBHOOK_JSON_SCHEMA,
@@ -177,6 +179,7 @@ export const webhooksRoutes: RoutePlugin = async (app, ctx) => {
         auth_key: patch.authKey === undefined ? current.authKey : patch.authKey,
       };
       if (headerMissing(merged)) throw apiError.field("auth_header", NEEDS_HEADER);
+      if (keyMissing(merged)) throw apiError.field("auth_key", NEEDS_KEY);
       const row = await webhooks.update(accountId, current.id, patch);
       return webhookJson(row, setsSecret(request.body));
     },
