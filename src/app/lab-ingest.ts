@@ -19,8 +19,11 @@ export interface LabIngestDeps {
   readonly config: ServeConfig;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** Registers what stops a part started here, stopped in reverse order with the lab's. */
-  readonly onStop: (stop: () => Promise<void>) => void;
+  /**
+   * Registers what stops a part started here, stopped in reverse order with the lab's; `part`
+   * names it if it fails to close.
+   */
+  readonly onStop: (part: string, stop: () => Promise<void>) => void;
   readonly store: Store;
   readonly broker: Broker;
   /** The embedded broker's tap (BrokerTap.of), taken before it started listening. */
@@ -71,7 +74,7 @@ export async function startIngest(deps: LabIngestDeps): Promise<void> {
   // replacement, adoption) and at a check-in that did not report holding exactly it, then the
   // time if the check-in shows its clock off (src/ingest/downlink.ts).
   const channel = await downlinkChannel(broker, downlinkClientId(config.ingestId));
-  deps.onStop(() => channel.close());
+  deps.onStop("the downlink channel", () => channel.close());
   const downlinks = new Downlinks({ store, clock: clock, channel, logger: logger });
   deps.events.on("whitelist.changed", ({ gatewayUuid }) => {
     void downlinks.sendWhitelist(gatewayUuid);
@@ -113,6 +116,6 @@ export async function startIngest(deps: LabIngestDeps): Promise<void> {
       });
   });
   await ingestor.start();
-  deps.onStop(() => ingestor.stop());
+  deps.onStop("ingestion", () => ingestor.stop());
   deps.started(ingestor);
 }

@@ -78,7 +78,8 @@ export interface LabInfo {
  */
 export class Lab {
   private readonly clock: Clock;
-  private readonly stack: Array<() => Promise<void>> = [];
+  /** What start() started, each with the name stop() gives it when it fails to close. */
+  private readonly stack: Array<{ readonly part: string; readonly stop: () => Promise<void> }> = [];
 
   /** `clock`: the system clock unless given (tests and scenarios run the lab on a VirtualClock). */
   constructor(
@@ -113,11 +114,20 @@ export class Lab {
     }
   }
 
-  async stop(): Promise<void> {
-    for (const stop of this.stack.splice(0).reverse()) {
-      await stop().catch((error: unknown) => this.logger.error({ err: error }, "stop failed"));
+  /**
+   * Stops every part, in reverse, a failed one included (each logged with its name), and answers
+   * those that failed to close: serve exits non-zero naming them (README "rpmlab serve").
+   */
+  async stop(): Promise<ReadonlyArray<{ readonly part: string; readonly error: unknown }>> {
+    const failed: Array<{ part: string; error: unknown }> = [];
+    for (const { part, stop } of this.stack.splice(0).reverse()) {
+      await stop().catch((error: unknown) => {
+        failed.push({ part, error });
+        this.logger.error({ err: error, part }, `${part}: stop failed`);
+      });
     }
     this.ownClock.dispose();
+    return failed;
   }
 
   private async startAll(): Promise<LabInfo> {
@@ -131,7 +141,7 @@ export class Lab {
       // A PostgreSQL connection the server ended: logged; the work on it fails and is retried.
       onBackgroundError: (error) => logger.warn({ err: error }, "store connection lost"),
     });
-    this.stack.push(() => store.close());
+    this.stack.push({ part: "the store", stop: () => store.close() });
 
     const broker = createBroker(config.broker, {
       auth: storeAuth(store.mqttCredentials),
@@ -142,12 +152,12 @@ export class Lab {
     // uplinks instead of acknowledging what nobody would store.
     const tap = BrokerTap.of(broker);
     await broker.start();
-    this.stack.push(() => broker.stop());
+    this.stack.push({ part: "the MQTT broker", stop: () => broker.stop() });
 
     // Issue 4 §1: the webhook dispatcher, stopped after the API and ingestion (which write its
     // outbox) and before the store.
     const sender = createWebhookSender(config.webhookSender, config.webhooks);
-    this.stack.push(() => sender.close());
+    this.stack.push({ part: "the webhook sender", stop: () => sender.close() });
     const webhookRng = rng.fork("webhooks");
     const deliveries = dispatchStoreFor({
       store,
@@ -157,7 +167,7 @@ export class Lab {
       clock,
       logger,
     });
-    this.stack.push(() => deliveries.close());
+    this.stack.push({ part: "the webhook delivery store", stop: () => deliveries.close() });
     const dispatcher = new WebhookDispatcher({
       store: deliveries,
       clock,
@@ -171,7 +181,7 @@ export class Lab {
       logger: logger.child({ component: "webhooks" }),
     });
     dispatcher.start();
-    this.stack.push(() => dispatcher.stop());
+    this.stack.push({ part: "the webhook dispatcher", stop: () => dispatcher.stop() });
     const webhooks = {
       nudge: () => dispatcher.nudge(),
       manual: new ManualSends({ store, clock, rng: webhookRng, sender }),
@@ -184,7 +194,7 @@ export class Lab {
     // The dashboard's live feed (src/dashboard): what ingestion, the dispatcher and the device
     // services announce, for whoever has /lab/v1/events/ open.
     const feed = new LabFeed({ store, clock, logger, catalogue });
-    this.stack.push(async () => feed.close());
+    this.stack.push({ part: "the dashboard feed", stop: async () => feed.close() });
     feed.attachFulfilment(events);
     feed.attachDispatcher(dispatcher.events);
     events.on("fulfilment.status", webhooks.nudge);
@@ -198,7 +208,7 @@ export class Lab {
       config,
       clock,
       logger,
-      onStop: (stop) => this.stack.push(stop),
+      onStop: (part, stop) => this.stack.push({ part, stop }),
       store,
       broker,
       tap,
@@ -225,7 +235,7 @@ export class Lab {
       resyncMs,
     });
     await fulfilment.start();
-    this.stack.push(() => fulfilment.stop());
+    this.stack.push({ part: "the fulfilment simulator", stop: () => fulfilment.stop() });
 
     // ASR (spec 4.5): supply orders ship on the same clock and durations; automatic reorder
     // checks the accounts' glucometers hourly.
@@ -237,13 +247,13 @@ export class Lab {
       resyncMs,
     });
     await shipping.start();
-    this.stack.push(() => shipping.stop());
+    this.stack.push({ part: "supply shipping", stop: () => shipping.stop() });
     const reorder = new AutoReorder({ ...asr, logger: logger.child({ component: "asr" }) });
     reorder.start();
-    this.stack.push(() => reorder.stop());
+    this.stack.push({ part: "automatic reorder", stop: () => reorder.stop() });
     const retention = ingestRetention(store, clock, logger.child({ component: "ingest" }));
     retention.start();
-    this.stack.push(() => retention.stop());
+    this.stack.push({ part: "ingest retention", stop: () => retention.stop() });
 
     const adminToken = config.adminToken ?? randomBase62(32);
     const app = buildApp({
@@ -261,7 +271,7 @@ export class Lab {
       replay: (message, replays) => parts.ingestor!.replay(message, replays),
       mqttCredentialIssued: (username) => broker.endConnectionsOf?.(username),
     });
-    this.stack.push(() => app.close());
+    this.stack.push({ part: "the HTTP API", stop: () => app.close() });
     await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
       throw listenError(error, config.host, config.port);
     });
@@ -275,8 +285,11 @@ export class Lab {
       dispatcher,
       timedWork: [fulfilment, shipping, reorder, retention],
     };
-    this.stack.push(async () => {
-      this.parts = undefined;
+    this.stack.push({
+      part: "the lab's parts",
+      stop: async () => {
+        this.parts = undefined;
+      },
     });
     const baseUrl = baseUrlOf(app);
     return {

@@ -15,7 +15,8 @@ import {
   serveConfig,
 } from "../config/serve-config.ts";
 import { DEFAULT_SERVE_STORE, redactStoreSpec } from "../config/store-spec.ts";
-import { createLogger, logLevelOf } from "../core/logger.ts";
+import { RpmlabError } from "../core/errors.ts";
+import { createLogger, type Logger, logLevelOf } from "../core/logger.ts";
 import type { CliIo } from "./io.ts";
 
 interface Flags extends ServeFlags {
@@ -95,12 +96,33 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       io.out(flags.json ? JSON.stringify(info) : serveBanner(info, config));
       const received = await signal;
       logger.info({ signal: received }, "shutting down");
-      await lab.stop();
-      // The log's last word: read without the exit status (a journal, an aggregator), it tells a
-      // clean stop from a process killed half-way through its shutdown.
-      logger.info({ signal: received }, "stopped");
+      await stopServed(lab, logger, received);
     });
 }
+
+/**
+ * Stops a served lab at `signal`; throws E_SHUTDOWN_INCOMPLETE (exit 1) naming each part that
+ * failed to close: a store left unflushed must not look like a clean stop to a script or a
+ * service manager.
+ */
+export async function stopServed(lab: Lab, logger: Logger, signal: string): Promise<void> {
+  const failed = await lab.stop();
+  if (failed.length > 0) {
+    const parts = failed.map(({ part, error }) => `${part} (${messageOf(error)})`);
+    const which = `${parts.join(", ")} failed to close`;
+    logger.error({ signal, parts: failed.map((f) => f.part) }, `stopped, but ${which}`);
+    throw new RpmlabError(
+      "E_SHUTDOWN_INCOMPLETE",
+      `stopped on ${signal}, but ${which}: what it held may not all be written`,
+      { parts: failed.map((f) => f.part) },
+    );
+  }
+  // The log's last word: read without the exit status (a journal, an aggregator), it tells a
+  // clean stop from a process killed half-way through its shutdown.
+  logger.info({ signal }, "stopped");
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * What serve prints at start without --json: where everything is, and commands that work as

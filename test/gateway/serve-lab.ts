@@ -57,7 +57,7 @@ export class ServeLab {
     });
   }
 
-  stop(): Promise<void> {
-    return this.lab.stop();
+  async stop(): Promise<void> {
+    await this.lab.stop();
   }
 }
