@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { clipped } from "../core/clip.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { type MsRange, parseDurationRange } from "./duration.ts";
 
@@ -228,12 +229,39 @@ export function checkFulfilmentConfig(
                 path: ["fulfilment", ...i.path.map(String), key],
                 message: "unknown key",
               }))
-            : [{ path: ["fulfilment", ...i.path.map(String)], message: i.message }],
+            : [
+                {
+                  path: ["fulfilment", ...i.path.map(String)],
+                  message: withValue(i.message, valueAt(merged, i.path)),
+                },
+              ],
         ),
       ),
     };
   }
   return { config: toConfig(result.data) };
+}
+
+/**
+ * The message with the value at fault, unless it starts with it already: "must be a number from
+ * 0 to 1" alone left a file's reader to find which value of several was read as what.
+ */
+function withValue(message: string, value: unknown): string {
+  const text = clipped(shown(value));
+  return message.startsWith(text) || message.startsWith(`"${String(value)}"`)
+    ? message
+    : `${message}, got ${text}`;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let node = root;
+  for (const key of path) {
+    node =
+      node !== null && typeof node === "object"
+        ? (node as Record<PropertyKey, unknown>)[key]
+        : undefined;
+  }
+  return node;
 }
 
 /** zod may report one key twice (a wrong type, then a check on it) with the same message. */

@@ -98,19 +98,19 @@ describe("fulfilment configuration", () => {
       }),
     );
     for (const key of [
-      "fulfilment.time_scale: must be a number greater than 0",
+      'fulfilment.time_scale: must be a number greater than 0, got "fast"',
       "fulfilment.durations.in_transit: 5 is not a duration or a range of them, e.g. 4h",
       "fulfilment.durations.duplicate_cleanup: 3 is not off, a duration or a range of them",
       "fulfilment.in_transit_scans: true is not a whole number or range from 1 to 50",
-      "fulfilment.max_delivery_attempts: must be a whole number from 1 to 10",
-      "fulfilment.carriers: must be a list of one or more of ups, fedex, usps",
+      "fulfilment.max_delivery_attempts: must be a whole number from 1 to 10, got 2.5",
+      'fulfilment.carriers: must be a list of one or more of ups, fedex, usps, e.g. [ups, usps], got "ups"',
     ]) {
       expect(error.message).toContain(key);
     }
     expect(error.message).not.toMatch(/Invalid input|expected (string|number|int|array)/);
     // An empty value is one problem, said once.
     expect(configError(() => fulfilmentConfig(fulfilmentAssignments(["carriers="]))).message).toBe(
-      "fulfilment.carriers: must be a list of one or more of ups, fedex, usps, e.g. [ups, usps]",
+      'fulfilment.carriers: must be a list of one or more of ups, fedex, usps, e.g. [ups, usps], got ""',
     );
   });
 
@@ -126,11 +126,11 @@ describe("fulfilment configuration", () => {
     );
     expect(error.code).toBe("E_CONFIG_INVALID");
     for (const key of [
-      "fulfilment.time_scale: must be a number greater than 0",
+      "fulfilment.time_scale: must be a number greater than 0, got 0;",
       'fulfilment.durations.in_transit: "5d..2d" is not a duration or a range of them',
       'fulfilment.durations.pickup: "soon" is not a duration',
-      "fulfilment.probabilities.carrier_hold: must be a number from 0 to 1",
-      "fulfilment.carriers.0:",
+      "fulfilment.probabilities.carrier_hold: must be a number from 0 to 1, got 2;",
+      'fulfilment.carriers.0: must be a list of one or more of ups, fedex, usps, e.g. [ups, usps], got "dhl"',
       "fulfilment.colour: unknown key",
     ]) {
       expect(error.message).toContain(key);
@@ -141,7 +141,7 @@ describe("fulfilment configuration", () => {
       expect(
         configError(() => fulfilmentConfig(fulfilmentAssignments([`seed=${seed}`]))).message,
       ).toMatch(
-        /^fulfilment\.seed: an integer (from -9007199254740991 to 9007199254740991 )?or a non-empty string$/,
+        /^fulfilment\.seed: an integer (from -9007199254740991 to 9007199254740991 )?or a non-empty string, got \d+(\.5)?$/,
       );
     }
     expect(fulfilmentConfig(fulfilmentAssignments(["seed=0x2A"])).seed).toBe("42");
@@ -173,7 +173,7 @@ describe("fulfilment configuration", () => {
     expect(
       configError(() => serveConfig({ fulfilmentConfig: bad, fulfilment: ["time_scale=2"] }, {}))
         .message,
-    ).toBe(`${bad}: fulfilment.time_scale: must be a number greater than 0`);
+    ).toBe(`${bad}: fulfilment.time_scale: must be a number greater than 0, got 0`);
   });
 
   it("reads durations and ranges of them", () => {

@@ -195,7 +195,7 @@ describe("scenario errors name the file and the path", () => {
       }),
     ).toEqual([
       'fulfilment.durations.in_transit: "soon" is not a duration or a range of them, e.g. 4h, 1.5d, 2d..5d (units ms, s, m, h, d)',
-      "fulfilment.probabilities.carrier_hold: must be a number from 0 to 1",
+      "fulfilment.probabilities.carrier_hold: must be a number from 0 to 1, got 2",
       "fulfilment.carrier: unknown key",
     ]);
   });
