@@ -153,10 +153,7 @@ export function serveConfig(
     adminToken,
     ingestId: ingestId(flags.ingestId ?? DEFAULT_INGEST_ID),
     ingestGroup: flags.ingestGroup === undefined ? null : ingestGroup(flags.ingestGroup),
-    fulfilment: fulfilmentConfig(
-      flags.fulfilmentConfig === undefined ? {} : readFulfilmentFile(flags.fulfilmentConfig),
-      fulfilmentAssignments(flags.fulfilment ?? []),
-    ),
+    fulfilment: fulfilmentOf(flags),
     webhookSender: DEFAULT_WEBHOOK_SENDER,
     webhooks: {
       timeoutMs:
@@ -169,6 +166,27 @@ export function serveConfig(
           : parseWebhookConcurrency(flags.webhookConcurrency),
     },
   };
+}
+
+/**
+ * The file checked on its own names itself in its errors; what is wrong once the --fulfilment
+ * assignments are laid over it is theirs, and named so.
+ */
+function fulfilmentOf(flags: ServeFlags): FulfilmentConfig {
+  const file =
+    flags.fulfilmentConfig === undefined ? {} : readFulfilmentFile(flags.fulfilmentConfig);
+  const assignments = fulfilmentAssignments(flags.fulfilment ?? []);
+  try {
+    return fulfilmentConfig(file, assignments);
+  } catch (error) {
+    if (!(error instanceof RpmlabError)) throw error;
+    throw new RpmlabError(
+      error.code,
+      `--fulfilment: ${error.message}`,
+      { ...error.details, source: "--fulfilment" },
+      error.cause,
+    );
+  }
 }
 
 /** [MQTT-4.8.2] a share name has no "/", "+" or "#"; keep to the client id's portable set. */

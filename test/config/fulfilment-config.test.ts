@@ -174,6 +174,10 @@ describe("fulfilment configuration", () => {
       configError(() => serveConfig({ fulfilmentConfig: bad, fulfilment: ["time_scale=2"] }, {}))
         .message,
     ).toBe(`${bad}: fulfilment.time_scale: must be a number greater than 0, got 0`);
+    // And the flag, when an assignment is at fault: the key alone does not say where it was set.
+    expect(configError(() => serveConfig({ fulfilment: ["time_scale=0"] }, {})).message).toBe(
+      "--fulfilment: fulfilment.time_scale: must be a number greater than 0, got 0",
+    );
   });
 
   it("reads durations and ranges of them", () => {
