@@ -364,6 +364,20 @@ export function readFulfilmentFile(path: string): Record<string, unknown> {
       field: "fulfilment-config",
       file: path,
     });
+  // README "Fulfilment": the keys at the top or under fulfilment:. One beside the section was
+  // ignored, unsaid (time_scale: 1440 there left shipping at days).
+  const beside = keys === parsed || !isObject(parsed) ? [] : Object.keys(parsed);
+  const stray = beside.filter((key) => key !== "fulfilment");
+  if (stray.length > 0) {
+    throw problem(
+      stray
+        .map(
+          (key) =>
+            `${key}: unknown key beside fulfilment: (its keys go at the top or under fulfilment:, not both)`,
+        )
+        .join("; "),
+    );
+  }
   if (!isObject(keys)) {
     throw problem(
       `holds ${Array.isArray(keys) ? "a list" : `the ${typeof keys} ${JSON.stringify(keys)}`}, not the fulfilment keys (a mapping such as "time_scale: 1440", README "Fulfilment")`,

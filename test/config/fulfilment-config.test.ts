@@ -167,6 +167,12 @@ describe("fulfilment configuration", () => {
     expect(configError(() => readFulfilmentFile(scalar)).message).toContain(
       'holds the string "fast", not the fulfilment keys',
     );
+    // A key beside the fulfilment: section was ignored, unsaid: time_scale stayed 1.
+    const beside = join(dir, "beside.yaml");
+    writeFileSync(beside, "fulfilment:\n  seed: demo\ntime_scale: 1440\n");
+    expect(configError(() => readFulfilmentFile(beside)).message).toBe(
+      `${beside}: time_scale: unknown key beside fulfilment: (its keys go at the top or under fulfilment:, not both)`,
+    );
     const bad = join(dir, "bad.yaml");
     writeFileSync(bad, "fulfilment:\n  time_scale: 0\n");
     // Named with the file even though the assignment laid over it would have mended it.
