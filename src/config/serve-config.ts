@@ -130,6 +130,16 @@ export function serveConfig(
       { field: "admin-token" },
     );
   }
+  // HTTP clients strip a header value's leading and trailing whitespace, and refuse line breaks
+  // and control characters (RFC 9110 §5.5): such a token (a secret file's trailing newline) was
+  // printed, and never authenticated. Not echoed: it is a secret.
+  if (adminToken !== undefined && /^\s|\s$|\p{Cc}/u.test(adminToken)) {
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      `${fromEnv ? `$${ADMIN_TOKEN_ENV}` : "--admin-token"}: the admin token may not begin or end with spaces, nor hold line breaks or control characters: HTTP clients strip or refuse them in Authorization: Bearer <token>`,
+      { field: "admin-token" },
+    );
+  }
   const host = flags.host ?? DEFAULT_HOST;
   // An empty host makes Node listen on every interface: a blank $HOST in a script must not
   // put the API and its admin token on the network.

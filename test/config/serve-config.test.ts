@@ -79,6 +79,28 @@ describe("rpmlab serve configuration", () => {
     ).toThrow(/--admin-token: the admin token must be at least 16 characters/);
   });
 
+  it("refuses an admin token no HTTP client can send back (a secret file's trailing newline), without echoing it", () => {
+    const token = "t".repeat(20);
+    for (const bad of [`${token}\n`, ` ${token}`, `${token}\t`, `tt\u0000${token}`]) {
+      const error = (() => {
+        try {
+          serveConfig({}, { RPMLAB_ADMIN_TOKEN: bad });
+        } catch (caught) {
+          return caught as Error;
+        }
+        return undefined;
+      })();
+      expect(error?.message, JSON.stringify(bad)).toMatch(
+        /^\$RPMLAB_ADMIN_TOKEN: the admin token may not begin or end with spaces, nor hold line breaks or control characters/,
+      );
+      expect(error?.message).not.toContain(token);
+    }
+    expect(fieldOf(() => serveConfig({ adminToken: `${token}\r\n` }, {}))).toBe("admin-token");
+    expect(serveConfig({ adminToken: "pass phrase of twenty" }, {}).adminToken).toBe(
+      "pass phrase of twenty",
+    );
+  });
+
   it("refuses an empty --host (Node would listen on every interface)", () => {
     expect(fieldOf(() => serveConfig({ host: "" }, {}))).toBe("host");
     expect(fieldOf(() => serveConfig({ host: "  " }, {}))).toBe("host");
