@@ -3,7 +3,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import { formatRateLimit } from "../config/rate-limit.ts";
-import { DETAIL_SCHEMA, describe, type JsonSchema } from "./json-schema.ts";
+import { DETAIL_SCHEMA, describe, type JsonSchema, SERVER_ERROR_SCHEMA } from "./json-schema.ts";
 import type { ApiConfig } from "./types.ts";
 
 /** The explorer (swagger-ui) and the document, at /docs and /docs/json. */
@@ -88,11 +88,16 @@ function transformRoute(input: TransformInput): { schema: unknown; url: string }
     schema.params = withPathParams(schema.params as JsonSchema | undefined, input.url);
     schema.operationId ??= operationIdOf(method, input.url);
     if (response !== undefined) {
-      schema.response = withHeaders(
-        body === undefined
-          ? (response as Responses)
-          : { ...BODY_ERRORS, ...(response as Responses) },
-      );
+      const config = (input.route as { config?: { bodyIgnored?: boolean } }).config;
+      const takesBody = body !== undefined || BODY_METHODS.has(method);
+      const readsBody = takesBody && config?.bodyIgnored !== true;
+      schema.response = withHeaders({
+        ...ANY_ROUTE_ERRORS,
+        // A route that ignores its body still has Fastify read a JSON one, up to the limit.
+        ...(takesBody ? { 413: BODY_ERRORS[413]! } : {}),
+        ...(readsBody ? BODY_ERRORS : {}),
+        ...(response as Responses),
+      });
     }
     if (body !== undefined && !zodBody) schema.body = body;
   }
@@ -158,8 +163,29 @@ function withHeaders(responses: Responses): Responses {
   return out;
 }
 
-/** What any route that takes a body may answer besides its own (content-types.ts, app.ts). */
+/**
+ * What any route may answer besides its own: a NUL (%00) in the path or query is refused before
+ * the route (app.ts scopePlugin), and any route may fail (errors.ts). A route's own 400 or 500
+ * schema, when it has one, is kept.
+ */
+const ANY_ROUTE_ERRORS: Record<number, JsonSchema> = {
+  400: describe(DETAIL_SCHEMA, "A NUL character (%00) in the path or query."),
+  500: SERVER_ERROR_SCHEMA,
+};
+
+/**
+ * The methods whose body is parsed (content-types.ts) unless the route ignores it (BODY_IGNORED):
+ * a route that declares no body still refuses one that is not JSON (415) or too large (413), and
+ * answers malformed JSON with 400 (the lab's replay, resend, test send and DELETEs).
+ */
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** What any route that reads a body may answer besides its own (content-types.ts, app.ts). */
 const BODY_ERRORS: Record<number, JsonSchema> = {
+  400: describe(
+    DETAIL_SCHEMA,
+    'A body that is not valid JSON ({"detail": "JSON parse error - …"}), or a NUL character (%00) in the path or query.',
+  ),
   413: describe(DETAIL_SCHEMA, "A body over 1 MiB."),
   415: describe(DETAIL_SCHEMA, "A body that is not JSON (spec 7.2)."),
 };
@@ -215,7 +241,7 @@ function description(config: ApiConfig): string {
     "- **Auth**: `Authorization: Api-Key <key>`, scheme case-sensitive. 401 for a missing header, another scheme or spelling, or an unknown, malformed or revoked key. 403 for a valid key on another client domain (or one that does not exist) or of another environment: an account is one environment; keys carry it (`rpm_dev_…`, `rpm_prod_…`); a team uses one client domain per environment.",
     "- **HEAD**: every GET path answers HEAD too, with the status and headers its GET would have and no body (RFC 9110 §9.3.2); those are not listed path by path. `HEAD /lab/v1/events/` is listed: it answers the stream's headers and ends, opening no stream. `unlink-gateway/{id}/` refuses HEAD (405), since its GET unlinks.",
     "- **Trailing slash**: a known path without its slash answers 301 to the slashed URL (query kept), before authentication.",
-    '- **Errors**: `{"detail": "…"}`; 400 keyed by field, Django REST framework style (nested fields nest, whole-body problems under `non_field_errors`); 405 with Allow; 413 for a body over 1 MiB; 414 for a path segment over 1000 characters; 415 for a body that is not JSON; 500 with a `request_id` (also in the X-Request-Id header and the server log).',
+    '- **Errors**: `{"detail": "…"}`; 400 keyed by field, Django REST framework style (nested fields nest, whole-body problems under `non_field_errors`); 405 with Allow; 413 for a body over 1 MiB; 414 for a path segment over 1000 characters; 415 for a body that is not JSON; 400 for a NUL (`%00`) in the path or query, on every route; 500 with a `request_id` (also in the X-Request-Id header and the server log).',
     '- **Duplicate external_id** on POST hwi-patients: 400 `{"external_id": ["patient with this external id already exists."]}`, as a DRF unique field answers; the lookup ignores case.',
     "- **Pagination**: page_size default 100, clamped to 1000; `page` a positive integer or `last` (400 keyed `page` otherwise); a page past the end 404 `Invalid page.`; next/previous absolute. Without `page` lists are flat arrays of at most 1000 items; hwi-patients and hwi-gateways always answer the envelope.",
     "- **Measurements** without `page`: no time bound → the last 30 days; both bounds of timestamp or created at most 30 days apart → every match; otherwise the first 1000 (oldest first, by timestamp then id). v2 device-measurements takes `hwi_device_id`. The patient-measurements endpoint (spec 4.4's hwi-patient-measurements) answers at `/api/v2/hwi/patient-measurements/` and `{hwi}/hwi-patient-measurements/` alike. patients/{id}/measurements and `patient_id` match the external_id exactly.",

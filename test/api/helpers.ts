@@ -12,6 +12,7 @@ import type { FulfilmentEvents } from "../../src/fulfilment/events.ts";
 import { openStore } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/store.ts";
 import type { AccountRow } from "../../src/store/types.ts";
+import { checkAgainstDocument } from "./openapi-conformance.ts";
 
 /** 2024-10-16T04:10:00Z, the wire-formats sample's timestamp. */
 export const T0 = 1_729_051_800_000;
@@ -101,6 +102,9 @@ export async function makeLab(opts: LabOptions = {}): Promise<Lab> {
       lab: [...API_ROUTES.lab, ...(opts.extraRoutes?.lab ?? [])],
     },
   });
+  // RPMLAB_CHECK_OPENAPI=1: every answer of every API test is checked against /docs/json.
+  const conformance =
+    process.env.RPMLAB_CHECK_OPENAPI === "1" ? checkAgainstDocument(app) : undefined;
   return {
     app,
     store,
@@ -116,8 +120,12 @@ export async function makeLab(opts: LabOptions = {}): Promise<Lab> {
       clock.runSync({ until: clock.now() + ms });
     },
     close: async () => {
+      const violations = (await conformance?.violations()) ?? [];
       await app.close();
       await store.close();
+      if (violations.length > 0) {
+        throw new Error(`answers the OpenAPI document does not declare:\n${violations.join("\n")}`);
+      }
     },
   };
 }
