@@ -102,12 +102,9 @@ export async function makeLab(opts: LabOptions = {}): Promise<Lab> {
       lab: [...API_ROUTES.lab, ...(opts.extraRoutes?.lab ?? [])],
     },
   });
-  // RPMLAB_CHECK_OPENAPI=1: every answer of every API test is checked against /docs/json (not
-  // in a lab with a test's own routes, which document nothing).
-  const conformance =
-    process.env.RPMLAB_CHECK_OPENAPI === "1" && opts.extraRoutes === undefined
-      ? checkAgainstDocument(app)
-      : undefined;
+  // Every answer of every API test is checked against /docs/json, as a client generated from it
+  // would take it (not in a lab with a test's own routes, which document nothing).
+  const conformance = opts.extraRoutes === undefined ? checkAgainstDocument(app) : undefined;
   return {
     app,
     store,

@@ -5,8 +5,8 @@ import { type Conformance, checkAgainstDocument } from "./openapi-conformance.ts
 /**
  * A platform team generates clients from /docs/json: every answer the app gives must be one the
  * document declares for that operation (status, content type, body schema), or the generated
- * client takes a real answer for an unexpected one. RPMLAB_CHECK_OPENAPI=1 runs the same check
- * on every answer of every API test (helpers.ts makeLab).
+ * client takes a real answer for an unexpected one. makeLab (helpers.ts) runs the same check on
+ * every answer of every API test.
  */
 describe("answers against the OpenAPI document", () => {
   let lab: Lab;
