@@ -65,9 +65,19 @@ export function zoneCalendar(zone: string, startMs: number, days: number): Local
     midnights.push(at);
     offsets.push(offsetMinutes(zone, at));
   }
-  /** The day's offset when it holds no change, else undefined. */
+  /**
+   * The day's offset when it holds no change, else undefined. A change at local midnight
+   * (America/Santiago, America/Havana, Asia/Beirut spring forward 00:00 to 01:00) leaves the day
+   * starting at 01:00 with the new offset at both ends: its midnight, not on the wall clock at
+   * that offset, marks it as holding the change.
+   */
   const steadyOffset = (d: number) =>
-    d >= 0 && d + 1 < offsets.length && offsets[d] === offsets[d + 1] ? offsets[d] : undefined;
+    d >= 0 &&
+    d + 1 < offsets.length &&
+    offsets[d] === offsets[d + 1] &&
+    midnights[d] === wallOrigin + d * MS_PER_DAY - offsets[d]! * MS_PER_MINUTE
+      ? offsets[d]
+      : undefined;
   const offsetAt = (t: number, d: number) => steadyOffset(d) ?? offsetMinutes(zone, t);
   const day = (t: number) => {
     let d = Math.floor((t - midnights[0]!) / MS_PER_DAY);

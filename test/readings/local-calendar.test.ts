@@ -46,6 +46,18 @@ describe("a zone's calendar", () => {
     expect(calendar.day(Date.UTC(2026, 2, 9, 4, 0))).toBe(1);
   });
 
+  it("reads a time a midnight spring change skips an hour on, on its own day (Santiago, Havana)", () => {
+    // Chile springs forward at 00:00 (to 01:00) on 6 September 2026, Cuba on 8 March 2026: the
+    // day starts at 01:00, and 00:30 read an hour on is 01:30 that day, not 23:30 the day before.
+    const santiago = zoneCalendar("America/Santiago", Date.UTC(2026, 8, 5, 12), 2);
+    expect(iso(santiago.instant(1, 30))).toBe("2026-09-06T04:30:00.000Z"); // 01:30 -03
+    expect(santiago.day(santiago.instant(1, 30))).toBe(1);
+    expect(santiago.instant(1, 0)).toBe(santiago.instant(1, 60)); // midnight: the change itself
+    const havana = zoneCalendar("America/Havana", Date.UTC(2026, 2, 7, 12), 2);
+    expect(iso(havana.instant(1, 15))).toBe("2026-03-08T05:15:00.000Z"); // 01:15 CDT
+    expect(havana.day(havana.instant(1, 15))).toBe(1);
+  });
+
   it("schedules half-hour zones at their true local time; their offset is the nearest whole hour, a half away from zero", () => {
     const kolkata = zoneCalendar("Asia/Kolkata", Date.UTC(2026, 0, 10), 2);
     expect(iso(kolkata.instant(0, 8 * 60))).toBe("2026-01-10T02:30:00.000Z");
