@@ -3,7 +3,7 @@ import { AdminClient } from "../app/admin-client.ts";
 import { type OrderJson, renderOrder, renderOrders } from "../app/order-views.ts";
 import { adminTarget, DEFAULT_LAB_URL, LAB_URL_ENV } from "../config/admin-target.ts";
 import { ADMIN_TOKEN_ENV } from "../config/serve-config.ts";
-import { CARRIER_EVENT_NAMES } from "../fulfilment/shipment-flow.ts";
+import { CARRIER_EVENT_CHOICES } from "../fulfilment/shipment-flow.ts";
 import type { CliIo } from "./io.ts";
 
 export interface LabFlags {
@@ -96,7 +96,7 @@ export function registerOrdersCommand(program: Command, io: CliIo): void {
       .command("inject")
       .description("Inject a carrier event into an order")
       .argument("<id>", "the order's id")
-      .argument("<event>", CARRIER_EVENT_NAMES.join(", "))
+      .argument("<event>", `${CARRIER_EVENT_CHOICES} (any case)`)
       .option("--location <place>", "where it happened, e.g. Memphis, TN")
       .option("--detail <text>", "the carrier history's text"),
   ).action(

@@ -11,10 +11,11 @@ import type { PendingEvents } from "./events.ts";
 import { type OrderRecord, orderRecord } from "./order-view.ts";
 import { reviewRequests } from "./request-review.ts";
 import {
+  CARRIER_EVENT_CHOICES,
   CARRIER_EVENT_NAMES,
   CARRIER_EVENTS,
-  type CarrierEvent,
   carrierEventApplies,
+  carrierEventNamed,
   FINAL,
   nextStatuses,
   PENDING,
@@ -177,30 +178,31 @@ export class Orders {
       allowNull: true,
       allowBlank: true,
     });
-    if (typeof event === "string" && !(CARRIER_EVENT_NAMES as string[]).includes(event)) {
+    const carrierEvent = typeof event === "string" ? carrierEventNamed(event) : undefined;
+    if (typeof event === "string" && carrierEvent === undefined) {
       errors.add(
         "event",
-        `${MESSAGES.choice(event)} Carrier events: ${CARRIER_EVENT_NAMES.join(", ")}.`,
+        `${MESSAGES.choice(event)} Carrier events (any case): ${CARRIER_EVENT_CHOICES}.`,
       );
     }
     errors.throwIfAny();
     const shipment = await this.shipment(id);
     this.refuseStopped(shipment, "event");
-    const carrierEvent = event as CarrierEvent;
-    if (!carrierEventApplies(carrierEvent, shipment.status, shipment.deliveredOn !== null)) {
+    const named = carrierEvent!; // required, and known: errors thrown otherwise
+    if (!carrierEventApplies(named, shipment.status, shipment.deliveredOn !== null)) {
       const possible = CARRIER_EVENT_NAMES.filter((e) =>
         carrierEventApplies(e, shipment.status, shipment.deliveredOn !== null),
       );
       throw fieldError(
         "event",
-        `A ${carrierEvent} event cannot happen to an order in ${shipment.status}${
+        `A ${named} event cannot happen to an order in ${shipment.status}${
           shipment.deliveredOn !== null ? " (already with the patient)" : ""
         }. ${possible.length === 0 ? "No carrier event can." : `Possible now: ${possible.join(", ")}.`}`,
       );
     }
     await this.apply(shipment, [
       {
-        step: CARRIER_EVENTS[carrierEvent],
+        step: CARRIER_EVENTS[named],
         opts: { detail: detail || undefined, location: location || undefined },
       },
     ]);

@@ -90,6 +90,26 @@ export const CARRIER_EVENTS = {
 export type CarrierEvent = keyof typeof CARRIER_EVENTS;
 export const CARRIER_EVENT_NAMES = Object.keys(CARRIER_EVENTS) as CarrierEvent[];
 
+/** `In Transit`, `IN_TRANSIT`, ` in-transit ` → `in_transit`. */
+const spelling = (name: string) =>
+  name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, "_");
+
+/**
+ * The carrier event a name means: its own name, or the status it fires as the fulfilment
+ * webhook spells it (spec 3: In Transit, Available for Pickup…), in any case, spaces or
+ * underscores — an admin copies what the webhook showed.
+ */
+export function carrierEventNamed(name: string): CarrierEvent | undefined {
+  const wanted = spelling(name);
+  return CARRIER_EVENT_NAMES.find((e) => e === wanted || spelling(CARRIER_EVENTS[e]) === wanted);
+}
+
+/** The names the 400 of an unknown event lists. */
+export const CARRIER_EVENT_CHOICES = `${CARRIER_EVENT_NAMES.join(", ")}, or the status each fires: ${Object.values(CARRIER_EVENTS).join(", ")}`;
+
 /** Whether a shipment in `status` (picked up already or not) can take this carrier event. */
 export function carrierEventApplies(
   event: CarrierEvent,

@@ -3,7 +3,7 @@ import { charField, drfObject, optionalText } from "../../core/drf-fields.ts";
 import { toIsoMicros } from "../../core/time.ts";
 import type { BillingReport } from "../../fulfilment/billing.ts";
 import type { OrderRecord } from "../../fulfilment/order-view.ts";
-import { CARRIER_EVENT_NAMES } from "../../fulfilment/shipment-flow.ts";
+import { CARRIER_EVENT_CHOICES } from "../../fulfilment/shipment-flow.ts";
 import { documentedBody, iso, toJsonSchema } from "../json-schema.ts";
 import { listSchemas, queryParam } from "../pagination.ts";
 
@@ -121,7 +121,7 @@ export const ADVANCE_BODY = documentedBody(
 
 export const INJECT_BODY = documentedBody(
   drfObject({
-    event: charField().describe(`One of ${CARRIER_EVENT_NAMES.join(", ")}.`),
+    event: charField().describe(`One of ${CARRIER_EVENT_CHOICES}; any case.`),
     detail: optionalText("The carrier history's text."),
     location: optionalText("Where it happened, e.g. Memphis, TN."),
   }),

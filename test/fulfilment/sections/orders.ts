@@ -101,7 +101,9 @@ export function ordersSection(env: FulfilmentEnv): void {
       });
       expect(await fieldErrors(orders().inject(device.id, { event: "teleport" }))).toEqual({
         event: [
-          expect.stringMatching(/^"teleport" is not a valid choice\. Carrier events: scan, /),
+          expect.stringMatching(
+            /^"teleport" is not a valid choice\. Carrier events \(any case\): scan, /,
+          ),
         ],
       });
       await expect(orders().advance("nope", { status: "Delivered" })).rejects.toMatchObject({
@@ -144,6 +146,36 @@ export function ordersSection(env: FulfilmentEnv): void {
         { status: "Delivery Issue" },
       ]);
       expect(order.next_status).toBe("Out for Delivery");
+    });
+
+    it("takes a carrier event by the status its webhook shows (spec 3), in any case and spelling", async () => {
+      const { device } = await request(env);
+      await orders().advance(device.id, { status: "Dropshipped" });
+      expect((await orders().inject(device.id, { event: "In Transit" })).status).toBe("In Transit");
+      expect((await orders().inject(device.id, { event: "IN_TRANSIT" })).status).toBe("In Transit");
+      expect((await orders().inject(device.id, { event: "in_transit" })).status).toBe("In Transit");
+      expect((await orders().inject(device.id, { event: "SCAN" })).status).toBe("In Transit");
+      expect((await orders().inject(device.id, { event: "out for delivery" })).status).toBe(
+        "Out for Delivery",
+      );
+      expect((await orders().inject(device.id, { event: "Available for Pickup" })).status).toBe(
+        "Available for Pickup",
+      );
+      expect((await orders().inject(device.id, { event: " Picked Up " })).status).toBe(
+        "Available for Pickup",
+      );
+      // The refusal names the event the admin meant, by its own name.
+      expect(await fieldErrors(orders().inject(device.id, { event: "Delivered" }))).toEqual({
+        event: [
+          "A delivered event cannot happen to an order in Available for Pickup (already with the patient). No carrier event can.",
+        ],
+      });
+      // An unknown name: the 400 lists every name accepted, the events and the statuses.
+      expect(await fieldErrors(orders().inject(device.id, { event: "Shipped" }))).toEqual({
+        event: [
+          '"Shipped" is not a valid choice. Carrier events (any case): scan, out_for_delivery, delivery_issue, held_at_facility, delivered, picked_up, or the status each fires: In Transit, Out for Delivery, Delivery Issue, Available for Pickup, Delivered, Picked Up.',
+        ],
+      });
     });
 
     it("a gateway the admin names that is already out there is not shipped again: the device joins it", async () => {

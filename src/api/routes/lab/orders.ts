@@ -102,7 +102,7 @@ export const labOrdersRoutes: RoutePlugin = async (app, ctx) => {
         tags: TAGS,
         security: SECURITY,
         summary: "Inject a carrier event",
-        description: `One event: ${CARRIER_EVENT_NAMES.join(", ")}. scan fires In Transit, held_at_facility Available for Pickup (Delivered never fires for it, spec 6.2), picked_up fires no webhook (the hardware is with the patient: billing starts). A 400 keyed event when the carrier could not make it now.`,
+        description: `One event: ${CARRIER_EVENT_NAMES.join(", ")}. scan fires In Transit, held_at_facility Available for Pickup (Delivered never fires for it, spec 6.2), picked_up fires no webhook (the hardware is with the patient: billing starts). Also by the status it fires, as the webhook spells it (In Transit for scan), in any case. A 400 keyed event when the carrier could not make it now.`,
         params: OrderParams,
         body: INJECT_BODY,
         response: { 200: ORDER, 400: INVALID, 404: NOT_FOUND, ...AUTH },
