@@ -70,6 +70,11 @@ export interface SessionResult {
 }
 
 const RACP = SIG.characteristics.recordAccessControlPoint;
+/** Pushed characteristics whose values are no readings: the gateway does not subscribe to them. */
+const NOT_READINGS: ReadonlySet<string> = new Set([
+  SIG.characteristics.currentTime,
+  SIG.characteristics.intermediateCuffPressure,
+]);
 
 /**
  * One gateway visit to a device over an open link: discover, set the device clock (Current Time),
@@ -178,10 +183,13 @@ export async function runSession(link: GattLink, options: SessionOptions): Promi
   };
 
   // Current Time notifies (CTS 1.1 §3.1) when its clock is set: the gateway is the time source
-  // and its notifications are no readings, so it is not subscribed to (nor relayed).
+  // and its notifications are no readings, so it is not subscribed to (nor relayed). Nor is
+  // Intermediate Cuff Pressure (BLS 1.1 §3.2): the cuff's pressure while it inflates and
+  // deflates, for a display — a hub has none, BLP 1.1 leaves its CCCD to the collector, and each
+  // relayed value was a reading no mapping decodes (a dead letter per measurement).
   const pushed = [...services.entries()]
     .flatMap(([, chars]) => chars)
-    .filter((u) => u !== RACP && u !== SIG.characteristics.currentTime);
+    .filter((u) => u !== RACP && !NOT_READINGS.has(u));
   hasRacp = all.includes(RACP);
   if (hasRacp) {
     await run("subscribe RACP", t.request, () =>

@@ -35,6 +35,7 @@ export const SIG = {
   },
   characteristics: {
     bloodPressureMeasurement: "2A35",
+    intermediateCuffPressure: "2A36",
     bloodPressureFeature: "2A49",
     weightMeasurement: "2A9D",
     weightScaleFeature: "2A9E",

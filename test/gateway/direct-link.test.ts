@@ -3,10 +3,18 @@
  * what a session makes of them.
  */
 import { describe, expect, it } from "vitest";
+import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { VirtualClock } from "../../src/core/virtual-clock.ts";
 import { runSession } from "../../src/gateway/ble-session.ts";
 import { DirectLink } from "../../src/gateway/direct-link.ts";
+import { type AssembledReading, ReadingAssembler } from "../../src/gateway/reading-assembler.ts";
 import { currentTimeAt, encodeCurrentTime } from "../../src/gatt/characteristics/current-time.ts";
+import { mappingFor } from "../../src/gatt/mapping.ts";
+import { SIG } from "../../src/gatt/uuids.ts";
+
+const catalogue = Catalogue.load();
+/** Intermediate Cuff Pressure (BLS 1.1 §3.2): notified while a real cuff inflates and deflates. */
+const INTERMEDIATE_CUFF_PRESSURE = "2A36";
 
 const time = (write: number, read: () => Uint8Array) =>
   new DirectLink(
@@ -174,5 +182,59 @@ describe("a gateway session with an unset device clock it cannot set", () => {
       // Unmarked, the service stored them at the device's time, in the year 2000.
       expect({ storesOffline, marks }).toEqual({ storesOffline, marks: [true, true] });
     }
+  });
+});
+
+describe("a gateway session with a real cuff that notifies Intermediate Cuff Pressure (BLS 1.1 §3.2)", () => {
+  it("does not subscribe to it: every reading it relays decodes, so the service keeps no dead letter per measurement", async () => {
+    const clock = new VirtualClock({ startMs: Date.UTC(2026, 4, 1, 9) });
+    const subscribed: string[] = [];
+    // Flags: time stamp; 122/80 mmHg, MAP 96; 2026-05-01 09:00:00 (BLS 1.1 §3.1).
+    const measurement = Uint8Array.from([
+      0x02, 0x7a, 0, 0x50, 0, 0x60, 0, 0xea, 0x07, 5, 1, 9, 0, 0,
+    ]);
+    const pushing = (uuid: string, values: Uint8Array[]) => ({
+      uuid,
+      properties: ["notify"] as const,
+      subscribe: (send: (v: Uint8Array) => Promise<void>) => {
+        subscribed.push(uuid);
+        for (const v of values) void send(v);
+      },
+    });
+    const pressures = Array.from({ length: 5 }, (_, i) =>
+      Uint8Array.from([0, 160 - i, 0, 0xff, 0x07, 0xff, 0x07]),
+    );
+    const link = new DirectLink(
+      "c0:00:00:00:00:0b",
+      [
+        {
+          uuid: SIG.services.bloodPressure,
+          characteristics: [
+            pushing(INTERMEDIATE_CUFF_PRESSURE, pressures),
+            pushing(SIG.characteristics.bloodPressureMeasurement, [measurement]),
+          ],
+        },
+      ],
+      () => undefined,
+    );
+    const readings: AssembledReading[] = [];
+    const assembler = new ReadingAssembler(
+      catalogue,
+      (r) => readings.push(r),
+      () => ({ sensorCode: "10", sensorId: null }),
+    );
+    await runSession(link, {
+      clock,
+      sensorCode: "10",
+      lastSequence: undefined,
+      onValue: (v) => assembler.add(v),
+    });
+    assembler.end(link.address);
+    expect(subscribed).not.toContain(INTERMEDIATE_CUFF_PRESSURE);
+    const profile = catalogue.get("Vendor BPM - Wide Range");
+    // What ingestion does with each relayed reading: one that does not decode is a dead letter.
+    expect(readings.map((r) => mappingFor(profile).decode(r.values, profile).records)).toEqual([
+      [expect.objectContaining({ metric: "blood_pressure", value_1: 122, value_2: 80 })],
+    ]);
   });
 });
