@@ -212,7 +212,7 @@ function junitSuite(report: ScenarioReport, name: string, indent: string): strin
   ];
   const names = caseNames(report.expectations);
   report.expectations.forEach((e, i) => {
-    const caseAttrs = attrs({ name: names[i]!, classname: name, time: "0" });
+    const caseAttrs = attrs({ name: names[i]!, classname: junitClassname(name), time: "0" });
     if (e.passed) {
       lines.push(`  <testcase ${caseAttrs}/>`);
       return;
@@ -227,6 +227,20 @@ function junitSuite(report: ScenarioReport, name: string, indent: string): strin
   });
   lines.push("</testsuite>");
   return lines.map((line) => indent + line);
+}
+
+/**
+ * A testcase's classname: its suite's name without dots. Jenkins splits a classname at its last
+ * dot into package and class, so `drill (envs/a/drill.yaml)` showed as class `yaml)` of package
+ * `drill (envs/a/drill`; the file goes without its extension and a leading `./`, any other dot
+ * (`envs/v1.2/`) as `_`. The testcase's name (the expectation, `readings.stored >= 100`) keeps
+ * its dots: Jenkins splits a name only when there is no classname, and GitLab splits neither.
+ */
+function junitClassname(suite: string): string {
+  return suite
+    .replace(/\((?:\.\/)+/, "(")
+    .replace(/\.ya?ml(?=[,)])/, "")
+    .replaceAll(".", "_");
 }
 
 /**

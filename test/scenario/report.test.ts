@@ -378,8 +378,31 @@ describe("several reports", () => {
     const classes = [...xml.matchAll(/<testcase\b([^>]*?)\/?>/g)].map(
       (m) => attributes(m[1] as string).classname,
     );
-    expect(classes.slice(0, 2)).toEqual(["drill (envs/a/drill.yaml)", "drill (envs/b/drill.yaml)"]);
+    expect(classes.slice(0, 2)).toEqual(["drill (envs/a/drill)", "drill (envs/b/drill)"]);
     expect(scenarioLabels([a, b, sample()])).toEqual([...suites]);
+  });
+
+  it("renderJunitSuites: a classname Jenkins shows as the scenario, not split at the dots of its file", () => {
+    // Jenkins takes a classname's last dot as the package/class boundary: "drill
+    // (envs/a/drill.yaml)" showed as package "drill (envs/a/drill", class "yaml)".
+    const jenkins = (classname: string) => {
+      const dot = classname.lastIndexOf(".");
+      return dot < 0
+        ? { package: "(root)", class: classname }
+        : { package: classname.slice(0, dot), class: classname.slice(dot + 1) };
+    };
+    const a = { ...second, file: "./envs/v1.2/drill.yaml" };
+    const b = { ...second, file: "envs/b/drill.yml" };
+    const xml = renderJunitSuites([a, b]);
+    const cases = [...xml.matchAll(/<testcase\b([^>]*?)\/?>/g)].map((m) =>
+      attributes(m[1] as string),
+    );
+    expect(cases.map((c) => jenkins(c.classname as string))).toEqual([
+      { package: "(root)", class: "drill (envs/v1_2/drill)" },
+      { package: "(root)", class: "drill (envs/b/drill)" },
+    ]);
+    // The expectation is the test's name, dots and all: Jenkins splits a name only without classname.
+    expect(cases.map((c) => c.name)).toEqual(["readings.taken > 0", "readings.taken > 0"]);
   });
 
   it("renderJunitSuites: one file given twice gives two suites of their own, numbered in order", () => {
