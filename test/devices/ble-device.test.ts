@@ -272,6 +272,23 @@ describe("BleDevice RACP server", () => {
     });
   });
 
+  it("answers a write of an op code alone (no operator) with Invalid Operator (0x03), as GLS servers do", async () => {
+    const r = rig("Vendor Glucometer");
+    r.subscribeAll();
+    // GSS §3.178: the Operator is a mandatory field of every request; one that is missing is
+    // no valid operator for the op code (0x03 Invalid Operator), not a bad operand (0x05).
+    for (const written of ["01", "02", "03", "04"]) {
+      r.sent.length = 0;
+      expect(r.chars.get("2A52")!.write!(Buffer.from(written, "hex"))).toBe(0);
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+      const answers = r.sent.filter((s) => s.uuid === "2A52");
+      expect(
+        answers.map((s) => Buffer.from(s.value).toString("hex")),
+        written,
+      ).toEqual([`0600${written}03`]);
+    }
+  });
+
   it("answers the server's own op codes (5, 6) written to it with op_code_not_supported, whatever operator or operand follows", async () => {
     const r = rig("Vendor Glucometer");
     r.subscribeAll();

@@ -305,6 +305,7 @@ describe("Record Access Control Point 0x2A52", () => {
     expect(responseTo("0701")).toBe("op_code_not_supported");
     expect(responseTo("0107")).toBe("operator_not_supported");
     expect(responseTo("0100")).toBe("invalid_operator");
+    expect(responseTo("01")).toBe("invalid_operator"); // no operator at all
     expect(responseTo("0103030a00")).toBe("operand_not_supported");
     expect(responseTo("0103010a")).toBe("invalid_operand");
     expect(responseTo("010101")).toBe("invalid_operand");

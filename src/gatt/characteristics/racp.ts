@@ -232,6 +232,17 @@ export function decodeRacp(bytes: Uint8Array): RacpMessage {
       "op_code_not_supported",
     );
   }
+  // The Operator is a field of every request (GSS §3.178): an op code alone names no operator
+  // valid for it, Invalid Operator (0x03) as GLS servers answer it, not Invalid Operand.
+  if (r.remaining === 0) {
+    throw refuse(
+      "E_CODEC_TRUNCATED",
+      "operator",
+      1,
+      `op code ${opCode} needs an operator`,
+      "invalid_operator",
+    );
+  }
   const rawOperator = r.u8("operator");
   const operator = OPERATORS[rawOperator];
   if (operator === undefined) {
