@@ -128,6 +128,25 @@ describe("weight", () => {
     expect(heavyDays.size).toBeLessThan(45);
   });
 
+  it("has no jump at waking: stepping on the scale just before or just after it weighs the same", () => {
+    // Weight is lowest on waking (overnight losses). Weighed shortly before the usual wake time
+    // (schedule jitter does that: heart-failure weighs at 07:15 and wakes at 07:00), a patient
+    // weighed a full evening's 1.2 lb more, a spurious day-to-day jump that trips the "2 lb in a
+    // day" alerts RPM programmes run on heart-failure scales.
+    const patient = variant("heart-failure", (m) => ({
+      ...m,
+      episodes: [],
+      adherence: { missed_day_rate: 0, skipped_reading_rate: 0, jitter_minutes: 20 },
+      schedule: { ...m.schedule, scale: ["07:00"] },
+    }));
+    const w = recordsOf(generate(SCALE, patient, { days: 60 }), "weight");
+    const before = w.filter((r) => localHour(r.timestamp, patient) < 7);
+    const after = w.filter((r) => localHour(r.timestamp, patient) >= 7);
+    expect(before.length).toBeGreaterThan(15);
+    expect(after.length).toBeGreaterThan(15);
+    expect(Math.abs(mean(values(before)) - mean(values(after)))).toBeLessThan(0.5);
+  });
+
   it("rises about a pound a week in pregnancy", () => {
     const w = recordsOf(generate(SCALE, "pregnancy", { days: 56 }), "weight");
     const firstWeek = mean(values(w.filter((r) => r.timestamp < DEFAULT_START + 7 * MS_PER_DAY)));

@@ -155,12 +155,20 @@ export class PatientState {
     );
   }
 
-  /** Body weight, lb: lowest on waking, about a pound more by evening (food and fluid). */
+  /**
+   * Body weight, lb: lowest on waking, about a pound more by evening (food and fluid), lost
+   * again overnight. The overnight fall keeps the curve continuous at the wake hour, so a patient
+   * weighed a few minutes before it (schedule jitter) is not a whole evening heavier.
+   */
   weight(t: number): number {
     const w = this.model.physiology.weight;
     const x = this.dayFloat(t);
-    const h = this.hour(t);
-    const awake = Math.min(1, hoursSinceWake(h, this.wakeHour) / 16);
+    const sinceWake = hoursSinceWake(this.hour(t), this.wakeHour);
+    const awakeHours = hoursSinceWake(this.sleepHour, this.wakeHour);
+    const awake =
+      sinceWake <= awakeHours
+        ? Math.min(1, sinceWake / 16)
+        : (Math.min(1, awakeHours / 16) * (24 - sinceWake)) / (24 - awakeHours);
     return (
       w.baseline_lb +
       (w.trend_lb_per_week * x) / 7 +
