@@ -11,6 +11,16 @@ export interface CharacteristicValue {
 }
 
 /**
+ * A decoded reading. `leftOut` (present only when not empty) holds the codec's error, naming the
+ * field and byte, of each record left out because a real device sent its value past the
+ * profile's range or off its step, while the reading's other records are kept (README "Real
+ * hardware"); ingestion stores those and dead-letters the message with these reasons.
+ */
+export interface DecodedReading extends PhysicalReading {
+  readonly leftOut?: readonly RpmlabError[];
+}
+
+/**
  * How a device type's readings travel over GATT: `encode` gives the values the device sends for
  * one physical reading, `decode` turns them back into the reading. decode(encode(r)) deep-equals
  * r for every valid reading of the profile (records in the profile's metric order, values as
@@ -35,7 +45,7 @@ export interface ReadingMapping {
     values: readonly CharacteristicValue[],
     profile: Profile,
     undatedAt?: number,
-  ): PhysicalReading;
+  ): DecodedReading;
 }
 
 /** The mapping a profile names in `gatt.mapping`; E_CODEC_UNKNOWN when there is none. */

@@ -171,7 +171,10 @@ export class MessageProcessor implements BatchProcessor {
             continue;
           }
           try {
-            const made = readingRows(uplink, reading, resolution.ok, inbound.receivedAt);
+            const leftOut: string[] = [];
+            const made = readingRows(uplink, reading, resolution.ok, inbound.receivedAt, (e) =>
+              leftOut.push(`${reasonOf(e)}; left out, the reading's other records stored`),
+            );
             if (made.length === 0) {
               throw new RpmlabError("E_CODEC_MAPPING", "the values decode to no metric record", {
                 field: "values",
@@ -181,6 +184,10 @@ export class MessageProcessor implements BatchProcessor {
               rows.push(row);
               owners.push(index);
             }
+            // A value past the profile's range measured with the reading's main one (a cuff's
+            // pulse): the reading is stored without it, and the message kept as a dead letter
+            // naming it (README "Real hardware").
+            if (leftOut.length > 0) problems.set(at, leftOut.join("; "));
           } catch (error) {
             problems.set(at, reasonOf(error));
           }

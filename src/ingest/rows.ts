@@ -60,18 +60,21 @@ const positiveInt = (v: unknown): number | null =>
  * Decodes one reading with the shared codecs (src/gatt) and builds its measurement rows: values,
  * filter params, device time and offset, the dedupe key (source = the device's address or IMEI;
  * index = measurement_index or device_log_index), receipt time, raw bytes. Throws the codec's
- * error, which names the field and byte at fault.
+ * error, which names the field and byte at fault; hands `leftOut` the error of each record the
+ * codec left out while keeping the reading's others (DecodedReading.leftOut).
  */
 export function readingRows(
   uplink: Uplink,
   reading: UplinkReading,
   resolved: Resolved,
   created: number,
+  leftOut?: (error: RpmlabError) => void,
 ): NewMeasurement[] {
   const { profile, device } = resolved;
   // A measurement without its optional time stamp (a device with no clock) is dated at the
   // gateway's receive time, estimated (valuesSayClockNotSet says so too).
   const decoded = mappingFor(profile).decode(reading.values, profile, reading.receivedAt);
+  for (const error of decoded.leftOut ?? []) leftOut?.(error);
   const source = uplink.source;
   const origin = provenance(reading.values, profile);
   // Spec wire-formats "Measurement record" estimated_timestamp: a device whose clock was unset

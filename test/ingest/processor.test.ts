@@ -717,6 +717,81 @@ describe("MessageProcessor: one batch, one transaction", () => {
     ]);
   });
 
+  /** One reading of `sender` whose `uuid` value is rewritten as a real device would send it. */
+  const rewritten = (
+    sender: ReturnType<typeof senderFor>,
+    id: string,
+    uuid: string,
+    rewrite: (bytes: Uint8Array) => Uint8Array,
+    nth = 0,
+  ) => {
+    const reading = readingsOf(sender, 3, 0)[nth];
+    const message = uplinkMessage(sender, id, [reading!]);
+    const payload = JSON.parse(message.payload.toString());
+    const v = (payload.readings[0].values as { uuid: string; value_b64: string }[]).find(
+      (x) => x.uuid.toUpperCase() === uuid,
+    )!;
+    v.value_b64 = Buffer.from(rewrite(Buffer.from(v.value_b64, "base64"))).toString("base64");
+    return {
+      reading: reading!,
+      message: { topic: message.topic, payload: Buffer.from(JSON.stringify(payload)) },
+    };
+  };
+
+  it("stores a cuff's blood pressure when the pulse taken with it is past the profile's range, leaving the pulse out with a dead letter naming it", async () => {
+    await activateForPatient(store, bpm);
+    const { reading, message } = rewritten(bpm, "m-bpm-pulse-250", "2A35", (b) =>
+      encodeBloodPressureMeasurement({ ...decodeBloodPressureMeasurement(b), pulseRate: 250 }),
+    );
+    const result = await run(message);
+    const rows = await rowsOf(result);
+    expect(rows.map((r) => r.metric)).toEqual(
+      reading.records.map((r) => r.metric).filter((m) => m !== "pulse"),
+    );
+    const bp = reading.records.find((r) => r.metric === "blood_pressure")!;
+    expect(rows.find((r) => r.metric === "blood_pressure")).toMatchObject({
+      value1: bp.value_1,
+      value2: bp.value_2,
+    });
+    expect(result.outcomes[0]).toMatchObject({ kind: "uplink", stored: rows.length });
+    expect(result.deadLetters.map((d) => d.reason)).toEqual([
+      expect.stringMatching(
+        /^readings\.0: E_CODEC_RANGE: .*pulse_rate at byte \d+: 250 .*left out/,
+      ),
+    ]);
+  });
+
+  it("stores an oximeter's SpO2 when its pulse or perfusion index is past the profile's range, leaving that one out with a dead letter naming it", async () => {
+    const oximeter = senderFor(catalogue.get("Vendor Pulse Ox"), 7);
+    await activateForPatient(store, oximeter);
+    const cases = [
+      ["pulse", { pulseRate: 280 }, /pulse_rate at byte \d+: 280 /],
+      ["perfusion_index", { pulseAmplitudeIndex: 25 }, /pulse_amplitude_index at byte \d+: 25 /],
+    ] as const;
+    for (const [n, [metric, change, why]] of cases.entries()) {
+      const { reading, message } = rewritten(
+        oximeter,
+        `m-plx-range-${n}`,
+        "2A5E",
+        (b) => encodePlxSpotCheckMeasurement({ ...decodePlxSpotCheckMeasurement(b), ...change }),
+        n,
+      );
+      const result = await run(message);
+      const rows = await rowsOf(result);
+      expect(rows.map((r) => r.metric)).toEqual(
+        reading.records.map((r) => r.metric).filter((m) => m !== metric),
+      );
+      expect(rows.find((r) => r.metric === "spO2")?.value1).toBe(
+        reading.records.find((r) => r.metric === "spO2")!.value_1,
+      );
+      expect(result.deadLetters.map((d) => d.reason)).toEqual([
+        expect.stringMatching(
+          new RegExp(`^readings\\.0: E_CODEC_RANGE: .*${why.source}.*left out`),
+        ),
+      ]);
+    }
+  });
+
   it("keys a reading stored at an estimated time by the device's own stamp: each reading of a visit kept, a re-send stored once", async () => {
     const glucometer = senderFor(catalogue.get("Vendor Glucometer"), 4);
     await activateForPatient(store, glucometer);

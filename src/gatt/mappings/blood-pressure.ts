@@ -1,4 +1,5 @@
 import type { Profile } from "../../catalogue/schema.ts";
+import type { RpmlabError } from "../../core/errors.ts";
 import type { MetricRecord, PhysicalReading } from "../../readings/types.ts";
 import {
   type BloodPressureMeasurement,
@@ -9,7 +10,7 @@ import {
   encodeBloodPressureMeasurement,
 } from "../characteristics/blood-pressure.ts";
 import { type Grid, gridValue } from "../grid.ts";
-import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
+import type { CharacteristicValue, DecodedReading, ReadingMapping } from "../mapping.ts";
 import { isNaNValue } from "../medfloat.ts";
 import { SIG, VENDOR } from "../uuids.ts";
 import { batteryValue, companionValues, readingContextOf } from "./companions.ts";
@@ -24,6 +25,7 @@ import {
   pickValues,
   refuseUnknownUser,
   slotRecords,
+  unlessOutOfRange,
   utcOf,
   value1Of,
   value2Of,
@@ -129,7 +131,7 @@ function decode(
   values: readonly CharacteristicValue[],
   profile: Profile,
   undatedAt?: number,
-): PhysicalReading {
+): DecodedReading {
   const c = carried(profile, NAME, METRICS, PARAMS);
   const [bpm, battery, context] = pickValues(values, UUIDS, NAME);
   if (bpm === undefined) throw mappingError(NAME, "uuid", "no Blood Pressure Measurement (2A35)");
@@ -141,6 +143,7 @@ function decode(
   }
   const source = { measurement_index: measurementIndex };
   const records: MetricRecord[] = [];
+  const leftOut: RpmlabError[] = [];
   for (const metric of c.metrics) {
     let value_1: number;
     let value_2: number | null = null;
@@ -156,7 +159,16 @@ function decode(
         if (m.pulseRate === undefined || isNaNValue(m.pulseRate)) continue;
         const offset = bpmPulseRateOffset(m);
         const v = needNumber(m.pulseRate, NAME, "pulse_rate", offset);
-        value_1 = gridValue(v, metric.value1, NAME, "pulse_rate", offset);
+        // A cuff measuring past the profile's range (a pulse over its maximum): spec 2.8 has an
+        // out-of-range alert for the glucometer only, so it cannot be reported at the edge with
+        // one, and the blood pressure taken with it is valid. As with a NaN pulse (README "Real
+        // hardware"), the pulse is left out and the rest kept; ingestion dead-letters the
+        // message naming the field and byte.
+        const pulse = unlessOutOfRange(leftOut, () =>
+          gridValue(v, metric.value1, NAME, "pulse_rate", offset),
+        );
+        if (pulse === undefined) continue;
+        value_1 = pulse;
         break;
       }
       case "irregular_heartbeat":
@@ -178,6 +190,7 @@ function decode(
         : utcOf(m.timeStamp, timezone, NAME, "time_stamp", BPM_OFFSETS.time_stamp),
     timezone_offset: timezone,
     records,
+    ...(leftOut.length > 0 ? { leftOut } : {}),
   };
 }
 

@@ -9,7 +9,7 @@ import {
   plxSpotCheckPaiOffset,
 } from "../characteristics/plx-measurement.ts";
 import { gridValue } from "../grid.ts";
-import type { CharacteristicValue, ReadingMapping } from "../mapping.ts";
+import type { CharacteristicValue, DecodedReading, ReadingMapping } from "../mapping.ts";
 import { isNaNValue } from "../medfloat.ts";
 import { SIG, VENDOR } from "../uuids.ts";
 import { batteryValue, companionValues, readingContextOf } from "./companions.ts";
@@ -22,6 +22,7 @@ import {
   noValue2,
   pickValues,
   slotRecords,
+  unlessOutOfRange,
   utcOf,
   value1Of,
 } from "./shared.ts";
@@ -118,7 +119,7 @@ function decode(
   values: readonly CharacteristicValue[],
   profile: Profile,
   undatedAt?: number,
-): PhysicalReading {
+): DecodedReading {
   const c = carried(profile, NAME, METRICS, PARAMS);
   const [spot, battery, context] = pickValues(values, UUIDS, NAME);
   if (spot === undefined) throw mappingError(NAME, "uuid", "no PLX Spot-check Measurement (2A5E)");
@@ -130,8 +131,11 @@ function decode(
   }
   const source = { measurement_index: measurementIndex };
   const records: MetricRecord[] = [];
+  // A pulse or perfusion index past the profile's range is left out, the SpO2 and the rest kept
+  // (as the blood_pressure mapping does a cuff's pulse; spec 2.8 has no alert for them).
+  const leftOut: RpmlabError[] = [];
   for (const metric of c.metrics) {
-    let value_1: number;
+    let value_1: number | undefined;
     switch (metric.name) {
       case "spO2": {
         const at = PLX_SPOT_CHECK_OFFSETS.spo2;
@@ -143,20 +147,25 @@ function decode(
         if (isNaNValue(m.pulseRate)) continue;
         const at = PLX_SPOT_CHECK_OFFSETS.pulse_rate;
         const v = needNumber(m.pulseRate, NAME, "pulse_rate", at);
-        value_1 = gridValue(v, metric.value1, NAME, "pulse_rate", at);
+        value_1 = unlessOutOfRange(leftOut, () =>
+          gridValue(v, metric.value1, NAME, "pulse_rate", at),
+        );
         break;
       }
       case "perfusion_index": {
         if (m.pulseAmplitudeIndex === undefined || isNaNValue(m.pulseAmplitudeIndex)) continue;
         const at = plxSpotCheckPaiOffset(m);
         const v = needNumber(m.pulseAmplitudeIndex, NAME, "pulse_amplitude_index", at);
-        value_1 = gridValue(v, metric.value1, NAME, "pulse_amplitude_index", at);
+        value_1 = unlessOutOfRange(leftOut, () =>
+          gridValue(v, metric.value1, NAME, "pulse_amplitude_index", at),
+        );
         break;
       }
       default:
         if (battery === undefined) continue;
         value_1 = batteryValue(battery, metric.value1, NAME);
     }
+    if (value_1 === undefined) continue;
     records.push({
       metric: metric.name,
       value_1,
@@ -172,6 +181,7 @@ function decode(
         : utcOf(m.timestamp, timezone, NAME, "timestamp", PLX_SPOT_CHECK_OFFSETS.timestamp),
     timezone_offset: timezone,
     records,
+    ...(leftOut.length > 0 ? { leftOut } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Profile } from "../../catalogue/schema.ts";
-import { RpmlabError } from "../../core/errors.ts";
+import { isRpmlabError, RpmlabError } from "../../core/errors.ts";
 import { MS_PER_HOUR } from "../../core/time.ts";
 import type {
   FilterParams,
@@ -303,4 +303,19 @@ export function convertedValue(
   offset: number,
 ): number {
   return gridValue(nearestOnGrid(v, grid), grid, what, field, offset);
+}
+
+/**
+ * `value()`, or undefined when it is past the profile's range or off its step (E_CODEC_RANGE),
+ * the error then kept in `leftOut`: for a value measured with a reading's main one (a cuff's
+ * pulse, an oximeter's pulse or perfusion index), which is left out while the rest is kept.
+ */
+export function unlessOutOfRange(leftOut: RpmlabError[], value: () => number): number | undefined {
+  try {
+    return value();
+  } catch (error) {
+    if (!isRpmlabError(error, "E_CODEC_RANGE")) throw error;
+    leftOut.push(error);
+    return undefined;
+  }
 }
