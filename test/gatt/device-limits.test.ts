@@ -15,6 +15,10 @@ import {
   encodeGlucoseMeasurement,
 } from "../../src/gatt/characteristics/glucose-measurement.ts";
 import {
+  decodePlxSpotCheckMeasurement,
+  encodePlxSpotCheckMeasurement,
+} from "../../src/gatt/characteristics/plx-measurement.ts";
+import {
   decodeWeightMeasurement,
   encodeWeightMeasurement,
 } from "../../src/gatt/characteristics/weight.ts";
@@ -78,5 +82,24 @@ describe("SIG devices at the edges of what they measure", () => {
     expect(weightOf(176.3)).toBe(176.4);
     expect(weightOf(176.21)).toBe(176.2);
     expect(weightOf(176.4)).toBe(176.4);
+  });
+
+  it("a perfusion index at an oximeter's finer resolution is reported to the lab's 0.1 % step, with its SpO2", () => {
+    const sent = (pai: number) =>
+      sentAs("Vendor Pulse Ox", SIG.characteristics.plxSpotCheckMeasurement, (v) =>
+        encodePlxSpotCheckMeasurement({
+          ...decodePlxSpotCheckMeasurement(v),
+          pulseAmplitudeIndex: pai,
+        }),
+      );
+    const piOf = (pai: number) =>
+      sent(pai).decoded.records.find((r) => r.metric === "perfusion_index")!.value_1;
+    expect(piOf(1.26)).toBe(1.3);
+    expect(piOf(4.04)).toBe(4);
+    expect(piOf(2.5)).toBe(2.5);
+    const { reading, decoded } = sent(1.26);
+    expect(decoded.records.find((r) => r.metric === "spO2")).toEqual(
+      reading.records.find((r) => r.metric === "spO2"),
+    );
   });
 });

@@ -16,6 +16,7 @@ import { batteryValue, companionValues, readingContextOf } from "./companions.ts
 import {
   buildParams,
   carried,
+  convertedValue,
   localDateTime,
   mappingError,
   needNumber,
@@ -156,8 +157,10 @@ function decode(
         if (m.pulseAmplitudeIndex === undefined || isNaNValue(m.pulseAmplitudeIndex)) continue;
         const at = plxSpotCheckPaiOffset(m);
         const v = needNumber(m.pulseAmplitudeIndex, NAME, "pulse_amplitude_index", at);
+        // At a finer resolution than the profile's 0.1 % step (an SFLOAT of 1.26): rounded to
+        // it, as a weight is to the scale's step (README "Real hardware").
         value_1 = unlessOutOfRange(leftOut, () =>
-          gridValue(v, metric.value1, NAME, "pulse_amplitude_index", at),
+          convertedValue(v, metric.value1, NAME, "pulse_amplitude_index", at),
         );
         break;
       }
