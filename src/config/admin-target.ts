@@ -23,6 +23,24 @@ export function adminTarget(
   flags: { url?: string | undefined; adminToken?: string | undefined },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): AdminTarget {
+  // An empty variable is unset, but an empty flag (a blank $VAR on the command line) is a
+  // mistake, refused as serve refuses an empty --host or --admin-token: falling back would act
+  // on another lab, or with another lab's token, than the one the user named.
+  for (const [flag, value] of [
+    ["--url", flags.url],
+    ["--admin-token", flags.adminToken],
+  ] as const) {
+    if (value === "") {
+      throw new RpmlabError(
+        "E_CONFIG_INVALID",
+        `${flag} was given empty: name a value or leave it out`,
+        {
+          field: flag.slice(2),
+          source: flag,
+        },
+      );
+    }
+  }
   const raw = flags.url || env[LAB_URL_ENV] || DEFAULT_LAB_URL;
   // Named as the user gave it: a CI job's environment is not something its command line shows.
   const urlSource = flags.url ? "--url" : env[LAB_URL_ENV] ? `$${LAB_URL_ENV}` : "--url";

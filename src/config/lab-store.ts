@@ -1,3 +1,4 @@
+import { RpmlabError } from "../core/errors.ts";
 import { DEFAULT_SERVE_STORE } from "./store-spec.ts";
 
 /** Environment variable naming the store the CLI (and serve) open when `--store` is not given. */
@@ -12,7 +13,16 @@ export function resolveStoreSpec(
   flag: string | undefined,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): string {
-  if (flag !== undefined && flag !== "") return flag;
+  // An empty variable is unset, but an empty --store (a blank $VAR on the command line) is a
+  // mistake: falling back would open another database than the one the user meant.
+  if (flag === "") {
+    throw new RpmlabError(
+      "E_CONFIG_INVALID",
+      "--store must name a store (memory, sqlite:PATH or postgres://…), got an empty one",
+      { field: "store", source: "--store" },
+    );
+  }
+  if (flag !== undefined) return flag;
   const fromEnv = env[STORE_ENV];
   return fromEnv !== undefined && fromEnv !== "" ? fromEnv : DEFAULT_SERVE_STORE;
 }
