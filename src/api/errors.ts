@@ -25,6 +25,10 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   E_STORE_CONFLICT: 400,
   E_STORE_INVALID: 400,
   E_STORE_NOT_FOUND: 404,
+  // The app layer's "these arguments do not name one thing" (an API key prefix two keys share,
+  // src/app/accounts.ts revokeKey) reaches the lab admin API as the caller's mistake, keyed by
+  // the field at fault as DRF would (spec 7.1), not as a 500.
+  E_USAGE: 400,
 };
 
 /** DRF's texts, where the real service shows them. */
@@ -111,7 +115,11 @@ function fromRpmlabError(error: RpmlabError, status: number): ErrorResponse {
   if (error.code === "E_API_VALIDATION") {
     return { status, body: d.fields as FieldErrors, headers };
   }
-  if (error.code === "E_STORE_CONFLICT" || error.code === "E_STORE_INVALID") {
+  if (
+    error.code === "E_STORE_CONFLICT" ||
+    error.code === "E_STORE_INVALID" ||
+    error.code === "E_USAGE"
+  ) {
     const field = typeof d.field === "string" ? d.field : "non_field_errors";
     return { status, body: { [field]: [error.message] }, headers };
   }

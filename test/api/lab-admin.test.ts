@@ -148,6 +148,20 @@ describe("lab admin API", () => {
     expect(otherAccount.statusCode).toBe(404);
   });
 
+  it("a prefix two keys share (8 random characters can collide) is a 400 keyed by key, not a 500", async () => {
+    const a = (await admin("POST", "accounts/acme-dev/keys/", {})).json();
+    // A second key of the same prefix, as a collision would leave it.
+    const list = lab.store.apiKeys.list.bind(lab.store.apiKeys);
+    lab.store.apiKeys.list = async (accountId) => {
+      const keys = await list(accountId);
+      const twin = keys.find((k) => k.id === a.id);
+      return twin === undefined ? keys : [...keys, { ...twin, id: `${twin.id}-twin` }];
+    };
+    const res = await admin("DELETE", `accounts/acme-dev/keys/${a.prefix}/`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ key: [expect.stringMatching(/names 2 keys: give the key id/)] });
+  });
+
   it("a production account's keys are production keys", async () => {
     const res = (await admin("POST", "accounts/acme/keys/", {})).json();
     expect(res.key).toMatch(/^rpm_prod_/);

@@ -63,7 +63,12 @@ export const labKeysRoutes: RoutePlugin = async (app, ctx) => {
         description:
           "The key stops authenticating at once (401). Revoking a revoked key is a no-op. The key is named by its id, its listed prefix or itself.",
         params: KeyParams,
-        response: { 204: { type: "null", description: "Revoked." }, ...ERRORS },
+        // 400 keyed by `key`: a prefix two keys share names neither (give the id).
+        response: {
+          204: { type: "null", description: "Revoked." },
+          400: FIELD_ERRORS_SCHEMA,
+          ...ERRORS,
+        },
       },
     },
     async (request, reply) => {
