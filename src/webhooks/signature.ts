@@ -45,8 +45,12 @@ export function verifySignature(
     }),
   );
   const t = Number(parts.get("t"));
-  const given = Buffer.from(parts.get("v1") ?? "", "hex");
+  const v1 = parts.get("v1") ?? "";
   if (!Number.isInteger(t) || Math.abs(nowMs / 1000 - t) > toleranceS) return false;
+  // Exactly the 64 hex digits signatureHeader writes: Buffer.from(…, "hex") stops at the first
+  // non-hex character, so a signature with junk appended would otherwise pass.
+  if (!/^[0-9a-f]{64}$/.test(v1)) return false;
+  const given = Buffer.from(v1, "hex");
   const expected = Buffer.from(hmac(secret, `${t}.${body}`), "hex");
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

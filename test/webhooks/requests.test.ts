@@ -70,6 +70,9 @@ describe("webhook requests", () => {
       // A replay more than five minutes later is refused.
       expect(verifySignature(header, r.body, secret, now + 301_000)).toBe(false);
       expect(verifySignature(undefined, r.body, secret, now)).toBe(false);
+      for (const junk of ["zz", "0", "0g", "!", "=00"]) {
+        expect(verifySignature(`${header}${junk}`, r.body, secret, now), junk).toBe(false);
+      }
     }
   });
 
@@ -98,6 +101,11 @@ describe("webhook requests", () => {
       expect(verify(header, r.body, secret, now)).toBe(true);
       expect(verify(header, r.body.replace("P-1", "P-2"), secret, now)).toBe(false);
       expect(verify(header, r.body, secret, now + 6 * 60_000)).toBe(false);
+      // Junk after a valid signature: Buffer.from(…, "hex") stops at the first non-hex
+      // character, so a check that decodes before comparing would accept these.
+      for (const junk of ["zz", "0", "0g", "!", "=00"]) {
+        expect(verify(`${header}${junk}`, r.body, secret, now), junk).toBe(false);
+      }
       // Unsigned, as node:http hands over a request without the header: refused, not a
       // TypeError that would end a plain node:http receiver.
       expect(verify(undefined, r.body, secret, now)).toBe(false);
