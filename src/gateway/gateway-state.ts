@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { RpmlabError } from "../core/errors.ts";
 import type { HeldDevice } from "./device-rules.ts";
@@ -60,7 +60,10 @@ export class GatewayState {
     const tmp = `${this.file}.tmp`;
     try {
       // Beside the outbox, and like it the owner's only (src/core/directory.ts createPrivateFile).
-      writeFileSync(tmp, JSON.stringify(this.data), { mode: 0o600 });
+      // The mode applies only to a file the write creates: a temp file a crashed save left
+      // (another mode, or a link) goes first, and "wx" refuses one that reappears meanwhile.
+      rmSync(tmp, { force: true });
+      writeFileSync(tmp, JSON.stringify(this.data), { mode: 0o600, flag: "wx" });
       renameSync(tmp, this.file);
     } catch (error) {
       throw new RpmlabError(

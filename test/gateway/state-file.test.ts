@@ -3,7 +3,7 @@
  * refused with E_OUTBOX_UNAVAILABLE naming the file and the field at fault, never a bare
  * TypeError or an entry the gateway would report to the service without its address.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -76,6 +76,21 @@ describe("files beside the outbox", () => {
       } finally {
         outbox.close();
       }
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  it("the state file is the owner's only even when a crashed save left a readable temp file", () => {
+    // A save killed between write and rename leaves P.state.json.tmp; writeFileSync's mode
+    // applies only to a file it creates, so the next save kept that file's mode.
+    const own = mkdtempSync(join(tmpdir(), "rpmlab-gw-tmp-"));
+    try {
+      writeFileSync(join(own, "P.state.json.tmp"), "{}", { mode: 0o644 });
+      chmodSync(join(own, "P.state.json.tmp"), 0o644);
+      GatewayState.open(own, "P").setLastSequence("C00000000001", 3);
+      expect((statSync(join(own, "P.state.json")).mode & 0o777).toString(8)).toBe("600");
+      expect(GatewayState.open(own, "P").lastSequence("C00000000001")).toBe(3);
     } finally {
       rmSync(own, { recursive: true, force: true });
     }
