@@ -73,7 +73,7 @@ export const ERROR_CODES = {
   E_REPORT_WRITE:
     "A scenario report file (`run --report`) could not be written at the end of the run (a full disk): the text report was printed.",
   E_SHUTDOWN_INCOMPLETE:
-    "`rpmlab serve` stopped, but a part of it failed to close (the message names it; exit 1): what it held may not all be written.",
+    "`rpmlab serve` or `rpmlab demo` stopped, but a part of the lab failed to close (the message names it; exit 1; `rpmlab run` says so in its E_SCENARIO_FAILED): what it held may not all be written.",
   E_DEAD_LETTER_KEPT:
     "A dead letter's replay failed again: its message is kept as a new dead letter with the new reason.",
 } as const;

@@ -5,6 +5,7 @@ import { DEFAULT_FULFILMENT_CONFIG, type FulfilmentConfig } from "../config/fulf
 import { serveConfig } from "../config/serve-config.ts";
 import { redactStoreSpec } from "../config/store-spec.ts";
 import { WholeMillisecondClock } from "../core/clock.ts";
+import { RpmlabError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { Rng } from "../core/rng.ts";
 import { startStopwatch } from "../core/stopwatch.ts";
@@ -75,11 +76,16 @@ export async function runScenario(
   options: RunOptions = {},
 ): Promise<ScenarioReport> {
   const run = new ScenarioRun(scenario, options);
+  let report: ScenarioReport;
   try {
-    return await run.execute();
-  } finally {
-    await run.close();
+    report = await run.execute();
+  } catch (error) {
+    // The run's own failure is the one to report; the lab still stops.
+    await run.close().catch(() => undefined);
+    throw error;
   }
+  await run.close();
+  return report;
 }
 
 /**
@@ -233,12 +239,21 @@ class ScenarioRun {
     this.deadLetters?.close();
     await this.fleet?.stop().catch(() => undefined);
     await this.client?.close();
-    await this.lab?.stop();
+    const failed = (await this.lab?.stop()) ?? [];
     await this.receiver?.close();
     // Last, so the lab stops whatever happens: the fleet's radio closed the capture (buffered
     // records written) unless its stop failed first; a capture that could not be written fails
     // the run here rather than leaving a short file behind a passing report.
     this.capture?.close();
+    // As `rpmlab serve` (README "rpmlab serve"): a store left unflushed is no clean end.
+    if (failed.length > 0) {
+      const parts = failed.map(({ part, error }) => `${part} (${messageOf(error)})`);
+      throw new RpmlabError(
+        "E_SHUTDOWN_INCOMPLETE",
+        `the lab stopped, but ${parts.join(", ")} failed to close: what it held may not all be written`,
+        { parts: failed.map((f) => f.part) },
+      );
+    }
   }
 
   private get parts(): LabParts {
@@ -382,3 +397,5 @@ class ScenarioRun {
     };
   }
 }
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -252,3 +252,35 @@ describe("a run on a store that already holds a lab", () => {
     }
   }, 60_000);
 });
+
+describe("a run whose store fails to close", () => {
+  it("ends with E_SHUTDOWN_INCOMPLETE naming the store, as serve does, not a clean report", async () => {
+    let closed = false;
+    const open = async (spec: string, options: OpenStoreOptions): Promise<Store> => {
+      const store = await openStore(spec, options);
+      return new Proxy(store, {
+        get(target, key) {
+          if (key === "close") {
+            return async () => {
+              await target.close();
+              closed = true;
+              throw new Error("disk full while checkpointing");
+            };
+          }
+          const value = Reflect.get(target, key, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    };
+    const error = await runScenario(loadScenario(FIXTURE), { openStore: open }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(closed).toBe(true);
+    expect(error).toBeInstanceOf(RpmlabError);
+    expect((error as RpmlabError).code).toBe("E_SHUTDOWN_INCOMPLETE");
+    expect((error as RpmlabError).message).toContain(
+      "the store (disk full while checkpointing) failed to close",
+    );
+  }, 60_000);
+});
