@@ -63,7 +63,11 @@ export class FulfilmentSimulator implements TimedWork {
   private readonly timers = new Map<string, { handle: TimerHandle; step: number; at: number }>();
   private resyncTimer: TimerHandle | undefined;
   private readonly inflight = new Set<Promise<void>>();
-  private readonly failures = new Map<string, number>();
+  /**
+   * Failed attempts of the step each shipment is retrying. Keyed with the step: a shipment an
+   * admin moved (or cancelled) before its retry starts its next step with none counted.
+   */
+  private readonly failures = new Map<string, { step: number; count: number }>();
   private unsubscribe: (() => void) | undefined;
   private running = false;
   private catchingUp = false;
@@ -135,6 +139,8 @@ export class FulfilmentSimulator implements TimedWork {
       this.deps.clock.clearTimeout(existing.handle);
       this.timers.delete(shipmentId);
     }
+    // Nothing more to run (cancelled, delivered): no failures to remember.
+    if (at === null) this.failures.delete(shipmentId);
     if (at === null || !this.running) return;
     const delay = Math.min(Math.max(0, at - this.deps.clock.now()), MAX_TIMER_MS);
     const handle = this.deps.clock.setTimeout(() => this.fire(shipmentId, step, at), delay);
@@ -220,8 +226,9 @@ export class FulfilmentSimulator implements TimedWork {
         if (outcome === "early" && !this.timers.has(shipmentId)) this.arm(shipmentId, step, at);
       })
       .catch((error: unknown) => {
-        const failed = (this.failures.get(shipmentId) ?? 0) + 1;
-        this.failures.set(shipmentId, failed);
+        const before = this.failures.get(shipmentId);
+        const failed = (before?.step === step ? before.count : 0) + 1;
+        this.failures.set(shipmentId, { step, count: failed });
         const retry = failed <= RETRIES && !this.timers.has(shipmentId);
         this.deps.logger?.error(
           { err: error, shipment: shipmentId, attempt: failed },

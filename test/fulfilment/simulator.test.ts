@@ -489,6 +489,73 @@ describe("fulfilment simulator, when things go wrong", () => {
     await sim.stop();
   });
 
+  it("a step that failed and was then moved by an admin leaves the next step its 3 retries", async () => {
+    const clock = new VirtualClock({ startMs: T0 });
+    const lab = await miniLab("memory", clock, "retry-moved");
+    let failures = 1;
+    const errors: string[] = [];
+    const flaky: Store = {
+      ...lab.store,
+      transaction: (fn) =>
+        lab.store.transaction((tx) =>
+          fn({
+            ...tx,
+            shipments: {
+              ...tx.shipments,
+              update: async (...args) => {
+                if (failures > 0) {
+                  failures--;
+                  throw new Error("database briefly unreachable");
+                }
+                return tx.shipments.update(...args);
+              },
+            },
+          }),
+        ),
+    };
+    const events = new TypedEvents<FulfilmentEvents>();
+    const fulfilment = fulfilmentConfig({ probabilities: { stock_shortage: 0 } });
+    const logger = {
+      error: (_obj: unknown, message: string) => errors.push(message),
+      info: () => undefined,
+    } as unknown as Logger;
+    const sim = new FulfilmentSimulator({
+      store: flaky,
+      catalogue,
+      clock,
+      events,
+      fulfilment,
+      logger,
+    });
+    const services = createDeviceServices({
+      store: lab.store,
+      catalogue,
+      clock,
+      events,
+      rng: new Rng("x"),
+      fulfilment,
+    });
+    await sim.start();
+    const { device } = await orderScale(lab.store, services.activation, "c");
+    const order = await services.orders.get(device.id);
+    // The first transition fails once; before its retry a minute later, an admin ships it.
+    await drive({ ...lab, sim }, order.next_at! + 1);
+    expect(errors).toEqual(["fulfilment transition failed; retrying"]);
+    await services.orders.advance(device.id, { status: "Dropshipped" });
+    await sim.whenIdle();
+    failures = 100;
+    await drive({ ...lab, sim }, T0 + 30 * DAY);
+    // The next step is retried 3 times like any other, not 2 (the moved step's failure is
+    // no longer counted against it).
+    expect(errors.slice(1)).toEqual([
+      "fulfilment transition failed; retrying",
+      "fulfilment transition failed; retrying",
+      "fulfilment transition failed; retrying",
+      "fulfilment transition failed; the order stays where it is until an admin moves it or the lab restarts",
+    ]);
+    await sim.stop();
+  });
+
   it("gives pending orders of a store from before shipments theirs at start", async () => {
     const clock = new VirtualClock({ startMs: T0 });
     const lab = await miniLab("memory", clock, "legacy");
