@@ -118,7 +118,7 @@ export class Lab {
    * Stops every part, in reverse, a failed one included (each logged with its name), and answers
    * those that failed to close: serve exits non-zero naming them (README "rpmlab serve").
    */
-  async stop(): Promise<ReadonlyArray<{ readonly part: string; readonly error: unknown }>> {
+  async stop(): Promise<readonly StopFailure[]> {
     const failed: Array<{ part: string; error: unknown }> = [];
     for (const { part, stop } of this.stack.splice(0).reverse()) {
       await stop().catch((error: unknown) => {
@@ -344,3 +344,24 @@ function listenError(error: unknown, host: string, port: number): RpmlabError {
   }
   return hostRefused(error, host, port);
 }
+
+/** A part of the lab that failed to close (Lab.stop). */
+export interface StopFailure {
+  readonly part: string;
+  readonly error: unknown;
+}
+
+/**
+ * E_SHUTDOWN_INCOMPLETE for `failed` parts, after `what` ("stopped on SIGTERM"): each part named
+ * with why, as serve, run and demo report it (README "rpmlab serve").
+ */
+export function shutdownIncomplete(failed: readonly StopFailure[], what: string): RpmlabError {
+  const parts = failed.map(({ part, error }) => `${part} (${messageOf(error)})`);
+  return new RpmlabError(
+    "E_SHUTDOWN_INCOMPLETE",
+    `${what}, but ${parts.join(", ")} failed to close: what it held may not all be written`,
+    { parts: failed.map((f) => f.part) },
+  );
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { Lab, type LabInfo } from "../app/lab.ts";
+import { Lab, type LabInfo, shutdownIncomplete } from "../app/lab.ts";
 import { untilSignal } from "../app/until-signal.ts";
 import { DEFAULT_BROKER } from "../config/broker-spec.ts";
 import { STORE_ENV } from "../config/lab-store.ts";
@@ -15,7 +15,6 @@ import {
   serveConfig,
 } from "../config/serve-config.ts";
 import { DEFAULT_SERVE_STORE, redactStoreSpec } from "../config/store-spec.ts";
-import { RpmlabError } from "../core/errors.ts";
 import { createLogger, type Logger, logLevelOf } from "../core/logger.ts";
 import type { CliIo } from "./io.ts";
 
@@ -108,21 +107,14 @@ export function registerServeCommand(program: Command, io: CliIo): void {
 export async function stopServed(lab: Lab, logger: Logger, signal: string): Promise<void> {
   const failed = await lab.stop();
   if (failed.length > 0) {
-    const parts = failed.map(({ part, error }) => `${part} (${messageOf(error)})`);
-    const which = `${parts.join(", ")} failed to close`;
-    logger.error({ signal, parts: failed.map((f) => f.part) }, `stopped, but ${which}`);
-    throw new RpmlabError(
-      "E_SHUTDOWN_INCOMPLETE",
-      `stopped on ${signal}, but ${which}: what it held may not all be written`,
-      { parts: failed.map((f) => f.part) },
-    );
+    const error = shutdownIncomplete(failed, `stopped on ${signal}`);
+    logger.error({ signal, parts: failed.map((f) => f.part) }, error.message);
+    throw error;
   }
   // The log's last word: read without the exit status (a journal, an aggregator), it tells a
   // clean stop from a process killed half-way through its shutdown.
   logger.info({ signal }, "stopped");
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * What serve prints at start without --json: where everything is, and commands that work as

@@ -1,11 +1,10 @@
-import { Lab, type LabDeps, type LabInfo, type LabParts } from "../app/lab.ts";
+import { Lab, type LabDeps, type LabInfo, type LabParts, shutdownIncomplete } from "../app/lab.ts";
 import { BtsnoopWriter, fileSink } from "../ble/btsnoop.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import { DEFAULT_FULFILMENT_CONFIG, type FulfilmentConfig } from "../config/fulfilment-config.ts";
 import { serveConfig } from "../config/serve-config.ts";
 import { redactStoreSpec } from "../config/store-spec.ts";
 import { WholeMillisecondClock } from "../core/clock.ts";
-import { RpmlabError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { Rng } from "../core/rng.ts";
 import { startStopwatch } from "../core/stopwatch.ts";
@@ -246,14 +245,7 @@ class ScenarioRun {
     // the run here rather than leaving a short file behind a passing report.
     this.capture?.close();
     // As `rpmlab serve` (README "rpmlab serve"): a store left unflushed is no clean end.
-    if (failed.length > 0) {
-      const parts = failed.map(({ part, error }) => `${part} (${messageOf(error)})`);
-      throw new RpmlabError(
-        "E_SHUTDOWN_INCOMPLETE",
-        `the lab stopped, but ${parts.join(", ")} failed to close: what it held may not all be written`,
-        { parts: failed.map((f) => f.part) },
-      );
-    }
+    if (failed.length > 0) throw shutdownIncomplete(failed, "the lab stopped");
   }
 
   private get parts(): LabParts {
@@ -397,5 +389,3 @@ class ScenarioRun {
     };
   }
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
