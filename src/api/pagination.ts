@@ -45,21 +45,29 @@ export function lastValue(value: unknown): unknown {
   return Array.isArray(value) ? value[value.length - 1] : value;
 }
 
+export interface QueryParamOptions {
+  readonly maxLength?: number;
+  /**
+   * A value the route takes, documented as the parameter's example, for a parameter whose
+   * values the route checks (a date-time, a boolean, an ordering): the explorer and generated
+   * clients otherwise fill in a bare string ("string") and get a 400.
+   */
+  readonly example?: string;
+}
+
 /** A query parameter in a route's querystring schema (repeated parameters: the last one). */
-export function queryParam(description: string, opts: { readonly maxLength?: number } = {}) {
+export function queryParam(description: string, opts: QueryParamOptions = {}) {
   return requiredQueryParam(description, opts).optional();
 }
 
 /** A query parameter the operation cannot go without (documented `required: true`). */
-export function requiredQueryParam(
-  description: string,
-  opts: { readonly maxLength?: number } = {},
-) {
+export function requiredQueryParam(description: string, opts: QueryParamOptions = {}) {
   const max = opts.maxLength;
   // Only a missing parameter is not a string here (lastValue took the last of a repeated one).
   const given = z.string({ error: MESSAGES.required });
   const text = max === undefined ? given : given.max(max, { error: MESSAGES.maxLength(max) });
-  return z.preprocess(lastValue, text).describe(description);
+  const documented = opts.example === undefined ? text : text.meta({ examples: [opts.example] });
+  return z.preprocess(lastValue, documented).describe(description);
 }
 
 /**
@@ -80,9 +88,11 @@ export function searchParam(description: string) {
 export const paginationQuery = {
   page: queryParam(
     "Page number (1-based) or `last`. With it the answer is the envelope {count, next, previous, results}; without it a flat array of at most 1000 items (hwi-patients: always the envelope). A page past the end is 404 Invalid page.",
+    { example: "1" },
   ),
   page_size: queryParam(
     "Items per page, default 100, at most 1000 (larger values are clamped; values that are not positive integers mean the default).",
+    { example: "100" },
   ),
 };
 

@@ -56,8 +56,12 @@ export const DeadLetterQuery = z.object({
     "Only those of this gateway uuid or IMEI (its topics rpm/v1/gw/{source}/… and rpm/v1/cell/{source}/…; any case).",
   ),
   message_id: queryParam("Only those whose envelope names this message_id."),
-  since: queryParam("Received at or after this ISO 8601 date-time (UTC without an offset)."),
-  until: queryParam("Received before this ISO 8601 date-time; later than since."),
+  since: queryParam("Received at or after this ISO 8601 date-time (UTC without an offset).", {
+    example: "2024-10-16T04:10:00Z",
+  }),
+  until: queryParam("Received before this ISO 8601 date-time; later than since.", {
+    example: "2024-10-17T04:10:00Z",
+  }),
   ...paginationQuery,
 });
 

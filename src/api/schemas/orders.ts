@@ -100,9 +100,12 @@ export function orderJson(o: OrderRecord): z.output<typeof OrderOut> {
 export const OrdersQuery = z.object({
   status: queryParam(
     "A fulfilment status (Unlinked: orders an unlink stopped), `shipped` (Dropshipped, In Transit, Out for Delivery) or `pending` (Client Action Required, On Hold, Ready to Ship), in any case.",
+    { example: "pending" },
   ),
   account: queryParam("A client domain."),
-  kind: queryParam("device (fulfilment requests) or replacement, in any case."),
+  kind: queryParam("device (fulfilment requests) or replacement, in any case.", {
+    example: "device",
+  }),
 });
 
 /** Documentation only: src/fulfilment/orders.ts validates the bodies field by field. */
@@ -132,9 +135,13 @@ export const OrderParams = z.object({ id: z.string().describe("The order's id.")
 
 export const BillingQuerySchema = z.object({
   account: queryParam("A client domain; every account when absent."),
-  month: queryParam("A month, YYYY-MM (instead of from and to)."),
-  from: queryParam("First day, YYYY-MM-DD (UTC); default the first of this month."),
-  to: queryParam("Last day, inclusive, YYYY-MM-DD; default the end of this month."),
+  month: queryParam("A month, YYYY-MM (instead of from and to).", { example: "2024-10" }),
+  from: queryParam("First day, YYYY-MM-DD (UTC); default the first of this month.", {
+    example: "2024-10-01",
+  }),
+  to: queryParam("Last day, inclusive, YYYY-MM-DD; default the end of this month.", {
+    example: "2024-10-31",
+  }),
 });
 
 export const BillingOut = z.object({

@@ -75,7 +75,9 @@ export const SUPPLY_REQUEST_BODY = documentedBody(
 );
 
 export const SupplyRequestsQuery = z.object({
-  fulfilled: queryParam("true: shipped orders only; false: pending ones only."),
+  fulfilled: queryParam("true: shipped orders only; false: pending ones only.", {
+    example: "false",
+  }),
   search: searchParam("Case-insensitive text anywhere in the order's fields."),
   ...paginationQuery,
 });

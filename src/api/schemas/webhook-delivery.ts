@@ -70,8 +70,12 @@ export const DELIVERY_DETAIL_JSON = toJsonSchema(DeliveryDetailOut);
 
 export const DeliveryQuery = z.object({
   webhook_id: queryParam("Only this webhook's deliveries."),
-  state: queryParam(`Only deliveries in this state: ${DELIVERY_STATES.join(", ")} (any case).`),
-  event: queryParam(`Only this kind: ${WEBHOOK_EVENTS.join(", ")} (any case).`),
+  state: queryParam(`Only deliveries in this state: ${DELIVERY_STATES.join(", ")} (any case).`, {
+    example: "delivered",
+  }),
+  event: queryParam(`Only this kind: ${WEBHOOK_EVENTS.join(", ")} (any case).`, {
+    example: "MEASUREMENT",
+  }),
   hwi_device_id: queryParam("Only deliveries about this device."),
   patient_id: queryParam("Only deliveries about this patient (external_id, exact)."),
   ...paginationQuery,

@@ -36,13 +36,27 @@ export const DEFAULT_WINDOW_MS = 30 * MS_PER_DAY;
 const ISO_HELP =
   "ISO 8601, e.g. 2024-10-16T04:10:00Z or 2024-10-16 (midnight UTC); without an offset, UTC; digits of a second's fraction past the microsecond are dropped.";
 
+const ISO_EXAMPLE = { example: "2024-10-16T04:10:00Z" };
+
 /** The querystring fields of every measurement endpoint; spread into the route's own. */
 export const measurementQuery = {
   metric__name: queryParam("Only this metric (exact API name, e.g. blood_pressure)."),
-  timestamp__gte: queryParam(`Readings taken at or after this time (inclusive). ${ISO_HELP}`),
-  timestamp__lt: queryParam(`Readings taken before this time (exclusive). ${ISO_HELP}`),
-  created__gte: queryParam(`Records received at or after this time (inclusive). ${ISO_HELP}`),
-  created__lt: queryParam(`Records received before this time (exclusive). ${ISO_HELP}`),
+  timestamp__gte: queryParam(
+    `Readings taken at or after this time (inclusive). ${ISO_HELP}`,
+    ISO_EXAMPLE,
+  ),
+  timestamp__lt: queryParam(
+    `Readings taken before this time (exclusive). ${ISO_HELP}`,
+    ISO_EXAMPLE,
+  ),
+  created__gte: queryParam(
+    `Records received at or after this time (inclusive). ${ISO_HELP}`,
+    ISO_EXAMPLE,
+  ),
+  created__lt: queryParam(
+    `Records received before this time (exclusive). ${ISO_HELP}`,
+    ISO_EXAMPLE,
+  ),
   ...paginationQuery,
 };
 

@@ -23,11 +23,15 @@ export const NO_GATEWAY = "No Gateway matches the given query.";
 const QUERY = {
   ordering: queryParam(
     "assigned_on, shipped_on or last_measurement, prefixed with - for descending; one field. Nulls sort last ascending, first descending. Default: the order gateways were first seen.",
+    { example: "-last_measurement" },
   ),
   last_measurement__isnull: queryParam(
     "true: gateways that never sent a measurement; false: those that did (true/false, 1/0, any case).",
+    { example: "true" },
   ),
-  shipped_on__isnull: queryParam("false: dropshipped gateways; true: the others."),
+  shipped_on__isnull: queryParam("false: dropshipped gateways; true: the others.", {
+    example: "false",
+  }),
   ...paginationQuery,
 };
 
