@@ -88,6 +88,13 @@ function textChecks(text: string, ctx: z.RefinementCtx): void {
 export interface CharFieldOptions {
   readonly maxLength?: number;
   readonly allowBlank?: boolean;
+  /**
+   * A value the field takes, documented as its example in /docs/json: for a field whose values
+   * are checked past the schema (a URL, a status name), so the explorer and generated clients
+   * do not fill in a bare string the route answers 400. On the inner string, as the preprocess
+   * wrapper's own metadata does not reach the document.
+   */
+  readonly example?: string;
 }
 
 /** DRF CharField (required unless wrapped in .optional(); null refused unless .nullable()). */
@@ -95,9 +102,10 @@ export function charField(opts: CharFieldOptions = {}) {
   const maxLength = opts.maxLength ?? DEFAULT_MAX_LENGTH;
   let text = z.string({ error: typeMessage(MESSAGES.string) }).trim();
   if (opts.allowBlank !== true) text = text.min(1, { error: MESSAGES.blank });
-  const checked = text
-    .max(maxLength, { error: MESSAGES.maxLength(maxLength) })
-    .superRefine(textChecks);
+  const bounded = text.max(maxLength, { error: MESSAGES.maxLength(maxLength) });
+  const documented =
+    opts.example === undefined ? bounded : bounded.meta({ examples: [opts.example] });
+  const checked = documented.superRefine(textChecks);
   return z.preprocess(
     (v) => (typeof v === "number" && Number.isFinite(v) ? String(v) : v),
     checked,
@@ -105,8 +113,11 @@ export function charField(opts: CharFieldOptions = {}) {
 }
 
 /** A text field of the service's models: optional, and null or blank allowed. */
-export function optionalText(description: string) {
-  return charField({ allowBlank: true }).nullable().optional().describe(description);
+export function optionalText(description: string, example?: string) {
+  return charField({ allowBlank: true, ...(example === undefined ? {} : { example }) })
+    .nullable()
+    .optional()
+    .describe(description);
 }
 
 const TRUE_VALUES = new Set<unknown>([
@@ -212,7 +223,7 @@ const SCHEME_AND_HOST = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]/i;
  */
 export function urlField(opts: CharFieldOptions & { schemes?: readonly string[] } = {}) {
   const schemes = opts.schemes ?? ["http", "https"];
-  return charField({ maxLength: opts.maxLength ?? 200 }).refine(
+  return charField({ ...opts, maxLength: opts.maxLength ?? 200 }).refine(
     (text) => {
       if (/[\s\\]/.test(text) || !SCHEME_AND_HOST.test(text) || !URL.canParse(text)) {
         return false;

@@ -107,7 +107,7 @@ export const ACTIVATION_BODY = documentedBody(
     ship_gateway_only: booleanField()
       .optional()
       .describe("Ship only a gateway (default false); not with a hardware_uuid."),
-    delivery_type: optionalText("Deprecated: Priority or Shipping (spec 2.4)."),
+    delivery_type: optionalText("Deprecated: Priority or Shipping (spec 2.4).", "Shipping"),
   }),
   "Device activation (spec 2.4, 4.3). Unknown keys are ignored.",
 );

@@ -111,7 +111,7 @@ export const OrdersQuery = z.object({
 /** Documentation only: src/fulfilment/orders.ts validates the bodies field by field. */
 export const ADVANCE_BODY = documentedBody(
   drfObject({
-    status: charField().describe(
+    status: charField({ example: "Delivered" }).describe(
       "The status to reach. The order goes through every status on the carrier's way there, each with its webhook; Cancelled removes a pending order.",
     ),
     hardware_uuid: optionalText(
@@ -124,7 +124,7 @@ export const ADVANCE_BODY = documentedBody(
 
 export const INJECT_BODY = documentedBody(
   drfObject({
-    event: charField().describe(`One of ${CARRIER_EVENT_CHOICES}; any case.`),
+    event: charField({ example: "scan" }).describe(`One of ${CARRIER_EVENT_CHOICES}; any case.`),
     detail: optionalText("The carrier history's text."),
     location: optionalText("Where it happened, e.g. Memphis, TN."),
   }),

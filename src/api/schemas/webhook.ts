@@ -28,7 +28,7 @@ const SECRET_PATTERN = /^[\x21-\x7e]{24,200}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 const FIELDS = {
-  endpoint: urlField({ maxLength: 2000 }).describe(
+  endpoint: urlField({ maxLength: 2000, example: "https://example.com/rpm/webhooks" }).describe(
     'Where the lab POSTs: an absolute http or https URL. `user:password@` in it is sent as HTTP Basic auth (unless auth_header is an Authorization of its own), and shown as `user:***@` in the delivery log, as are the values of query parameters named like secrets (`?token=***`; README "Delivery log").',
   ),
   auth_header: charField({ allowBlank: true, maxLength: 100 })

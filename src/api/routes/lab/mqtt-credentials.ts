@@ -12,7 +12,9 @@ const CredentialBody = drfObject({
   role: choiceField(ROLES).describe(
     "gateway (username = its 12-hex gateway id) or cellular (username = its IMEI).",
   ),
-  username: charField().describe("The gateway id (upper-case, no hyphens) or the 15-digit IMEI."),
+  username: charField({ example: "297056120BD7" }).describe(
+    "The gateway id (upper-case, no hyphens) or the 15-digit IMEI.",
+  ),
 });
 
 const CREDENTIAL_JSON = toJsonSchema(
