@@ -161,13 +161,12 @@ function known(f: Fixtures): Record<string, unknown> {
 
 /**
  * Known gaps of the document's request bodies, not fixed: the valid values are in the field
- * descriptions only (sensor_id: only device types told apart by sensor id take one; imei: 15
- * digits; advance's hardware_uuid: a 12-hex gateway id).
+ * descriptions only (sensor_id: only device types told apart by sensor id take one).
  */
 const BODY_GAPS: Record<string, unknown> = {
   sensor_id: null,
+  // The fixtures have no cellular device: any IMEI is one the test did not create.
   imei: "",
-  hardware_uuid: GW2,
 };
 
 /** Fields the routes take all or none of (their descriptions say so). */

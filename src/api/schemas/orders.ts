@@ -116,6 +116,7 @@ export const ADVANCE_BODY = documentedBody(
     ),
     hardware_uuid: optionalText(
       "When the way passes Dropshipped: ship this gateway id or IMEI instead of a new one. A gateway already out there (shipped before, or with devices on it) is not in the box: the device joins it, and the gateway keeps its shipped_on (refused with ship_gateway_only).",
+      "FED091A643FF",
     ),
     detail: optionalText("The carrier history's text for the last step."),
   }),
