@@ -1,5 +1,6 @@
 import { RpmlabError } from "../core/errors.ts";
 import { redactUrlSpec } from "./redact-url.ts";
+import { fromSource } from "./spec-source.ts";
 
 /**
  * The MQTT broker boundary's spec strings (DESIGN.md, "Boundaries"): `embedded` (aedes in this
@@ -27,17 +28,7 @@ const HELP = "expected embedded, embedded:PORT (0 = any free port), mqtt://host:
  * alone does not say which flag or variable to fix.
  */
 export function parseBrokerSpec(spec: string, source?: string): BrokerSpec {
-  try {
-    return parseTrimmed(spec, spec.trim());
-  } catch (error) {
-    if (source === undefined || !(error instanceof RpmlabError)) throw error;
-    throw new RpmlabError(
-      error.code,
-      `${source}: ${error.message}`,
-      { ...error.details, source },
-      error.cause,
-    );
-  }
+  return fromSource(source, () => parseTrimmed(spec, spec.trim()));
 }
 
 function parseTrimmed(spec: string, text: string): BrokerSpec {

@@ -1,5 +1,6 @@
 import { RpmlabError } from "../core/errors.ts";
 import { redactUrlSpec } from "./redact-url.ts";
+import { fromSource } from "./spec-source.ts";
 
 /**
  * The store boundary's spec strings (DESIGN.md, "Boundaries"): `memory`, `sqlite:PATH`,
@@ -37,18 +38,7 @@ const HELP = "expected memory, sqlite:PATH, or postgres://user@host:port/db[?sch
  * $RPMLAB_STORE in a CI job's environment is not something the command line shows.
  */
 export function parseStoreSpec(spec: string, source?: string): StoreSpec {
-  const text = spec.trim();
-  try {
-    return parseTrimmed(spec, text);
-  } catch (error) {
-    if (source === undefined || !(error instanceof RpmlabError)) throw error;
-    throw new RpmlabError(
-      error.code,
-      `${source}: ${error.message}`,
-      { ...error.details, source },
-      error.cause,
-    );
-  }
+  return fromSource(source, () => parseTrimmed(spec, spec.trim()));
 }
 
 function parseTrimmed(spec: string, text: string): StoreSpec {
