@@ -416,51 +416,10 @@ describe("fulfilment simulator, when things go wrong", () => {
   it("retries a failed transition, and gives up without crashing when it keeps failing", async () => {
     const clock = new VirtualClock({ startMs: T0 });
     const lab = await miniLab("memory", clock, "retry");
-    let failures = 2;
-    const errors: string[] = [];
-    const flaky: Store = {
-      ...lab.store,
-      transaction: (fn) =>
-        lab.store.transaction((tx) =>
-          fn({
-            ...tx,
-            shipments: {
-              ...tx.shipments,
-              update: async (...args) => {
-                if (failures > 0) {
-                  failures--;
-                  throw new Error("database briefly unreachable");
-                }
-                return tx.shipments.update(...args);
-              },
-            },
-          }),
-        ),
-    };
-    const events = new TypedEvents<FulfilmentEvents>();
+    const failing = { left: 2 };
+    const { sim, services, events, errors } = flakySimulator(lab, clock, failing);
     const statuses: string[] = [];
     events.on("fulfilment.status", (e) => statuses.push(`${e.status}@${e.at}`));
-    const fulfilment = fulfilmentConfig({ probabilities: { stock_shortage: 0 } });
-    const logger = {
-      error: (_obj: unknown, message: string) => errors.push(message),
-      info: () => undefined,
-    } as unknown as Logger;
-    const sim = new FulfilmentSimulator({
-      store: flaky,
-      catalogue,
-      clock,
-      events,
-      fulfilment,
-      logger,
-    });
-    const services = createDeviceServices({
-      store: lab.store,
-      catalogue,
-      clock,
-      events,
-      rng: new Rng("x"),
-      fulfilment,
-    });
     await sim.start();
     const { account, device } = await orderScale(lab.store, services.activation, "c");
     const order = await services.orders.get(device.id);
@@ -473,7 +432,7 @@ describe("fulfilment simulator, when things go wrong", () => {
     expect(statuses[1]).toBe(`Dropshipped@${order.next_at}`);
     expect(statuses.at(-1)).toMatch(/^Delivered@/);
 
-    failures = 100;
+    failing.left = 100;
     const second = await services.activation.activate(account.id, {
       device: { name: "Vendor Pulse Ox" },
       patient: { external_id: "P" },
@@ -492,49 +451,8 @@ describe("fulfilment simulator, when things go wrong", () => {
   it("a step that failed and was then moved by an admin leaves the next step its 3 retries", async () => {
     const clock = new VirtualClock({ startMs: T0 });
     const lab = await miniLab("memory", clock, "retry-moved");
-    let failures = 1;
-    const errors: string[] = [];
-    const flaky: Store = {
-      ...lab.store,
-      transaction: (fn) =>
-        lab.store.transaction((tx) =>
-          fn({
-            ...tx,
-            shipments: {
-              ...tx.shipments,
-              update: async (...args) => {
-                if (failures > 0) {
-                  failures--;
-                  throw new Error("database briefly unreachable");
-                }
-                return tx.shipments.update(...args);
-              },
-            },
-          }),
-        ),
-    };
-    const events = new TypedEvents<FulfilmentEvents>();
-    const fulfilment = fulfilmentConfig({ probabilities: { stock_shortage: 0 } });
-    const logger = {
-      error: (_obj: unknown, message: string) => errors.push(message),
-      info: () => undefined,
-    } as unknown as Logger;
-    const sim = new FulfilmentSimulator({
-      store: flaky,
-      catalogue,
-      clock,
-      events,
-      fulfilment,
-      logger,
-    });
-    const services = createDeviceServices({
-      store: lab.store,
-      catalogue,
-      clock,
-      events,
-      rng: new Rng("x"),
-      fulfilment,
-    });
+    const failing = { left: 1 };
+    const { sim, services, errors } = flakySimulator(lab, clock, failing);
     await sim.start();
     const { device } = await orderScale(lab.store, services.activation, "c");
     const order = await services.orders.get(device.id);
@@ -543,7 +461,7 @@ describe("fulfilment simulator, when things go wrong", () => {
     expect(errors).toEqual(["fulfilment transition failed; retrying"]);
     await services.orders.advance(device.id, { status: "Dropshipped" });
     await sim.whenIdle();
-    failures = 100;
+    failing.left = 100;
     await drive({ ...lab, sim }, T0 + 30 * DAY);
     // The next step is retried 3 times like any other, not 2 (the moved step's failure is
     // no longer counted against it).
@@ -578,3 +496,58 @@ describe("fulfilment simulator, when things go wrong", () => {
     );
   });
 });
+
+/**
+ * A simulator on `lab` whose shipment updates fail while `failing.left` is above 0 (each failure
+ * takes one off), the device services on the lab's own store, and what the simulator logs as
+ * errors.
+ */
+function flakySimulator(
+  lab: Awaited<ReturnType<typeof miniLab>>,
+  clock: VirtualClock,
+  failing: { left: number },
+) {
+  const errors: string[] = [];
+  const flaky: Store = {
+    ...lab.store,
+    transaction: (fn) =>
+      lab.store.transaction((tx) =>
+        fn({
+          ...tx,
+          shipments: {
+            ...tx.shipments,
+            update: async (...args) => {
+              if (failing.left > 0) {
+                failing.left--;
+                throw new Error("database briefly unreachable");
+              }
+              return tx.shipments.update(...args);
+            },
+          },
+        }),
+      ),
+  };
+  const events = new TypedEvents<FulfilmentEvents>();
+  const fulfilment = fulfilmentConfig({ probabilities: { stock_shortage: 0 } });
+  const logger = {
+    error: (_obj: unknown, message: string) => errors.push(message),
+    info: () => undefined,
+  } as unknown as Logger;
+  const sim = new FulfilmentSimulator({
+    store: flaky,
+    catalogue,
+    clock,
+    events,
+    fulfilment,
+    logger,
+  });
+  const services = createDeviceServices({
+    store: lab.store,
+    catalogue,
+    clock,
+    events,
+    rng: new Rng("x"),
+    fulfilment,
+  });
+  return { sim, services, events, errors };
+}
