@@ -2,12 +2,8 @@ import { quotedValue } from "../core/clip.ts";
 import { RpmlabError } from "../core/errors.ts";
 import { DEFAULT_BROKER, parseBrokerSpec } from "./broker-spec.ts";
 import { parseClientDomain } from "./client-domain.ts";
-import {
-  type FulfilmentConfig,
-  fulfilmentAssignments,
-  fulfilmentConfig,
-  readFulfilmentFile,
-} from "./fulfilment-config.ts";
+import { type FulfilmentConfig, fulfilmentConfig } from "./fulfilment-config.ts";
+import { fulfilmentAssignments, readFulfilmentFile } from "./fulfilment-inputs.ts";
 import { resolveStoreSpec, storeSource } from "./lab-store.ts";
 import { parseRateLimit, type RateLimit } from "./rate-limit.ts";
 import { parseStoreSpec } from "./store-spec.ts";

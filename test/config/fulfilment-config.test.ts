@@ -3,12 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDurationRange } from "../../src/config/duration.ts";
-import {
-  DEFAULT_FULFILMENT_CONFIG,
-  fulfilmentAssignments,
-  fulfilmentConfig,
-  readFulfilmentFile,
-} from "../../src/config/fulfilment-config.ts";
+import { DEFAULT_FULFILMENT_CONFIG, fulfilmentConfig } from "../../src/config/fulfilment-config.ts";
+import { fulfilmentAssignments, readFulfilmentFile } from "../../src/config/fulfilment-inputs.ts";
 import { serveConfig } from "../../src/config/serve-config.ts";
 import { RpmlabError } from "../../src/core/errors.ts";
 
